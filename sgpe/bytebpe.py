@@ -1,0 +1,763 @@
+"""Byte-level BPE: the baseline that SGPE is compared against.
+
+A `ByteBPETokenizer` splits text into chunks with a regular expression (the pre-tokenizer),
+turns each chunk into its UTF-8 bytes, and applies learned merges of adjacent tokens inside
+each chunk. This is the GPT-2 / tiktoken / minbpe design:
+
+* 256 base tokens, one per byte value, so every string is encodable and decoding is
+  lossless: ``decode(encode(text)) == text`` for any text.
+* Merge ``i`` (rank ``i``) creates token id ``256 + i``. Encoding applies the merge with
+  the lowest rank first, leftmost first on ties.
+* ``<|endoftext|>`` is the only special token. It is reserved *after* training at id
+  ``256 + number_of_merges``; during training and in `encode` the literal is ordinary text,
+  and only `encode_with_special` maps it to its id.
+* No pair ever crosses a chunk boundary, neither in training nor in encoding.
+
+Training rule (the same in the slow reference in the tests): at each step the adjacent
+pair with the highest count wins, ties go to the smallest pair ``(left_id, right_id)``,
+and the merge is applied to every chunk left to right without overlaps (``x x x`` with
+merge ``(x, x)`` becomes ``xx x``). Training is deterministic: the same texts and
+arguments give the same merges and a byte-identical saved file.
+
+>>> tok = ByteBPETokenizer.train(["ab ab ab"], vocab_size=258, pattern="gpt2")
+>>> tok.merges
+((97, 98), (32, 256))
+>>> tok.tokenize("ab ab")
+['ab', ' ab']
+>>> tok.decode(tok.encode("ab abc"))
+'ab abc'
+
+Does not: normalize text (no NFC, no case folding), add other special tokens, or export
+to Hugging Face `tokenizer.json`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import secrets
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
+from operator import add
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from sgpe.protocol import FORMAT_NAME, MergeStep, Pair, TokenId, WordTrace, display_bytes
+
+__all__ = [
+    "DEFAULT_PATTERN",
+    "END_OF_TEXT",
+    "FORMAT_VERSION",
+    "SPLIT_PATTERNS",
+    "ByteBPETokenizer",
+    "ProgressCallback",
+]
+
+# ============================================================================ constants
+
+#: Named pre-tokenizer patterns, copied verbatim from tiktoken's ``pat_str`` values.
+#: ``o200k`` (GPT-4o) puts combining marks (``\p{M}``: Sinhala and Devanagari vowel signs,
+#: viramas, anusvara) inside letter runs, so a word stays one chunk. ``cl100k`` (GPT-4) and
+#: ``gpt2`` match letters with ``\p{L}`` only, so every vowel sign or virama breaks an
+#: Indic word into several chunks that BPE can never merge back together.
+SPLIT_PATTERNS: dict[str, str] = {
+    "o200k": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+    "cl100k": (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
+        r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+}
+DEFAULT_PATTERN = "o200k"
+
+END_OF_TEXT = "<|endoftext|>"
+FORMAT_VERSION = 1
+MODEL_NAME = "bytebpe"
+
+_BYTE_TOKENS = 256
+# Token ids are stored as code points of a str during training and encoding (see
+# `_learn_merges`), so an id must be a valid code point.
+_MAX_VOCAB_SIZE = 0x110000
+# Encoded chunks remembered by `encode`; the cache is emptied when it reaches this size.
+_CACHE_SIZE = 65536
+# Chunks up to this many bytes use the rescan loop in `_merge_chunk` (each pass runs in
+# C); longer ones use the heap + linked-list encoder, which is O(n log n).
+_RESCAN_MAX_BYTES = 512
+
+#: ``progress(step, (left, right), count, elapsed_seconds)``, called once per merge:
+#: ``step`` counts merges learned so far (1 for the first), ``left``/``right`` are the
+#: display strings of the merged tokens, ``count`` is the pair's frequency.
+ProgressCallback = Callable[[int, tuple[str, str], int, float], None]
+
+
+# ============================================================================ pre-tokenizer
+
+
+@lru_cache(maxsize=32)
+def _compile(pattern: str) -> regex.Pattern[str]:
+    try:
+        return regex.compile(pattern)
+    except regex.error as err:
+        raise ValueError(f"invalid split pattern {pattern!r}: {err}") from None
+
+
+def _resolve_pattern(pattern: str) -> tuple[str, str | None]:
+    """Return ``(pattern_string, pattern_name)`` for a pattern name or a pattern string."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str (a name or a regex), not {type(pattern).__name__}")
+    if pattern in SPLIT_PATTERNS:
+        return SPLIT_PATTERNS[pattern], pattern
+    for name, known in SPLIT_PATTERNS.items():
+        if known == pattern:
+            return pattern, name
+    return pattern, None
+
+
+def _split(compiled: regex.Pattern[str], text: str) -> list[str]:
+    """Split `text` into chunks; the chunks always concatenate back to `text`.
+
+    The named patterns cover every character. A custom pattern may not: the text between
+    two matches then becomes a chunk of its own instead of being dropped.
+    """
+    if compiled.groups == 0:
+        chunks: list[str] = compiled.findall(text)
+        if sum(map(len, chunks)) == len(text):
+            return chunks
+    chunks = []
+    end = 0
+    for match in compiled.finditer(text):
+        start = match.start()
+        if start > end:
+            chunks.append(text[end:start])
+        if match.end() > start:
+            chunks.append(match.group())
+        end = match.end()
+    if end < len(text):
+        chunks.append(text[end:])
+    return chunks
+
+
+def _byte_string(chunk: str) -> str:
+    """The chunk's UTF-8 bytes as a str of code points 0..255 (one char per byte token)."""
+    return chunk.encode("utf-8").decode("latin-1")
+
+
+# ============================================================================ training
+
+
+def _learn_merges(
+    word_counts: Mapping[str, int],
+    num_merges: int,
+    min_freq: int,
+    on_merge: Callable[[int, int, int, int], None] | None = None,
+) -> list[Pair]:
+    """Learn up to `num_merges` merges over unique words weighted by their counts.
+
+    Each word is a str whose code points are token ids, so ``str.replace`` applies a merge
+    (left to right, without overlaps) in C, and a pair of tokens is a 2-char str that
+    compares like the ``(left_id, right_id)`` tuple. State kept across merges:
+
+    * ``pair_counts``: weighted count of every adjacent pair;
+    * ``pair_to_words``: pair -> indices of words that may contain it (never pruned;
+      a word that lost the pair is skipped by a substring test);
+    * ``queue``: a heap of ``(-count, pair)``. Counts only grow for pairs that contain
+      the new token, and those are pushed again after each merge; an entry whose count
+      is stale is re-pushed with the current count when it reaches the top (lazy refresh).
+
+    A merge touches only the words that contain its pair, and only the pairs next to each
+    merge site. ``on_merge(step, left_id, right_id, count)`` is called after each merge.
+    """
+    words = list(word_counts)
+    weights = [word_counts[w] for w in words]
+    pair_counts: defaultdict[str, int] = defaultdict(int)
+    pair_to_words: defaultdict[str, list[int]] = defaultdict(list)
+    for index, word in enumerate(words):
+        if len(word) < 2:
+            continue
+        weight = weights[index]
+        pairs = list(map(add, word, word[1:]))
+        for pair in pairs:
+            pair_counts[pair] += weight
+        for pair in set(pairs):
+            pair_to_words[pair].append(index)
+
+    queue = [(-count, pair) for pair, count in pair_counts.items()]
+    heapq.heapify(queue)
+    merges: list[Pair] = []
+    while len(merges) < num_merges:
+        best = ""
+        count = 0
+        while queue:
+            neg_count, pair = heapq.heappop(queue)
+            count = pair_counts.get(pair, 0)
+            if count == -neg_count:
+                best = pair
+                break
+            if count > 0:
+                heapq.heappush(queue, (-count, pair))
+        if not best or count < min_freq:
+            break
+
+        left, right = best[0], best[1]
+        new = chr(_BYTE_TOKENS + len(merges))
+        merges.append((ord(left), ord(right)))
+        grown: set[str] = set()
+        for index in pair_to_words.pop(best, []):
+            word = words[index]
+            if best not in word:
+                continue
+            word = word.replace(best, new)
+            words[index] = word
+            weight = weights[index]
+            last = len(word) - 1
+            site = word.find(new)
+            while site >= 0:
+                # The pairs around each merge site change; `best` itself is dropped below.
+                if site > 0:
+                    before = word[site - 1]
+                    if before == new:  # "a b a b" -> "X X": (b, a) becomes (X, X)
+                        pair_counts[right + left] -= weight
+                        gained = new + new
+                    else:
+                        pair_counts[before + left] -= weight
+                        gained = before + new
+                    pair_counts[gained] += weight
+                    pair_to_words[gained].append(index)
+                    grown.add(gained)
+                if site < last:
+                    after = word[site + 1]
+                    if after != new:  # a following merge site counts (X, X) itself
+                        pair_counts[right + after] -= weight
+                        gained = new + after
+                        pair_counts[gained] += weight
+                        pair_to_words[gained].append(index)
+                        grown.add(gained)
+                site = word.find(new, site + 1)
+        # Every occurrence of `best` is gone (no (a, b) survives a left-to-right merge),
+        # including those the neighbour updates above may have touched.
+        pair_counts.pop(best, None)
+        for pair in grown:
+            heapq.heappush(queue, (-pair_counts[pair], pair))
+        if on_merge is not None:
+            on_merge(len(merges), ord(left), ord(right), count)
+    return merges
+
+
+# ============================================================================ tokenizer
+
+
+class ByteBPETokenizer:
+    """Byte-level BPE tokenizer with a regex pre-tokenizer (tiktoken/minbpe style).
+
+    Build one with `train`, `load` or `from_dict`; the constructor takes learned merges
+    directly. `vocab_size` counts every id: 256 bytes + merges + ``<|endoftext|>``.
+    """
+
+    model = MODEL_NAME
+
+    def __init__(
+        self,
+        merges: Sequence[Pair] = (),
+        pattern: str = DEFAULT_PATTERN,
+        *,
+        training: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Make a tokenizer from merges in rank order (merge ``i`` creates id ``256 + i``).
+
+        `pattern` is a key of `SPLIT_PATTERNS` or a regex string (for the `regex` package).
+        `training` is optional JSON-serializable metadata that `save` writes as given.
+        """
+        self._pattern, self._pattern_name = _resolve_pattern(pattern)
+        self._compiled = _compile(self._pattern)
+        checked = _check_merges(merges, "merges")
+        self._merges: tuple[Pair, ...] = tuple(checked)
+        self.training: dict[str, Any] = dict(training or {})
+
+        token_bytes = [bytes([b]) for b in range(_BYTE_TOKENS)]
+        for left, right in self._merges:
+            token_bytes.append(token_bytes[left] + token_bytes[right])
+        self._eot_id = len(token_bytes)
+        token_bytes.append(END_OF_TEXT.encode("utf-8"))
+        self._token_bytes = token_bytes
+        # Merge table keyed like the training state: 2-char str -> 1-char str of the new id.
+        self._ranks: dict[str, str] = {
+            chr(left) + chr(right): chr(_BYTE_TOKENS + rank)
+            for rank, (left, right) in enumerate(self._merges)
+        }
+        self._cache: dict[str, list[TokenId]] = {}
+
+    # ------------------------------------------------------------------------ training
+
+    @classmethod
+    def train(
+        cls,
+        texts: Iterable[str],
+        vocab_size: int,
+        *,
+        pattern: str = DEFAULT_PATTERN,
+        min_freq: int = 1,
+        progress: ProgressCallback | None = None,
+    ) -> ByteBPETokenizer:
+        """Learn a byte-level BPE vocabulary from `texts`.
+
+        `vocab_size` is the number of *mergeable* tokens to aim for: the 256 byte tokens
+        plus ``vocab_size - 256`` merges. ``<|endoftext|>`` is not counted: it is
+        reserved after training at id ``256 + len(merges)``, so the trained tokenizer's
+        `vocab_size` property is ``256 + len(merges) + 1``. Training stops early, without
+        error, when no pair occurs at least `min_freq` times (default 1: when every chunk
+        is a single token), so fewer merges than asked for may be learned.
+
+        `progress` is called after every merge (see `ProgressCallback`); throttle inside
+        the callback (e.g. act on every 100th step) if updating a UI is expensive.
+
+        >>> tok = ByteBPETokenizer.train(["ab\\nab\\nab\\nab\\nab"], vocab_size=300)
+        >>> tok.merges, tok.vocab_size
+        (((97, 98),), 258)
+        """
+        if isinstance(texts, (str, bytes)):
+            raise TypeError(
+                "texts must be an iterable of strings, not a single "
+                f"{type(texts).__name__}; wrap one text in a list: [text]"
+            )
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+            raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
+        if vocab_size < _BYTE_TOKENS:
+            raise ValueError(
+                f"vocab_size must be at least 256, so every byte has a token; got {vocab_size}"
+            )
+        if vocab_size > _MAX_VOCAB_SIZE:
+            raise ValueError(f"vocab_size must be at most {_MAX_VOCAB_SIZE}; got {vocab_size}")
+        if isinstance(min_freq, bool) or not isinstance(min_freq, int) or min_freq < 1:
+            raise ValueError(f"min_freq must be an int >= 1; got {min_freq!r}")
+        pattern_string, _ = _resolve_pattern(pattern)
+        compiled = _compile(pattern_string)
+
+        chunk_counts: Counter[str] = Counter()
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(
+                    f"texts[{position}] is a {type(text).__name__}; every text must be a str"
+                )
+            chunk_counts.update(_split(compiled, text))
+        word_counts: dict[str, int] = {}
+        for chunk, count in chunk_counts.items():
+            if chunk:
+                word = _byte_string(chunk)
+                word_counts[word] = word_counts.get(word, 0) + count
+
+        on_merge = None
+        if progress is not None:
+            token_bytes = [bytes([b]) for b in range(_BYTE_TOKENS)]
+            started = time.perf_counter()
+            callback = progress
+
+            def on_merge(step: int, left: int, right: int, count: int) -> None:
+                token_bytes.append(token_bytes[left] + token_bytes[right])
+                shown = (display_bytes(token_bytes[left]), display_bytes(token_bytes[right]))
+                callback(step, shown, count, time.perf_counter() - started)
+
+        merges = _learn_merges(word_counts, vocab_size - _BYTE_TOKENS, min_freq, on_merge)
+        training = {
+            "requested_vocab_size": vocab_size,
+            "min_freq": min_freq,
+            "chunks": sum(chunk_counts.values()),
+            "unique_chunks": len(word_counts),
+        }
+        return cls(merges, pattern_string, training=training)
+
+    # ------------------------------------------------------------------------ properties
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of token ids: 256 bytes + merges + 1 special (``<|endoftext|>``)."""
+        return len(self._token_bytes)
+
+    @property
+    def merges(self) -> tuple[Pair, ...]:
+        """Learned merges in rank order; merge ``i`` creates token id ``256 + i``."""
+        return self._merges
+
+    @property
+    def num_merges(self) -> int:
+        return len(self._merges)
+
+    @property
+    def pattern(self) -> str:
+        """The split regex in use (the full pattern string, also for named patterns)."""
+        return self._pattern
+
+    @property
+    def pattern_name(self) -> str | None:
+        """Key of `SPLIT_PATTERNS` when the pattern is a named one, else None."""
+        return self._pattern_name
+
+    @property
+    def eot_id(self) -> TokenId:
+        """Id of ``<|endoftext|>``: ``256 + num_merges``."""
+        return self._eot_id
+
+    @property
+    def special_tokens(self) -> dict[str, TokenId]:
+        return {END_OF_TEXT: self._eot_id}
+
+    def __repr__(self) -> str:
+        shown = self._pattern_name or "custom"
+        return f"ByteBPETokenizer(vocab_size={self.vocab_size}, pattern={shown!r})"
+
+    # ------------------------------------------------------------------------ encoding
+
+    def split(self, text: str) -> list[str]:
+        """Pre-tokenize: the regex chunks of `text`, in order, concatenating to `text`."""
+        return _split(self._compiled, text)
+
+    def encode(self, text: str) -> list[TokenId]:
+        """Token ids of `text`; ``<|endoftext|>`` in the text is encoded as ordinary text.
+
+        Raises UnicodeEncodeError (a ValueError) for lone surrogates, which have no UTF-8.
+        """
+        ids: list[TokenId] = []
+        cache = self._cache
+        for chunk in _split(self._compiled, text):
+            chunk_ids = cache.get(chunk)
+            if chunk_ids is None:
+                chunk_ids = self._encode_chunk(chunk)
+                if len(cache) >= _CACHE_SIZE:
+                    cache.clear()
+                cache[chunk] = chunk_ids
+            ids.extend(chunk_ids)
+        return ids
+
+    def encode_with_special(self, text: str) -> list[TokenId]:
+        """Like `encode`, but each literal ``<|endoftext|>`` becomes `eot_id`."""
+        ids: list[TokenId] = []
+        for position, part in enumerate(text.split(END_OF_TEXT)):
+            if position:
+                ids.append(self._eot_id)
+            ids.extend(self.encode(part))
+        return ids
+
+    def _encode_chunk(self, chunk: str) -> list[TokenId]:
+        symbols = _byte_string(chunk)
+        if len(symbols) <= _RESCAN_MAX_BYTES:
+            return list(map(ord, self._merge_chunk(symbols)))
+        return self._merge_long_chunk(symbols)
+
+    def _merge_chunk(self, symbols: str) -> str:
+        # Each pass finds the lowest-ranked pair present and merges all its occurrences
+        # left to right. Same result as merging one leftmost occurrence at a time: pairs
+        # made by the merge contain the new token and so have a higher rank.
+        ranks = self._ranks
+        while len(symbols) > 1:
+            present = ranks.keys() & map(add, symbols, symbols[1:])
+            if not present:
+                break
+            best = min(present, key=ranks.__getitem__)
+            symbols = symbols.replace(best, ranks[best])
+        return symbols
+
+    def _merge_long_chunk(self, symbols: str) -> list[TokenId]:
+        # Heap of (merged token, position) over a doubly linked list of symbols: the
+        # lowest rank pops first, and the leftmost position on ties.
+        ranks = self._ranks
+        tokens = list(symbols)
+        size = len(tokens)
+        after = list(range(1, size + 1))
+        before = list(range(-1, size - 1))
+        queue = [
+            (ranks[pair], position)
+            for position, pair in enumerate(map(add, symbols, symbols[1:]))
+            if pair in ranks
+        ]
+        heapq.heapify(queue)
+        while queue:
+            merged, position = heapq.heappop(queue)
+            nxt = after[position]
+            if (
+                nxt >= size
+                or tokens[position] == ""
+                or ranks.get(tokens[position] + tokens[nxt]) != merged
+            ):
+                continue  # stale: a neighbour was merged away since this entry was pushed
+            tokens[position] = merged
+            tokens[nxt] = ""
+            after[position] = after[nxt]
+            if after[nxt] < size:
+                before[after[nxt]] = position
+            prev = before[position]
+            if prev >= 0 and (rank := ranks.get(tokens[prev] + merged)) is not None:
+                heapq.heappush(queue, (rank, prev))
+            nxt = after[position]
+            if nxt < size and (rank := ranks.get(merged + tokens[nxt])) is not None:
+                heapq.heappush(queue, (rank, position))
+        return [ord(token) for token in tokens if token]
+
+    # ------------------------------------------------------------------------ decoding
+
+    def token_bytes(self, ids: Sequence[TokenId]) -> list[bytes]:
+        """The bytes of each token; raises ValueError for an id outside the vocabulary."""
+        table = self._token_bytes
+        try:
+            if ids and min(ids) < 0:
+                raise IndexError
+            return [table[token_id] for token_id in ids]
+        except (IndexError, TypeError):
+            for token_id in ids:
+                self._check_id(token_id)
+            raise
+
+    def decode_bytes(self, ids: Sequence[TokenId]) -> bytes:
+        """The exact bytes of `ids` (may end inside a character)."""
+        return b"".join(self.token_bytes(ids))
+
+    def decode(self, ids: Sequence[TokenId]) -> str:
+        """Text of `ids`. Bytes that are not valid UTF-8 (e.g. a sequence cut inside a
+        character) become U+FFFD; use `decode_bytes` to get them exactly.
+
+        >>> tok = ByteBPETokenizer()
+        >>> tok.decode(tok.encode("ශ්‍රී"))
+        'ශ්‍රී'
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def id_to_token(self, token_id: TokenId) -> str:
+        """Display form of one token: its text, with non-UTF-8 bytes shown as ``<0xNN>``."""
+        self._check_id(token_id)
+        return display_bytes(self._token_bytes[token_id])
+
+    def tokenize(self, text: str) -> list[str]:
+        """Display form of each token of ``encode(text)``.
+
+        >>> ByteBPETokenizer().tokenize("අ")
+        ['<0xE0>', '<0xB6>', '<0x85>']
+        """
+        table = self._token_bytes
+        return [display_bytes(table[token_id]) for token_id in self.encode(text)]
+
+    def _check_id(self, token_id: object) -> None:
+        if (
+            isinstance(token_id, bool)
+            or not isinstance(token_id, int)
+            or not 0 <= token_id < len(self._token_bytes)
+        ):
+            raise ValueError(
+                f"invalid token id: {token_id!r} "
+                f"(vocabulary has ids 0..{len(self._token_bytes) - 1})"
+            )
+
+    # ------------------------------------------------------------------------ tracing
+
+    def merge_trace(self, text: str) -> list[WordTrace]:
+        """Every merge applied to each chunk of `text`, for the step-by-step view.
+
+        One `MergeStep` merges one adjacent pair: the lowest-rank pair present, leftmost
+        first. A merge that matches twice in a chunk gives two steps with the same rank.
+        ``rank`` is the merge's index (its new token id minus 256).
+        """
+        traces: list[WordTrace] = []
+        shown: dict[TokenId, str] = {}
+
+        def show(token_id: TokenId) -> str:
+            if token_id not in shown:
+                shown[token_id] = display_bytes(self._token_bytes[token_id])
+            return shown[token_id]
+
+        for chunk in _split(self._compiled, text):
+            if not chunk:
+                continue
+            tokens = [ord(s) for s in _byte_string(chunk)]
+            initial = tuple(show(t) for t in tokens)
+            steps: list[MergeStep] = []
+            while len(tokens) > 1:
+                best_rank = -1
+                best_position = -1
+                for position in range(len(tokens) - 1):
+                    merged = self._ranks.get(chr(tokens[position]) + chr(tokens[position + 1]))
+                    if merged is not None and (best_rank < 0 or ord(merged) < best_rank):
+                        best_rank, best_position = ord(merged), position
+                if best_rank < 0:
+                    break
+                pair = (show(tokens[best_position]), show(tokens[best_position + 1]))
+                tokens[best_position : best_position + 2] = [best_rank]
+                steps.append(
+                    MergeStep(
+                        pair=pair,
+                        rank=best_rank - _BYTE_TOKENS,
+                        tokens=tuple(show(t) for t in tokens),
+                    )
+                )
+            traces.append(WordTrace(word=chunk, initial=initial, steps=tuple(steps)))
+        return traces
+
+    # ------------------------------------------------------------------------ files
+
+    def to_dict(self, training: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The model as the JSON-ready dict that `save` writes (see `save` for the keys)."""
+        vocab: dict[str, int] = {}
+        for token_id, data in enumerate(self._token_bytes):
+            # Display strings can collide (text "<0xE0>" vs the byte 0xE0): keep the
+            # lowest id. The map is informational; `from_dict` rebuilds from `merges`.
+            vocab.setdefault(display_bytes(data), token_id)
+        return {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "model": MODEL_NAME,
+            "pattern": self._pattern,
+            "pattern_name": self._pattern_name,
+            "vocab_size": self.vocab_size,
+            "num_merges": len(self._merges),
+            "merges": [[left, right] for left, right in self._merges],
+            "special_tokens": self.special_tokens,
+            "vocab": vocab,
+            "training": dict(self.training if training is None else training),
+        }
+
+    def save(self, path: str | Path, *, training: Mapping[str, Any] | None = None) -> None:
+        """Write the model as UTF-8 JSON, atomically (temp file + rename).
+
+        Keys: ``format`` ("sgpe-vocab"), ``format_version`` (1), ``model`` ("bytebpe"),
+        ``pattern``, ``pattern_name`` (or null), ``vocab_size``, ``num_merges``,
+        ``merges`` (``[left_id, right_id]`` in rank order), ``special_tokens``, ``vocab``
+        (display string -> id, informational only) and ``training`` (metadata: the
+        `training` argument if given, else `self.training`). Identical models give
+        byte-identical files.
+        """
+        text = _format_json(self.to_dict(training))
+        target = Path(path)
+        # A fresh name in the same directory, opened with "x" so the umask applies as for
+        # any new file (tempfile.mkstemp would make it owner-only).
+        temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            with open(temp, "x", encoding="utf-8", newline="\n") as out:
+                out.write(text)
+            os.replace(temp, target)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: str | Path) -> ByteBPETokenizer:
+        """Read a file written by `save`; raises ValueError naming the file and bad key."""
+        source = str(path)
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise ValueError(f"{source}: not a JSON vocabulary file: {err}") from None
+        return cls.from_dict(data, source=source)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> ByteBPETokenizer:
+        """Rebuild a tokenizer from `to_dict` output, checking every key it relies on."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{source}: expected a JSON object, got {type(data).__name__}")
+
+        def fail(key: str, problem: str) -> ValueError:
+            return ValueError(f"{source}: key {key!r} {problem}")
+
+        if data.get("format") != FORMAT_NAME:
+            raise fail("format", f"is {data.get('format')!r}; expected {FORMAT_NAME!r}")
+        version = data.get("format_version")
+        if isinstance(version, bool) or version != FORMAT_VERSION:
+            raise fail(
+                "format_version",
+                f"is {version!r}; this version of sgpe reads format_version {FORMAT_VERSION}",
+            )
+        if data.get("model") != MODEL_NAME:
+            raise fail(
+                "model",
+                f"is {data.get('model')!r}, not {MODEL_NAME!r}; load this file with the "
+                "tokenizer class of that model",
+            )
+        pattern = data.get("pattern")
+        if not isinstance(pattern, str):
+            raise fail("pattern", f"must be a regex string, not {pattern!r}")
+        try:
+            _compile(pattern)
+        except ValueError as err:
+            raise fail("pattern", f"does not compile: {err}") from None
+        merges = _check_merges(data.get("merges"), "merges", source)
+        count = data.get("num_merges", len(merges))
+        if count != len(merges):
+            raise fail("num_merges", f"is {count!r} but 'merges' has {len(merges)} entries")
+        eot_id = _BYTE_TOKENS + len(merges)
+        size = data.get("vocab_size", eot_id + 1)
+        if size != eot_id + 1:
+            raise fail(
+                "vocab_size", f"is {size!r}; 256 bytes + {len(merges)} merges + 1 = {eot_id + 1}"
+            )
+        specials = data.get("special_tokens", {END_OF_TEXT: eot_id})
+        if specials != {END_OF_TEXT: eot_id}:
+            raise fail("special_tokens", f"is {specials!r}; expected {{{END_OF_TEXT!r}: {eot_id}}}")
+        training = data.get("training", {})
+        if not isinstance(training, Mapping):
+            raise fail("training", f"must be an object, not {type(training).__name__}")
+        return cls(merges, pattern, training=training)
+
+
+# ============================================================================ helpers
+
+
+def _check_merges(merges: object, key: str, source: str | None = None) -> list[Pair]:
+    """Validate merges in rank order: each ``[left, right]`` uses only earlier ids."""
+    where = f"{source}: key {key!r}" if source else key
+    if not isinstance(merges, (list, tuple)):
+        raise ValueError(f"{where} must be a list of [left_id, right_id] pairs")
+    checked: list[Pair] = []
+    seen: dict[Pair, int] = {}
+    for rank, merge in enumerate(merges):
+        limit = _BYTE_TOKENS + rank
+        if (
+            not isinstance(merge, (list, tuple))
+            or len(merge) != 2
+            or not all(isinstance(t, int) and not isinstance(t, bool) for t in merge)
+            or not all(0 <= t < limit for t in merge)
+        ):
+            raise ValueError(
+                f"{where}: entry {rank} is {merge!r}; each merge must be [left_id, right_id] "
+                f"with ids in 0..{limit - 1} (bytes and tokens made by earlier merges)"
+            )
+        pair = (merge[0], merge[1])
+        if pair in seen:
+            raise ValueError(f"{where}: entry {rank} repeats the pair of entry {seen[pair]}")
+        seen[pair] = rank
+        checked.append(pair)
+    if _BYTE_TOKENS + len(checked) > _MAX_VOCAB_SIZE:
+        raise ValueError(f"{where}: too many merges ({len(checked)})")
+    return checked
+
+
+def _format_json(data: Mapping[str, Any]) -> str:
+    """JSON with one top-level key per line and one list item / dict entry per line."""
+
+    def compact(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    lines = ["{"]
+    items = list(data.items())
+    for number, (key, value) in enumerate(items):
+        comma = "," if number < len(items) - 1 else ""
+        head = f" {compact(key)}: "
+        if isinstance(value, list) and value:
+            body = ",\n".join(f"  {compact(item)}" for item in value)
+            lines.append(f"{head}[\n{body}\n ]{comma}")
+        elif isinstance(value, dict) and value:
+            body = ",\n".join(f"  {compact(k)}: {compact(v)}" for k, v in value.items())
+            lines.append(f"{head}{{\n{body}\n }}{comma}")
+        else:
+            lines.append(f"{head}{compact(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

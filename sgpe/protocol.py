@@ -1,0 +1,90 @@
+"""Shared contracts: the tokenizer protocol both models satisfy, domain type aliases,
+merge-trace records for the UI stepper, and the display form of raw bytes.
+
+Nothing here does tokenization; it only fixes the shapes that the app, CLI, metrics and
+exports rely on, so `Tokenizer` (SGPE) and `ByteBPETokenizer` stay interchangeable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+TokenId = int
+Pair = tuple[TokenId, TokenId]
+Syllable = str
+
+FORMAT_NAME = "sgpe-vocab"
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge applied while encoding a word: which pair, its rank, and the result."""
+
+    pair: tuple[str, str]  # display strings of the two tokens merged
+    rank: int  # merge rank: 0 = first merge learned = highest priority
+    tokens: tuple[str, ...]  # the word's tokens (display strings) after this step
+
+
+@dataclass(frozen=True)
+class WordTrace:
+    """Every merge step applied to one word (pre-token) of the input."""
+
+    word: str  # the word exactly as in the input text
+    initial: tuple[str, ...]  # tokens before any merge (syllables, or bytes for byte BPE)
+    steps: tuple[MergeStep, ...]
+
+    @property
+    def final(self) -> tuple[str, ...]:
+        return self.steps[-1].tokens if self.steps else self.initial
+
+
+@runtime_checkable
+class TokenizerLike(Protocol):
+    """What the app, CLI and metrics need from any tokenizer of this project."""
+
+    model: str  # "sgpe" or "bytebpe"
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    def encode(self, text: str) -> list[TokenId]: ...
+
+    def decode(self, ids: Sequence[TokenId]) -> str: ...
+
+    def tokenize(self, text: str) -> list[str]: ...
+
+    def token_bytes(self, ids: Sequence[TokenId]) -> list[bytes]: ...
+
+    def id_to_token(self, token_id: TokenId) -> str: ...
+
+    def merge_trace(self, text: str) -> list[WordTrace]: ...
+
+    def save(self, path: str | Path) -> None: ...
+
+
+def display_bytes(data: bytes) -> str:
+    """Show bytes as text: valid UTF-8 runs decode, every other byte becomes ``<0xNN>``.
+
+    Byte tokens that are not whole characters are shown as their bytes, never as U+FFFD.
+
+    >>> display_bytes("ක".encode()[:2])
+    '<0xE0><0xB6>'
+    >>> display_bytes(b"ab\\xe0")
+    'ab<0xE0>'
+    """
+    out: list[str] = []
+    i = 0
+    n = len(data)
+    while i < n:
+        try:
+            out.append(data[i:].decode("utf-8"))
+            break
+        except UnicodeDecodeError as err:
+            out.append(data[i : i + err.start].decode("utf-8"))
+            bad_end = i + max(err.end, err.start + 1)
+            out.extend(f"<0x{b:02X}>" for b in data[i + err.start : bad_end])
+            i = bad_end
+    return "".join(out)

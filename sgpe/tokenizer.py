@@ -1,0 +1,526 @@
+"""The SGPE tokenizer: ``vocab.json`` in and out, encode, decode, tokenize, merge trace.
+
+Encoding (seed 000 §4, with the fallback of DESIGN.md §4):
+
+1. split the text into pieces (:mod:`sgpe.words`) and each piece into syllables;
+2. map syllables to ids. A syllable missing from the vocabulary is a merge barrier:
+   with ``oov_policy="fallback"`` a missing ``" X"`` becomes ``" "`` + ``"X"``, a missing
+   syllable is spelled with code-point tokens, and any other character with its UTF-8
+   byte tokens ``<0xNN>``; with ``"unk"`` it becomes ``[UNK]`` as in the paper;
+3. inside each run of known syllables apply the merges by rank: repeatedly merge the
+   leftmost occurrence of the lowest-ranked adjacent pair (seed 000 §4.3). Long runs use
+   a heap over a linked list instead of rescanning.
+
+Results are cached per piece. ``decode`` concatenates token bytes, so with ``fallback``
+``decode(encode(x)) == x`` for every string. Special tokens are never parsed from text:
+the literal string ``[UNK]`` in the input is ordinary text.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
+from .words import get_word_splitter
+
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+FORMAT_VERSION = 1
+REFERENCE_VERSION = "sgpe_v1.0.0"  # seed 000 §3.7; kept so the original encoder can read our files
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
+_LONG_RUN = 24  # runs longer than this use the heap-based merge
+
+
+def byte_token(b: int) -> str:
+    """The fallback token for one byte: ``<0xNN>``."""
+    return f"<0x{b:02X}>"
+
+
+class Tokenizer:
+    """A trained SGPE vocabulary. Create with :func:`sgpe.train` or :meth:`Tokenizer.load`."""
+
+    model = "sgpe"
+
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        merges: Sequence[tuple[str, str]],
+        *,
+        leading_space: bool = True,
+        script: str = "auto",
+        merge_other: bool = True,
+        oov_policy: str = "fallback",
+        prune_freq: int = 0,
+        min_freq: int = 2,
+        special_tokens: Sequence[str] = SPECIAL_TOKENS,
+        training: dict[str, Any] | None = None,
+        source: str = "<vocab>",
+    ) -> None:
+        self.vocab = dict(vocab)
+        self.merges = [tuple(m) for m in merges]
+        self.leading_space = leading_space
+        self.script = script
+        self.merge_other = merge_other
+        self.oov_policy = oov_policy
+        self.prune_freq = prune_freq
+        self.min_freq = min_freq
+        self.special_tokens = tuple(special_tokens)
+        self.training = dict(training or {})
+        self._check(source)
+        self._id_to_token = [""] * len(self.vocab)
+        for tok, i in self.vocab.items():
+            self._id_to_token[i] = tok
+        self._token_bytes = [_bytes_of(t) for t in self._id_to_token]
+        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, (a, b) in enumerate(self.merges):
+            key = (self.vocab[a], self.vocab[b])
+            self._ranks.setdefault(key, (rank, self.vocab[a + b]))
+        self.unk_id = self.vocab.get("[UNK]", -1)
+        self._space_id = self.vocab.get(" ")
+        self._byte_ids = (
+            [self.vocab[byte_token(b)] for b in range(256)] if oov_policy == "fallback" else []
+        )
+        self._splitter = get_word_splitter(script, leading_space, merge_other)
+        self._units = self._splitter.units
+        self._cache: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def _check(self, source: str) -> None:
+        n = len(self.vocab)
+        if sorted(self.vocab.values()) != list(range(n)):
+            raise ValueError(f"{source}: key 'vocab': ids must be exactly 0..{n - 1}, each once")
+        for k, (a, b) in enumerate(self.merges):
+            for part in (a, b, a + b):
+                if part not in self.vocab:
+                    raise ValueError(
+                        f"{source}: key 'merges', entry {k}: token {part!r} is not in the vocabulary"
+                    )
+        for t in self.special_tokens:
+            if t not in self.vocab:
+                raise ValueError(f"{source}: key 'special_tokens': {t!r} is not in the vocabulary")
+        if self.oov_policy not in ("fallback", "unk"):
+            raise ValueError(f"{source}: key 'oov_policy' must be 'fallback' or 'unk'")
+        if self.oov_policy == "fallback":
+            missing = [byte_token(b) for b in range(256) if byte_token(b) not in self.vocab]
+            if " " not in self.vocab:
+                missing.insert(0, "' '")
+            if missing:
+                raise ValueError(
+                    f"{source}: key 'vocab': oov_policy 'fallback' needs the space and all 256 "
+                    f"byte tokens; missing {', '.join(missing[:4])}"
+                )
+        elif "[UNK]" not in self.vocab:
+            raise ValueError(f"{source}: oov_policy 'unk' needs an '[UNK]' token")
+
+    # ==================================================================== properties
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def id_to_token(self, token_id: TokenId) -> str:
+        self._check_id(token_id)
+        return self._id_to_token[token_id]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def _check_id(self, token_id: object) -> None:
+        if not isinstance(token_id, int) or not 0 <= token_id < len(self._id_to_token):
+            raise ValueError(
+                f"invalid token id: {token_id!r} (this vocabulary has ids 0..{len(self._id_to_token) - 1})"
+            )
+
+    def is_fallback_token(self, token_id: TokenId) -> bool:
+        """True for ``<0xNN>`` byte tokens."""
+        return bool(_BYTE_TOKEN.fullmatch(self._id_to_token[token_id]))
+
+    # ==================================================================== encoding
+    def encode(self, text: str) -> list[TokenId]:
+        """Token ids of ``text``."""
+        out: list[int] = []
+        cache = self._cache
+        encode_piece = self._encode_piece
+        for piece in self._splitter.pieces(text):
+            hit = cache.get(piece)
+            if hit is None:
+                hit = encode_piece(piece)
+                if len(cache) >= 500_000:
+                    cache.clear()
+                cache[piece] = hit
+            out.extend(hit[0])
+        return out
+
+    def tokenize(self, text: str) -> list[str]:
+        """Token strings of ``text`` (byte tokens as ``<0xNN>``)."""
+        names = self._id_to_token
+        return [names[i] for i in self.encode(text)]
+
+    def encode_with_spans(self, text: str) -> tuple[list[TokenId], list[tuple[int, int]]]:
+        """Ids and each token's span in the UTF-8 bytes of ``text`` (an ``[UNK]`` spans
+        the syllable it replaced, a byte token one byte)."""
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        cache = self._cache
+        for piece in self._splitter.pieces(text):
+            hit = cache.get(piece)
+            if hit is None:
+                hit = self._encode_piece(piece)
+                cache[piece] = hit
+            ids.extend(hit[0])
+            for length in hit[1]:
+                spans.append((pos, pos + length))
+                pos += length
+        return ids, spans
+
+    def _encode_piece(self, piece: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        ids: list[int] = []
+        lengths: list[int] = []
+        vocab = self.vocab
+        for seg, is_run in self._segments(piece):
+            if is_run:
+                run = [vocab[u] for u in seg]
+                merged = self._bpe(run)
+                ids.extend(merged)
+                lengths.extend(len(self._token_bytes[i]) for i in merged)
+            else:
+                more_ids, more_lengths = self._spell(seg[0])
+                ids.extend(more_ids)
+                lengths.extend(more_lengths)
+        return tuple(ids), tuple(lengths)
+
+    def _segments(self, piece: str) -> list[tuple[list[str], bool]]:
+        """Split a piece's units into runs of known units (True) and single OOV units (False)."""
+        out: list[tuple[list[str], bool]] = []
+        run: list[str] = []
+        vocab = self.vocab
+        for u in self._units(piece):
+            if u in vocab:
+                run.append(u)
+                continue
+            if self._byte_ids and len(u) > 1 and u[0] == " ":
+                # A missing " X": the space on its own, then X as a normal syllable.
+                if run:
+                    out.append((run, True))
+                    run = []
+                out.append(([" "], True))
+                u = u[1:]
+                if u in vocab:
+                    run.append(u)
+                    continue
+            if run:
+                out.append((run, True))
+                run = []
+            out.append(([u], False))
+        if run:
+            out.append((run, True))
+        return out
+
+    def _bpe(self, ids: list[int]) -> list[int]:
+        n = len(ids)
+        if n < 2:
+            return ids
+        if n > _LONG_RUN:
+            return self._bpe_heap(ids)
+        ranks = self._ranks
+        while True:
+            best = None
+            best_i = -1
+            for i in range(len(ids) - 1):
+                r = ranks.get((ids[i], ids[i + 1]))
+                if r is not None and (best is None or r[0] < best[0]):
+                    best, best_i = r, i
+            if best is None:
+                return ids
+            ids[best_i : best_i + 2] = [best[1]]
+            if len(ids) == 1:
+                return ids
+
+    def _bpe_heap(self, ids: list[int]) -> list[int]:
+        """Same result as the rescan loop in O(n log n): a heap of (rank, position) over a
+        doubly linked list; entries made stale by earlier merges are skipped when popped."""
+        ranks = self._ranks
+        n = len(ids)
+        tok = list(ids)
+        nxt = list(range(1, n)) + [-1]
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap: list[tuple[int, int]] = []
+        for i in range(n - 1):
+            r = ranks.get((tok[i], tok[i + 1]))
+            if r is not None:
+                heap.append((r[0], i))
+        heapq.heapify(heap)
+        while heap:
+            rank, i = heapq.heappop(heap)
+            j = nxt[i] if alive[i] else -1
+            if j < 0:
+                continue
+            r = ranks.get((tok[i], tok[j]))
+            if r is None or r[0] != rank:
+                continue
+            tok[i] = r[1]
+            alive[j] = False
+            k = nxt[j]
+            nxt[i] = k
+            if k >= 0:
+                prv[k] = i
+                r2 = ranks.get((tok[i], tok[k]))
+                if r2 is not None:
+                    heapq.heappush(heap, (r2[0], i))
+            p = prv[i]
+            if p >= 0:
+                r2 = ranks.get((tok[p], tok[i]))
+                if r2 is not None:
+                    heapq.heappush(heap, (r2[0], p))
+        out = []
+        i = 0
+        while i >= 0:
+            out.append(tok[i])
+            i = nxt[i]
+        return out
+
+    # ==================================================================== decoding
+    def decode(self, ids: Sequence[TokenId]) -> str:
+        """Text of token ids: token bytes concatenated and decoded as UTF-8.
+
+        Raises ``ValueError`` naming the first id that is not in the vocabulary.
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def decode_bytes(self, ids: Sequence[TokenId]) -> bytes:
+        table = self._token_bytes
+        try:
+            return b"".join([table[i] for i in ids])
+        except (IndexError, TypeError):
+            for i in ids:
+                self._check_id(i)
+            raise
+
+    def token_bytes(self, ids: Sequence[TokenId]) -> list[bytes]:
+        for i in ids:
+            self._check_id(i)
+        return [self._token_bytes[i] for i in ids]
+
+    # ==================================================================== merge trace
+    def merge_trace(self, text: str) -> list[WordTrace]:
+        """For each piece of ``text``: its initial tokens and every merge applied, in order."""
+        names = self._id_to_token
+        out: list[WordTrace] = []
+        for piece in self._splitter.pieces(text):
+            segments: list[list[int]] = []
+            fixed: list[tuple[int, ...]] = []  # fallback pieces between runs (never merge)
+            for seg, is_run in self._segments(piece):
+                if is_run:
+                    segments.append([self.vocab[u] for u in seg])
+                    fixed.append(())
+                else:
+                    ids, _ = self._spell(seg[0])
+                    segments.append([])
+                    fixed.append(ids)
+            steps: list[MergeStep] = []
+
+            def flat() -> tuple[str, ...]:
+                return tuple(
+                    names[i] for s, f in zip(segments, fixed) for i in (s if s else f)
+                )
+
+            initial = flat()
+            while True:
+                best: tuple[int, int, int, int] | None = None  # rank, merged, segment, index
+                for si, s in enumerate(segments):
+                    for i in range(len(s) - 1):
+                        r = self._ranks.get((s[i], s[i + 1]))
+                        if r is not None and (best is None or r[0] < best[0]):
+                            best = (r[0], r[1], si, i)
+                if best is None:
+                    break
+                rank, merged, si, i = best
+                s = segments[si]
+                pair = (names[s[i]], names[s[i + 1]])
+                s[i : i + 2] = [merged]
+                steps.append(MergeStep(pair, rank, flat()))
+            out.append(WordTrace(piece, initial, tuple(steps)))
+        return out
+
+    def _spell(self, unit: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """An OOV unit: ``[UNK]``, or code-point tokens and UTF-8 byte tokens (fallback)."""
+        if not self._byte_ids:
+            return (self.unk_id,), (len(unit.encode("utf-8")),)
+        ids: list[int] = []
+        lengths: list[int] = []
+        for ch in unit:
+            j = self.vocab.get(ch)
+            if j is not None:
+                ids.append(j)
+                lengths.append(len(ch.encode("utf-8")))
+            else:
+                for byte in ch.encode("utf-8"):
+                    ids.append(self._byte_ids[byte])
+                    lengths.append(1)
+        return tuple(ids), tuple(lengths)
+
+    # ==================================================================== files
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "model": self.model,
+            "version": REFERENCE_VERSION,
+            "vocab_size": self.vocab_size,
+            "special_tokens": list(self.special_tokens),
+            "num_merges": len(self.merges),
+            "prune_freq": self.prune_freq,
+            "min_freq": self.min_freq,
+            "leading_space": self.leading_space,
+            "scripts": self.script,
+            "merge_other": self.merge_other,
+            "oov_policy": self.oov_policy,
+            "training": self.training,
+            "merges": [list(m) for m in self.merges],
+            "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write ``vocab.json`` atomically (temp file + ``os.replace``)."""
+        write_json_atomic(path, self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<vocab>") -> Tokenizer:
+        if not isinstance(data, dict):
+            raise ValueError(f"{source}: a vocabulary file must hold a JSON object")
+        if "format" not in data and str(data.get("version", "")).startswith("sgpe_v1"):
+            # A vocabulary written by the original SGPE trainer (seed 000 §3.7).
+            data = {
+                **data,
+                "format": FORMAT_NAME,
+                "format_version": FORMAT_VERSION,
+                "model": "sgpe",
+                "scripts": "sinhala",
+                "merge_other": False,
+                "oov_policy": "unk",
+            }
+        if data.get("format") != FORMAT_NAME:
+            raise ValueError(f"{source}: key 'format' must be {FORMAT_NAME!r}; is this an SGPE vocab.json?")
+        if data.get("format_version") != FORMAT_VERSION:
+            raise ValueError(
+                f"{source}: key 'format_version' is {data.get('format_version')!r}; this version of "
+                f"sgpe reads format_version {FORMAT_VERSION}"
+            )
+        if data.get("model", "sgpe") != "sgpe":
+            raise ValueError(
+                f"{source}: key 'model' is {data.get('model')!r}; load byte-level vocabularies with "
+                "sgpe.bytebpe.ByteBPETokenizer.load (or sgpe.load, which picks the right class)"
+            )
+        vocab = _typed(data, "vocab", dict, source)
+        if not all(isinstance(k, str) and type(v) is int for k, v in vocab.items()):
+            raise ValueError(f"{source}: key 'vocab' must map token strings to integer ids")
+        merges = _typed(data, "merges", list, source)
+        for k, m in enumerate(merges):
+            if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
+                raise ValueError(f"{source}: key 'merges', entry {k}: expected [left, right] strings, got {m!r:.80}")
+        return cls(
+            vocab=vocab,
+            merges=[(a, b) for a, b in merges],
+            leading_space=bool(_typed(data, "leading_space", bool, source)),
+            script=str(data.get("scripts", "auto")),
+            merge_other=bool(data.get("merge_other", True)),
+            oov_policy=str(data.get("oov_policy", "fallback")),
+            prune_freq=int(data.get("prune_freq", 0)),
+            min_freq=int(data.get("min_freq", 2)),
+            special_tokens=_typed(data, "special_tokens", list, source),
+            training=data.get("training") or {},
+            source=source,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tokenizer:
+        """Load a ``vocab.json``; a malformed file raises ``ValueError`` naming the key."""
+        return cls.from_dict(read_json(path), str(path))
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
+            f"script={self.script!r}, leading_space={self.leading_space}, oov={self.oov_policy!r})"
+        )
+
+
+# ============================================================================
+# Helpers
+# ============================================================================
+
+
+def _bytes_of(token: str) -> bytes:
+    m = _BYTE_TOKEN.fullmatch(token)
+    return bytes([int(m.group(1), 16)]) if m else token.encode("utf-8")
+
+
+def _typed(data: dict[str, Any], key: str, kind: type, source: str) -> Any:
+    if key not in data:
+        raise ValueError(f"{source}: missing key {key!r}")
+    if not isinstance(data[key], kind):
+        raise ValueError(f"{source}: key {key!r} must be a {kind.__name__}")
+    return data[key]
+
+
+def read_json(path: str | Path) -> Any:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: file not found") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+
+
+def dumps_json(data: Any) -> str:
+    """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line
+    at the top level, long lists compact. Identical data gives identical bytes."""
+    lines = ["{"]
+    items = list(data.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k < len(items) - 1 else ""
+        if isinstance(value, list) and len(value) > 8:
+            body = ",\n  ".join(json.dumps(v, ensure_ascii=False) for v in value)
+            lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
+        elif isinstance(value, dict) and len(value) > 8:
+            body = ",\n  ".join(
+                f"{json.dumps(kk, ensure_ascii=False)}: {json.dumps(vv, ensure_ascii=False)}"
+                for kk, vv in value.items()
+            )
+            lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
+        else:
+            lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write JSON so that readers see the old file or the new one, never a partial file."""
+    write_text_atomic(path, dumps_json(data))
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

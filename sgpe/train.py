@@ -1,0 +1,443 @@
+"""Layer 2 (GPE): learn BPE merges over whole syllables, only inside pieces (words).
+
+Pipeline (DESIGN.md §4, seed 000 §3, paper §5):
+
+1. **Count** pieces of the corpus with one regex (:mod:`sgpe.words`), at C speed.
+2. **Syllabify** each unique piece once; count unit (syllable) frequencies.
+3. **Prune** units seen fewer than ``prune_freq`` times: they become merge barriers
+   (the paper's UNK sentinel) and, with the ``fallback`` OOV policy, are spelled with
+   code-point or byte tokens when encoding. Pieces are cut at barriers into *segments*.
+4. **Symbol table**: kept units get ids by descending frequency, then by string, so ids
+   do not depend on corpus order; fallback symbols follow; merged symbols are appended.
+5. **Merge loop**: the pair with the highest count wins; ties go to the smallest pair of
+   ids (``min`` over ``(-count, pair)``). This rule is the same in :mod:`sgpe._reference`.
+   Pair counts are kept incrementally: an inverted index ``pair_to_words`` finds the
+   segments a merge touches, only their neighbouring pairs change, and a max-heap with
+   lazy refresh (a popped entry whose count is stale is re-pushed with the current
+   count) yields the best pair. Each merge visits only segments that contain it.
+6. Stop when the vocabulary (special tokens included) reaches ``vocab_size`` or the best
+   count is below ``min_freq``.
+
+The trainer never reads or writes files itself except through :mod:`sgpe.corpus`;
+checkpoints are handed to a callback, and a run resumes by replaying a merge list
+(which rebuilds exactly the state an uninterrupted run had at that step).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from .corpus import CorpusInfo, read_corpus
+from .schema import schemas_for
+from .tokenizer import SPECIAL_TOKENS, Tokenizer, byte_token
+from .words import get_word_splitter
+
+OOVPolicy = Literal["fallback", "unk"]
+# With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
+# carriage return) with character tokens rather than bytes; the space is needed anyway for
+# the " X" -> " " + "X" rule.
+FALLBACK_ASCII = frozenset(chr(c) for c in range(0x20, 0x7F)) | {"\t", "\n", "\r"}
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything that determines the learned vocabulary (and nothing else)."""
+
+    vocab_size: int = 32_000
+    prune_freq: int = 2
+    min_freq: int = 2
+    leading_space: bool = True
+    oov_policy: OOVPolicy = "fallback"
+    script: str = "auto"
+    merge_other: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.vocab_size, int) or self.vocab_size < len(SPECIAL_TOKENS) + 1:
+            raise ValueError(f"vocab_size must be an integer above {len(SPECIAL_TOKENS)}, got {self.vocab_size!r}")
+        if self.prune_freq < 0 or self.min_freq < 1:
+            raise ValueError(
+                f"prune_freq must be >= 0 and min_freq >= 1 (got {self.prune_freq}, {self.min_freq})"
+            )
+        if self.oov_policy not in ("fallback", "unk"):
+            raise ValueError(f"oov_policy must be 'fallback' or 'unk', got {self.oov_policy!r}")
+        schemas_for(self.script)  # raises for an unknown script
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class ProgressEvent(NamedTuple):
+    step: int  # merges done so far (1-based after the first merge)
+    target: int  # merges needed to reach vocab_size (an upper bound: min_freq may stop earlier)
+    pair: tuple[str, str]
+    count: int
+    elapsed: float  # seconds since the merge loop started
+
+
+ProgressFn = Callable[[ProgressEvent], None]
+CheckpointFn = Callable[[int, list[tuple[str, str]]], None]
+
+
+class ResumeError(ValueError):
+    """A checkpoint's merges do not fit this corpus and these settings."""
+
+
+@dataclass
+class _State:
+    symbols: list[str]
+    symbol_id: dict[str, int]
+    words: list[list[int]]
+    counts: list[int]
+    merges: list[tuple[int, int]] = field(default_factory=list)
+
+
+class GPETrainer:
+    """The GPE trainer, in phases so a caller can persist the counts between them.
+
+    >>> tok = GPETrainer(TrainSettings(vocab_size=600, prune_freq=1)).train(["ශ්‍රී ලංකා ශ්‍රී ලංකා"])
+    >>> tok.tokenize("ශ්‍රී ලංකා")
+    ['ශ්\u200dරී', ' ලංකා']
+    """
+
+    def __init__(self, settings: TrainSettings) -> None:
+        self.settings = settings
+        self.splitter = get_word_splitter(settings.script, settings.leading_space, settings.merge_other)
+        self.corpus_info: CorpusInfo | None = None
+
+    # ---------------------------------------------------------------- phase 1
+    def count(self, corpus: str | Path | Iterable[str]) -> Counter[str]:
+        """Count the pieces of a corpus file or an iterable of documents."""
+        chunks, info = read_corpus(corpus)
+        counts: Counter[str] = Counter()
+        pieces = self.splitter.pieces
+        for chunk in chunks:
+            counts.update(pieces(chunk))
+        self.corpus_info = info.freeze() if hasattr(info, "freeze") else info  # type: ignore[attr-defined]
+        return counts
+
+    # ---------------------------------------------------------------- phase 2
+    def _prepare(self, piece_counts: Counter[str]) -> tuple[_State, Counter[str], list[str]]:
+        s = self.settings
+        units_of = self.splitter.units
+        piece_units = {p: units_of(p) for p in piece_counts}
+        unit_freq: Counter[str] = Counter()
+        for p, c in piece_counts.items():
+            for u in piece_units[p]:
+                unit_freq[u] += c
+        kept = {u for u, f in unit_freq.items() if f >= s.prune_freq}
+        symbols = sorted(kept, key=lambda u: (-unit_freq[u], u))
+        if s.oov_policy == "fallback":
+            extra = sorted(
+                set().union(*(sch.code_points for sch in schemas_for(s.script))) | FALLBACK_ASCII
+            )
+            extra += [byte_token(b) for b in range(256)]
+            symbols += [x for x in extra if x not in kept]
+        symbol_id = {u: i for i, u in enumerate(symbols)}
+        segments: Counter[tuple[int, ...]] = Counter()
+        pruned: Counter[str] = Counter()
+        for p, c in piece_counts.items():
+            run: list[int] = []
+            for u in piece_units[p]:
+                i = symbol_id.get(u) if u in kept else None
+                if i is None:
+                    pruned[u] += c
+                    if run:
+                        segments[tuple(run)] += c
+                        run = []
+                else:
+                    run.append(i)
+            if run:
+                segments[tuple(run)] += c
+        # Deterministic segment order (the merge result does not depend on it, but the
+        # iteration order of sets built from it should not depend on dict history either).
+        ordered = sorted(segments.items())
+        state = _State(
+            symbols=symbols,
+            symbol_id=symbol_id,
+            words=[list(w) for w, _ in ordered],
+            counts=[c for _, c in ordered],
+        )
+        return state, pruned, sorted(kept)
+
+    # ---------------------------------------------------------------- phase 3
+    def fit(
+        self,
+        piece_counts: Counter[str],
+        *,
+        progress: ProgressFn | None = None,
+        checkpoint_every: int = 0,
+        on_checkpoint: CheckpointFn | None = None,
+        resume_merges: Sequence[tuple[str, str]] = (),
+    ) -> Tokenizer:
+        """Learn the merges from piece counts and return the trained :class:`Tokenizer`."""
+        s = self.settings
+        state, pruned, _ = self._prepare(piece_counts)
+        target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
+        if len(state.symbols) > target_symbols:
+            what = "syllables and characters of the corpus"
+            if s.oov_policy == "fallback":
+                what += ", the schemas' code points and 256 byte tokens for the fallback"
+            raise ValueError(
+                f"vocab_size={s.vocab_size} is smaller than the base vocabulary: "
+                f"{len(SPECIAL_TOKENS)} special tokens + {len(state.symbols)} symbols ({what}). "
+                f"Use vocab_size >= {len(state.symbols) + len(SPECIAL_TOKENS)}, or raise "
+                "prune_freq to drop rare syllables."
+            )
+        _MergeEngine(state).run(
+            target_symbols=target_symbols,
+            min_freq=s.min_freq,
+            progress=progress,
+            checkpoint_every=checkpoint_every,
+            on_checkpoint=on_checkpoint,
+            resume=resume_merges,
+        )
+        return self._build_tokenizer(state, pruned)
+
+    def train(
+        self,
+        corpus: str | Path | Iterable[str],
+        *,
+        progress: ProgressFn | None = None,
+        checkpoint_every: int = 0,
+        on_checkpoint: CheckpointFn | None = None,
+        resume_merges: Sequence[tuple[str, str]] = (),
+    ) -> Tokenizer:
+        """Count, prepare and fit in one call."""
+        counts = self.count(corpus)
+        return self.fit(
+            counts,
+            progress=progress,
+            checkpoint_every=checkpoint_every,
+            on_checkpoint=on_checkpoint,
+            resume_merges=resume_merges,
+        )
+
+    # ---------------------------------------------------------------- output
+    def _build_tokenizer(self, state: _State, pruned: Counter[str]) -> Tokenizer:
+        s = self.settings
+        freq = [0] * len(state.symbols)
+        for w, c in zip(state.words, state.counts):
+            for i in w:
+                freq[i] += c
+        if s.oov_policy == "fallback":
+            for u, c in pruned.items():
+                for piece in _spell(u, state.symbol_id):
+                    freq[state.symbol_id[piece]] += c
+        order = sorted(range(len(state.symbols)), key=lambda i: (freq[i] == 0, -freq[i], i))
+        vocab = {t: i for i, t in enumerate(SPECIAL_TOKENS)}
+        for i in order:
+            vocab.setdefault(state.symbols[i], len(vocab))
+        merges = [(state.symbols[a], state.symbols[b]) for a, b in state.merges]
+        info = self.corpus_info
+        training = {
+            "corpus": info.name if info else None,
+            "sha256": info.sha256 if info else None,
+            "lines": info.documents if info else None,
+        }
+        return Tokenizer(
+            vocab=vocab,
+            merges=merges,
+            leading_space=s.leading_space,
+            script=s.script,
+            merge_other=s.merge_other,
+            oov_policy=s.oov_policy,
+            prune_freq=s.prune_freq,
+            min_freq=s.min_freq,
+            training=training,
+        )
+
+
+def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
+    """The fallback spelling of a unit: code points in the vocabulary, else UTF-8 bytes."""
+    out: list[str] = []
+    for ch in unit:
+        if ch in symbol_id:
+            out.append(ch)
+        else:
+            out.extend(byte_token(b) for b in ch.encode("utf-8"))
+    return out
+
+
+# ============================================================================
+# The incremental merge engine
+# ============================================================================
+
+
+class _MergeEngine:
+    def __init__(self, state: _State) -> None:
+        self.st = state
+        self.pair_counts: dict[tuple[int, int], int] = {}
+        self.pair_to_words: dict[tuple[int, int], set[int]] = {}
+        pc = self.pair_counts
+        where = self.pair_to_words
+        for wi, (w, c) in enumerate(zip(state.words, state.counts)):
+            for p in zip(w, w[1:]):
+                pc[p] = pc.get(p, 0) + c
+                bucket = where.get(p)
+                if bucket is None:
+                    where[p] = {wi}
+                else:
+                    bucket.add(wi)
+        self.heap = [(-c, p) for p, c in pc.items()]
+        heapq.heapify(self.heap)
+
+    def _pop_best(self) -> tuple[tuple[int, int], int] | None:
+        heap = self.heap
+        pc = self.pair_counts
+        while heap:
+            neg, pair = heapq.heappop(heap)
+            actual = pc.get(pair, 0)
+            if actual == -neg:
+                return pair, actual
+            if actual > 0:  # stale: re-push with the current count (lazy refresh)
+                heapq.heappush(heap, (-actual, pair))
+        return None
+
+    def _new_symbol(self, pair: tuple[int, int]) -> int:
+        st = self.st
+        merged = st.symbols[pair[0]] + st.symbols[pair[1]]
+        sid = st.symbol_id.get(merged)
+        if sid is None:
+            sid = len(st.symbols)
+            st.symbols.append(merged)
+            st.symbol_id[merged] = sid
+        return sid
+
+    def _apply(self, pair: tuple[int, int], new: int) -> None:
+        """Merge ``pair`` into ``new`` in every segment that has it; update counts locally."""
+        a, b = pair
+        st = self.st
+        words, counts = st.words, st.counts
+        pc = self.pair_counts
+        where = self.pair_to_words
+        changed: set[tuple[int, int]] = set()
+        for wi in where.pop(pair, ()):
+            w = words[wi]
+            n = len(w)
+            if n < 2:
+                continue
+            c = counts[wi]
+            out: list[int] = []
+            i = 0
+            hit = False
+            while i < n:
+                if i + 1 < n and w[i] == a and w[i + 1] == b:
+                    hit = True
+                    if out:
+                        left = out[-1]
+                        p = (left, a)
+                        pc[p] -= c
+                        changed.add(p)
+                        p = (left, new)
+                        pc[p] = pc.get(p, 0) + c
+                        changed.add(p)
+                        where.setdefault(p, set()).add(wi)
+                    if i + 2 < n:
+                        right = w[i + 2]
+                        p = (b, right)
+                        pc[p] -= c
+                        changed.add(p)
+                        p = (new, right)
+                        pc[p] = pc.get(p, 0) + c
+                        changed.add(p)
+                        where.setdefault(p, set()).add(wi)
+                    pc[pair] -= c
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            if hit:
+                words[wi] = out
+        pc.pop(pair, None)
+        heap = self.heap
+        for p in changed:
+            c = pc.get(p, 0)
+            if c > 0:
+                heapq.heappush(heap, (-c, p))
+            elif p in pc:
+                del pc[p]
+                where.pop(p, None)
+
+    def run(
+        self,
+        *,
+        target_symbols: int,
+        min_freq: int,
+        progress: ProgressFn | None,
+        checkpoint_every: int,
+        on_checkpoint: CheckpointFn | None,
+        resume: Sequence[tuple[str, str]],
+    ) -> None:
+        st = self.st
+        target = max(0, target_symbols - len(st.symbols))
+        # Replay a checkpoint: the same updates as the original run, the pair taken from the list.
+        for k, (left, right) in enumerate(resume):
+            pair = (st.symbol_id.get(left, -1), st.symbol_id.get(right, -1))
+            count = self.pair_counts.get(pair, 0)
+            if count < min_freq:
+                raise ResumeError(
+                    f"checkpoint merge {k + 1} ({left!r}, {right!r}) has count {count} in this "
+                    "corpus; the checkpoint belongs to another corpus or other settings"
+                )
+            st.merges.append(pair)
+            self._apply(pair, self._new_symbol(pair))
+        if resume:
+            # Rebuild the heap from the current counts: the choice of the next pair depends
+            # only on the counts, so the run continues exactly as it would have.
+            self.heap = [(-c, p) for p, c in self.pair_counts.items()]
+            heapq.heapify(self.heap)
+        start = time.perf_counter()
+        while len(st.symbols) < target_symbols:
+            best = self._pop_best()
+            if best is None or best[1] < min_freq:
+                break
+            pair, count = best
+            st.merges.append(pair)
+            self._apply(pair, self._new_symbol(pair))
+            step = len(st.merges)
+            if progress is not None:
+                progress(
+                    ProgressEvent(
+                        step, len(resume) + target, (st.symbols[pair[0]], st.symbols[pair[1]]),
+                        count, time.perf_counter() - start,
+                    )
+                )
+            if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
+                on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
+
+
+def train(
+    corpus: str | Path | Iterable[str],
+    *,
+    vocab_size: int = 32_000,
+    prune_freq: int = 2,
+    min_freq: int = 2,
+    leading_space: bool = True,
+    oov_policy: OOVPolicy = "fallback",
+    script: str = "auto",
+    merge_other: bool = True,
+    progress: ProgressFn | None = None,
+) -> Tokenizer:
+    """Train an SGPE tokenizer on a corpus file (.txt/.jsonl/.csv/.parquet) or documents.
+
+    ``vocab_size`` counts everything: the 5 special tokens, the base symbols (syllables,
+    and with ``oov_policy="fallback"`` the schemas' code points and 256 byte tokens) and
+    the merged tokens.
+    """
+    settings = TrainSettings(
+        vocab_size=vocab_size,
+        prune_freq=prune_freq,
+        min_freq=min_freq,
+        leading_space=leading_space,
+        oov_policy=oov_policy,
+        script=script,
+        merge_other=merge_other,
+    )
+    return GPETrainer(settings).train(corpus, progress=progress)
