@@ -54,7 +54,7 @@ class Tokenizer:
         *,
         leading_space: bool = True,
         script: str = "auto",
-        merge_other: bool = True,
+        pieces: str = "whitespace",
         oov_policy: str = "fallback",
         prune_freq: int = 0,
         min_freq: int = 2,
@@ -66,7 +66,7 @@ class Tokenizer:
         self.merges = [tuple(m) for m in merges]
         self.leading_space = leading_space
         self.script = script
-        self.merge_other = merge_other
+        self.pieces = pieces
         self.oov_policy = oov_policy
         self.prune_freq = prune_freq
         self.min_freq = min_freq
@@ -86,7 +86,7 @@ class Tokenizer:
         self._byte_ids = (
             [self.vocab[byte_token(b)] for b in range(256)] if oov_policy == "fallback" else []
         )
-        self._splitter = get_word_splitter(script, leading_space, merge_other)
+        self._splitter = get_word_splitter(script, leading_space, pieces)
         self._units = self._splitter.units
         self._cache: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
@@ -379,7 +379,7 @@ class Tokenizer:
             "min_freq": self.min_freq,
             "leading_space": self.leading_space,
             "scripts": self.script,
-            "merge_other": self.merge_other,
+            "pieces": self.pieces,
             "oov_policy": self.oov_policy,
             "training": self.training,
             "merges": [list(m) for m in self.merges],
@@ -402,7 +402,7 @@ class Tokenizer:
                 "format_version": FORMAT_VERSION,
                 "model": "sgpe",
                 "scripts": "sinhala",
-                "merge_other": False,
+                "pieces": "script",
                 "oov_policy": "unk",
             }
         if data.get("format") != FORMAT_NAME:
@@ -429,7 +429,7 @@ class Tokenizer:
             merges=[(a, b) for a, b in merges],
             leading_space=bool(_typed(data, "leading_space", bool, source)),
             script=str(data.get("scripts", "auto")),
-            merge_other=bool(data.get("merge_other", True)),
+            pieces=str(data.get("pieces", "whitespace")),
             oov_policy=str(data.get("oov_policy", "fallback")),
             prune_freq=int(data.get("prune_freq", 0)),
             min_freq=int(data.get("min_freq", 2)),

@@ -55,7 +55,7 @@ class TrainSettings:
     leading_space: bool = True
     oov_policy: OOVPolicy = "fallback"
     script: str = "auto"
-    merge_other: bool = True
+    pieces: str = "whitespace"
 
     def __post_init__(self) -> None:
         if not isinstance(self.vocab_size, int) or self.vocab_size < len(SPECIAL_TOKENS) + 1:
@@ -90,9 +90,14 @@ class ResumeError(ValueError):
 
 @dataclass
 class _State:
+    """Merge-loop state. A segment is a ``str`` whose characters are symbol ids
+    (``chr(id)``): a merge is then ``str.replace`` (non-overlapping, left to right, at C
+    speed), a pair is a 2-character string, and comparing pair strings compares
+    ``(left_id, right_id)``, so the tie-break is unchanged."""
+
     symbols: list[str]
     symbol_id: dict[str, int]
-    words: list[list[int]]
+    words: list[str]
     counts: list[int]
     merges: list[tuple[int, int]] = field(default_factory=list)
 
@@ -107,7 +112,7 @@ class GPETrainer:
 
     def __init__(self, settings: TrainSettings) -> None:
         self.settings = settings
-        self.splitter = get_word_splitter(settings.script, settings.leading_space, settings.merge_other)
+        self.splitter = get_word_splitter(settings.script, settings.leading_space, settings.pieces)
         self.corpus_info: CorpusInfo | None = None
 
     # ---------------------------------------------------------------- phase 1
@@ -124,8 +129,11 @@ class GPETrainer:
     # ---------------------------------------------------------------- phase 2
     def _prepare(self, piece_counts: Counter[str]) -> tuple[_State, Counter[str], list[str]]:
         s = self.settings
-        units_of = self.splitter.units
-        piece_units = {p: units_of(p) for p in piece_counts}
+        plain = [p for p in piece_counts if "\n" not in p]
+        piece_units = dict(zip(plain, self.splitter.units_of_many(plain)))
+        for p in piece_counts:
+            if "\n" in p:
+                piece_units[p] = self.splitter.units(p)
         unit_freq: Counter[str] = Counter()
         for p, c in piece_counts.items():
             for u in piece_units[p]:
@@ -139,28 +147,28 @@ class GPETrainer:
             extra += [byte_token(b) for b in range(256)]
             symbols += [x for x in extra if x not in kept]
         symbol_id = {u: i for i, u in enumerate(symbols)}
-        segments: Counter[tuple[int, ...]] = Counter()
+        char_of = {u: chr(i) for u, i in symbol_id.items() if u in kept}
+        segments: Counter[str] = Counter()
         pruned: Counter[str] = Counter()
         for p, c in piece_counts.items():
-            run: list[int] = []
+            run: list[str] = []
             for u in piece_units[p]:
-                i = symbol_id.get(u) if u in kept else None
-                if i is None:
+                ch = char_of.get(u)
+                if ch is None:
                     pruned[u] += c
                     if run:
-                        segments[tuple(run)] += c
+                        segments["".join(run)] += c
                         run = []
                 else:
-                    run.append(i)
+                    run.append(ch)
             if run:
-                segments[tuple(run)] += c
-        # Deterministic segment order (the merge result does not depend on it, but the
-        # iteration order of sets built from it should not depend on dict history either).
+                segments["".join(run)] += c
+        # Sorted, so that nothing downstream depends on the corpus order.
         ordered = sorted(segments.items())
         state = _State(
             symbols=symbols,
             symbol_id=symbol_id,
-            words=[list(w) for w, _ in ordered],
+            words=[w for w, _ in ordered],
             counts=[c for _, c in ordered],
         )
         return state, pruned, sorted(kept)
@@ -223,8 +231,8 @@ class GPETrainer:
         s = self.settings
         freq = [0] * len(state.symbols)
         for w, c in zip(state.words, state.counts):
-            for i in w:
-                freq[i] += c
+            for ch in w:
+                freq[ord(ch)] += c
         if s.oov_policy == "fallback":
             for u, c in pruned.items():
                 for piece in _spell(u, state.symbol_id):
@@ -245,7 +253,7 @@ class GPETrainer:
             merges=merges,
             leading_space=s.leading_space,
             script=s.script,
-            merge_other=s.merge_other,
+            pieces=s.pieces,
             oov_policy=s.oov_policy,
             prune_freq=s.prune_freq,
             min_freq=s.min_freq,
@@ -272,22 +280,23 @@ def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
 class _MergeEngine:
     def __init__(self, state: _State) -> None:
         self.st = state
-        self.pair_counts: dict[tuple[int, int], int] = {}
-        self.pair_to_words: dict[tuple[int, int], set[int]] = {}
-        pc = self.pair_counts
-        where = self.pair_to_words
+        pc: dict[str, int] = {}
+        where: dict[str, set[int]] = {}
         for wi, (w, c) in enumerate(zip(state.words, state.counts)):
-            for p in zip(w, w[1:]):
+            for k in range(len(w) - 1):
+                p = w[k : k + 2]
                 pc[p] = pc.get(p, 0) + c
                 bucket = where.get(p)
                 if bucket is None:
                     where[p] = {wi}
                 else:
                     bucket.add(wi)
+        self.pair_counts = pc
+        self.pair_to_words = where
         self.heap = [(-c, p) for p, c in pc.items()]
         heapq.heapify(self.heap)
 
-    def _pop_best(self) -> tuple[tuple[int, int], int] | None:
+    def _pop_best(self) -> tuple[str, int] | None:
         heap = self.heap
         pc = self.pair_counts
         while heap:
@@ -299,71 +308,52 @@ class _MergeEngine:
                 heapq.heappush(heap, (-actual, pair))
         return None
 
-    def _new_symbol(self, pair: tuple[int, int]) -> int:
+    def _new_symbol(self, pair: str) -> str:
         st = self.st
-        merged = st.symbols[pair[0]] + st.symbols[pair[1]]
+        merged = st.symbols[ord(pair[0])] + st.symbols[ord(pair[1])]
         sid = st.symbol_id.get(merged)
         if sid is None:
             sid = len(st.symbols)
             st.symbols.append(merged)
             st.symbol_id[merged] = sid
-        return sid
+        return chr(sid)
 
-    def _apply(self, pair: tuple[int, int], new: int) -> None:
-        """Merge ``pair`` into ``new`` in every segment that has it; update counts locally."""
-        a, b = pair
+    def _apply(self, pair: str, new: str) -> None:
+        """Merge ``pair`` into ``new`` in every segment that has it, updating pair counts.
+
+        Only segments listed in ``pair_to_words[pair]`` are visited. A visited segment's
+        old pairs are subtracted and its new pairs added; pairs that contain ``new`` are
+        pushed on the heap, every other changed count can only have gone down, and the
+        lazy refresh in :meth:`_pop_best` takes care of those.
+        """
         st = self.st
         words, counts = st.words, st.counts
         pc = self.pair_counts
         where = self.pair_to_words
-        changed: set[tuple[int, int]] = set()
+        touched: set[str] = set()
         for wi in where.pop(pair, ()):
             w = words[wi]
-            n = len(w)
-            if n < 2:
-                continue
+            if pair not in w:
+                continue  # a stale index entry: an earlier merge consumed the pair here
             c = counts[wi]
-            out: list[int] = []
-            i = 0
-            hit = False
-            while i < n:
-                if i + 1 < n and w[i] == a and w[i + 1] == b:
-                    hit = True
-                    if out:
-                        left = out[-1]
-                        p = (left, a)
-                        pc[p] -= c
-                        changed.add(p)
-                        p = (left, new)
-                        pc[p] = pc.get(p, 0) + c
-                        changed.add(p)
-                        where.setdefault(p, set()).add(wi)
-                    if i + 2 < n:
-                        right = w[i + 2]
-                        p = (b, right)
-                        pc[p] -= c
-                        changed.add(p)
-                        p = (new, right)
-                        pc[p] = pc.get(p, 0) + c
-                        changed.add(p)
-                        where.setdefault(p, set()).add(wi)
-                    pc[pair] -= c
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            if hit:
-                words[wi] = out
+            nw = w.replace(pair, new)
+            words[wi] = nw
+            for k in range(len(w) - 1):
+                pc[w[k : k + 2]] -= c
+            for k in range(len(nw) - 1):
+                p = nw[k : k + 2]
+                pc[p] = pc.get(p, 0) + c
+                if new in p:
+                    touched.add(p)
+                    bucket = where.get(p)
+                    if bucket is None:
+                        where[p] = {wi}
+                    else:
+                        bucket.add(wi)
         pc.pop(pair, None)
         heap = self.heap
-        for p in changed:
-            c = pc.get(p, 0)
-            if c > 0:
-                heapq.heappush(heap, (-c, p))
-            elif p in pc:
-                del pc[p]
-                where.pop(p, None)
+        for p in touched:
+            heapq.heappush(heap, (-pc[p], p))
 
     def run(
         self,
@@ -379,14 +369,15 @@ class _MergeEngine:
         target = max(0, target_symbols - len(st.symbols))
         # Replay a checkpoint: the same updates as the original run, the pair taken from the list.
         for k, (left, right) in enumerate(resume):
-            pair = (st.symbol_id.get(left, -1), st.symbol_id.get(right, -1))
+            ids = (st.symbol_id.get(left), st.symbol_id.get(right))
+            pair = chr(ids[0]) + chr(ids[1]) if None not in ids else ""
             count = self.pair_counts.get(pair, 0)
             if count < min_freq:
                 raise ResumeError(
                     f"checkpoint merge {k + 1} ({left!r}, {right!r}) has count {count} in this "
                     "corpus; the checkpoint belongs to another corpus or other settings"
                 )
-            st.merges.append(pair)
+            st.merges.append((ord(pair[0]), ord(pair[1])))
             self._apply(pair, self._new_symbol(pair))
         if resume:
             # Rebuild the heap from the current counts: the choice of the next pair depends
@@ -399,13 +390,13 @@ class _MergeEngine:
             if best is None or best[1] < min_freq:
                 break
             pair, count = best
-            st.merges.append(pair)
+            st.merges.append((ord(pair[0]), ord(pair[1])))
             self._apply(pair, self._new_symbol(pair))
             step = len(st.merges)
             if progress is not None:
                 progress(
                     ProgressEvent(
-                        step, len(resume) + target, (st.symbols[pair[0]], st.symbols[pair[1]]),
+                        step, len(resume) + target, (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])]),
                         count, time.perf_counter() - start,
                     )
                 )
@@ -422,7 +413,7 @@ def train(
     leading_space: bool = True,
     oov_policy: OOVPolicy = "fallback",
     script: str = "auto",
-    merge_other: bool = True,
+    pieces: str = "whitespace",
     progress: ProgressFn | None = None,
 ) -> Tokenizer:
     """Train an SGPE tokenizer on a corpus file (.txt/.jsonl/.csv/.parquet) or documents.
@@ -438,6 +429,6 @@ def train(
         leading_space=leading_space,
         oov_policy=oov_policy,
         script=script,
-        merge_other=merge_other,
+        pieces=pieces,
     )
     return GPETrainer(settings).train(corpus, progress=progress)

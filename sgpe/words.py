@@ -1,56 +1,54 @@
-"""Group text into *pieces* (words) whose syllables may merge; merges never cross a piece.
+"""Group text into *pieces* (words); merges join syllables only inside a piece.
 
-A piece is one of
+Two ways to cut pieces, both with the leading-space rule of seed 000 §2.3 (the plain
+space before a piece belongs to it when ``leading_space`` is on):
 
-* a script word: a maximal run of syllables, orphans and other characters of a schema's
-  ``word_chars`` (Sinhala block + ZWJ; Devanagari letters and marks + ZWJ/ZWNJ), carrying
-  the leading space if ``leading_space`` is on (seed 000 §3.1 ``segment_into_words``);
-* with ``merge_other=True`` (our default), a run of other letters (``\\p{L}\\p{M}``), of
-  digits, or of punctuation/symbols, again with an optional leading space: BPE learns
-  ``2024`` or `` the`` the way it learns Sinhala words. Seed 000 instead emits each such
-  character as its own "boundary token" (``merge_other=False`` reproduces that);
-* a single whitespace character, or any other single character.
+* ``"whitespace"`` (default): a piece is a maximal run of non-whitespace characters, as
+  in SentencePiece or a Metaspace pre-tokenizer. A word keeps its punctuation and digits,
+  so GPE can learn ``"ලංකාව,"`` or ``" 2024"``; syllables are still never split, because
+  the units inside a piece are the syllables of :func:`sgpe.syllabify.syllabify` (other
+  characters are single units).
+* ``"script"`` (seed 000 ``segment_into_words``): a piece is a maximal run of a schema's
+  word characters (Sinhala block + ZWJ; Devanagari letters/marks + ZWJ/ZWNJ); every other
+  character is its own piece ("boundary token") and never merges.
 
-Each piece splits into units with :func:`sgpe.syllabify.syllabify` (for non-script runs the
-units are single characters), so merges only ever join whole syllables.
-
-The splitter is one compiled regex, so a corpus is split at C speed and each unique piece
-is syllabified once (DESIGN.md §4).
+Whitespace characters are always single pieces. The splitter is one regex, so a corpus is
+split at C speed and each unique piece is syllabified once (DESIGN.md §4).
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
-
-import regex
+from typing import Literal
 
 from .schema import char_set, schemas_for
 from .syllabify import get_syllabifier
+
+PieceMode = Literal["whitespace", "script"]
+PIECE_MODES = ("whitespace", "script")
 
 
 class WordSplitter:
     """Compiled piece splitter for one setting. Use :func:`get_word_splitter`."""
 
-    def __init__(self, script: str = "auto", leading_space: bool = False, merge_other: bool = True):
+    def __init__(self, script: str = "auto", leading_space: bool = False, pieces: str = "whitespace"):
+        if pieces not in PIECE_MODES:
+            raise ValueError(f"pieces must be one of {', '.join(PIECE_MODES)}, got {pieces!r}")
         self.script = script
         self.leading_space = leading_space
-        self.merge_other = merge_other
-        schemas = schemas_for(script)
-        wc = char_set(frozenset().union(*(s.word_chars for s in schemas)))
-        sp = " ?" if leading_space else ""
-        # Every syllable and orphan consists of word characters, and every word character
-        # is at least a unit of its own, so a script word is simply a maximal run of them.
-        alternatives = [f"{sp}{wc}+"]
-        if merge_other:
-            alternatives += [
-                f"{sp}[[\\p{{L}}\\p{{M}}]--{wc}]+",
-                f"{sp}[\\p{{N}}--{wc}]+",
-                f"{sp}[[^\\s\\p{{L}}\\p{{M}}\\p{{N}}]--{wc}]+",
-            ]
-        alternatives.append(f"{sp}[^ \\t\\n\\r]" if leading_space else "[^\\s]")
-        alternatives.append("[\\s\\S]")
-        self.pattern = "|".join(alternatives)
-        self._findall = regex.compile(self.pattern, regex.V1).findall
+        self.mode = pieces
+        if pieces == "whitespace":
+            word = r"[^\s]+"
+        else:
+            word = char_set(frozenset().union(*(s.word_chars for s in schemas_for(script)))) + "+"
+        if leading_space:
+            # A space before a non-space character belongs to it (also when that character
+            # is another kind of space, e.g. NO-BREAK SPACE), exactly as in syllabify().
+            self.pattern = rf" ?{word}| ?[^ \t\n\r]|[\s\S]"
+        else:
+            self.pattern = rf"{word}|[\s\S]"
+        self._findall = re.compile(self.pattern).findall
         self._units = get_syllabifier(script, leading_space)
 
     def pieces(self, text: str) -> list[str]:
@@ -61,9 +59,22 @@ class WordSplitter:
         """The syllables (units) of one piece."""
         return self._units(piece)
 
+    def units_of_many(self, pieces: list[str]) -> list[list[str]]:
+        """Units of many pieces with one regex pass (pieces must not contain a newline)."""
+        out: list[list[str]] = []
+        current: list[str] = []
+        for u in self._units("\n".join(pieces)):
+            if u == "\n":
+                out.append(current)
+                current = []
+            else:
+                current.append(u)
+        out.append(current)
+        return out
+
 
 @cache
 def get_word_splitter(
-    script: str = "auto", leading_space: bool = False, merge_other: bool = True
+    script: str = "auto", leading_space: bool = False, pieces: str = "whitespace"
 ) -> WordSplitter:
-    return WordSplitter(script, leading_space, merge_other)
+    return WordSplitter(script, leading_space, pieces)
