@@ -217,7 +217,7 @@ def read_corpus(source: str | Path | Iterable[str]) -> tuple[Iterator[str], Corp
                 raise CorpusError(f"{path}: the corpus is empty; it needs at least one line of text")
             return _text_chunks(text), info
         return _hashing_chunks(iter_documents(path), path.name, str(path))
-    return _hashing_chunks(iter(source), None, "the corpus")
+    return _hashing_chunks(iter(source), None, "corpus")
 
 
 def _text_chunks(text: str) -> Iterator[str]:
@@ -259,7 +259,7 @@ def _hashing_chunks(
             any_text = any_text or bool(chunk.strip())
             yield chunk
         if not any_text:
-            raise CorpusError(f"{label}: the corpus is empty; it needs at least one document with text")
+            raise CorpusError(f"{label}: empty; it needs at least one document with text")
 
     return chunks(), info  # type: ignore[return-value]
 

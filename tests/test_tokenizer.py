@@ -1,0 +1,176 @@
+"""The SGPE encoder/decoder: round trips, merge semantics, files, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import sgpe
+from sgpe import Tokenizer
+from sgpe._reference import reference_encode_units
+
+DOCS = [
+    "ශ්‍රී ලංකාව සුන්දර රටකි. ශ්‍රී ලංකාවේ ජනතාව",
+    "ප්‍රශ්නය විද්‍යාව ක්‍රමය ප්‍රත්‍යක්ෂ ව්‍යාකරණය",
+    "नमस्ते दुनिया, क्षत्रिय स्त्री 2024 में",
+    "hello world 123 hello",
+] * 4
+
+
+@pytest.fixture(scope="module")
+def tok() -> Tokenizer:
+    return sgpe.train(DOCS, vocab_size=800, prune_freq=1)
+
+
+@pytest.fixture(scope="module")
+def unk_tok() -> Tokenizer:
+    return sgpe.train(DOCS, vocab_size=300, prune_freq=1, oov_policy="unk")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("ා", id="lone-vowel-sign"),
+        pytest.param("\u200d\u200c", id="zwj-zwnj"),
+        pytest.param("👩‍👩‍👧", id="emoji-zwj"),
+        pytest.param("\x00\x1f\x7f\ufeff", id="controls"),
+        pytest.param("ශ්‍රී   \t\n  ලංකාව\r\n", id="whitespace-runs"),
+        pytest.param("[UNK] <0x41> [PAD]", id="special-literals"),
+        pytest.param("𝔘𝔫𝔦𝔠𝔬𝔡𝔢 中文 العربية", id="other-scripts"),
+        pytest.param("ක" + "්ක" * 60 + "ා", id="very-long-cluster"),
+    ],
+)
+def test_round_trip_edge_cases(tok, text):
+    ids = tok.encode(text)
+    assert tok.decode(ids) == text
+    assert b"".join(tok.token_bytes(ids)) == text.encode("utf-8")
+
+
+@given(st.text())
+def test_round_trip_any_string(tok, text):
+    assert tok.decode(tok.encode(text)) == text
+
+
+@given(st.text(alphabet=st.sampled_from(list("ශ්‍රීලංකාවසුන්දරටකි.ජනතාවේපශ්නයද්යක්ෂ") + [" ", "\n", "a", "\u200d"]), max_size=80))
+def test_encode_matches_reference_merge_loop(tok, text):
+    """Inside each run of known syllables, merges follow seed 000 §4.3 exactly."""
+    expected: list[str] = []
+    for piece in tok._splitter.pieces(text):
+        for seg, is_run in tok._segments(piece):
+            if is_run:
+                expected += reference_encode_units(seg, tok.merges)
+            else:
+                expected += [tok.id_to_token(i) for i in tok._spell(seg[0])[0]]
+    assert tok.tokenize(text) == expected
+
+
+def test_heap_merge_equals_rescan_on_long_runs(tok):
+    ids = [tok.vocab[u] for u in ["ශ්‍රී", "ලං", "කා", "ව"] * 20 if u in tok.vocab]
+    assert len(ids) > 30
+    assert tok._bpe_heap(list(ids)) == reference_ids(tok, ids)
+
+
+def reference_ids(tok, ids):
+    tokens = reference_encode_units([tok.id_to_token(i) for i in ids], tok.merges)
+    return [tok.vocab[t] for t in tokens]
+
+
+def test_merge_trace_ends_in_the_encoding(tok):
+    text = "ශ්‍රී ලංකාවේ ජනතාව hello"
+    traces = tok.merge_trace(text)
+    assert "".join(t.word for t in traces) == text
+    assert [t for tr in traces for t in tr.final] == tok.tokenize(text)
+    steps = [s for tr in traces for s in tr.steps]
+    assert steps and all(s.rank == tok.merges.index(s.pair) for s in steps)
+
+
+def test_unknown_id_is_named(tok):
+    last = tok.vocab_size - 1
+    with pytest.raises(ValueError, match=rf"invalid token id: 99999 \(this vocabulary has ids 0\.\.{last}\)"):
+        tok.decode([5, 99999])
+    with pytest.raises(ValueError, match="invalid token id: -1"):
+        tok.id_to_token(-1)
+
+
+def test_unk_policy_is_paper_faithful(unk_tok):
+    ids = unk_tok.encode("ශ්‍රී ඣඤ")
+    assert unk_tok.unk_id in ids
+    assert not any(t.startswith("<0x") for t in unk_tok.vocab)
+
+
+def test_missing_leading_space_syllable_falls_back_to_space_plus_syllable():
+    tok = sgpe.train(["ලංකා ලංකා", "ලංකා"], vocab_size=2000, prune_freq=1)
+    assert " ලං" in tok.vocab and "ලං" in tok.vocab
+    text = "x ලංකා"  # " ලං" exists; now a syllable seen only inside words:
+    assert tok.tokenize(" කා") == [" ", "කා"]
+    assert tok.decode(tok.encode(text)) == text
+
+
+def test_save_load_round_trip(tmp_path, tok):
+    path = tmp_path / "vocab.json"
+    tok.save(path)
+    again = Tokenizer.load(path)
+    text = "ශ්‍රී ලංකාව hello 2024"
+    assert again.encode(text) == tok.encode(text)
+    again.save(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_bytes() == path.read_bytes()
+    assert sgpe.load(path).encode(text) == tok.encode(text)
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(format_version=99), "format_version"),
+        (lambda d: d.pop("vocab"), "missing key 'vocab'"),
+        (lambda d: d["merges"].append(["nope", "x"]), "key 'merges'"),
+        (lambda d: d["vocab"].update({"extra": 10**6}), "ids must be exactly"),
+        (lambda d: d.update(format="other"), "key 'format'"),
+        (lambda d: d.update(model="bytebpe"), "key 'model'"),
+    ],
+)
+def test_load_rejects_malformed_files(tmp_path, tok, change, message):
+    data = tok.to_dict()
+    data = json.loads(json.dumps(data))
+    change(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        Tokenizer.load(path)
+
+
+def test_load_rejects_non_json(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text("{oops", encoding="utf-8")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        Tokenizer.load(path)
+
+
+def test_reads_a_reference_sgpe_vocab(tmp_path):
+    """A vocab.json as written by the original trainer (seed 000 §3.7) loads with unk policy."""
+    ref = {
+        "version": "sgpe_v1.0.0", "vocab_size": 9, "special_tokens": ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+        "num_merges": 1, "prune_freq": 100, "leading_space": True,
+        "merges": [[" ලං", "කා"]],
+        "vocab": {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, " ලංකා": 5, " ලං": 6, "කා": 7, "ව": 8},
+    }  # fmt: skip
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps(ref, ensure_ascii=False), encoding="utf-8")
+    tok = Tokenizer.load(path)
+    assert tok.tokenize("ශ්‍රී ලංකාව") == ["[UNK]", " ලංකා", "ව"]
+
+
+def test_real_text_round_trip_and_no_unk(shared_corpora):
+    with open(shared_corpora / "si_train.txt", encoding="utf-8") as f:
+        train = [next(f) for _ in range(3000)]
+    tok = sgpe.train(train, vocab_size=6000)
+    with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
+        dev = f.read().split("\n")
+    for line in dev:
+        ids = tok.encode(line)
+        assert tok.unk_id not in ids
+        assert tok.decode(ids) == line
