@@ -1,0 +1,67 @@
+"""Schema files: the built-in ones load, and the loader names what is wrong with a bad one."""
+
+from __future__ import annotations
+
+import copy
+import json
+from importlib import resources
+
+import pytest
+
+from sgpe.schema import SchemaError, load_schema, load_schema_file, parse_schema
+
+
+def _builtin(name: str) -> dict:
+    return json.loads(resources.files("sgpe.schemas").joinpath(f"{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", ["sinhala", "devanagari"])
+def test_builtin_schemas_load(name):
+    schema = load_schema(name)
+    assert schema.classify("ක" if name == "sinhala" else "क") == "C"
+    assert schema.classify("a") == "O"
+
+
+def test_sinhala_classes_match_the_paper():
+    s = load_schema("sinhala")
+    sizes = {k: len(v) for k, v in s.classes.items()}
+    assert sizes == {"C": 45, "V": 18, "P": 19, "H": 1, "Z": 1, "M": 2}  # paper Table 5: 86 in all
+    assert sum(sizes.values()) == 86
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(format_version=2), "format_version"),
+        (lambda d: d["classes"].update(Q={"ranges": [["0041", "0041"]]}), "unknown class letter"),
+        (lambda d: d["classes"]["V"]["ranges"].append(["0D9A", "0D9A"]), "already in class C"),
+        (lambda d: d["classes"]["C"].update(ranges=[["0DC6", "0D9A"]]), "is after last"),
+        (lambda d: d["classes"]["C"].update(ranges=[["zz", "0D9A"]]), "hex code point"),
+        (lambda d: d["grammar"].update(syllable="C[HZ]"), "may use only class letters"),
+        (lambda d: d["grammar"].update(syllable="CX"), "which 'classes' does not define"),
+        (lambda d: d["grammar"].update(syllable="C(?:H"), "not a valid regular expression"),
+        (lambda d: d["dfa"]["transitions"]["START"].update(C="NOWHERE"), "not a state"),
+        (lambda d: d["dfa"].update(start="NOPE"), "dfa.start"),
+        (lambda d: d["dfa"]["accept"].append("START"), "must not accept"),
+        (lambda d: d.update(word_chars=[["0D80", "0D81"]]), "word_chars must contain"),
+        (lambda d: d["units"].append({"class": "P", "sequence": ["0DCA", "0DCF"], "equivalent": "0DDC"}), "start with a character of its own class"),
+        (lambda d: d.pop("grammar"), "missing key 'grammar'"),
+    ],
+)
+def test_bad_schema_is_explained(change, message):
+    data = copy.deepcopy(_builtin("sinhala"))
+    change(data)
+    with pytest.raises(SchemaError, match=message):
+        parse_schema(data, "test.json")
+
+
+def test_schema_file_errors_name_the_file(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(SchemaError, match=r"s\.json: not valid JSON"):
+        load_schema_file(path)
+
+
+def test_unknown_script():
+    with pytest.raises(ValueError, match="unknown script 'tamil'"):
+        load_schema("tamil")
