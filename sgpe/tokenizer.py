@@ -88,7 +88,8 @@ class Tokenizer:
         )
         self._splitter = get_word_splitter(script, leading_space, pieces)
         self._units = self._splitter.units
-        self._cache: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._pieces = self._splitter.pieces
+        self._cache: dict[str, list[int]] = {}
 
     def _check(self, source: str) -> None:
         n = len(self.vocab)
@@ -143,16 +144,17 @@ class Tokenizer:
     def encode(self, text: str) -> list[TokenId]:
         """Token ids of ``text``."""
         out: list[int] = []
+        extend = out.extend
         cache = self._cache
-        encode_piece = self._encode_piece
-        for piece in self._splitter.pieces(text):
-            hit = cache.get(piece)
-            if hit is None:
-                hit = encode_piece(piece)
+        get = cache.get
+        for piece in self._pieces(text):
+            ids = get(piece)
+            if ids is None:
+                ids = self._encode_piece(piece)
                 if len(cache) >= 500_000:
                     cache.clear()
-                cache[piece] = hit
-            out.extend(hit[0])
+                cache[piece] = ids
+            extend(ids)
         return out
 
     def tokenize(self, text: str) -> list[str]:
@@ -166,33 +168,35 @@ class Tokenizer:
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         pos = 0
-        cache = self._cache
-        for piece in self._splitter.pieces(text):
-            hit = cache.get(piece)
-            if hit is None:
-                hit = self._encode_piece(piece)
-                cache[piece] = hit
-            ids.extend(hit[0])
-            for length in hit[1]:
+        for piece in self._pieces(text):
+            piece_ids, lengths = self._encode_piece_with_lengths(piece)
+            ids.extend(piece_ids)
+            for length in lengths:
                 spans.append((pos, pos + length))
                 pos += length
         return ids, spans
 
-    def _encode_piece(self, piece: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def _encode_piece(self, piece: str) -> list[int]:
+        get = self.vocab.get
+        ids = [get(u) for u in self._units(piece)]
+        if None in ids:  # an out-of-vocabulary syllable: the general path
+            return self._encode_piece_with_lengths(piece)[0]
+        return self._bpe(ids) if len(ids) > 1 else ids  # type: ignore[arg-type]
+
+    def _encode_piece_with_lengths(self, piece: str) -> tuple[list[int], list[int]]:
         ids: list[int] = []
         lengths: list[int] = []
         vocab = self.vocab
         for seg, is_run in self._segments(piece):
             if is_run:
-                run = [vocab[u] for u in seg]
-                merged = self._bpe(run)
+                merged = self._bpe([vocab[u] for u in seg])
                 ids.extend(merged)
                 lengths.extend(len(self._token_bytes[i]) for i in merged)
             else:
                 more_ids, more_lengths = self._spell(seg[0])
                 ids.extend(more_ids)
                 lengths.extend(more_lengths)
-        return tuple(ids), tuple(lengths)
+        return ids, lengths
 
     def _segments(self, piece: str) -> list[tuple[list[str], bool]]:
         """Split a piece's units into runs of known units (True) and single OOV units (False)."""
@@ -222,22 +226,30 @@ class Tokenizer:
         return out
 
     def _bpe(self, ids: list[int]) -> list[int]:
+        """Seed 000 §4.3: merge the leftmost lowest-ranked pair until none applies."""
         n = len(ids)
         if n < 2:
             return ids
+        ranks = self._ranks
+        if n == 2:
+            r = ranks.get((ids[0], ids[1]))
+            return [r[1]] if r is not None else ids
         if n > _LONG_RUN:
             return self._bpe_heap(ids)
-        ranks = self._ranks
+        get = ranks.get
         while True:
             best = None
-            best_i = -1
-            for i in range(len(ids) - 1):
-                r = ranks.get((ids[i], ids[i + 1]))
-                if r is not None and (best is None or r[0] < best[0]):
-                    best, best_i = r, i
+            at = 0
+            prev = ids[0]
+            for i in range(1, len(ids)):
+                cur = ids[i]
+                r = get((prev, cur))
+                if r is not None and (best is None or r < best):  # ranks are unique
+                    best, at = r, i - 1
+                prev = cur
             if best is None:
                 return ids
-            ids[best_i : best_i + 2] = [best[1]]
+            ids[at : at + 2] = [best[1]]
             if len(ids) == 1:
                 return ids
 
