@@ -275,15 +275,18 @@ def _token_bytes_adapter(
     return Adapter(name, encode, finish)
 
 
-def _has_type(component: Any, type_name: str) -> bool:
-    """Whether a tokenizer.json component (possibly a Sequence of them) has `type_name`."""
+def _find_type(component: Any, type_name: str) -> dict[str, Any] | None:
+    """The first part of a tokenizer.json component (Sequences searched) of `type_name`."""
     if isinstance(component, dict):
         if component.get("type") == type_name:
-            return True
-        return any(_has_type(v, type_name) for v in component.values() if isinstance(v, list))
+            return component
+        component = [v for v in component.values() if isinstance(v, list)]
     if isinstance(component, list):
-        return any(_has_type(c, type_name) for c in component)
-    return False
+        for part in component:
+            found = _find_type(part, type_name)
+            if found is not None:
+                return found
+    return None
 
 
 def _gpt2_byte_decoder() -> dict[str, int]:
@@ -301,9 +304,12 @@ def _gpt2_byte_decoder() -> dict[str, int]:
 
 def _hf_adapter(tok: Any) -> Adapter:
     config = json.loads(tok.to_str())
-    byte_level = _has_type(config.get("pre_tokenizer"), "ByteLevel") or _has_type(
-        config.get("decoder"), "ByteLevel"
-    )
+    pre_tokenizer, decoder = config.get("pre_tokenizer"), config.get("decoder")
+    byte_level = (
+        _find_type(pre_tokenizer, "ByteLevel") or _find_type(decoder, "ByteLevel")
+    ) is not None
+    metaspace = _find_type(pre_tokenizer, "Metaspace") or _find_type(decoder, "Metaspace")
+    replacement: str | None = metaspace.get("replacement", "\u2581") if metaspace else None
     model = config.get("model") or {}
     unk_id: int | None = None
     if isinstance(model.get("unk_token"), str):
@@ -312,10 +318,18 @@ def _hf_adapter(tok: Any) -> Adapter:
         unk_id = model["unk_id"]
     byte_decoder = _gpt2_byte_decoder() if byte_level else {}
 
-    def token_length(token: str) -> int | None:
+    def token_bytes(token: str) -> tuple[bytes | None, bool]:
+        """A token's bytes if they can be read off its string, and whether that is sure
+        (byte-level alphabet, ``<0xNN>``) rather than a guess to be checked."""
         if byte_level:
-            return len(token) if all(ch in byte_decoder for ch in token) else None
-        return 1 if _BYTE_PIECE.fullmatch(token) else None
+            if all(ch in byte_decoder for ch in token):
+                return bytes(byte_decoder[ch] for ch in token), True
+            return None, False
+        if m := _BYTE_PIECE.fullmatch(token):
+            return bytes([int(m.group(1), 16)]), True
+        if replacement:
+            token = token.replace(replacement, " ")
+        return token.encode("utf-8"), False
 
     def encode(text: str) -> Any:
         return tok.encode(text, add_special_tokens=False)
@@ -324,13 +338,13 @@ def _hf_adapter(tok: Any) -> Adapter:
         ids = list(encoding.ids)
         unk = ids.count(unk_id) if unk_id is not None else 0
         decoded = tok.decode(ids, skip_special_tokens=False)
-        tokens: list[str] = encoding.tokens
-        if byte_level and all(ch in byte_decoder for token in tokens for ch in token):
-            pieces = [bytes(byte_decoder[ch] for ch in token) for token in tokens]
+        read = [token_bytes(t) for t in encoding.tokens]
+        pieces = [piece for piece, _ in read if piece is not None]
+        if not unk and len(pieces) == len(ids):
             spans = _align_pieces(text.encode("utf-8"), pieces)
             if spans is not None:
                 return Encoded(ids, spans, unk, decoded, exact=True)
-        lengths = [token_length(t) for t in tokens]
+        lengths = [len(piece) if piece is not None and sure else None for piece, sure in read]
         spans = spans_from_char_offsets(text, encoding.offsets, lengths)
         return Encoded(ids, spans, unk, decoded, exact=False)
 

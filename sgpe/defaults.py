@@ -1,0 +1,49 @@
+"""The vocabularies shipped with the project, trained from ``sample_data/`` (text written
+for this project), so the app and the examples work on a fresh clone with no set-up.
+
+``python -m sgpe.defaults`` rebuilds them; the tests check the shipped files are
+byte-identical to a rebuild (training is deterministic).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DATA = ROOT / "sample_data"
+SAMPLE_FILES = ("sinhala.txt", "hindi.txt", "mixed.txt")
+DEFAULT_VOCAB_SIZE = 4000
+DEFAULT_SGPE = SAMPLE_DATA / "vocab" / "sgpe_4k.json"
+DEFAULT_BYTEBPE = SAMPLE_DATA / "vocab" / "bytebpe_4k.json"
+
+
+def sample_documents() -> list[str]:
+    """All lines of the sample files, in a fixed order."""
+    docs: list[str] = []
+    for name in SAMPLE_FILES:
+        docs += (SAMPLE_DATA / name).read_text(encoding="utf-8").split("\n")[:-1]
+    return docs
+
+
+def build(out_dir: Path | None = None) -> tuple[Path, Path]:
+    """Train both default vocabularies and write them; return their paths."""
+    from .bytebpe import ByteBPETokenizer
+    from .train import train
+
+    out_dir = out_dir or DEFAULT_SGPE.parent
+    out_dir.mkdir(parents=True, exist_ok=True)
+    docs = sample_documents()
+    corpus = "sample_data: " + ", ".join(SAMPLE_FILES)
+    tok = train(docs, vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1)
+    tok.training["corpus"] = corpus
+    sgpe_path = out_dir / DEFAULT_SGPE.name
+    tok.save(sgpe_path)
+    byte = ByteBPETokenizer.train(docs, DEFAULT_VOCAB_SIZE)
+    byte_path = out_dir / DEFAULT_BYTEBPE.name
+    byte.save(byte_path, training={"corpus": corpus})
+    return sgpe_path, byte_path
+
+
+if __name__ == "__main__":
+    for path in build():
+        print(f"wrote {path}")
