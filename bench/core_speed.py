@@ -47,7 +47,9 @@ def job_train(kind: str, corpus: str, vocab_size: int, out: str) -> dict:
 
         tk = Tokenizer(models.BPE(unk_token="[UNK]"))
         tk.pre_tokenizer = pre_tokenizers.Metaspace()
-        trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["[UNK]"], show_progress=False)
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size, special_tokens=["[UNK]"], show_progress=False
+        )
         tk.train([corpus], trainer)
         seconds = time.perf_counter() - t0
         tk.save(out)
@@ -81,7 +83,9 @@ def encode_speed(encode, lines: list[str]) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--corpora", default=str(ROOT.parent / "shared" / "corpora"))
     ap.add_argument("--vocab-size", type=int, default=32000)
     ap.add_argument("--repeats", type=int, default=3)
@@ -118,7 +122,9 @@ def main() -> None:
     import sgpe
     from sgpe._tiktoken import load_encoding
 
-    print(f"\n# encoding {dev_file.name}: {len(lines)} lines, {sum(map(len, lines)):,} chars, one thread, cold cache")
+    print(
+        f"\n# encoding {dev_file.name}: {len(lines)} lines, {sum(map(len, lines)):,} chars, one thread, cold cache"
+    )
     enc = load_encoding("o200k_base")
     speeds: dict[str, list[float]] = {"sgpe": [], "tiktoken o200k_base": []}
     for _ in range(args.repeats):
@@ -128,7 +134,9 @@ def main() -> None:
     warm = encode_speed(tok.encode, lines)
     sp = {k: statistics.median(v) for k, v in speeds.items()}
     for k, v in sp.items():
-        print(f"  {k:20s} {v / 1e6:6.2f} M chars/s  (runs {' / '.join(f'{x / 1e6:.2f}' for x in speeds[k])})")
+        print(
+            f"  {k:20s} {v / 1e6:6.2f} M chars/s  (runs {' / '.join(f'{x / 1e6:.2f}' for x in speeds[k])})"
+        )
     print(f"  sgpe, warm cache     {warm / 1e6:6.2f} M chars/s")
     enc_ratio = sp["sgpe"] / sp["tiktoken o200k_base"]
     print(f"  RATIO encode SGPE (cold) / tiktoken = {enc_ratio:.2f}  (target >= 0.5)")
@@ -149,14 +157,20 @@ def main() -> None:
     n = sum(map(len, ids))
     unk = sum(i.count(tok.unk_id) for i in ids)
     fails = sum(tok.decode(i) != line for i, line in zip(ids, lines))
-    print(f"  SGPE {vs:>6}: tokens {n:,}  TWR {n / words:.3f}  CPT {chars / n:.3f}  [UNK] {unk}  round-trip failures {fails}")
+    print(
+        f"  SGPE {vs:>6}: tokens {n:,}  TWR {n / words:.3f}  CPT {chars / n:.3f}  [UNK] {unk}  round-trip failures {fails}"
+    )
     sp_model = spm.SentencePieceProcessor(model_file=str(tmp / "spm-bpe.model"))
     pieces = [sp_model.encode(line) for line in lines]
     m = sum(map(len, pieces))
     sfails = sum(sp_model.decode(p) != line for p, line in zip(pieces, lines))
-    print(f"  SentencePiece BPE {vs}: tokens {m:,}  TWR {m / words:.3f}  CPT {chars / m:.3f}  round-trip failures {sfails}")
+    print(
+        f"  SentencePiece BPE {vs}: tokens {m:,}  TWR {m / words:.3f}  CPT {chars / m:.3f}  round-trip failures {sfails}"
+    )
     print("\n# summary ratios")
-    print(f"  train SGPE/HF-Metaspace {train_ratio:.2f} (<= 1.5)   encode SGPE/tiktoken {enc_ratio:.2f} (>= 0.5)   syllabify {syl / 1e6:.2f} M/s (>= 5)")
+    print(
+        f"  train SGPE/HF-Metaspace {train_ratio:.2f} (<= 1.5)   encode SGPE/tiktoken {enc_ratio:.2f} (>= 0.5)   syllabify {syl / 1e6:.2f} M/s (>= 5)"
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
-
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ try:
     __version__ = version("sgpe-explorer")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+local"
-
 
 
 def load(path: str | Path) -> Any:

@@ -12,6 +12,7 @@ Nothing here is fast and nothing in the library imports it.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable
 
@@ -123,9 +124,15 @@ def reference_syllabify(text: str, leading_space: bool = False) -> list[str]:
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
-def reference_pieces(text: str, leading_space: bool, mode: str, word_chars: frozenset[str]) -> list[str]:
+def reference_pieces(
+    text: str, leading_space: bool, mode: str, word_chars: frozenset[str]
+) -> list[str]:
     """Pieces, cut by hand: whitespace-delimited runs, or runs of script word characters."""
-    is_word = (lambda c: not regex.match(r"\s", c)) if mode == "whitespace" else (lambda c: c in word_chars)
+    is_word = (
+        (lambda c: not regex.match(r"\s", c))
+        if mode == "whitespace"
+        else (lambda c: c in word_chars)
+    )
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
@@ -165,7 +172,9 @@ def reference_train(
     for piece, c in piece_counts.items():
         for u in units_of(piece):
             unit_freq[u] += c
-    kept = sorted((u for u in unit_freq if unit_freq[u] >= prune_freq), key=lambda u: (-unit_freq[u], u))
+    kept = sorted(
+        (u for u in unit_freq if unit_freq[u] >= prune_freq), key=lambda u: (-unit_freq[u], u)
+    )
     symbols = list(kept) + [s for s in fallback_symbols if s not in set(kept)]
     ids = {s: i for i, s in enumerate(symbols)}
     words: list[tuple[list[int | None], int]] = [
@@ -176,7 +185,7 @@ def reference_train(
     while len(symbols) < vocab_size - len(SPECIALS):
         counts: Counter[tuple[int, int]] = Counter()
         for w, c in words:
-            for a, b in zip(w, w[1:]):
+            for a, b in itertools.pairwise(w):
                 if a is not None and b is not None:
                     counts[(a, b)] += c
         if not counts:

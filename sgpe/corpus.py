@@ -60,7 +60,7 @@ def _decode_utf8(data: bytes, path: Path) -> str:
         col = err.start - (data.rfind(b"\n", 0, err.start) + 1)
         raise CorpusError(
             f"{path}: line {line}, byte {col + 1}: not valid UTF-8 ({err.reason}: "
-            f"{data[err.start:err.end]!r}); save the file as UTF-8 and try again"
+            f"{data[err.start : err.end]!r}); save the file as UTF-8 and try again"
         ) from None
 
 
@@ -92,7 +92,7 @@ def _jsonl_documents(text: str, path: Path) -> Iterator[str]:
         except json.JSONDecodeError as err:
             raise CorpusError(
                 f"{path}: line {number}: not valid JSON ({err.msg} at column {err.colno}); "
-                "each line must be an object like {\"text\": \"...\"}"
+                'each line must be an object like {"text": "..."}'
             ) from None
         if not isinstance(obj, dict):
             raise CorpusError(
@@ -114,7 +114,9 @@ def _csv_documents(text: str, path: Path) -> Iterator[str]:
     try:
         header = next(reader)
     except StopIteration:
-        raise CorpusError(f"{path}: the file is empty; it needs a header row with a 'text' column") from None
+        raise CorpusError(
+            f"{path}: the file is empty; it needs a header row with a 'text' column"
+        ) from None
     if "text" not in header:
         raise CorpusError(
             f"{path}: no 'text' column (columns: {', '.join(header[:10]) or 'none'}); "
@@ -158,7 +160,9 @@ def _parquet_documents(path: Path) -> Iterator[str]:
             if value is None:
                 continue
             if not isinstance(value, str):
-                raise CorpusError(f"{path}: row {row}: 'text' must be a string, got {type(value).__name__}")
+                raise CorpusError(
+                    f"{path}: row {row}: 'text' must be a string, got {type(value).__name__}"
+                )
             yield value
 
 
@@ -214,7 +218,9 @@ def read_corpus(source: str | Path | Iterable[str]) -> tuple[Iterator[str], Corp
             docs = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
             info = CorpusInfo(path.name, hashlib.sha256(raw).hexdigest(), docs, len(text))
             if not text.strip():
-                raise CorpusError(f"{path}: the corpus is empty; it needs at least one line of text")
+                raise CorpusError(
+                    f"{path}: the corpus is empty; it needs at least one line of text"
+                )
             return _text_chunks(text), info
         return _hashing_chunks(iter_documents(path), path.name, str(path))
     return _hashing_chunks(iter(source), None, "corpus")

@@ -8,7 +8,8 @@ token's span in the text's UTF-8 bytes, the number of UNK ids, the decoded text)
 packages are never imported here: a tokenizer object of theirs can only exist once its
 package is loaded, so we look for the class in ``sys.modules``).
 
-Definitions (:func:`evaluate`; the figures of ``shared/ANCHORS.md`` use the same ones):
+Definitions (:func:`evaluate`). They are those of ``shared/ANCHORS.md``, whose o200k_base
+and Hugging Face rows on ``si_dev.txt``/``hi_dev.txt`` these functions reproduce exactly:
 
 * **line**: one document. A file is split on ``"\\n"`` only (:func:`read_lines`; a ``"\\r"``
   stays part of its line), and each line is encoded on its own, without its newline.
@@ -19,7 +20,7 @@ Definitions (:func:`evaluate`; the figures of ``shared/ANCHORS.md`` use the same
   tokens. A ratio whose denominator is 0 is reported as 0.0.
 * **unk**: ids equal to the tokenizer's UNK id (``[UNK]`` for ours; ``unk_id()`` for
   SentencePiece; the model's ``unk_token``/``unk_id`` for Hugging Face); always 0 for
-  byte-level tokenizers (tiktoken, ours). **unk_pct** = 100 * unk / tokens.
+  byte-level tokenizers (tiktoken, ``ByteBPETokenizer``). **unk_pct** = 100 * unk / tokens.
 * **roundtrip_fail**: lines where ``decode(encode(line)) != line`` (each tokenizer's own
   decode; invalid UTF-8 becomes U+FFFD). **roundtrip_fail_pct** = 100 * that / lines.
 * **units** (what must never be cut): the tokens of ``syllabify(line, script="auto",
@@ -28,7 +29,9 @@ Definitions (:func:`evaluate`; the figures of ``shared/ANCHORS.md`` use the same
   (duplicates count once); for tokens that tile the text these are the ``tokens - 1``
   boundaries between neighbours. A cut is **broken** when it lies strictly between a
   unit's first and last byte: inside a syllable, or inside a multi-byte character (only a
-  byte-level tokenizer can do that, and it may do it inside any unit).
+  byte-level tokenizer can do that, and it may do it inside any unit). SGPE never learns
+  a token that cuts a syllable, but with ``oov_policy="fallback"`` a syllable missing from
+  the vocabulary is spelled with code-point or byte tokens, and those cuts count.
   **broken_per_1k** = 1000 * broken / tokens.
 * **words_with_broken**: words (as in *words*) that contain at least one broken cut; a
   cut inside a multi-byte whitespace character belongs to no word.
@@ -43,19 +46,23 @@ How spans are obtained, per tokenizer (all exact except where said):
 * ours: ``Tokenizer.encode_with_spans`` (an ``[UNK]`` spans the syllable it replaced);
 * ``ByteBPETokenizer`` and ``tiktoken``: cumulative lengths of ``token_bytes`` /
   ``decode_tokens_bytes``; any object with ``encode`` and ``token_bytes`` the same way;
-* Hugging Face: for a ``ByteLevel`` pre-tokenizer or decoder, the token strings mapped back
-  through GPT-2's byte alphabet, then cumulative lengths. Otherwise (Metaspace, WordPiece,
-  ...) ``Encoding.offsets``, which the Python binding reports in *code points of the
-  original text* (also after a normalizer), converted to bytes. Offsets cannot show a cut
-  inside a character, except that byte-fallback tokens ``<0xNN>`` sharing one character's
-  offsets are given one byte each;
+* Hugging Face: the token strings are read as bytes (through GPT-2's byte alphabet for a
+  ``ByteLevel`` pre-tokenizer or decoder; otherwise ``<0xNN>`` -> that byte and the
+  ``Metaspace`` replacement character -> space); when they spell the text (allowing one
+  added leading space), spans are their cumulative lengths. Otherwise (an UNK, WordPiece
+  ``##``, a normalizer, a pre-tokenizer that drops whitespace) ``Encoding.offsets`` are
+  used, which the Python binding reports in *code points of the original text* (also for
+  byte-level models and after a normalizer), converted to bytes. Offsets cannot show a cut
+  inside a character, except that tokens of known byte length (byte-level ones,
+  ``<0xNN>``) sharing one character's offsets are given consecutive bytes;
 * SentencePiece: pieces mapped to bytes (``▁`` -> space, ``<0xNN>`` -> that byte, control
   pieces -> nothing). When they concatenate to the text, or to ``" " + text`` (the dummy
   prefix, which is then dropped from the first piece), spans are exact. Otherwise
   (an ``<unk>``, whitespace normalisation, a literal ``▁`` in the text) the byte offsets
   of SentencePiece's own ``proto`` output are used; there every byte piece of a character
   but the last has an empty span, so they are given one byte each when their number
-  equals the character's length, and a gap (e.g. removed extra whitespace) is not a cut.
+  equals the character's length. The edges of a gap (text the pieces do not cover, e.g.
+  removed extra whitespace) are cuts like any other.
 
 Spans from offsets are made monotone (a token starting before the previous one ends starts
 where it ends), so tokens with identical offsets add no cut.

@@ -51,7 +51,7 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -170,12 +170,18 @@ class RunConfig:
         return hashlib.sha256(_canonical(data)).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": CONFIG_FORMAT, "format_version": FORMAT_VERSION, **dataclasses.asdict(self)}
+        return {
+            "format": CONFIG_FORMAT,
+            "format_version": FORMAT_VERSION,
+            **dataclasses.asdict(self),
+        }
 
     @classmethod
     def from_dict(cls, data: Any, source: str = CONFIG) -> RunConfig:
         if not isinstance(data, dict) or data.get("format") != CONFIG_FORMAT:
-            raise RunError(f"{source}: not a run configuration (key 'format' must be {CONFIG_FORMAT!r})")
+            raise RunError(
+                f"{source}: not a run configuration (key 'format' must be {CONFIG_FORMAT!r})"
+            )
         if data.get("format_version") != FORMAT_VERSION:
             raise RunError(
                 f"{source}: key 'format_version' is {data.get('format_version')!r}; this version "
@@ -189,7 +195,9 @@ class RunConfig:
                 if kind is float and isinstance(value, int) and not isinstance(value, bool):
                     value = float(value)
                 if type(value) is not kind:
-                    raise RunError(f"{source}: key {f.name!r} must be a {kind.__name__}, got {value!r}")
+                    raise RunError(
+                        f"{source}: key {f.name!r} must be a {kind.__name__}, got {value!r}"
+                    )
                 kwargs[f.name] = value
         return cls(**kwargs)
 
@@ -224,7 +232,9 @@ class _Writes:
     def check(self, path: Path) -> None:
         if self.fail_after is not None and self.done >= self.fail_after:
             raise OSError(
-                errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} (injected by {FAIL_WRITE_ENV})", str(path)
+                errno.ENOSPC,
+                f"{os.strerror(errno.ENOSPC)} (injected by {FAIL_WRITE_ENV})",
+                str(path),
             )
         self.done += 1
 
@@ -251,9 +261,11 @@ def atomic_write(
         if keep_previous is not None and path.exists():
             os.replace(path, keep_previous)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and not err.filename:
+            raise OSError(err.errno, err.strerror, str(path)) from err  # name the file
         raise
 
 
@@ -299,7 +311,9 @@ def decode_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         except Exception as err:  # pyarrow raises several types for a damaged file
             raise ValueError(f"{path.name}: not a readable parquet file ({err})") from None
         raw = (table.schema.metadata or {}).get(b"sgpe", b"{}")
-        return {name: table.column(name).to_pylist() for name in table.column_names}, json.loads(raw)
+        return {name: table.column(name).to_pylist() for name in table.column_names}, json.loads(
+            raw
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -336,7 +350,9 @@ def read_word_counts(run_dir: Path, fingerprint: str) -> tuple[Counter[str], Cor
     pieces, counts = columns.get("piece"), columns.get("count")
     info = meta.get("corpus_info")
     if not (isinstance(pieces, list) and isinstance(counts, list) and len(pieces) == len(counts)):
-        raise ValueError(f"{path.name}: columns 'piece' and 'count' are missing or differ in length")
+        raise ValueError(
+            f"{path.name}: columns 'piece' and 'count' are missing or differ in length"
+        )
     if not isinstance(info, dict) or meta.get("pieces") != len(pieces):
         raise ValueError(f"{path.name}: metadata is incomplete")
     return Counter(dict(zip(pieces, counts))), CorpusInfo(**info)
@@ -398,7 +414,9 @@ class Checkpoint:
         except UnicodeDecodeError as err:
             raise ValueError(f"not UTF-8 ({err.reason} at byte {err.start})") from None
         except json.JSONDecodeError as err:
-            raise ValueError(f"not valid JSON ({err.msg} at line {err.lineno}) — truncated?") from None
+            raise ValueError(
+                f"not valid JSON ({err.msg} at line {err.lineno}) — truncated?"
+            ) from None
         if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"key 'format' is not {CHECKPOINT_FORMAT!r}")
         if data.get("format_version") != FORMAT_VERSION:
@@ -414,11 +432,15 @@ class Checkpoint:
                 raise ValueError(f"merge {k + 1} is not a [left, right] pair of strings")
             pairs.append((m[0], m[1]))
         if len(pairs) != step or len(counts) != step or not all(type(c) is int for c in counts):
-            raise ValueError(f"'step' is {step} but it holds {len(pairs)} merges / {len(counts)} counts")
+            raise ValueError(
+                f"'step' is {step} but it holds {len(pairs)} merges / {len(counts)} counts"
+            )
         if data.get("sha256") != cls.checksum(pairs, counts):
             raise ValueError("sha256 of its merges does not match (damaged)")
         target = data.get("target")
-        return cls(step, target if type(target) is int else 0, pairs, list(counts), fingerprint, source)
+        return cls(
+            step, target if type(target) is int else 0, pairs, list(counts), fingerprint, source
+        )
 
 
 @dataclass
@@ -725,7 +747,6 @@ class _StatusFile:
         with self.lock:
             self.data.update(fields)
             self._snapshot()
-            self.data["merges_per_s"] = self.data["merges_per_s"] if fields.get("state") != "done" else None
             self.data["eta_s"] = None
             self._final = True
             write_status(self.run_dir, self.data)
@@ -773,8 +794,16 @@ def init_run_dir(run_dir: Path, config: RunConfig, *, phase: str = "prepared") -
     atomic_write(run_dir / CONFIG, dumps_json(config.to_dict()).encode("utf-8"))
     write_status(
         run_dir,
-        {"state": "queued", "phase": phase, "step": 0, "target": 0, "pid": None,
-         "message": "", "queued_at": time.time(), "heartbeat": None},
+        {
+            "state": "queued",
+            "phase": phase,
+            "step": 0,
+            "target": 0,
+            "pid": None,
+            "message": "",
+            "queued_at": time.time(),
+            "heartbeat": None,
+        },
     )
 
 
@@ -974,12 +1003,16 @@ class Trainer:
             else:
                 message += "; resume to continue"
         except OSError as err:
-            return self._end_failed(f"{message}, but the final checkpoint failed: {_os_message(err)}", 1)
+            return self._end_failed(
+                f"{message}, but the final checkpoint failed: {_os_message(err)}", 1
+            )
         code = 130 if stop.signum == signal.SIGINT else 0
         try:
             self.status.final(state="cancelled", phase="cancelled", message=message)
         except OSError as err:
-            return TrainResult("failed", 1, f"cannot write {STATUS}: {_os_message(err)} ({message})")
+            return TrainResult(
+                "failed", 1, f"cannot write {STATUS}: {_os_message(err)} ({message})"
+            )
         self.log(message)
         return TrainResult("cancelled", code, message)
 
@@ -988,7 +1021,9 @@ class Trainer:
         try:
             self.status.final(state="failed", message=message)
         except OSError as err:
-            return TrainResult("failed", 1, f"cannot write {STATUS}: {_os_message(err)} ({message})")
+            return TrainResult(
+                "failed", 1, f"cannot write {STATUS}: {_os_message(err)} ({message})"
+            )
         return TrainResult("failed", code, message)
 
     # ------------------------------------------------------------------ SGPE
@@ -1006,6 +1041,7 @@ class Trainer:
         except ValueError as err:
             raise _InputError(str(err)) from None
         counts: Counter[str] | None = None
+        info: CorpusInfo | None = None
         if resume:
             try:
                 counts, info = read_word_counts(self.run_dir, self.fingerprint)
@@ -1013,12 +1049,14 @@ class Trainer:
             except (ValueError, KeyError, TypeError) as err:
                 if str(err) != "no word_counts file":
                     self.log(f"word counts unusable ({err}); counting again")
-        if counts is None:
+        if counts is None or info is None:
             counts, info = self._count(trainer)
         trainer.corpus_info = info
         self._check_stop()
 
-        choice = pick_checkpoint(self.run_dir, self.fingerprint) if resume else CheckpointChoice(None)
+        choice = (
+            pick_checkpoint(self.run_dir, self.fingerprint) if resume else CheckpointChoice(None)
+        )
         for note in choice.notes:
             self.log(note)
         for name in choice.corrupt:
@@ -1035,8 +1073,11 @@ class Trainer:
         message = "; ".join(choice.notes)
         self.status.step = len(self.merges)
         self.status.update(
-            state="merging", phase="preparing", checkpoint_step=self.checkpoint_step,
-            target=self.target, message=message,
+            state="merging",
+            phase="preparing",
+            checkpoint_step=self.checkpoint_step,
+            target=self.target,
+            message=message,
         )
         self._check_stop()
         try:
@@ -1062,7 +1103,9 @@ class Trainer:
     def _count(self, trainer: Any) -> tuple[Counter[str], CorpusInfo]:
         path = self._corpus_path()
         if self.config.corpus_sha256 and file_sha256(path) != self.config.corpus_sha256:
-            raise _InputError(f"{path}: the corpus copy changed since the run started; start a new run")
+            raise _InputError(
+                f"{path}: the corpus copy changed since the run started; start a new run"
+            )
         self.status.update(state="counting", phase="counting")
         self.log(f"counting pieces of {self.config.corpus_name or path.name}")
         self._show("counting", 0, 0, None)
@@ -1073,7 +1116,9 @@ class Trainer:
         finally:
             self.raise_on_signal = False
         info = trainer.corpus_info
-        info = CorpusInfo(self.config.corpus_name or info.name, info.sha256, info.documents, info.characters)
+        info = CorpusInfo(
+            self.config.corpus_name or info.name, info.sha256, info.documents, info.characters
+        )
         write_word_counts(self.run_dir, counts, info, self.fingerprint, self.writes)
         self.log(f"counted {len(counts):,} unique pieces in {info.documents:,} lines")
         return counts, info
@@ -1092,7 +1137,10 @@ class Trainer:
             self.status.rate_from = (time.time(), step - 1)
             self.status.update(phase="merging", target=self.target)
         cfg = self.config
-        if step - self.checkpoint_step >= cfg.checkpoint_every or now - self.last_checkpoint >= cfg.checkpoint_seconds:
+        if (
+            step - self.checkpoint_step >= cfg.checkpoint_every
+            or now - self.last_checkpoint >= cfg.checkpoint_seconds
+        ):
             self._write_checkpoint()
         if self.stop_signal is not None or self.status.error is not None:
             self._check_stop()
@@ -1150,7 +1198,9 @@ class Trainer:
     def _write_final_merges(self) -> None:
         parquet = _have_pyarrow()
         path = self.run_dir / f"merges{_table_suffix(parquet)}"
-        data = encode_table(_merge_columns(self.merges, self.counts, 1, len(self.merges)), {}, parquet)
+        data = encode_table(
+            _merge_columns(self.merges, self.counts, 1, len(self.merges)), {}, parquet
+        )
         self.writes.check(path)
         atomic_write(path, data)
         shutil.rmtree(self.run_dir / MERGE_PARTS, ignore_errors=True)
@@ -1191,7 +1241,11 @@ class Trainer:
         self._show("counting", 0, 0, None)
         try:
             tok = ByteBPETokenizer.train(
-                documents(), cfg.vocab_size, pattern=cfg.pattern, min_freq=cfg.min_freq, progress=progress
+                documents(),
+                cfg.vocab_size,
+                pattern=cfg.pattern,
+                min_freq=cfg.min_freq,
+                progress=progress,
             )
         except (ValueError, TypeError) as err:
             raise _InputError(str(err)) from None
@@ -1231,7 +1285,9 @@ def _os_message(err: OSError) -> str:
     return f"writing {name} failed: {text}" if name else text
 
 
-def train_run(run_dir: str | Path, *, resume: bool = False, display: Display | None = None) -> TrainResult:
+def train_run(
+    run_dir: str | Path, *, resume: bool = False, display: Display | None = None
+) -> TrainResult:
     """Train the run in ``run_dir`` in this process (the CLI's ``train`` calls this).
 
     The directory must hold ``config.json`` and the corpus copy (see :func:`create_run`).

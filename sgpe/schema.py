@@ -189,7 +189,9 @@ def _check_grammar(grammar: str, classes: Mapping[str, Any], where: str) -> None
         )
     for tok in tokens:
         if tok.isalpha() and tok not in classes:
-            raise SchemaError(f"{where}: grammar uses class {tok!r}, which 'classes' does not define")
+            raise SchemaError(
+                f"{where}: grammar uses class {tok!r}, which 'classes' does not define"
+            )
     try:
         re.compile(grammar)
     except re.error as err:
@@ -257,7 +259,9 @@ def parse_schema(data: Any, source: str = "<schema>") -> Schema:
             raise SchemaError(f"{source}: dfa.transitions.{state} must be an object")
         for letter, target in edges.items():
             if letter not in classes:
-                raise SchemaError(f"{source}: dfa.transitions.{state} uses undefined class {letter!r}")
+                raise SchemaError(
+                    f"{source}: dfa.transitions.{state} uses undefined class {letter!r}"
+                )
             if target not in transitions:
                 raise SchemaError(
                     f"{source}: dfa.transitions.{state}.{letter} goes to {target!r}, which is not a state"
@@ -299,7 +303,9 @@ def load_schema_file(path: str | Path) -> Schema:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
-        raise SchemaError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}") from None
+        raise SchemaError(
+            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
+        ) from None
     return parse_schema(data, str(path))
 
 
@@ -307,7 +313,9 @@ def load_schema_file(path: str | Path) -> Schema:
 def load_schema(name: str) -> Schema:
     """A built-in schema by name: ``"sinhala"`` or ``"devanagari"``."""
     if name not in BUILTIN_SCRIPTS:
-        raise ValueError(f"unknown script {name!r}; choose one of {', '.join(BUILTIN_SCRIPTS)} or 'auto'")
+        raise ValueError(
+            f"unknown script {name!r}; choose one of {', '.join(BUILTIN_SCRIPTS)} or 'auto'"
+        )
     text = resources.files("sgpe.schemas").joinpath(f"{name}.json").read_text(encoding="utf-8")
     return parse_schema(json.loads(text), f"sgpe/schemas/{name}.json")
 

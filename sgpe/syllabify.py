@@ -92,9 +92,7 @@ class Syllabifier:
             )
         else:
             self.pattern = f"{syl}|{orph}|[\\s\\S]"
-            span_pattern = (
-                f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
-            )
+            span_pattern = f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
         self._findall = re.compile(self.pattern).findall
         self._finditer = re.compile(span_pattern).finditer
 
@@ -200,7 +198,7 @@ def _dfa_tokens(
             start, pos = last_single, last_single + 1  # the pending space joins the next token
             ch = text[pos]
         schema = syl.schema_for(ch)
-        end, path = (_dfa_longest(schema, text, pos) if schema else (pos, []))
+        end, path = _dfa_longest(schema, text, pos) if schema else (pos, [])
         if end == pos:  # no accepting state: a single passthrough character
             end = pos + 1
             kind: Kind = "whitespace" if text[start:end].isspace() else "passthrough"

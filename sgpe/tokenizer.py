@@ -18,6 +18,7 @@ the literal string ``[UNK]`` in the input is ordinary text.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import json
 import os
@@ -259,7 +260,7 @@ class Tokenizer:
         ranks = self._ranks
         n = len(ids)
         tok = list(ids)
-        nxt = list(range(1, n)) + [-1]
+        nxt = [*list(range(1, n)), -1]
         prv = list(range(-1, n - 1))
         alive = [True] * n
         heap: list[tuple[int, int]] = []
@@ -324,39 +325,30 @@ class Tokenizer:
         """For each piece of ``text``: its initial tokens and every merge applied, in order."""
         names = self._id_to_token
         out: list[WordTrace] = []
-        for piece in self._splitter.pieces(text):
-            segments: list[list[int]] = []
-            fixed: list[tuple[int, ...]] = []  # fallback pieces between runs (never merge)
+        for piece in self._pieces(text):
+            # (ids, mergeable): runs of known syllables merge; fallback spellings never do.
+            parts: list[tuple[list[int], bool]] = []
             for seg, is_run in self._segments(piece):
                 if is_run:
-                    segments.append([self.vocab[u] for u in seg])
-                    fixed.append(())
+                    parts.append(([self.vocab[u] for u in seg], True))
                 else:
-                    ids, _ = self._spell(seg[0])
-                    segments.append([])
-                    fixed.append(ids)
+                    parts.append((list(self._spell(seg[0])[0]), False))
+            initial = _names(names, parts)
             steps: list[MergeStep] = []
-
-            def flat() -> tuple[str, ...]:
-                return tuple(
-                    names[i] for s, f in zip(segments, fixed) for i in (s if s else f)
-                )
-
-            initial = flat()
             while True:
-                best: tuple[int, int, int, int] | None = None  # rank, merged, segment, index
-                for si, s in enumerate(segments):
-                    for i in range(len(s) - 1):
-                        r = self._ranks.get((s[i], s[i + 1]))
+                best: tuple[int, int, int, int] | None = None  # rank, merged id, part, index
+                for pi, (ids, mergeable) in enumerate(parts):
+                    for i in range(len(ids) - 1 if mergeable else 0):
+                        r = self._ranks.get((ids[i], ids[i + 1]))
                         if r is not None and (best is None or r[0] < best[0]):
-                            best = (r[0], r[1], si, i)
+                            best = (r[0], r[1], pi, i)
                 if best is None:
                     break
-                rank, merged, si, i = best
-                s = segments[si]
-                pair = (names[s[i]], names[s[i + 1]])
-                s[i : i + 2] = [merged]
-                steps.append(MergeStep(pair, rank, flat()))
+                rank, merged, pi, i = best
+                ids = parts[pi][0]
+                pair = (names[ids[i]], names[ids[i + 1]])
+                ids[i : i + 2] = [merged]
+                steps.append(MergeStep(pair, rank, _names(names, parts)))
             out.append(WordTrace(piece, initial, tuple(steps)))
         return out
 
@@ -418,7 +410,9 @@ class Tokenizer:
                 "oov_policy": "unk",
             }
         if data.get("format") != FORMAT_NAME:
-            raise ValueError(f"{source}: key 'format' must be {FORMAT_NAME!r}; is this an SGPE vocab.json?")
+            raise ValueError(
+                f"{source}: key 'format' must be {FORMAT_NAME!r}; is this an SGPE vocab.json?"
+            )
         if data.get("format_version") != FORMAT_VERSION:
             raise ValueError(
                 f"{source}: key 'format_version' is {data.get('format_version')!r}; this version of "
@@ -435,7 +429,9 @@ class Tokenizer:
         merges = _typed(data, "merges", list, source)
         for k, m in enumerate(merges):
             if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
-                raise ValueError(f"{source}: key 'merges', entry {k}: expected [left, right] strings, got {m!r:.80}")
+                raise ValueError(
+                    f"{source}: key 'merges', entry {k}: expected [left, right] strings, got {m!r:.80}"
+                )
         return cls(
             vocab=vocab,
             merges=[(a, b) for a, b in merges],
@@ -467,6 +463,10 @@ class Tokenizer:
 # ============================================================================
 
 
+def _names(names: list[str], parts: list[tuple[list[int], bool]]) -> tuple[str, ...]:
+    return tuple(names[i] for ids, _ in parts for i in ids)
+
+
 def _bytes_of(token: str) -> bytes:
     m = _BYTE_TOKEN.fullmatch(token)
     return bytes([int(m.group(1), 16)]) if m else token.encode("utf-8")
@@ -491,7 +491,9 @@ def read_json(path: str | Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+        raise ValueError(
+            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
+        ) from None
 
 
 def dumps_json(data: Any) -> str:
@@ -532,8 +534,6 @@ def write_text_atomic(path: str | Path, text: str) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise

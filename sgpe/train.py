@@ -59,7 +59,9 @@ class TrainSettings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.vocab_size, int) or self.vocab_size < len(SPECIAL_TOKENS) + 1:
-            raise ValueError(f"vocab_size must be an integer above {len(SPECIAL_TOKENS)}, got {self.vocab_size!r}")
+            raise ValueError(
+                f"vocab_size must be an integer above {len(SPECIAL_TOKENS)}, got {self.vocab_size!r}"
+            )
         if self.prune_freq < 0 or self.min_freq < 1:
             raise ValueError(
                 f"prune_freq must be >= 0 and min_freq >= 1 (got {self.prune_freq}, {self.min_freq})"
@@ -396,8 +398,11 @@ class _MergeEngine:
             if progress is not None:
                 progress(
                     ProgressEvent(
-                        step, len(resume) + target, (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])]),
-                        count, time.perf_counter() - start,
+                        step,
+                        len(resume) + target,
+                        (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])]),
+                        count,
+                        time.perf_counter() - start,
                     )
                 )
             if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:

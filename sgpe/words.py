@@ -32,7 +32,9 @@ PIECE_MODES = ("whitespace", "script")
 class WordSplitter:
     """Compiled piece splitter for one setting. Use :func:`get_word_splitter`."""
 
-    def __init__(self, script: str = "auto", leading_space: bool = False, pieces: str = "whitespace"):
+    def __init__(
+        self, script: str = "auto", leading_space: bool = False, pieces: str = "whitespace"
+    ):
         if pieces not in PIECE_MODES:
             raise ValueError(f"pieces must be one of {', '.join(PIECE_MODES)}, got {pieces!r}")
         self.script = script

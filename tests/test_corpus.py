@@ -30,13 +30,18 @@ def test_txt_gz(tmp_path):
 
 
 def test_jsonl(tmp_path):
-    body = "\n".join(json.dumps({"text": t, "id": i}, ensure_ascii=False) for i, t in enumerate(LINES))
+    body = "\n".join(
+        json.dumps({"text": t, "id": i}, ensure_ascii=False) for i, t in enumerate(LINES)
+    )
     assert list(iter_documents(_write(tmp_path, "c.jsonl", body.encode()))) == LINES
 
 
 def test_csv(tmp_path):
     body = 'id,text\n1,"ශ්‍රී, ලංකාව"\n2,"multi\nline"\n'
-    assert list(iter_documents(_write(tmp_path, "c.csv", body.encode()))) == ["ශ්‍රී, ලංකාව", "multi\nline"]
+    assert list(iter_documents(_write(tmp_path, "c.csv", body.encode()))) == [
+        "ශ්‍රී, ලංකාව",
+        "multi\nline",
+    ]
 
 
 def test_parquet(tmp_path):
@@ -52,7 +57,11 @@ def test_parquet(tmp_path):
     ("name", "data", "message"),
     [
         ("bad.txt", "ශ්‍රී\nලං".encode() + b"\xff\xfe", r"bad.txt: line 2, byte 7: not valid UTF-8"),
-        ("bad.jsonl", b'{"text": "a"}\n2019\n', r"line 2: expected a JSON object with a 'text' field, got a int"),
+        (
+            "bad.jsonl",
+            b'{"text": "a"}\n2019\n',
+            r"line 2: expected a JSON object with a 'text' field, got a int",
+        ),
         ("bad.jsonl", b'{"text": "a"}\n{"body": "b"}\n', r"line 2: the object has no 'text' field"),
         ("bad.jsonl", b'{"text": 5}\n', r"line 1: 'text' must be a string, got int"),
         ("bad.jsonl", b'{"text": "a"\n', r"line 1: not valid JSON"),

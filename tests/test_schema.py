@@ -12,7 +12,9 @@ from sgpe.schema import SchemaError, load_schema, load_schema_file, parse_schema
 
 
 def _builtin(name: str) -> dict:
-    return json.loads(resources.files("sgpe.schemas").joinpath(f"{name}.json").read_text(encoding="utf-8"))
+    return json.loads(
+        resources.files("sgpe.schemas").joinpath(f"{name}.json").read_text(encoding="utf-8")
+    )
 
 
 @pytest.mark.parametrize("name", ["sinhala", "devanagari"])
@@ -44,7 +46,12 @@ def test_sinhala_classes_match_the_paper():
         (lambda d: d["dfa"].update(start="NOPE"), "dfa.start"),
         (lambda d: d["dfa"]["accept"].append("START"), "must not accept"),
         (lambda d: d.update(word_chars=[["0D80", "0D81"]]), "word_chars must contain"),
-        (lambda d: d["units"].append({"class": "P", "sequence": ["0DCA", "0DCF"], "equivalent": "0DDC"}), "start with a character of its own class"),
+        (
+            lambda d: d["units"].append(
+                {"class": "P", "sequence": ["0DCA", "0DCF"], "equivalent": "0DDC"}
+            ),
+            "start with a character of its own class",
+        ),
         (lambda d: d.pop("grammar"), "missing key 'grammar'"),
     ],
 )

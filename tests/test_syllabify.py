@@ -16,7 +16,23 @@ from sgpe.syllabify import syllabify_dfa, trace
 
 ZWJ, HAL = "\u200d", "\u0dca"
 # One or two representatives of every class (P includes the parts of two-part signs).
-ALPHABET = ["ක", "ෂ", "අ", "ා", "\u0dd9", "\u0dcf", "\u0ddf", HAL, ZWJ, "ං", "a", "7", " ", "\t", "\n"]
+ALPHABET = [
+    "ක",
+    "ෂ",
+    "අ",
+    "ා",
+    "\u0dd9",
+    "\u0dcf",
+    "\u0ddf",
+    HAL,
+    ZWJ,
+    "ං",
+    "a",
+    "7",
+    " ",
+    "\t",
+    "\n",
+]
 ALPHABET = list(dict.fromkeys(ALPHABET))  # U+0DCF is both "ා" and a part: keep one copy
 
 
@@ -55,7 +71,10 @@ def test_dfa_table_matches_grammar_regex_on_short_strings(script, leading_space)
         assert syllabify_dfa(s, script, leading_space) == syllabify(s, script, leading_space), s
 
 
-sinhala_text = st.text(alphabet=st.sampled_from(ALPHABET + ["ර", "ය", "ි", "ේ", "ො", "ෝ", "ඃ", "\r", "\u200c", "x"]), max_size=60)
+sinhala_text = st.text(
+    alphabet=st.sampled_from([*ALPHABET, "ර", "ය", "ි", "ේ", "ො", "ෝ", "ඃ", "\r", "\u200c", "x"]),
+    max_size=60,
+)
 
 
 @given(sinhala_text, st.booleans())
@@ -79,8 +98,14 @@ def test_lossless_on_any_string(text, leading_space, script):
 
 @given(sinhala_text, st.booleans())
 def test_nfc_and_nfd_give_the_same_syllables(text, leading_space):
-    nfc = [unicodedata.normalize("NFC", t) for t in syllabify(unicodedata.normalize("NFC", text), "sinhala", leading_space)]
-    nfd = [unicodedata.normalize("NFC", t) for t in syllabify(unicodedata.normalize("NFD", text), "sinhala", leading_space)]
+    nfc = [
+        unicodedata.normalize("NFC", t)
+        for t in syllabify(unicodedata.normalize("NFC", text), "sinhala", leading_space)
+    ]
+    nfd = [
+        unicodedata.normalize("NFC", t)
+        for t in syllabify(unicodedata.normalize("NFD", text), "sinhala", leading_space)
+    ]
     assert nfc == nfd
 
 
@@ -135,7 +160,15 @@ def test_leading_space_table(text, expected):
 def test_span_kinds():
     text = "ශ්‍රී ාx\u200d क"
     kinds = [k for _, _, k in syllable_spans(text)]
-    assert kinds == ["syllable", "whitespace", "orphan", "passthrough", "passthrough", "whitespace", "syllable"]
+    assert kinds == [
+        "syllable",
+        "whitespace",
+        "orphan",
+        "passthrough",
+        "passthrough",
+        "whitespace",
+        "syllable",
+    ]
     assert [k for _, _, k in syllable_spans(" ා", leading_space=True)] == ["orphan"]
 
 
@@ -151,7 +184,11 @@ def test_trace_lists_class_and_state_per_character():
         ("x", "O", "PASSTHROUGH", 1),
     ]
     unit = trace("ක\u0dd9\u0dca")
-    assert [(r.cls, r.state) for r in unit] == [("C", "CLUSTER"), ("P", "VOWEL_SIGN"), ("P", "VOWEL_SIGN")]
+    assert [(r.cls, r.state) for r in unit] == [
+        ("C", "CLUSTER"),
+        ("P", "VOWEL_SIGN"),
+        ("P", "VOWEL_SIGN"),
+    ]
 
 
 # ---------------------------------------------------------------- real text
@@ -162,7 +199,9 @@ def _corpus_lines(shared_corpora, name):
         return f.read().split("\n")
 
 
-@pytest.mark.parametrize("name", ["si_dev.txt", "hi_dev.txt", "mixed_dev.txt", "si_train.txt", "hi_train.txt"])
+@pytest.mark.parametrize(
+    "name", ["si_dev.txt", "hi_dev.txt", "mixed_dev.txt", "si_train.txt", "hi_train.txt"]
+)
 def test_lossless_on_every_corpus_line(shared_corpora, name):
     for line in _corpus_lines(shared_corpora, name):
         assert "".join(syllabify(line)) == line
@@ -187,8 +226,12 @@ def test_no_boundary_inside_a_grapheme_cluster(shared_corpora, name):
             cut = left.end
             if cut not in inside:
                 continue
+
             def excused(span):
-                return span.kind == "orphan" or (span.kind in ("passthrough", "whitespace") and span.end - span.start == 1)
+                return span.kind == "orphan" or (
+                    span.kind in ("passthrough", "whitespace") and span.end - span.start == 1
+                )
+
             if not (excused(left) or excused(right)):
                 violations.append((line[left.start : right.end], left, right))
     assert violations == []

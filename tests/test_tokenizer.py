@@ -55,7 +55,12 @@ def test_round_trip_any_string(tok, text):
     assert tok.decode(tok.encode(text)) == text
 
 
-@given(st.text(alphabet=st.sampled_from(list("ශ්‍රීලංකාවසුන්දරටකි.ජනතාවේපශ්නයද්යක්ෂ") + [" ", "\n", "a", "\u200d"]), max_size=80))
+@given(
+    st.text(
+        alphabet=st.sampled_from([*list("ශ්\u200dරීලංකාවසුන්දරටකි.ජනතාවේපශ්නයද්යක්ෂ"), " ", "\n", "a", "\u200d"]),
+        max_size=80,
+    )
+)
 def test_encode_matches_reference_merge_loop(tok, text):
     """Inside each run of known syllables, merges follow seed 000 §4.3 exactly."""
     expected: list[str] = []
@@ -90,7 +95,9 @@ def test_merge_trace_ends_in_the_encoding(tok):
 
 def test_unknown_id_is_named(tok):
     last = tok.vocab_size - 1
-    with pytest.raises(ValueError, match=rf"invalid token id: 99999 \(this vocabulary has ids 0\.\.{last}\)"):
+    with pytest.raises(
+        ValueError, match=rf"invalid token id: 99999 \(this vocabulary has ids 0\.\.{last}\)"
+    ):
         tok.decode([5, 99999])
     with pytest.raises(ValueError, match="invalid token id: -1"):
         tok.id_to_token(-1)

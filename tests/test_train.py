@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import sgpe
 from sgpe._reference import reference_pieces, reference_syllabify, reference_train
 from sgpe.schema import load_schema
-from sgpe.train import FALLBACK_ASCII, GPETrainer, ResumeError, TrainSettings
 from sgpe.tokenizer import byte_token
+from sgpe.train import FALLBACK_ASCII, GPETrainer, ResumeError, TrainSettings
 
 
 def test_golden_example():
@@ -60,7 +60,9 @@ WORDS = ["ක", "කා", "ශ්‍රී", "ලං", "ව", "ම", "ා", "a",
     leading_space=st.booleans(),
     policy=st.sampled_from(["unk", "fallback"]),
 )
-def test_fast_trainer_matches_reference(docs, vocab_extra, prune_freq, min_freq, mode, leading_space, policy):
+def test_fast_trainer_matches_reference(
+    docs, vocab_extra, prune_freq, min_freq, mode, leading_space, policy
+):
     docs = ["".join(d) for d in docs]
     assume(any(d.strip() for d in docs))
     settings_ = TrainSettings(
@@ -83,7 +85,9 @@ def test_fast_trainer_matches_reference(docs, vocab_extra, prune_freq, min_freq,
         counts, lambda p: reference_syllabify(p, leading_space), vocab_size=vocab_size,
         prune_freq=prune_freq, min_freq=min_freq, fallback_symbols=fallback,
     )  # fmt: skip
-    fast = GPETrainer(TrainSettings(**{**settings_.to_dict(), "vocab_size": vocab_size})).fit(counts)
+    fast = GPETrainer(TrainSettings(**{**settings_.to_dict(), "vocab_size": vocab_size})).fit(
+        counts
+    )
     assert fast.merges == ref
 
 
@@ -97,7 +101,10 @@ def test_ties_are_broken_by_smallest_pair():
 
 
 def test_vocab_size_too_small_is_explained():
-    with pytest.raises(ValueError, match=r"vocab_size=100 is smaller than the base vocabulary.*Use vocab_size >= \d+"):
+    with pytest.raises(
+        ValueError,
+        match=r"vocab_size=100 is smaller than the base vocabulary.*Use vocab_size >= \d+",
+    ):
         sgpe.train(["ශ්‍රී ලංකාව"], vocab_size=100)
 
 
@@ -115,12 +122,16 @@ def test_same_corpus_same_bytes(tmp_path):
     docs = ["ශ්‍රී ලංකාව සුන්දර රටකි.", "ලංකාවේ ජනතාව 2024 දී", "नमस्ते दुनिया", "ශ්‍රී ලංකාව"] * 5
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     sgpe.train(docs, vocab_size=700, prune_freq=1).save(a)
-    sgpe.train(list(reversed(docs)), vocab_size=700, prune_freq=1).save(b)  # corpus order does not matter
+    sgpe.train(list(reversed(docs)), vocab_size=700, prune_freq=1).save(
+        b
+    )  # corpus order does not matter
     data = json.loads(a.read_text(encoding="utf-8"))
     assert data["format"] == "sgpe-vocab" and data["vocab_size"] == len(data["vocab"])
     # Only the corpus hash differs when the order differs.
     data_b = json.loads(b.read_text(encoding="utf-8"))
-    assert {k: v for k, v in data.items() if k != "training"} == {k: v for k, v in data_b.items() if k != "training"}
+    assert {k: v for k, v in data.items() if k != "training"} == {
+        k: v for k, v in data_b.items() if k != "training"
+    }
     c = tmp_path / "c.json"
     sgpe.train(docs, vocab_size=700, prune_freq=1).save(c)
     assert a.read_bytes() == c.read_bytes()
@@ -132,14 +143,20 @@ def test_resume_from_checkpoint_is_byte_identical(tmp_path, shared_corpora):
     settings_ = TrainSettings(vocab_size=4000, prune_freq=2)
     checkpoints: dict[int, list] = {}
     full = GPETrainer(settings_)
-    tok = full.fit(full.count(docs), checkpoint_every=250, on_checkpoint=lambda step, m: checkpoints.__setitem__(step, m))
+    tok = full.fit(
+        full.count(docs),
+        checkpoint_every=250,
+        on_checkpoint=lambda step, m: checkpoints.__setitem__(step, m),
+    )
     tok.save(tmp_path / "full.json")
     assert len(checkpoints) >= 3
     for step in sorted(checkpoints)[:3]:
         trainer = GPETrainer(settings_)
         resumed = trainer.fit(trainer.count(docs), resume_merges=checkpoints[step])
         resumed.save(tmp_path / f"resumed{step}.json")
-        assert (tmp_path / f"resumed{step}.json").read_bytes() == (tmp_path / "full.json").read_bytes()
+        assert (tmp_path / f"resumed{step}.json").read_bytes() == (
+            tmp_path / "full.json"
+        ).read_bytes()
 
 
 def test_resume_with_foreign_checkpoint_is_refused():
@@ -150,7 +167,9 @@ def test_resume_with_foreign_checkpoint_is_refused():
 
 def test_progress_callback_reports_every_merge():
     events = []
-    tok = sgpe.train(["ලංකා ලංකා ලංකාව ලංකාව"] * 3, vocab_size=800, prune_freq=1, progress=events.append)
+    tok = sgpe.train(
+        ["ලංකා ලංකා ලංකාව ලංකාව"] * 3, vocab_size=800, prune_freq=1, progress=events.append
+    )
     assert [e.step for e in events] == list(range(1, len(tok.merges) + 1))
     assert events[0].pair == tok.merges[0] and events[0].count >= events[-1].count
 

@@ -1,0 +1,498 @@
+"""The command line: ``python -m sgpe {syllabify,train,encode,decode,eval}`` (DESIGN.md §6).
+
+Text goes through stdin/stdout as UTF-8 whatever the locale. Input lines are split on
+``\\n`` only (a trailing ``\\r`` is part of the line); each input line gives one output
+line. Errors are one line on stderr, ``sgpe: error: ...``, with exit code 2 for bad usage
+or bad input and 1 for anything else; set ``SGPE_DEBUG=1`` to see the traceback of an
+unexpected error.
+
+``train`` writes a run directory (see :mod:`sgpe.runs`) and reports progress on stderr: a
+progress bar when stderr is a terminal, else a log line every 2 seconds. This module only
+parses arguments and moves text; the work is done by the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
+
+# Defaults of `train`, shown in its help (the flags themselves default to None so that a
+# resume can tell which ones were given).
+TRAIN_DEFAULTS: dict[str, Any] = {
+    "model": "sgpe",
+    "prune_freq": 2,
+    "min_freq": "2 for sgpe, 1 for bytebpe",
+    "oov": "fallback",
+    "script": "auto",
+    "pieces": "whitespace",
+    "pattern": "o200k",
+    "checkpoint_every": 1000,
+    "checkpoint_seconds": 5.0,
+    "heartbeat_seconds": 1.0,
+}
+SGPE_ONLY = ("prune_freq", "oov", "script", "pieces", "no_leading_space")
+
+
+class UsageError(Exception):
+    """Bad arguments or bad input: reported as one line, exit code 2."""
+
+
+# ============================================================================ I/O helpers
+
+
+def _stdin_bytes() -> IO[bytes]:
+    stream = sys.stdin
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        return buffer  # type: ignore[no-any-return]
+    import io
+
+    return io.BytesIO(stream.read().encode("utf-8"))
+
+
+def _stdout_bytes() -> IO[bytes]:
+    sys.stdout.flush()
+    return getattr(sys.stdout, "buffer", sys.stdout)  # type: ignore[no-any-return]
+
+
+def _input_lines() -> Iterator[tuple[int, str]]:
+    """(line number, text) for each line of stdin, split on ``\\n`` only, strict UTF-8."""
+    for number, raw in enumerate(_stdin_bytes(), start=1):
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise UsageError(
+                f"stdin line {number}, byte {err.start + 1}: not valid UTF-8 ({err.reason}); "
+                "the input must be UTF-8 text"
+            ) from None
+
+
+def _emit_lines(lines: Iterator[str]) -> int:
+    out = _stdout_bytes()
+    for line in lines:
+        out.write(line.encode("utf-8") + b"\n")
+    out.flush()
+    return 0
+
+
+def _json_line(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _load_vocab(path: str) -> Any:
+    from . import load
+
+    try:
+        return load(path)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+# ============================================================================ commands
+
+
+def _cmd_syllabify(args: argparse.Namespace) -> int:
+    from .syllabify import get_syllabifier
+
+    try:
+        split = get_syllabifier(args.script, args.leading_space)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    return _emit_lines(_json_line(split(line)) for _, line in _input_lines())
+
+
+def _cmd_encode(args: argparse.Namespace) -> int:
+    tok = _load_vocab(args.vocab)
+    encode: Callable[[str], list[Any]] = tok.tokenize if args.tokens else tok.encode
+    return _emit_lines(_json_line(encode(line)) for _, line in _input_lines())
+
+
+def _cmd_decode(args: argparse.Namespace) -> int:
+    tok = _load_vocab(args.vocab)
+
+    def decoded() -> Iterator[str]:
+        for number, line in _input_lines():
+            try:
+                ids = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise UsageError(
+                    f"stdin line {number}: not valid JSON ({err.msg} at column {err.colno}); "
+                    "each line must be a JSON list of token ids such as [12, 7]"
+                ) from None
+            if not isinstance(ids, list) or not all(type(i) is int for i in ids):
+                raise UsageError(
+                    f"stdin line {number}: expected a JSON list of integer token ids, got "
+                    f"{line[:60]!r}"
+                )
+            try:
+                yield tok.decode(ids)
+            except ValueError as err:
+                raise UsageError(f"stdin line {number}: {err}") from None
+
+    return _emit_lines(decoded())
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    try:
+        from .metrics import evaluate
+    except ImportError as err:
+        raise RuntimeError(f"eval needs sgpe.metrics, which cannot be imported: {err}") from None
+    tok = _load_vocab(args.vocab)
+    path = Path(args.text)
+    if not path.exists():
+        raise UsageError(f"{path}: file not found")
+    if path.name.lower().endswith(SUPPORTED_SUFFIXES):
+        lines: Iterator[str] = iter_documents(path)
+    else:
+        lines = iter(_read_text_lines(path))
+    result = evaluate(tok, lines, script=args.script)
+    out = _stdout_bytes()
+    out.write((json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    out.flush()
+    return 0
+
+
+def _read_text_lines(path: Path) -> list[str]:
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise UsageError(f"{path}: line {line}: not valid UTF-8 ({err.reason})") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+# ---------------------------------------------------------------------------- train
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal, redrawn at most 10 times a second."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.shown = False
+        self.last = 0.0
+
+    def note(self, message: str) -> None:
+        self._clear()
+        self.stream.write(f"{message}\n")
+        self.stream.flush()
+
+    def progress(self, phase: str, step: int, target: int, rate: float | None) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.1 and phase == "merging":
+            return
+        self.last = now
+        width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
+        if phase != "merging" or target <= 0:
+            line = f"{phase}..."
+        else:
+            frac = min(1.0, step / target)
+            tail = f" {frac:4.0%} {step:,}/{target:,} merges" + _rate_eta(step, target, rate)
+            bar_width = max(10, min(40, width - len(tail) - 2))
+            filled = int(frac * bar_width)
+            line = "[" + "#" * filled + "." * (bar_width - filled) + "]" + tail
+        self.stream.write("\r" + line[:width].ljust(width))
+        self.stream.flush()
+        self.shown = True
+
+    def _clear(self) -> None:
+        if self.shown:
+            width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
+            self.stream.write("\r" + " " * width + "\r")
+            self.shown = False
+
+    def close(self) -> None:
+        self._clear()
+        self.stream.flush()
+
+
+class _ProgressLog:
+    """Progress as timestamped log lines (stderr is a file or a pipe): one every 2 s."""
+
+    def __init__(self, stream: IO[str], every: float = 2.0) -> None:
+        self.stream = stream
+        self.every = every
+        self.last = time.monotonic()
+
+    def _write(self, message: str) -> None:
+        self.stream.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {message}\n")
+        self.stream.flush()
+
+    def note(self, message: str) -> None:
+        self._write(message)
+
+    def progress(self, phase: str, step: int, target: int, rate: float | None) -> None:
+        now = time.monotonic()
+        if phase != "merging" or now - self.last < self.every:
+            return
+        self.last = now
+        share = f" ({step / target:.0%})" if target > 0 else ""
+        self._write(f"merging: {step:,}/{target:,} merges{share}" + _rate_eta(step, target, rate))
+
+    def close(self) -> None:
+        self.stream.flush()
+
+
+def _rate_eta(step: int, target: int, rate: float | None) -> str:
+    if not rate:
+        return ""
+    eta = max(0.0, (target - step) / rate)
+    return f", {rate:,.0f} merges/s, ETA {eta:,.0f} s"
+
+
+def _config_from_args(args: argparse.Namespace) -> Any:
+    from .runs import DEFAULT_MIN_FREQ, RunConfig
+
+    model = args.model or TRAIN_DEFAULTS["model"]
+    if model == "bytebpe":
+        given = [f for f in SGPE_ONLY if getattr(args, f) not in (None, False)]
+        if given:
+            flags = ", ".join("--" + f.replace("_", "-") for f in given)
+            raise UsageError(f"{flags}: only for --model sgpe")
+    elif args.pattern is not None:
+        raise UsageError("--pattern: only for --model bytebpe")
+
+    def pick(name: str, default: Any) -> Any:
+        value = getattr(args, name)
+        return default if value is None else value
+
+    return RunConfig(
+        model=model,
+        vocab_size=args.vocab_size,
+        prune_freq=pick("prune_freq", TRAIN_DEFAULTS["prune_freq"]),
+        min_freq=pick("min_freq", DEFAULT_MIN_FREQ[model]),
+        oov_policy=pick("oov", TRAIN_DEFAULTS["oov"]),
+        script=pick("script", TRAIN_DEFAULTS["script"]),
+        pieces=pick("pieces", TRAIN_DEFAULTS["pieces"]),
+        leading_space=not args.no_leading_space,
+        pattern=pick("pattern", TRAIN_DEFAULTS["pattern"]),
+        checkpoint_every=pick("checkpoint_every", TRAIN_DEFAULTS["checkpoint_every"]),
+        checkpoint_seconds=pick("checkpoint_seconds", TRAIN_DEFAULTS["checkpoint_seconds"]),
+        heartbeat_seconds=pick("heartbeat_seconds", TRAIN_DEFAULTS["heartbeat_seconds"]),
+    )
+
+
+def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
+    """With --resume the run's config.json rules; a flag that contradicts it is an error."""
+    from .runs import file_sha256
+
+    pairs = {
+        "model": "model", "vocab_size": "vocab_size", "prune_freq": "prune_freq",
+        "min_freq": "min_freq", "oov": "oov_policy", "script": "script", "pieces": "pieces",
+        "pattern": "pattern",
+    }  # fmt: skip
+    for flag, key in pairs.items():
+        value = getattr(args, flag)
+        if value is not None and value != getattr(config, key):
+            raise UsageError(
+                f"--{flag.replace('_', '-')} {value} differs from the run's config.json "
+                f"({getattr(config, key)}); a resumed run keeps its settings: omit the flag, or "
+                "start a new run with another --out"
+            )
+    if args.no_leading_space and config.leading_space:
+        raise UsageError("--no-leading-space differs from the run's config.json (leading_space on)")
+    if args.corpus is not None:
+        path = Path(args.corpus)
+        if not path.is_file():
+            raise UsageError(f"{path}: file not found")
+        if file_sha256(path) != config.corpus_sha256:
+            raise UsageError(
+                f"--corpus {path} is not the corpus this run trains on; omit --corpus to resume"
+            )
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from .jobs import validate_corpus
+    from .runs import create_run, read_config, train_run
+
+    out = Path(args.out)
+    if args.resume:
+        config = read_config(out)
+        _check_resume_flags(args, config)
+    else:
+        if args.corpus is None or args.vocab_size is None:
+            missing = [
+                f
+                for f, v in (("--corpus", args.corpus), ("--vocab-size", args.vocab_size))
+                if v is None
+            ]
+            raise UsageError(f"train needs {' and '.join(missing)} (or --resume to continue a run)")
+        config = _config_from_args(args)
+        try:
+            config.validate()
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        corpus = Path(args.corpus)
+        summary = validate_corpus(corpus, max_bytes=None, require_script=False)
+        if summary.script_characters == 0:
+            print(
+                f"sgpe: warning: {corpus.name} has no Sinhala or Devanagari character; "
+                "SGPE will learn merges of other characters only",
+                file=sys.stderr,
+            )
+        create_run(out, config, corpus)
+    stderr = sys.stderr
+    display: _ProgressBar | _ProgressLog = (
+        _ProgressBar(stderr) if stderr.isatty() else _ProgressLog(stderr)
+    )
+    try:
+        result = train_run(out, resume=args.resume, display=display)
+    finally:
+        display.close()
+    if result.state == "failed":
+        print(f"sgpe: error: {result.message}", file=sys.stderr)
+    elif result.state == "done" and "nothing to do" in result.message:
+        print(f"sgpe: {result.message}", file=sys.stderr)
+    return result.exit_code
+
+
+# ============================================================================ parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    defaults = argparse.ArgumentDefaultsHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="sgpe",
+        description="Syllable-aware tokenization (SGPE) for Sinhala and Devanagari.",
+        epilog="Text is read and written as UTF-8; lines are split on \\n only.",
+    )
+    parser.add_argument("--version", action="version", version=f"sgpe {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser(
+        "syllabify", formatter_class=defaults, help="stdin lines -> JSON lists of syllables",
+        description="Split each stdin line into syllables; print one JSON list per line.",
+    )  # fmt: skip
+    p.add_argument("--script", choices=("auto", "sinhala", "devanagari"), default="auto",
+                   help="grammar to use; auto picks one per character run")  # fmt: skip
+    p.add_argument("--leading-space", action="store_true",
+                   help="attach a space to the syllable after it (seed 000 §2.3)")  # fmt: skip
+    p.set_defaults(func=_cmd_syllabify)
+
+    p = sub.add_parser(
+        "train", help="train a vocabulary into a run directory",
+        description=(
+            "Train an SGPE (or byte-level BPE) vocabulary. Writes RUN_DIR: config.json, "
+            "corpus copy, word_counts.parquet, status.json, checkpoint.json, merges.parquet, "
+            "vocab.json, train.log. SIGTERM or Ctrl-C stops after the current merge with a "
+            "checkpoint; --resume continues byte-identically."
+        ),
+    )  # fmt: skip
+    d = TRAIN_DEFAULTS
+    p.add_argument("--corpus", metavar="FILE",
+                   help=f"corpus file ({', '.join(SUPPORTED_SUFFIXES)}); copied into RUN_DIR")  # fmt: skip
+    p.add_argument("--vocab-size", metavar="N", type=int,
+                   help="vocabulary size, special tokens included")  # fmt: skip
+    p.add_argument("--out", metavar="RUN_DIR", required=True,
+                   help="run directory (new or empty; with --resume: an existing run)")  # fmt: skip
+    p.add_argument("--model", choices=("sgpe", "bytebpe"), help=f"(default: {d['model']})")
+    p.add_argument("--prune-freq", metavar="K", type=int,
+                   help=f"drop syllables seen fewer than K times (default: {d['prune_freq']})")  # fmt: skip
+    p.add_argument("--min-freq", metavar="F", type=int,
+                   help=f"stop when the best pair occurs fewer than F times (default: {d['min_freq']})")  # fmt: skip
+    p.add_argument("--oov", choices=("fallback", "unk"),
+                   help=f"unknown syllables: lossless fallback or [UNK] (default: {d['oov']})")  # fmt: skip
+    p.add_argument("--script", choices=("auto", "sinhala", "devanagari"),
+                   help=f"(default: {d['script']})")  # fmt: skip
+    p.add_argument("--pieces", choices=("whitespace", "script"),
+                   help=f"what a word is: non-space runs or script runs (default: {d['pieces']})")  # fmt: skip
+    p.add_argument("--no-leading-space", action="store_true",
+                   help="do not attach the space before a word to its first syllable")  # fmt: skip
+    p.add_argument(
+        "--pattern",
+        help=f"bytebpe split regex or name: o200k, cl100k, gpt2 (default: {d['pattern']})",
+    )
+    p.add_argument("--checkpoint-every", metavar="M", type=int,
+                   help=f"write a checkpoint every M merges (default: {d['checkpoint_every']})")  # fmt: skip
+    p.add_argument("--checkpoint-seconds", metavar="S", type=float,
+                   help=f"... and at least every S seconds (default: {d['checkpoint_seconds']})")  # fmt: skip
+    p.add_argument("--heartbeat-seconds", metavar="S", type=float,
+                   help=f"rewrite status.json every S seconds (default: {d['heartbeat_seconds']})")  # fmt: skip
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in RUN_DIR from its newest valid checkpoint")  # fmt: skip
+    p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser(
+        "encode", formatter_class=defaults, help="stdin lines -> JSON lists of token ids",
+        description="Encode each stdin line; print one JSON list of ids (or tokens) per line.",
+    )  # fmt: skip
+    p.add_argument(
+        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
+    )
+    p.add_argument("--tokens", action="store_true", help="print token strings instead of ids")
+    p.set_defaults(func=_cmd_encode)
+
+    p = sub.add_parser(
+        "decode", formatter_class=defaults, help="stdin JSON id lists -> text lines",
+        description="Decode each stdin line (a JSON list of token ids) to a line of text.",
+    )  # fmt: skip
+    p.add_argument(
+        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
+    )
+    p.set_defaults(func=_cmd_decode)
+
+    p = sub.add_parser(
+        "eval", formatter_class=defaults, help="metrics of a vocabulary on a text file (JSON)",
+        description="Tokens, TWR, characters per token, UNK rate, round-trip failures, "
+        "broken syllable boundaries of VOCAB_JSON on FILE (one line per document).",
+    )  # fmt: skip
+    p.add_argument(
+        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
+    )
+    p.add_argument("--text", metavar="FILE", required=True, help="evaluation text")
+    p.add_argument("--script", choices=("auto", "sinhala", "devanagari"), default="auto",
+                   help="grammar used to find syllable boundaries")  # fmt: skip
+    p.set_defaults(func=_cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 success, 2 usage/input, 1 failure)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, --version, or an argparse usage error
+        return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    from .runs import RunError
+
+    try:
+        return int(args.func(args))
+    except (UsageError, CorpusError, RunError) as err:
+        return _error(str(err), 2)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
+        return _error(f"{err.filename}: {err.strerror}" if err.filename else str(err), 2)
+    except OSError as err:
+        return _error(str(err), 1)
+    except Exception as err:
+        if os.environ.get("SGPE_DEBUG"):
+            raise
+        return _error(
+            f"internal error: {type(err).__name__}: {err} (set SGPE_DEBUG=1 for details)", 1
+        )
+
+
+def _error(message: str, code: int) -> int:
+    print(f"sgpe: error: {message}", file=sys.stderr)
+    return code

@@ -1,0 +1,578 @@
+"""Background training runs: corpus intake, start, watch, cancel, resume, delete.
+
+A :class:`RunManager` works over a runs root (default ``runs/``). Each run is a directory
+``<root>/<run-id>/`` laid out as in :mod:`sgpe.runs` (DESIGN.md §5), trained by a separate
+process ``python -m sgpe train --out <dir> --resume`` started with
+``subprocess.Popen(..., start_new_session=True)``, output to ``<dir>/train.log``.
+
+* **State lives in files only.** :meth:`RunManager.status` reads the run directory (and
+  tests the trainer's lock), so an app restarted after a crash, or two app sessions,
+  see the same true state of every run. Nothing is kept in memory except the handles of
+  child processes, which are only used to reap them.
+* **Intake.** :meth:`RunManager.start` copies the upload into a hidden staging directory,
+  checks it (:func:`validate_corpus`) and only then renames it to the run directory, so a
+  rejected upload leaves nothing behind. Run ids are generated
+  (``20261121-061500-ab12cd``), never derived from a file name.
+* **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
+  beyond that leaves the run ``queued``; queued runs are launched, oldest first, by the
+  next call of :meth:`poll` -- which :meth:`list_runs` and :meth:`status` call, so the
+  app's polling fragment drives the queue. Nothing runs in the background of the app.
+
+This module does not train (that is :mod:`sgpe.runs`, in the child process) and has no
+Streamlit code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import gzip
+import hashlib
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from .corpus import CorpusError, corpus_format, iter_documents
+from .runs import (
+    CONFIG,
+    DEFAULT_MIN_FREQ,
+    FINAL_STATES,
+    LOG,
+    VOCAB,
+    RunConfig,
+    RunError,
+    RunStatus,
+    _read_status_file,
+    init_run_dir,
+    read_config,
+    read_status,
+    run_lock,
+    write_status,
+)
+
+DEFAULT_ROOT = Path("runs")
+#: Upload size limit, the same as ``server.maxUploadSize = 200`` in .streamlit/config.toml.
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+#: A ``.txt.gz`` may expand to at most this many times the upload limit.
+GZIP_EXPANSION_LIMIT = 5
+#: The scripts SGPE has grammars for, as code-point blocks.
+SUPPORTED_SCRIPTS = {"Sinhala": (0x0D80, 0x0DFF), "Devanagari": (0x0900, 0x097F)}
+_SCRIPT_CHAR = re.compile(
+    "|".join(f"[\\u{a:04x}-\\u{b:04x}]" for a, b in SUPPORTED_SCRIPTS.values())
+)
+_RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
+_ROOT_LOCK = ".jobs.lock"
+
+
+# ============================================================================ intake
+
+
+@dataclass(frozen=True)
+class CorpusSummary:
+    """What :func:`validate_corpus` found in an acceptable corpus."""
+
+    name: str
+    format: str
+    bytes: int
+    documents: int
+    characters: int
+    script_characters: int  # characters of a supported script (Sinhala, Devanagari)
+
+
+def _scripts_text() -> str:
+    return " or ".join(f"{n} (U+{a:04X}–U+{b:04X})" for n, (a, b) in SUPPORTED_SCRIPTS.items())
+
+
+def _size_text(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def validate_corpus(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+    require_script: bool = True,
+) -> CorpusSummary:
+    """Check that a corpus file can be trained on, reading all of it once.
+
+    Raises :class:`~sgpe.corpus.CorpusError` naming the file (``name``, e.g. the upload's
+    name, instead of ``path``), the line or row, and what to do, for: an unsupported type,
+    a missing file, a file over ``max_bytes``, bytes that are not UTF-8, a malformed
+    ``.jsonl``/``.csv``/``.parquet`` or one without a ``text`` field/column, a file
+    without text, and (``require_script``) text without a Sinhala or Devanagari character.
+    """
+    path = Path(path)
+    shown = name or str(path)
+
+    def fail(message: str) -> CorpusError:
+        return CorpusError(f"{shown}: {message}")
+
+    fmt = corpus_format(Path(shown).name if name else path)  # CorpusError for other types
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise fail("file not found") from None
+    if max_bytes is not None and size > max_bytes:
+        raise fail(
+            f"{_size_text(size)} is over the size limit of {_size_text(max_bytes)}; "
+            "use a smaller sample of the corpus (e.g. its first 100,000 lines)"
+        )
+    if size == 0:
+        raise fail("the file is empty (0 bytes); it needs text, e.g. one document per line")
+    if fmt == ".txt.gz" and max_bytes is not None:
+        _check_gzip(path, GZIP_EXPANSION_LIMIT * max_bytes, fail)
+    documents = characters = script_chars = 0
+    any_text = False
+    try:
+        for doc in iter_documents(path):
+            documents += 1
+            characters += len(doc)
+            if not any_text and doc.strip():
+                any_text = True
+            if script_chars == 0 and _SCRIPT_CHAR.search(doc):
+                script_chars = len(_SCRIPT_CHAR.findall(doc))
+    except CorpusError as err:
+        text = str(err)
+        raise CorpusError(text.replace(str(path), shown, 1) if name else text) from None
+    unit = "lines" if fmt in (".txt", ".txt.gz") else "documents"
+    if not any_text:
+        if documents == 0:
+            raise fail(f"no {unit} with text; it needs at least one non-blank document")
+        raise fail(f"all {documents:,} {unit} are blank; it needs at least one with text")
+    if require_script and script_chars == 0:
+        raise fail(
+            f"no character of a supported script in {documents:,} {unit}: SGPE learns "
+            f"syllables of {_scripts_text()} text. Check that this is the right file "
+            "(not transliterated or in another script)"
+        )
+    return CorpusSummary(Path(shown).name, fmt, size, documents, characters, script_chars)
+
+
+def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> None:
+    total = 0
+    try:
+        with gzip.open(path, "rb") as f:
+            while block := f.read(1 << 20):
+                total += len(block)
+                if total > limit:
+                    raise fail(
+                        f"decompresses to more than {_size_text(limit)}; use a smaller sample"
+                    )
+    except (OSError, EOFError) as err:
+        raise fail(f"not a readable gzip file ({err}); compress it again with gzip") from None
+
+
+# ============================================================================ runs
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory under a runs root."""
+
+    id: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run: Run
+    config: RunConfig
+    status: RunStatus
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What to train: the corpus (a path, the bytes of an upload, or a binary file object
+    such as Streamlit's ``UploadedFile``) and the settings (see ``python -m sgpe train -h``).
+
+    ``name`` is the upload's file name; it decides the format by its extension and is
+    recorded in ``vocab.json``. It is required unless ``corpus`` is a path.
+    """
+
+    corpus: str | Path | bytes | BinaryIO
+    name: str | None = None
+    model: str = "sgpe"
+    vocab_size: int = 32_000
+    prune_freq: int = 2
+    min_freq: int | None = None  # None: 2 for sgpe, 1 for bytebpe
+    oov_policy: str = "fallback"
+    script: str = "auto"
+    pieces: str = "whitespace"
+    leading_space: bool = True
+    pattern: str = "o200k"
+    checkpoint_every: int = 1000
+    checkpoint_seconds: float = 5.0
+    heartbeat_seconds: float = 1.0
+
+    def config(self) -> RunConfig:
+        min_freq = (
+            self.min_freq if self.min_freq is not None else DEFAULT_MIN_FREQ.get(self.model, 2)
+        )
+        return RunConfig(
+            model=self.model,
+            vocab_size=self.vocab_size,
+            prune_freq=self.prune_freq,
+            min_freq=min_freq,
+            oov_policy=self.oov_policy,
+            script=self.script,
+            pieces=self.pieces,
+            leading_space=self.leading_space,
+            pattern=self.pattern,
+            checkpoint_every=self.checkpoint_every,
+            checkpoint_seconds=self.checkpoint_seconds,
+            heartbeat_seconds=self.heartbeat_seconds,
+        )
+
+
+def new_run_id() -> str:
+    """``YYYYMMDD-HHMMSS-xxxxxx`` (UTC time + 6 random hex digits): sortable, unique."""
+    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
+
+
+class RunManager:
+    """Start, watch, cancel, resume and delete training runs under ``root``.
+
+    >>> jobs = RunManager("runs")                              # doctest: +SKIP
+    >>> run = jobs.start(RunRequest("sample_data/sinhala.txt", vocab_size=4000))  # doctest: +SKIP
+    >>> jobs.status(run).state                                 # doctest: +SKIP
+    'counting'
+    """
+
+    def __init__(
+        self,
+        root: str | Path = DEFAULT_ROOT,
+        *,
+        max_running: int = 1,
+        max_upload_bytes: int | None = DEFAULT_MAX_BYTES,
+        python: str = sys.executable,
+    ) -> None:
+        if max_running < 1:
+            raise ValueError(f"max_running must be >= 1, got {max_running}")
+        self.root = Path(root).resolve()
+        self.max_running = max_running
+        self.max_upload_bytes = max_upload_bytes
+        self.python = python
+        self._children: dict[str, subprocess.Popen[bytes]] = {}
+
+    # ------------------------------------------------------------------ lookup
+    def run(self, run: Run | str) -> Run:
+        """The :class:`Run` for an id (checked: an id never leads outside the root)."""
+        if isinstance(run, Run):
+            return run
+        if not _RUN_ID.match(run):
+            raise RunError(f"{run!r} is not a run id (expected e.g. 20261121-061500-ab12cd)")
+        path = self.root / run
+        if not (path / CONFIG).exists():
+            raise RunError(f"no run {run} under {self.root}")
+        return Run(run, path)
+
+    def _run_dirs(self) -> list[Run]:
+        if not self.root.is_dir():
+            return []
+        return [
+            Run(p.name, p)
+            for p in sorted(self.root.iterdir())
+            if _RUN_ID.match(p.name) and (p / CONFIG).exists()
+        ]
+
+    def vocab_path(self, run: Run | str) -> Path | None:
+        """``vocab.json`` of a finished run, else None."""
+        run = self.run(run)
+        path = run.path / VOCAB
+        return path if path.exists() and read_status(run.path).state == "done" else None
+
+    # ------------------------------------------------------------------ start
+    def start(self, request: RunRequest) -> Run:
+        """Validate and copy the corpus, create the run and launch it (or queue it).
+
+        Raises :class:`~sgpe.corpus.CorpusError` for a bad corpus and ``ValueError`` for
+        bad settings; in both cases no directory is left behind.
+        """
+        config = request.config()
+        config.validate()
+        name = request.name
+        if name is None:
+            if not isinstance(request.corpus, (str, Path)):
+                raise ValueError("RunRequest.name (the upload's file name) is required for bytes")
+            name = Path(request.corpus).name
+        name = Path(name).name  # a file name, never a path
+        ext = corpus_format(name)  # CorpusError for an unsupported type
+        self.root.mkdir(parents=True, exist_ok=True)
+        staging = self.root / f".incoming-{secrets.token_hex(6)}"
+        staging.mkdir()
+        try:
+            target = staging / f"corpus{ext}"
+            sha = self._copy_in(request.corpus, target, name)
+            validate_corpus(target, name=name, max_bytes=self.max_upload_bytes)
+            config = dataclasses.replace(
+                config, corpus=target.name, corpus_name=name, corpus_sha256=sha
+            )
+            init_run_dir(staging, config)
+            with self._root_lock():
+                while True:
+                    run_id = new_run_id()
+                    final = self.root / run_id
+                    if not final.exists():
+                        break
+                os.rename(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        self.poll()
+        return Run(run_id, final)
+
+    def _copy_in(self, source: str | Path | bytes | BinaryIO, target: Path, name: str) -> str:
+        limit = self.max_upload_bytes
+        digest = hashlib.sha256()
+        total = 0
+
+        def too_big(size: int) -> CorpusError:
+            assert limit is not None
+            return CorpusError(
+                f"{name}: {_size_text(size)} is over the size limit of {_size_text(limit)}; "
+                "use a smaller sample of the corpus (e.g. its first 100,000 lines)"
+            )
+
+        if isinstance(source, (str, Path)):
+            src = Path(source)
+            try:
+                size = src.stat().st_size
+            except FileNotFoundError:
+                raise CorpusError(f"{name}: file not found ({src})") from None
+            if limit is not None and size > limit:
+                raise too_big(size)
+            stream: BinaryIO = open(src, "rb")  # noqa: SIM115 - closed below
+        elif isinstance(source, (bytes, bytearray, memoryview)):
+            if limit is not None and len(source) > limit:
+                raise too_big(len(source))
+            import io
+
+            stream = io.BytesIO(bytes(source))
+        else:
+            stream = source
+            with contextlib.suppress(AttributeError, OSError):
+                stream.seek(0)
+        try:
+            with open(target, "wb") as out:
+                while block := stream.read(1 << 20):
+                    total += len(block)
+                    if limit is not None and total > limit:
+                        raise too_big(total)
+                    digest.update(block)
+                    out.write(block)
+                out.flush()
+                os.fsync(out.fileno())
+        finally:
+            if isinstance(source, (str, Path)):
+                stream.close()
+        return digest.hexdigest()
+
+    # ------------------------------------------------------------------ queue
+    @contextlib.contextmanager
+    def _root_lock(self) -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / _ROOT_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _reap(self) -> None:
+        for run_id, proc in list(self._children.items()):
+            if proc.poll() is not None:
+                del self._children[run_id]
+
+    def poll(self) -> list[Run]:
+        """Launch queued runs while fewer than ``max_running`` trainers are alive; return
+        the runs launched. Safe to call from several processes at once."""
+        self._reap()
+        launched: list[Run] = []
+        with self._root_lock():
+            queued: list[tuple[float, str, Run]] = []
+            running = 0
+            for run in self._run_dirs():
+                try:
+                    st = read_status(run.path)
+                except RunError:
+                    continue
+                if st.alive:
+                    running += 1
+                elif st.state == "queued" and st.phase != "launching":
+                    queued.append((float(st.raw.get("queued_at") or 0.0), run.id, run))
+            for _, _, run in sorted(queued, key=lambda q: (q[0], q[1])):
+                if running >= self.max_running:
+                    break
+                if self._launch(run):
+                    launched.append(run)
+                    running += 1
+        return launched
+
+    def _launch(self, run: Run) -> bool:
+        config = read_config(run.path)
+        with run_lock(run.path, wait=2.0):
+            data = _read_status_file(run.path) or {}
+            if data.get("state", "queued") != "queued" or data.get("phase") == "launching":
+                return False
+            cmd = [
+                self.python, "-m", "sgpe", "train",
+                "--corpus", str(run.path / config.corpus),
+                "--vocab-size", str(config.vocab_size),
+                "--model", config.model,
+                "--out", str(run.path),
+                "--resume",
+            ]  # fmt: skip
+            env = dict(os.environ)
+            package_parent = str(Path(__file__).resolve().parents[1])
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (package_parent, env.get("PYTHONPATH", "")) if p
+            )
+            env.setdefault("PYTHONIOENCODING", "utf-8")
+            try:
+                with open(run.path / LOG, "ab") as log:
+                    proc = subprocess.Popen(
+                        cmd,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                        env=env,
+                    )
+            except OSError as err:
+                write_status(
+                    run.path,
+                    {**data, "state": "failed", "message": f"cannot start the trainer: {err}"},
+                )
+                return False
+            self._children[run.id] = proc
+            write_status(
+                run.path,
+                {**data, "state": "queued", "phase": "launching", "pid": proc.pid,
+                 "heartbeat": time.time(), "message": "starting the trainer"},
+            )  # fmt: skip
+        return True
+
+    # ------------------------------------------------------------------ watch
+    def status(self, run: Run | str) -> RunStatus:
+        """The run's state (launching queued runs first, see :meth:`poll`)."""
+        run = self.run(run)
+        self.poll()
+        return read_status(run.path)
+
+    def list_runs(self) -> list[RunInfo]:
+        """Every run under the root, newest first (launching queued runs first)."""
+        self.poll()
+        out = []
+        for run in reversed(self._run_dirs()):
+            try:
+                out.append(RunInfo(run, read_config(run.path), read_status(run.path)))
+            except RunError:
+                continue
+        return out
+
+    def wait(self, run: Run | str, timeout: float = 60.0, interval: float = 0.1) -> RunStatus:
+        """Poll until the run is done, failed, cancelled or interrupted (or ``timeout``)."""
+        run = self.run(run)
+        deadline = time.monotonic() + timeout
+        while True:
+            st = self.status(run)
+            if st.state in FINAL_STATES or st.state == "interrupted":
+                return st
+            if time.monotonic() >= deadline:
+                return st
+            time.sleep(interval)
+
+    # ------------------------------------------------------------------ control
+    def _signal(self, pid: int, sig: int) -> None:
+        try:
+            os.killpg(pid, sig)  # the trainer leads its own session (start_new_session)
+        except (ProcessLookupError, PermissionError):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+
+    def _wait_gone(self, run: Run, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._reap()
+            if not read_status(run.path).alive:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def cancel(self, run: Run | str, *, wait: float = 10.0) -> RunStatus:
+        """Stop a run: a queued run is marked ``cancelled``; a running trainer gets SIGTERM,
+        finishes its current merge, writes a final checkpoint and ends ``cancelled``."""
+        run = self.run(run)
+        st = read_status(run.path)
+        if st.state == "queued" and not st.alive:
+            with run_lock(run.path, wait=2.0):
+                data = _read_status_file(run.path) or {}
+                if data.get("state", "queued") == "queued" and data.get("phase") != "launching":
+                    write_status(
+                        run.path,
+                        {**data, "state": "cancelled", "message": "cancelled before it started"},
+                    )
+                    return read_status(run.path)
+            st = read_status(run.path)
+        if not st.alive:
+            raise RunError(f"run {run.id} is {st.state}; there is nothing to cancel")
+        if st.pid is not None:
+            self._signal(st.pid, signal.SIGTERM)
+        self._wait_gone(run, wait)
+        st = read_status(run.path)
+        if st.state not in FINAL_STATES and not st.alive:
+            # The trainer died before it could handle the signal (e.g. while starting).
+            with run_lock(run.path, wait=2.0):
+                data = _read_status_file(run.path) or {}
+                write_status(run.path, {**data, "state": "cancelled", "message": "cancelled"})
+            st = read_status(run.path)
+        return st
+
+    def resume(self, run: Run | str) -> RunStatus:
+        """Queue an interrupted, cancelled or failed run to continue from its newest valid
+        checkpoint (launched at once if a slot is free)."""
+        run = self.run(run)
+        st = read_status(run.path)
+        if st.state == "done":
+            raise RunError(f"run {run.id} is already done; start a new run to train again")
+        if st.alive or st.state not in ("interrupted", "cancelled", "failed"):
+            raise RunError(f"run {run.id} is {st.state}; only a stopped run can be resumed")
+        with run_lock(run.path, wait=2.0):
+            data = _read_status_file(run.path) or {}
+            write_status(
+                run.path,
+                {**data, "state": "queued", "phase": "waiting", "pid": None, "queued_at": time.time(),
+                 "message": f"waiting to resume from step {st.checkpoint_step}"},
+            )  # fmt: skip
+        self.poll()
+        return read_status(run.path)
+
+    def delete(self, run: Run | str, *, force: bool = False) -> None:
+        """Remove a run directory. Refuses while a trainer works on it, unless ``force``
+        (the trainer is then killed first)."""
+        run = self.run(run)
+        with self._root_lock():
+            st = read_status(run.path)
+            if st.alive:
+                if not force:
+                    raise RunError(
+                        f"run {run.id} is {st.state} (pid {st.pid}); cancel it first, or "
+                        "delete with force=True"
+                    )
+                if st.pid is not None:
+                    self._signal(st.pid, signal.SIGKILL)
+                if not self._wait_gone(run, 10.0):
+                    raise RunError(f"run {run.id}: the trainer (pid {st.pid}) did not stop")
+            shutil.rmtree(run.path)
+            self._children.pop(run.id, None)
