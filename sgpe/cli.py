@@ -61,7 +61,10 @@ def _stdin_bytes() -> IO[bytes]:
 
 def _stdout_bytes() -> IO[bytes]:
     sys.stdout.flush()
-    return getattr(sys.stdout, "buffer", sys.stdout)  # type: ignore[no-any-return]
+    buffer: IO[bytes] | None = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        raise RuntimeError("stdout has no binary buffer")
+    return buffer
 
 
 def _input_lines() -> Iterator[tuple[int, str]]:

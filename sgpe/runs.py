@@ -947,7 +947,7 @@ class Trainer:
 
     @contextlib.contextmanager
     def _signals(self) -> Iterator[None]:
-        saved: dict[int, Any] = {}
+        saved: dict[signal.Signals, Any] = {}
         try:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 saved[sig] = signal.signal(sig, self._on_signal)
@@ -956,8 +956,8 @@ class Trainer:
         try:
             yield
         finally:
-            for sig, handler in saved.items():
-                signal.signal(sig, handler)
+            for saved_sig, handler in saved.items():
+                signal.signal(saved_sig, handler)
 
     def _check_stop(self) -> None:
         if self.stop_signal is not None:
