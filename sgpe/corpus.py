@@ -210,6 +210,11 @@ def read_corpus(source: str | Path | Iterable[str]) -> tuple[Iterator[str], Corp
     iterator is exhausted. For a ``.txt`` file this reads the file once.
     """
     if isinstance(source, (str, Path)):
+        if isinstance(source, str) and ("\n" in source or not Path(source).suffix) and not Path(source).exists():
+            raise CorpusError(
+                f"{source[:40]!r}... is not a corpus file; to train on text in memory pass a "
+                "list of documents, e.g. train([text], ...)"
+            )
         path = Path(source)
         fmt = corpus_format(path)
         if fmt in (".txt", ".txt.gz"):
