@@ -165,20 +165,22 @@ def reference_train(
     fallback_symbols: Iterable[str] = (),
 ) -> list[tuple[str, str]]:
     """Learn merges by recounting every pair each step. Same rules as :mod:`sgpe.train`:
-    units below ``prune_freq`` are barriers; kept units get ids by (-frequency, string),
+    units below ``prune_freq`` are barriers, except the bare form ``X`` of a kept ``" X"``;
+    kept units get ids by (-frequency, string),
     then the fallback symbols; the best pair is ``min((-count, (id_a, id_b)))``; stop at
     ``vocab_size`` symbols (+5 specials) or when the best count is below ``min_freq``."""
     unit_freq: Counter[str] = Counter()
     for piece, c in piece_counts.items():
         for u in units_of(piece):
             unit_freq[u] += c
-    kept = sorted(
-        (u for u in unit_freq if unit_freq[u] >= prune_freq), key=lambda u: (-unit_freq[u], u)
-    )
-    symbols = list(kept) + [s for s in fallback_symbols if s not in set(kept)]
+    frequent = {u for u in unit_freq if unit_freq[u] >= prune_freq}
+    # A unit kept with its leading space is also kept without it.
+    kept_set = frequent | {u[1:] for u in frequent if len(u) > 1 and u[0] == " "}
+    kept = sorted(kept_set, key=lambda u: (-unit_freq[u], u))
+    symbols = kept + [s for s in fallback_symbols if s not in kept_set]
     ids = {s: i for i, s in enumerate(symbols)}
     words: list[tuple[list[int | None], int]] = [
-        ([ids[u] if u in ids and unit_freq[u] >= prune_freq else None for u in units_of(p)], c)
+        ([ids[u] if u in kept_set else None for u in units_of(p)], c)
         for p, c in piece_counts.items()
     ]
     merges: list[tuple[str, str]] = []

@@ -141,6 +141,10 @@ class GPETrainer:
             for u in piece_units[p]:
                 unit_freq[u] += c
         kept = {u for u, f in unit_freq.items() if f >= s.prune_freq}
+        # A syllable kept with its leading space is kept bare too: inside a word it would
+        # otherwise be spelled with code points (cutting the syllable), and a missing
+        # " X" is encoded as " " + "X".
+        kept |= {u[1:] for u in kept if len(u) > 1 and u[0] == " "}
         symbols = sorted(kept, key=lambda u: (-unit_freq[u], u))
         if s.oov_policy == "fallback":
             extra = sorted(
