@@ -145,7 +145,8 @@ def spans_from_token_bytes(pieces: Iterable[bytes]) -> list[ByteSpan]:
     [(0, 2), (2, 2), (2, 4)]
     """
     ends = list(accumulate(map(len, pieces)))
-    return list(zip([0, *ends[:-1]], ends, strict=True))
+    starts = [0, *ends[:-1]] if ends else []
+    return list(zip(starts, ends, strict=True))
 
 
 def _align_pieces(text_bytes: bytes, pieces: Sequence[bytes]) -> list[ByteSpan] | None:
@@ -190,16 +191,16 @@ def _split_shared_offsets(
                 run = range(i, j + 1)
                 end = max(out[k][1] for k in run)
                 known = [lengths[k] for k in run]
+                sizes = [size or 0 for size in known]
                 if (
-                    all(out[k][1] in (start, end) for k in run)
-                    and None not in known
-                    and sum(x for x in known if x is not None) == end - start
+                    None not in known
+                    and all(out[k][1] in (start, end) for k in run)
+                    and sum(sizes) == end - start
                 ):
                     pos = start
-                    for k, length in zip(run, known, strict=True):
-                        assert length is not None  # checked above
-                        out[k] = (pos, pos + length)
-                        pos += length
+                    for k, size in zip(run, sizes, strict=True):
+                        out[k] = (pos, pos + size)
+                        pos += size
             i = j + 1
     return _monotone(out)
 
@@ -276,7 +277,8 @@ def _token_bytes_adapter(
         spans = _align_pieces(text.encode("utf-8"), pieces)
         exact = spans is not None
         if spans is None:  # the tokenizer changed the text: its bytes are all we know
-            spans = spans_from_token_bytes(pieces)
+            size = len(text.encode("utf-8"))
+            spans = [(min(s, size), min(e, size)) for s, e in spans_from_token_bytes(pieces)]
         return Encoded(ids, spans, 0, decode(ids), exact=exact)
 
     return Adapter(name, encode, finish)
