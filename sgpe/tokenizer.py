@@ -26,7 +26,7 @@ import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .words import get_word_splitter
@@ -179,10 +179,11 @@ class Tokenizer:
 
     def _encode_piece(self, piece: str) -> list[int]:
         get = self.vocab.get
-        ids = [get(u) for u in self._units(piece)]
-        if None in ids:  # an out-of-vocabulary syllable: the general path
+        found = [get(u) for u in self._units(piece)]
+        if None in found:  # an out-of-vocabulary syllable: the general path
             return self._encode_piece_with_lengths(piece)[0]
-        return self._bpe(ids) if len(ids) > 1 else ids  # type: ignore[arg-type]
+        ids = cast("list[int]", found)
+        return self._bpe(ids) if len(ids) > 1 else ids
 
     def _encode_piece_with_lengths(self, piece: str) -> tuple[list[int], list[int]]:
         ids: list[int] = []

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from .corpus import CorpusInfo, read_corpus
 from .schema import schemas_for
@@ -74,7 +74,10 @@ class TrainSettings:
         return asdict(self)
 
 
-class ProgressEvent(NamedTuple):
+@dataclass(frozen=True)
+class ProgressEvent:
+    """One merge of the training loop, as reported to the progress callback."""
+
     step: int  # merges done so far (1-based after the first merge)
     target: int  # merges needed to reach vocab_size (an upper bound: min_freq may stop earlier)
     pair: tuple[str, str]
@@ -125,7 +128,7 @@ class GPETrainer:
         pieces = self.splitter.pieces
         for chunk in chunks:
             counts.update(pieces(chunk))
-        self.corpus_info = info.freeze() if hasattr(info, "freeze") else info  # type: ignore[attr-defined]
+        self.corpus_info = info.freeze() if hasattr(info, "freeze") else info
         return counts
 
     # ---------------------------------------------------------------- phase 2
@@ -375,8 +378,8 @@ class _MergeEngine:
         target = max(0, target_symbols - len(st.symbols))
         # Replay a checkpoint: the same updates as the original run, the pair taken from the list.
         for k, (left, right) in enumerate(resume):
-            ids = (st.symbol_id.get(left), st.symbol_id.get(right))
-            pair = chr(ids[0]) + chr(ids[1]) if None not in ids else ""
+            left_id, right_id = st.symbol_id.get(left), st.symbol_id.get(right)
+            pair = "" if left_id is None or right_id is None else chr(left_id) + chr(right_id)
             count = self.pair_counts.get(pair, 0)
             if count < min_freq:
                 raise ResumeError(
