@@ -25,6 +25,8 @@ def test_readme_three_line_usage(monkeypatch):
     block = re.search(r"```python\n(import sgpe\n.*?)```", text, re.S).group(1)
     lines = [line.split("#")[0].rstrip() for line in block.strip().splitlines()]
     namespace: dict = {}
-    exec("\n".join(lines[:2]) + "\nresult = " + lines[2], namespace)  # our own README, not user data
+    exec(
+        "\n".join(lines[:2]) + "\nresult = " + lines[2], namespace
+    )  # our own README, not user data
     expected = ast.literal_eval(block.strip().splitlines()[2].split("#", 1)[1].strip())
     assert namespace["result"] == expected

@@ -57,7 +57,9 @@ def test_round_trip_any_string(tok, text):
 
 @given(
     st.text(
-        alphabet=st.sampled_from([*list("ශ්\u200dරීලංකාවසුන්දරටකි.ජනතාවේපශ්නයද්යක්ෂ"), " ", "\n", "a", "\u200d"]),
+        alphabet=st.sampled_from(
+            [*list("ශ්\u200dරීලංකාවසුන්දරටකි.ජනතාවේපශ්නයද්යක්ෂ"), " ", "\n", "a", "\u200d"]
+        ),
         max_size=80,
     )
 )
