@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
 
@@ -44,6 +44,13 @@ SGPE_ONLY = ("prune_freq", "oov", "script", "pieces", "no_leading_space")
 
 class UsageError(Exception):
     """Bad arguments or bad input: reported as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with our one-line error format (subcommand parsers inherit it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"sgpe: error: {message} (see: {self.prog} --help)\n")
 
 
 # ============================================================================ I/O helpers
@@ -238,6 +245,7 @@ class _ProgressLog:
 
     def note(self, message: str) -> None:
         self._write(message)
+        self.last = time.monotonic()
 
     def progress(self, phase: str, step: int, target: int, rate: float | None) -> None:
         now = time.monotonic()
@@ -295,10 +303,18 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
     from .runs import file_sha256
 
     pairs = {
-        "model": "model", "vocab_size": "vocab_size", "prune_freq": "prune_freq",
-        "min_freq": "min_freq", "oov": "oov_policy", "script": "script", "pieces": "pieces",
+        "model": "model",
+        "vocab_size": "vocab_size",
+        "prune_freq": "prune_freq",
+        "min_freq": "min_freq",
+        "oov": "oov_policy",
+        "script": "script",
+        "pieces": "pieces",
         "pattern": "pattern",
-    }  # fmt: skip
+        "checkpoint_every": "checkpoint_every",
+        "checkpoint_seconds": "checkpoint_seconds",
+        "heartbeat_seconds": "heartbeat_seconds",
+    }
     for flag, key in pairs.items():
         value = getattr(args, flag)
         if value is not None and value != getattr(config, key):
@@ -335,6 +351,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 if v is None
             ]
             raise UsageError(f"train needs {' and '.join(missing)} (or --resume to continue a run)")
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise UsageError(
+                f"{out} is not empty; use --resume to continue the run in it, or choose a new --out"
+            )
         config = _config_from_args(args)
         try:
             config.validate()
@@ -359,7 +379,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         display.close()
     if result.state == "failed":
         print(f"sgpe: error: {result.message}", file=sys.stderr)
-    elif result.state == "done" and "nothing to do" in result.message:
+    elif result.unchanged:
         print(f"sgpe: {result.message}", file=sys.stderr)
     return result.exit_code
 
@@ -371,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
     defaults = argparse.ArgumentDefaultsHelpFormatter
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sgpe",
         description="Syllable-aware tokenization (SGPE) for Sinhala and Devanagari.",
         epilog="Text is read and written as UTF-8; lines are split on \\n only.",
@@ -380,62 +400,115 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser(
-        "syllabify", formatter_class=defaults, help="stdin lines -> JSON lists of syllables",
+        "syllabify",
+        formatter_class=defaults,
+        help="stdin lines -> JSON lists of syllables",
         description="Split each stdin line into syllables; print one JSON list per line.",
-    )  # fmt: skip
-    p.add_argument("--script", choices=("auto", "sinhala", "devanagari"), default="auto",
-                   help="grammar to use; auto picks one per character run")  # fmt: skip
-    p.add_argument("--leading-space", action="store_true",
-                   help="attach a space to the syllable after it (seed 000 §2.3)")  # fmt: skip
+    )
+    p.add_argument(
+        "--script",
+        choices=("auto", "sinhala", "devanagari"),
+        default="auto",
+        help="grammar to use; auto picks one per character run",
+    )
+    p.add_argument(
+        "--leading-space",
+        action="store_true",
+        help="attach a space to the syllable after it (seed 000 §2.3)",
+    )
     p.set_defaults(func=_cmd_syllabify)
 
     p = sub.add_parser(
-        "train", help="train a vocabulary into a run directory",
+        "train",
+        help="train a vocabulary into a run directory",
         description=(
             "Train an SGPE (or byte-level BPE) vocabulary. Writes RUN_DIR: config.json, "
             "corpus copy, word_counts.parquet, status.json, checkpoint.json, merges.parquet, "
             "vocab.json, train.log. SIGTERM or Ctrl-C stops after the current merge with a "
             "checkpoint; --resume continues byte-identically."
         ),
-    )  # fmt: skip
+    )
     d = TRAIN_DEFAULTS
-    p.add_argument("--corpus", metavar="FILE",
-                   help=f"corpus file ({', '.join(SUPPORTED_SUFFIXES)}); copied into RUN_DIR")  # fmt: skip
-    p.add_argument("--vocab-size", metavar="N", type=int,
-                   help="vocabulary size, special tokens included")  # fmt: skip
-    p.add_argument("--out", metavar="RUN_DIR", required=True,
-                   help="run directory (new or empty; with --resume: an existing run)")  # fmt: skip
+    p.add_argument(
+        "--corpus",
+        metavar="FILE",
+        help=f"corpus file ({', '.join(SUPPORTED_SUFFIXES)}); copied into RUN_DIR",
+    )
+    p.add_argument(
+        "--vocab-size", metavar="N", type=int, help="vocabulary size, special tokens included"
+    )
+    p.add_argument(
+        "--out",
+        metavar="RUN_DIR",
+        required=True,
+        help="run directory (new or empty; with --resume: an existing run)",
+    )
     p.add_argument("--model", choices=("sgpe", "bytebpe"), help=f"(default: {d['model']})")
-    p.add_argument("--prune-freq", metavar="K", type=int,
-                   help=f"drop syllables seen fewer than K times (default: {d['prune_freq']})")  # fmt: skip
-    p.add_argument("--min-freq", metavar="F", type=int,
-                   help=f"stop when the best pair occurs fewer than F times (default: {d['min_freq']})")  # fmt: skip
-    p.add_argument("--oov", choices=("fallback", "unk"),
-                   help=f"unknown syllables: lossless fallback or [UNK] (default: {d['oov']})")  # fmt: skip
-    p.add_argument("--script", choices=("auto", "sinhala", "devanagari"),
-                   help=f"(default: {d['script']})")  # fmt: skip
-    p.add_argument("--pieces", choices=("whitespace", "script"),
-                   help=f"what a word is: non-space runs or script runs (default: {d['pieces']})")  # fmt: skip
-    p.add_argument("--no-leading-space", action="store_true",
-                   help="do not attach the space before a word to its first syllable")  # fmt: skip
+    p.add_argument(
+        "--prune-freq",
+        metavar="K",
+        type=int,
+        help=f"drop syllables seen fewer than K times (default: {d['prune_freq']})",
+    )
+    p.add_argument(
+        "--min-freq",
+        metavar="F",
+        type=int,
+        help=f"stop when the best pair occurs fewer than F times (default: {d['min_freq']})",
+    )
+    p.add_argument(
+        "--oov",
+        choices=("fallback", "unk"),
+        help=f"unknown syllables: lossless fallback or [UNK] (default: {d['oov']})",
+    )
+    p.add_argument(
+        "--script", choices=("auto", "sinhala", "devanagari"), help=f"(default: {d['script']})"
+    )
+    p.add_argument(
+        "--pieces",
+        choices=("whitespace", "script"),
+        help=f"what a word is: non-space runs or script runs (default: {d['pieces']})",
+    )
+    p.add_argument(
+        "--no-leading-space",
+        action="store_true",
+        help="do not attach the space before a word to its first syllable",
+    )
     p.add_argument(
         "--pattern",
         help=f"bytebpe split regex or name: o200k, cl100k, gpt2 (default: {d['pattern']})",
     )
-    p.add_argument("--checkpoint-every", metavar="M", type=int,
-                   help=f"write a checkpoint every M merges (default: {d['checkpoint_every']})")  # fmt: skip
-    p.add_argument("--checkpoint-seconds", metavar="S", type=float,
-                   help=f"... and at least every S seconds (default: {d['checkpoint_seconds']})")  # fmt: skip
-    p.add_argument("--heartbeat-seconds", metavar="S", type=float,
-                   help=f"rewrite status.json every S seconds (default: {d['heartbeat_seconds']})")  # fmt: skip
-    p.add_argument("--resume", action="store_true",
-                   help="continue the run in RUN_DIR from its newest valid checkpoint")  # fmt: skip
+    p.add_argument(
+        "--checkpoint-every",
+        metavar="M",
+        type=int,
+        help=f"write a checkpoint every M merges (default: {d['checkpoint_every']})",
+    )
+    p.add_argument(
+        "--checkpoint-seconds",
+        metavar="S",
+        type=float,
+        help=f"... and at least every S seconds (default: {d['checkpoint_seconds']})",
+    )
+    p.add_argument(
+        "--heartbeat-seconds",
+        metavar="S",
+        type=float,
+        help=f"rewrite status.json every S seconds (default: {d['heartbeat_seconds']})",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in RUN_DIR from its newest valid checkpoint",
+    )
     p.set_defaults(func=_cmd_train)
 
     p = sub.add_parser(
-        "encode", formatter_class=defaults, help="stdin lines -> JSON lists of token ids",
+        "encode",
+        formatter_class=defaults,
+        help="stdin lines -> JSON lists of token ids",
         description="Encode each stdin line; print one JSON list of ids (or tokens) per line.",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
     )
@@ -443,25 +516,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_encode)
 
     p = sub.add_parser(
-        "decode", formatter_class=defaults, help="stdin JSON id lists -> text lines",
+        "decode",
+        formatter_class=defaults,
+        help="stdin JSON id lists -> text lines",
         description="Decode each stdin line (a JSON list of token ids) to a line of text.",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
     )
     p.set_defaults(func=_cmd_decode)
 
     p = sub.add_parser(
-        "eval", formatter_class=defaults, help="metrics of a vocabulary on a text file (JSON)",
+        "eval",
+        formatter_class=defaults,
+        help="metrics of a vocabulary on a text file (JSON)",
         description="Tokens, TWR, characters per token, UNK rate, round-trip failures, "
         "broken syllable boundaries of VOCAB_JSON on FILE (one line per document).",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
     )
     p.add_argument("--text", metavar="FILE", required=True, help="evaluation text")
-    p.add_argument("--script", choices=("auto", "sinhala", "devanagari"), default="auto",
-                   help="grammar used to find syllable boundaries")  # fmt: skip
+    p.add_argument(
+        "--script",
+        choices=("auto", "sinhala", "devanagari"),
+        default="auto",
+        help="grammar used to find syllable boundaries",
+    )
     p.set_defaults(func=_cmd_eval)
     return parser
 

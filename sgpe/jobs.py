@@ -316,7 +316,7 @@ class RunManager:
             sha = self._copy_in(request.corpus, target, name)
             validate_corpus(target, name=name, max_bytes=self.max_upload_bytes)
             config = dataclasses.replace(
-                config, corpus=target.name, corpus_name=name, corpus_sha256=sha
+                config, corpus=target.name, corpus_name=name, corpus_sha256=sha, created=time.time()
             )
             init_run_dir(staging, config)
             with self._root_lock():
@@ -426,13 +426,20 @@ class RunManager:
             if data.get("state", "queued") != "queued" or data.get("phase") == "launching":
                 return False
             cmd = [
-                self.python, "-m", "sgpe", "train",
-                "--corpus", str(run.path / config.corpus),
-                "--vocab-size", str(config.vocab_size),
-                "--model", config.model,
-                "--out", str(run.path),
+                self.python,
+                "-m",
+                "sgpe",
+                "train",
+                "--corpus",
+                str(run.path / config.corpus),
+                "--vocab-size",
+                str(config.vocab_size),
+                "--model",
+                config.model,
+                "--out",
+                str(run.path),
                 "--resume",
-            ]  # fmt: skip
+            ]
             env = dict(os.environ)
             package_parent = str(Path(__file__).resolve().parents[1])
             env["PYTHONPATH"] = os.pathsep.join(
@@ -458,9 +465,15 @@ class RunManager:
             self._children[run.id] = proc
             write_status(
                 run.path,
-                {**data, "state": "queued", "phase": "launching", "pid": proc.pid,
-                 "heartbeat": time.time(), "message": "starting the trainer"},
-            )  # fmt: skip
+                {
+                    **data,
+                    "state": "queued",
+                    "phase": "launching",
+                    "pid": proc.pid,
+                    "heartbeat": time.time(),
+                    "message": "starting the trainer",
+                },
+            )
         return True
 
     # ------------------------------------------------------------------ watch
@@ -474,12 +487,12 @@ class RunManager:
         """Every run under the root, newest first (launching queued runs first)."""
         self.poll()
         out = []
-        for run in reversed(self._run_dirs()):
+        for run in self._run_dirs():
             try:
                 out.append(RunInfo(run, read_config(run.path), read_status(run.path)))
             except RunError:
                 continue
-        return out
+        return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
 
     def wait(self, run: Run | str, timeout: float = 60.0, interval: float = 0.1) -> RunStatus:
         """Poll until the run is done, failed, cancelled or interrupted (or ``timeout``)."""
@@ -552,9 +565,15 @@ class RunManager:
             data = _read_status_file(run.path) or {}
             write_status(
                 run.path,
-                {**data, "state": "queued", "phase": "waiting", "pid": None, "queued_at": time.time(),
-                 "message": f"waiting to resume from step {st.checkpoint_step}"},
-            )  # fmt: skip
+                {
+                    **data,
+                    "state": "queued",
+                    "phase": "waiting",
+                    "pid": None,
+                    "queued_at": time.time(),
+                    "message": f"waiting to resume from step {st.checkpoint_step}",
+                },
+            )
         self.poll()
         return read_status(run.path)
 

@@ -406,7 +406,7 @@ class _MergeEngine:
                 progress(
                     ProgressEvent(
                         step,
-                        len(resume) + target,
+                        target,  # merges in all, replayed ones included
                         (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])]),
                         count,
                         time.perf_counter() - start,

@@ -1,0 +1,536 @@
+"""The command line (DESIGN.md §6): ``main([...])`` in-process with real stdin/stdout bytes,
+plus subprocess smoke tests of ``python -m sgpe`` (locale-independent UTF-8, a progress bar
+on a real pseudo-terminal)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sgpe import load, syllabify
+from sgpe.cli import main
+from sgpe.runs import read_status
+from sgpe.train import GPETrainer, TrainSettings
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# Sentences written for these tests (Sinhala with yansaya, rakaransaya, ZWJ forms,
+# anusvara; Hindi with conjuncts and nukta).
+SINHALA = [
+    "ශ්‍රී ලංකාව ඉන්දියන් සාගරයේ පිහිටි ලස්සන දූපතකි.",
+    "අපි හෙට උදේ පාසලට යමු.",
+    "මම සිංහල භාෂාව ඉගෙන ගනිමි.",
+    "ක්‍රීඩා පිටියේ ළමයින් සෙල්ලම් කරති.",
+    "ප්‍රධාන විදුහල්පතිතුමා රැස්වීමේදී කතා කළේය.",
+    "ගුරුවරු ව්‍යාකරණ පාඩම් සරලව උගන්වති.",
+    "වැස්ස නිසා ග්‍රාමීය මාර්ග තෙත් වී ඇත.",
+    "කොළඹ නගරය ඉතා කාර්යබහුලයි.",
+    "විද්‍යාගාරයේ ප්‍රායෝගික පරීක්ෂණ පැවැත්වේ.",
+    "අම්මා කුස්සියේ රසවත් කෑම උයනවා.",
+]
+HINDI = [
+    "नमस्ते दुनिया, आज मौसम अच्छा है।",
+    "मैं हिंदी सीख रहा हूँ।",
+    "क्षत्रिय राजा ने युद्ध जीता।",
+    "विद्यालय में बच्चे ध्यान से पढ़ते हैं।",
+    "भारत एक विशाल और सुंदर देश है।",
+    "स्त्री ने ज़रूरी पत्र लिखा।",
+]
+
+
+def composed_lines(n: int = 240) -> list[str]:
+    """A small mixed corpus: pairs of the sentences above, so words repeat in new contexts."""
+    sents = SINHALA + HINDI
+    k = len(sents)
+    return [f"{sents[i % k]} {sents[(i * 7 + 3) % k]}" for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "mixed.txt"
+    path.write_text("\n".join(composed_lines()) + "\n", encoding="utf-8")
+    return path
+
+
+def run(
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    argv: list[str],
+    stdin: bytes = b"",
+) -> tuple[int, bytes, str]:
+    """main(argv) with ``stdin`` as the process's standard input bytes."""
+    capsysbinary.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    code = main(argv)
+    out, err = capsysbinary.readouterr()
+    return code, out, err.decode("utf-8")
+
+
+def assert_one_error_line(err: str, *fragments: str) -> None:
+    lines = [line for line in err.splitlines() if line.startswith("sgpe: error:")]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+@pytest.fixture(scope="module")
+def trained(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run directory trained through main() (module scope: trained once)."""
+    out = tmp_path_factory.mktemp("runs") / "run"
+    code = main(
+        [
+            "train",
+            "--corpus",
+            str(corpus),
+            "--vocab-size",
+            "2000",
+            "--out",
+            str(out),
+            "--checkpoint-every",
+            "50",
+        ]
+    )
+    assert code == 0
+    return out
+
+
+# ============================================================================ syllabify
+
+
+def test_syllabify_splits_on_newline_only_and_keeps_carriage_return(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    lines = ["ශ්‍රී ලංකාව\r", "नमस्ते\tदुनिया", "", "abc 😀"]
+    code, out, err = run(
+        monkeypatch, capsysbinary, ["syllabify", "--leading-space"], "\n".join(lines).encode()
+    )
+    assert code == 0, err
+    got = [json.loads(x) for x in out.decode("utf-8").split("\n")[:-1]]
+    assert got == [syllabify(x, leading_space=True) for x in lines]
+    assert got[0][-1] == "\r"
+    assert "ශ්‍රී".encode() in out  # UTF-8, not \u escapes
+
+
+def test_syllabify_script_option(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    code, out, _ = run(
+        monkeypatch, capsysbinary, ["syllabify", "--script", "sinhala"], "ලංකා क्ष\n".encode()
+    )
+    assert code == 0
+    assert json.loads(out) == syllabify("ලංකා क्ष", script="sinhala")
+
+
+def test_invalid_utf8_on_stdin_names_the_line(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    code, _, err = run(monkeypatch, capsysbinary, ["syllabify"], b"ok\ncaf\xe9\n")
+    assert code == 2
+    assert_one_error_line(err, "stdin line 2, byte 4: not valid UTF-8")
+
+
+# ============================================================================ train, encode, decode
+
+
+def test_train_writes_the_run_directory(trained: Path) -> None:
+    names = {p.name for p in trained.iterdir()}
+    for name in (
+        "config.json",
+        "corpus.txt",
+        "word_counts.parquet",
+        "status.json",
+        "checkpoint.json",
+        "checkpoint.prev.json",
+        "merges.parquet",
+        "vocab.json",
+        "train.log",
+    ):
+        assert name in names
+    assert "merges" not in names  # part files are consolidated into merges.parquet
+    status = read_status(trained)
+    assert status.state == "done" and status.step == len(load(trained / "vocab.json").merges)
+    assert "done: vocab.json" in (trained / "train.log").read_text(encoding="utf-8")
+
+
+def test_train_output_equals_the_library(trained: Path, corpus: Path, tmp_path: Path) -> None:
+    GPETrainer(TrainSettings(vocab_size=2000)).train(corpus).save(tmp_path / "vocab.json")
+    assert (trained / "vocab.json").read_bytes() == (tmp_path / "vocab.json").read_bytes()
+
+
+def test_encode_decode_round_trip(
+    trained: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vocab = str(trained / "vocab.json")
+    lines = [*composed_lines(5), "unseen ඥ්‍ය 😀 text\r", "", "  double  spaces "]
+    text = ("\n".join(lines) + "\n").encode()
+    code, ids_out, err = run(monkeypatch, capsysbinary, ["encode", "--vocab", vocab], text)
+    assert code == 0, err
+    ids = [json.loads(x) for x in ids_out.decode().splitlines()]
+    assert len(ids) == len(lines) and all(isinstance(i, int) for row in ids for i in row)
+    code, back, err = run(monkeypatch, capsysbinary, ["decode", "--vocab", vocab], ids_out)
+    assert code == 0, err
+    assert back == text
+    code, toks, _ = run(monkeypatch, capsysbinary, ["encode", "--vocab", vocab, "--tokens"], text)
+    assert code == 0
+    assert ["".join(json.loads(x)) for x in toks.decode().split("\n")[:-1]][:5] == lines[:5]
+
+
+@pytest.mark.parametrize(
+    ("stdin", "fragment"),
+    [
+        pytest.param(b"[5, 6]\nnot json\n", "stdin line 2: not valid JSON", id="not-json"),
+        pytest.param(
+            b'[5]\n[5]\n["a"]\n', "stdin line 3: expected a JSON list of integer", id="str"
+        ),
+        pytest.param(b"[5]\n[99999999]\n", "stdin line 2: invalid token id: 99999999", id="bad-id"),
+        pytest.param(b"\n", "stdin line 1: not valid JSON", id="empty-line"),
+    ],
+)
+def test_decode_bad_line_is_named(
+    trained: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    stdin: bytes,
+    fragment: str,
+) -> None:
+    code, _, err = run(
+        monkeypatch, capsysbinary, ["decode", "--vocab", str(trained / "vocab.json")], stdin
+    )
+    assert code == 2
+    assert_one_error_line(err, fragment)
+
+
+def test_encode_with_missing_or_bad_vocab(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    code, _, err = run(
+        monkeypatch, capsysbinary, ["encode", "--vocab", str(tmp_path / "no.json")], b"x\n"
+    )
+    assert code == 2
+    assert_one_error_line(err, "no.json: file not found")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "sgpe-vocab", "format_version": 99}', encoding="utf-8")
+    code, _, err = run(monkeypatch, capsysbinary, ["encode", "--vocab", str(bad)], b"x\n")
+    assert code == 2
+    assert_one_error_line(err, "format_version")
+
+
+def test_train_bytebpe(
+    corpus: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    out = tmp_path / "bpe"
+    code, _, err = run(
+        monkeypatch,
+        capsysbinary,
+        [
+            "train",
+            "--model",
+            "bytebpe",
+            "--corpus",
+            str(corpus),
+            "--vocab-size",
+            "400",
+            "--out",
+            str(out),
+        ],
+    )
+    assert code == 0, err
+    tok = load(out / "vocab.json")
+    assert type(tok).__name__ == "ByteBPETokenizer" and tok.num_merges == 144
+    assert tok.training["corpus"] == "mixed.txt" and tok.training["lines"] == 240
+    assert read_status(out).state == "done" and (out / "merges.parquet").exists()
+    text = "ශ්‍රී ලංකාව नमस्ते\n".encode()
+    code, ids, _ = run(
+        monkeypatch, capsysbinary, ["encode", "--vocab", str(out / "vocab.json")], text
+    )
+    code, back, _ = run(
+        monkeypatch, capsysbinary, ["decode", "--vocab", str(out / "vocab.json")], ids
+    )
+    assert back == text
+
+
+# ============================================================================ train errors
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        pytest.param(
+            ["--corpus", "{tmp}/nope.txt", "--vocab-size", "900"],
+            "nope.txt: file not found",
+            id="missing",
+        ),
+        pytest.param(
+            ["--corpus", "{tmp}/c.docx", "--vocab-size", "900"],
+            "unsupported corpus type",
+            id="suffix",
+        ),
+        pytest.param(
+            ["--corpus", "{tmp}/bad.txt", "--vocab-size", "900"],
+            "line 2, byte 4: not valid UTF-8",
+            id="utf8",
+        ),
+        pytest.param(["--corpus", "{corpus}"], "train needs --vocab-size", id="no-size"),
+        pytest.param(
+            ["--corpus", "{corpus}", "--vocab-size", "3"],
+            "vocab_size must be an integer above 5",
+            id="tiny",
+        ),
+        pytest.param(
+            ["--corpus", "{corpus}", "--vocab-size", "900", "--pattern", "gpt2"],
+            "--pattern: only for --model bytebpe",
+            id="pattern",
+        ),
+        pytest.param(
+            ["--corpus", "{corpus}", "--vocab-size", "900", "--model", "bytebpe", "--oov", "unk"],
+            "--oov: only for --model sgpe",
+            id="oov",
+        ),
+        pytest.param(
+            ["--corpus", "{corpus}", "--vocab-size", "900", "--checkpoint-every", "0"],
+            "checkpoint_every must be >= 1",
+            id="ckpt",
+        ),
+    ],
+)
+def test_train_usage_errors_leave_no_run_directory(
+    argv: list[str],
+    fragment: str,
+    corpus: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    (tmp_path / "c.docx").write_bytes(b"PK")
+    (tmp_path / "bad.txt").write_bytes("ශ්‍රී\n".encode() + b"caf\xe9\n")
+    out = tmp_path / "out"
+    argv = [a.format(tmp=tmp_path, corpus=corpus) for a in argv]
+    code, _, err = run(monkeypatch, capsysbinary, ["train", *argv, "--out", str(out)])
+    assert code == 2
+    assert_one_error_line(err, fragment)
+    assert not out.exists()
+
+
+def test_vocab_size_below_the_base_vocabulary_fails_the_run(
+    corpus: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    out = tmp_path / "out"
+    argv = ["train", "--corpus", str(corpus), "--vocab-size", "50", "--out", str(out)]
+    code, _, err = run(monkeypatch, capsysbinary, argv)
+    assert code == 2
+    assert_one_error_line(err, "vocab_size=50 is smaller than the base vocabulary")
+    assert read_status(out).state == "failed"
+
+
+def test_existing_run_needs_resume_and_matching_flags(
+    trained: Path,
+    corpus: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    argv = ["train", "--corpus", str(corpus), "--vocab-size", "2000", "--out", str(trained)]
+    code, _, err = run(monkeypatch, capsysbinary, argv)
+    assert code == 2
+    assert_one_error_line(err, "is not empty; use --resume")
+    code, _, err = run(
+        monkeypatch,
+        capsysbinary,
+        ["train", "--out", str(trained), "--resume", "--vocab-size", "999"],
+    )
+    assert code == 2
+    assert_one_error_line(err, "--vocab-size 999 differs from the run's config.json (2000)")
+    other = tmp_path / "other.txt"
+    other.write_text("අපි යමු\n", encoding="utf-8")
+    code, _, err = run(
+        monkeypatch,
+        capsysbinary,
+        ["train", "--out", str(trained), "--resume", "--corpus", str(other)],
+    )
+    assert code == 2
+    assert_one_error_line(err, "is not the corpus this run trains on")
+    code, _, err = run(monkeypatch, capsysbinary, ["train", "--out", str(tmp_path), "--resume"])
+    assert code == 2
+    assert_one_error_line(err, "no config.json; this is not a run directory")
+
+
+def test_resume_of_a_finished_run_changes_nothing(
+    trained: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    before = (trained / "vocab.json").read_bytes(), (trained / "status.json").read_bytes()
+    code, _, err = run(monkeypatch, capsysbinary, ["train", "--out", str(trained), "--resume"])
+    assert code == 0
+    assert "already done" in err
+    assert ((trained / "vocab.json").read_bytes(), (trained / "status.json").read_bytes()) == before
+
+
+def test_help_shows_defaults(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    code, out, _ = run(monkeypatch, capsysbinary, ["train", "--help"])
+    assert code == 0
+    text = out.decode()
+    for flag in (
+        "--corpus",
+        "--vocab-size",
+        "--out",
+        "--model",
+        "--prune-freq",
+        "--min-freq",
+        "--oov",
+        "--checkpoint-every",
+        "--resume",
+        "--checkpoint-seconds",
+    ):
+        assert flag in text
+    assert "(default: 1000)" in text and "(default: fallback)" in text
+    code, out, _ = run(monkeypatch, capsysbinary, ["syllabify", "-h"])
+    assert "(default: auto)" in out.decode()
+    code, _, err = run(monkeypatch, capsysbinary, ["frobnicate"])
+    assert code == 2 and "invalid choice" in err
+
+
+def test_eval_prints_metrics_json(
+    trained: Path,
+    corpus: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    pytest.importorskip("sgpe.metrics", reason="sgpe.metrics is written in parallel")
+    code, out, err = run(
+        monkeypatch,
+        capsysbinary,
+        ["eval", "--vocab", str(trained / "vocab.json"), "--text", str(corpus)],
+    )
+    assert code == 0, err
+    metrics = json.loads(out)
+    assert metrics["tokens"] > 0 and metrics["lines"] == 240
+    code, _, err = run(
+        monkeypatch,
+        capsysbinary,
+        ["eval", "--vocab", str(trained / "vocab.json"), "--text", "nope.txt"],
+    )
+    assert code == 2
+    assert_one_error_line(err, "nope.txt: file not found")
+
+
+# ============================================================================ subprocess
+
+
+def test_python_dash_m_is_utf8_under_the_c_locale(trained: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIO"))}
+    env.update(LANG="C", LC_ALL="C", PYTHONUTF8="0")
+    text = "ශ්‍රී ලංකාව\r\nनमस्ते\n".encode()
+    done = subprocess.run(
+        [sys.executable, "-m", "sgpe", "syllabify"],
+        input=text,
+        capture_output=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(x) for x in done.stdout.decode("utf-8").splitlines()] == [
+        syllabify("ශ්‍රී ලංකාව\r"),
+        syllabify("नमस्ते"),
+    ]
+    vocab = str(trained / "vocab.json")
+    enc = subprocess.run(
+        [sys.executable, "-m", "sgpe", "encode", "--vocab", vocab],
+        input=text,
+        capture_output=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
+    dec = subprocess.run(
+        [sys.executable, "-m", "sgpe", "decode", "--vocab", vocab],
+        input=enc.stdout,
+        capture_output=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
+    assert dec.stdout == text
+    bad = subprocess.run(
+        [sys.executable, "-m", "sgpe", "decode", "--vocab", "missing.json"],
+        input=b"[1]\n",
+        capture_output=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.decode().strip() == "sgpe: error: missing.json: file not found"
+
+
+def test_progress_bar_on_a_terminal(corpus: Path, tmp_path: Path) -> None:
+    """stderr on a pseudo-terminal gets a \\r-redrawn bar; a pipe gets log lines."""
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sgpe",
+                "train",
+                "--corpus",
+                str(corpus),
+                "--vocab-size",
+                "2000",
+                "--out",
+                str(tmp_path / "tty"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=slave,
+            cwd=REPO_ROOT,
+        )
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        os.close(master)
+    shown = b"".join(chunks).decode("utf-8", "replace")
+    assert "\r[" in shown and "merges" in shown and "done: vocab.json" in shown
+    piped = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sgpe",
+            "train",
+            "--corpus",
+            str(corpus),
+            "--vocab-size",
+            "2000",
+            "--out",
+            str(tmp_path / "pipe"),
+        ],
+        capture_output=True,
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
+    assert piped.returncode == 0
+    assert "\r" not in piped.stderr.decode() and "done: vocab.json" in piped.stderr.decode()

@@ -1,0 +1,332 @@
+"""The run manager with real trainer processes: upload intake (every bad-input case gives
+its exact error and leaves no directory), every accepted format, the queue, cancel,
+``kill -9`` + resume to a byte-identical vocabulary, delete, and two managers (an app
+restart, two sessions) agreeing on the state of every run."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from sgpe import load
+from sgpe.corpus import CorpusError
+from sgpe.jobs import RunManager, RunRequest, validate_corpus
+from sgpe.runs import RunError, pick_checkpoint, read_config, read_status
+from sgpe.train import GPETrainer, TrainSettings
+
+SINHALA = [
+    "ශ්‍රී ලංකාව ඉන්දියන් සාගරයේ පිහිටි ලස්සන දූපතකි.",
+    "ක්‍රීඩා පිටියේ ළමයින් සෙල්ලම් කරති.",
+    "ප්‍රධාන විදුහල්පතිතුමා රැස්වීමේදී කතා කළේය.",
+    "ගුරුවරු ව්‍යාකරණ පාඩම් සරලව උගන්වති.",
+    "අම්මා කුස්සියේ රසවත් කෑම උයනවා.",
+]
+HINDI = ["क्षत्रिय राजा ने युद्ध जीता।", "विद्यालय में बच्चे ध्यान से पढ़ते हैं।"]
+LINES = [f"{a} {b}" for a in SINHALA + HINDI for b in SINHALA + HINDI]
+TEXT = "\n".join(LINES) + "\n"
+SMALL = {"vocab_size": 1000, "heartbeat_seconds": 0.1}
+
+
+def leftovers(root: Path) -> list[str]:
+    """Entries of a runs root other than the manager's lock file."""
+    return sorted(p.name for p in root.iterdir() if p.name != ".jobs.lock") if root.exists() else []
+
+
+def parquet_bytes(column: str, values: list[str]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table({column: values}), sink)
+    return sink.getvalue()
+
+
+# ============================================================================ intake
+
+BAD_UPLOADS = [
+    pytest.param(
+        "notes.docx",
+        b"PK\x03\x04",
+        "notes.docx: unsupported corpus type; use one of .txt, .txt.gz, .jsonl, .csv, .parquet "
+        "(.txt: one document per line; .jsonl: objects with a 'text' field; .csv/.parquet: a "
+        "'text' column)",
+        id="type",
+    ),
+    pytest.param(
+        "latin1.txt",
+        "ශ්‍රී ලංකාව\n".encode() + b"caf\xe9 au lait\n",
+        "latin1.txt: line 2, byte 4: not valid UTF-8 (invalid continuation byte: b'\\xe9'); "
+        "save the file as UTF-8 and try again",
+        id="not-utf8",
+    ),
+    pytest.param(
+        "empty.txt",
+        b"",
+        "empty.txt: the file is empty (0 bytes); it needs text, e.g. one document per line",
+        id="empty",
+    ),
+    pytest.param(
+        "blank.txt",
+        b"\n  \n\t\n",
+        "blank.txt: all 3 lines are blank; it needs at least one with text",
+        id="blank",
+    ),
+    pytest.param(
+        "data.jsonl",
+        '{"body": "ශ්‍රී ලංකාව"}\n'.encode(),
+        "data.jsonl: line 1: the object has no 'text' field",
+        id="jsonl-no-text",
+    ),
+    pytest.param(
+        "data.jsonl",
+        '{"text": "ශ්‍රී"}\n{"text": "ලං\n'.encode(),
+        "data.jsonl: line 2: not valid JSON (Unterminated string starting at at column 10); "
+        'each line must be an object like {"text": "..."}',
+        id="jsonl-bad-json",
+    ),
+    pytest.param(
+        "data.csv",
+        "id,body\n1,ශ්‍රී ලංකාව\n".encode(),
+        "data.csv: no 'text' column (columns: id, body); rename the column that holds the "
+        "documents to 'text'",
+        id="csv-no-text",
+    ),
+    pytest.param(
+        "data.csv",
+        b"",
+        "data.csv: the file is empty (0 bytes); it needs text, e.g. one document per line",
+        id="csv-empty",
+    ),
+    pytest.param(
+        "data.csv",
+        b"text\n",
+        "data.csv: no documents with text; it needs at least one non-blank document",
+        id="csv-header-only",
+    ),
+    pytest.param(
+        "english.txt",
+        b"hello world\nno abugida here\n",
+        "english.txt: no character of a supported script in 2 lines: SGPE learns syllables of "
+        "Sinhala (U+0D80–U+0DFF) or Devanagari (U+0900–U+097F) text. Check that this is the "
+        "right file (not transliterated or in another script)",
+        id="no-script",
+    ),
+    pytest.param(
+        "broken.txt.gz",
+        b"this is not gzip",
+        "broken.txt.gz: not a readable gzip file (Not a gzipped file (b'th')); compress it "
+        "again with gzip",
+        id="gzip",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "message"), BAD_UPLOADS)
+def test_bad_upload_gives_its_error_and_leaves_nothing(
+    tmp_path: Path, name: str, data: bytes, message: str
+) -> None:
+    root = tmp_path / "runs"
+    jobs = RunManager(root)
+    with pytest.raises(CorpusError, match=f"^{re.escape(message)}$"):
+        jobs.start(RunRequest(data, name=name, **SMALL))
+    assert leftovers(root) == []
+    # The same file given as a path is judged alike.
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(CorpusError, match=f"^{re.escape(message)}$"):
+        jobs.start(RunRequest(path, **SMALL))
+    assert leftovers(root) == []
+
+
+def test_parquet_without_text_column(tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    with pytest.raises(CorpusError, match=r"^data\.parquet: no 'text' column \(columns: body\)"):
+        RunManager(root).start(RunRequest(parquet_bytes("body", LINES), name="data.parquet"))
+    assert leftovers(root) == []
+
+
+def test_size_limit(tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    jobs = RunManager(root, max_upload_bytes=1024)
+    expected = (
+        "big.txt: 0.0 MB is over the size limit of 0.0 MB; use a smaller sample of the corpus "
+        "(e.g. its first 100,000 lines)"
+    )
+    for source in (TEXT.encode(), io.BytesIO(TEXT.encode())):
+        with pytest.raises(CorpusError, match=f"^{re.escape(expected)}$"):
+            jobs.start(RunRequest(source, name="big.txt"))
+    bomb = gzip.compress(b"\xe0\xb6\xbd" * 4000)  # 12 kB of one Sinhala letter, 80 bytes gzipped
+    with pytest.raises(CorpusError, match=r"^bomb\.txt\.gz: decompresses to more than"):
+        jobs.start(RunRequest(bomb, name="bomb.txt.gz"))
+    assert leftovers(root) == []
+
+
+def test_bad_settings_leave_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    with pytest.raises(ValueError, match="oov_policy must be 'fallback' or 'unk'"):
+        RunManager(root).start(RunRequest(TEXT.encode(), name="c.txt", oov_policy="drop"))
+    with pytest.raises(ValueError, match=r"name .* is required"):
+        RunManager(root).start(RunRequest(TEXT.encode()))
+    assert leftovers(root) == []
+
+
+def test_validate_corpus_summary(tmp_path: Path) -> None:
+    path = tmp_path / "c.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    summary = validate_corpus(path)
+    assert (summary.documents, summary.format) == (len(LINES), ".txt")
+    assert summary.script_characters > 0
+
+
+# ============================================================================ runs
+
+
+def test_every_format_trains_and_the_upload_is_copied(tmp_path: Path) -> None:
+    uploads = {
+        "u.txt": TEXT.encode(),
+        "u.txt.gz": gzip.compress(TEXT.encode()),
+        "u.jsonl": "".join(f'{{"text": "{line}"}}\n' for line in LINES).encode(),
+        "u.csv": ("text\n" + TEXT).encode(),
+        "u.parquet": parquet_bytes("text", LINES),
+    }
+    jobs = RunManager(tmp_path / "runs", max_running=2)
+    runs = {
+        name: jobs.start(RunRequest(io.BytesIO(data), name=name, **SMALL))
+        for name, data in uploads.items()
+    }
+    merges = set()
+    for name, run in runs.items():
+        assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{6}", run.id)
+        status = jobs.wait(run, timeout=60)
+        assert status.state == "done", (name, status.message)
+        ext = name[1:]
+        assert (run.path / f"corpus{ext}").read_bytes() == uploads[name]
+        tok = load(run.path / "vocab.json")
+        assert tok.training["corpus"] == name and tok.training["lines"] == len(LINES)
+        merges.add(tuple(tok.merges))
+        assert jobs.vocab_path(run) == run.path / "vocab.json"
+    assert len(merges) == 1  # the same documents in every format: the same merges
+
+
+def test_queue_cancel_and_two_readers(tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    jobs = RunManager(root, max_running=1)
+    first = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))
+    second = jobs.start(RunRequest(TEXT.encode(), name="b.txt", **SMALL))
+    third = jobs.start(RunRequest(TEXT.encode(), name="c.txt", **SMALL))
+    assert read_status(second.path).state == "queued"
+    assert read_status(second.path).pid is None  # not launched: the first one runs
+    # Cancelling a queued run needs no process.
+    assert jobs.cancel(third).state == "cancelled"
+    # Another manager over the same root (a second session, or the app after a restart)
+    # sees the same runs in the same states.
+    other = RunManager(root, max_running=1)
+    assert [i.run.id for i in other.list_runs()] == [third.id, second.id, first.id]
+    assert jobs.wait(first, timeout=60).state == "done"
+    # Whoever polls next launches the queued run.
+    assert other.wait(second, timeout=60).state == "done"
+    for run in (first, second, third):
+        a, b = jobs.status(run), other.status(run)
+        assert (a.state, a.step, a.message) == (b.state, b.step, b.message)
+    assert jobs.status(third).state == "cancelled"
+    with pytest.raises(RunError, match="already done"):
+        jobs.resume(first)
+    with pytest.raises(RunError, match="is done; there is nothing to cancel"):
+        jobs.cancel(first)
+
+
+def test_delete(tmp_path: Path) -> None:
+    jobs = RunManager(tmp_path / "runs")
+    run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))
+    assert jobs.status(run).alive
+    with pytest.raises(RunError, match="cancel it first, or delete with force=True"):
+        jobs.delete(run)
+    jobs.delete(run, force=True)
+    assert not run.path.exists()
+    done = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))
+    assert jobs.wait(done).state == "done"
+    jobs.delete(done.id)
+    assert leftovers(jobs.root) == []
+    with pytest.raises(RunError, match="is not a run id"):
+        jobs.delete("../../etc")
+
+
+# ============================================================================ kill -9, SIGTERM
+
+
+@pytest.fixture(scope="module")
+def long_corpus(shared_corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "si_head.txt"
+    with open(shared_corpora / "si_train.txt", "rb") as src, open(path, "wb") as dst:
+        for _, line in zip(range(10_000), src):
+            dst.write(line)
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference_vocab(long_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The library trained in-process, uninterrupted, on the same file."""
+    path = tmp_path_factory.mktemp("ref") / "vocab.json"
+    GPETrainer(TrainSettings(vocab_size=12_000)).train(long_corpus).save(path)
+    return path.read_bytes()
+
+
+def wait_step(jobs: RunManager, run: object, step: int, timeout: float = 60.0) -> int:
+    deadline = time.monotonic() + timeout
+    while True:
+        status = jobs.status(run)  # type: ignore[arg-type]
+        if status.step >= step and status.pid is not None:
+            return status.pid
+        assert status.state in ("queued", "counting", "merging"), status
+        assert time.monotonic() < deadline, f"no step {step} within {timeout} s"
+        time.sleep(0.03)
+
+
+def test_kill_9_cancel_and_resume_give_the_identical_vocabulary(
+    long_corpus: Path, reference_vocab: bytes, tmp_path: Path
+) -> None:
+    """kill -9 mid-merge -> interrupted -> resume; then SIGTERM (cancel) in the resumed
+    run -> cancelled with a final checkpoint -> resume -> the uninterrupted result."""
+    root = tmp_path / "runs"
+    jobs = RunManager(root)
+    request = RunRequest(
+        long_corpus, vocab_size=12_000, checkpoint_every=500, heartbeat_seconds=0.1
+    )
+    run = jobs.start(request)
+    pid = wait_step(jobs, run, 1500)
+    os.killpg(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while jobs.status(run).state != "interrupted":
+        assert time.monotonic() < deadline, jobs.status(run)
+        time.sleep(0.01)
+    status = RunManager(root).status(run.id)  # a second reader agrees
+    assert status.state == "interrupted" and not status.alive
+    assert "stopped without finishing" in status.message and "resume" in status.message
+    assert status.step >= 1500
+    ckpt = pick_checkpoint(run.path, read_config(run.path).fingerprint()).checkpoint
+    # (status.json is rewritten every 0.1 s, so the newest checkpoint may be a bit ahead of it)
+    assert ckpt is not None and 500 <= ckpt.step < ckpt.target
+    assert not (run.path / "vocab.json").exists()
+
+    assert jobs.resume(run).state in ("queued", "counting", "merging")
+    wait_step(jobs, run, ckpt.step + 1500)
+    cancelled = jobs.cancel(run)
+    assert cancelled.state == "cancelled" and "SIGTERM" in cancelled.message
+    last = pick_checkpoint(run.path, read_config(run.path).fingerprint()).checkpoint
+    assert last is not None and last.step == cancelled.checkpoint_step == cancelled.step
+    assert last.merges[: ckpt.step] == ckpt.merges
+
+    jobs.resume(run)
+    final = jobs.wait(run, timeout=120)
+    assert final.state == "done", final.message
+    assert (run.path / "vocab.json").read_bytes() == reference_vocab
+    log = (run.path / "train.log").read_text(encoding="utf-8")
+    assert log.count("word counts (no recount)") == 2
+    assert f"at step {ckpt.step}" in log and f"at step {last.step}" in log
