@@ -1,4 +1,4 @@
-"""The command line: ``python -m sgpe {syllabify,train,encode,decode,eval}`` (DESIGN.md §6).
+"""The command line: ``python -m sgpe {syllabify,train,encode,decode,eval,export}`` (DESIGN.md §6).
 
 Text goes through stdin/stdout as UTF-8 whatever the locale. Input lines are split on
 ``\\n`` only (a trailing ``\\r`` is part of the line); each input line gives one output
@@ -109,6 +109,18 @@ def _load_vocab(path: str) -> Any:
         raise UsageError(str(err)) from None
 
 
+def _load_tokenizer(args: argparse.Namespace) -> Any:
+    """The tokenizer of --vocab, or the meta-vocabulary of --meta."""
+    if getattr(args, "meta", None):
+        from .meta import MetaTokenizer
+
+        try:
+            return MetaTokenizer.load(args.meta)
+        except (ValueError, ImportError) as err:
+            raise UsageError(str(err)) from None
+    return _load_vocab(args.vocab)
+
+
 # ============================================================================ commands
 
 
@@ -123,13 +135,13 @@ def _cmd_syllabify(args: argparse.Namespace) -> int:
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
-    tok = _load_vocab(args.vocab)
+    tok = _load_tokenizer(args)
     encode: Callable[[str], list[Any]] = tok.tokenize if args.tokens else tok.encode
     return _emit_lines(_json_line(encode(line)) for _, line in _input_lines())
 
 
 def _cmd_decode(args: argparse.Namespace) -> int:
-    tok = _load_vocab(args.vocab)
+    tok = _load_tokenizer(args)
 
     def decoded() -> Iterator[str]:
         for number, line in _input_lines():
@@ -170,6 +182,32 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     out = _stdout_bytes()
     out.write((json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     out.flush()
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    tok = _load_vocab(args.vocab)
+    if args.format == "meta":
+        if getattr(tok, "model", None) != "sgpe":
+            raise UsageError("--format meta needs an SGPE vocab.json")
+        from .meta import MetaTokenizer
+
+        try:
+            MetaTokenizer(tok, args.encoding, vocab_path=args.vocab).save(args.out)
+        except ImportError as err:
+            raise UsageError(str(err)) from None
+        return 0
+    from .export import ExportError, check_parity, load_hf, save_hf
+
+    try:
+        save_hf(tok, args.out)
+    except (ExportError, ImportError) as err:
+        raise UsageError(str(err)) from None
+    if args.check:
+        lines = _read_text_lines(Path(args.check))
+        report = check_parity(tok, lines, load_hf(args.out))
+        print(f"parity: {report.lines} lines, {len(report.mismatches)} mismatches", file=sys.stderr)
+        return 0 if report.ok else 1
     return 0
 
 
@@ -509,9 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="stdin lines -> JSON lists of token ids",
         description="Encode each stdin line; print one JSON list of ids (or tokens) per line.",
     )
-    p.add_argument(
-        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
-    )
+    _vocab_or_meta(p)
     p.add_argument("--tokens", action="store_true", help="print token strings instead of ids")
     p.set_defaults(func=_cmd_encode)
 
@@ -521,9 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="stdin JSON id lists -> text lines",
         description="Decode each stdin line (a JSON list of token ids) to a line of text.",
     )
-    p.add_argument(
-        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
-    )
+    _vocab_or_meta(p)
     p.set_defaults(func=_cmd_decode)
 
     p = sub.add_parser(
@@ -544,7 +578,40 @@ def build_parser() -> argparse.ArgumentParser:
         help="grammar used to find syllable boundaries",
     )
     p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser(
+        "export",
+        formatter_class=defaults,
+        help="vocab.json -> Hugging Face tokenizer.json (or meta_config.json)",
+        description="Write a tokenizer.json that tokenizers.Tokenizer.from_file loads and that "
+        "gives exactly the ids of VOCAB_JSON (sgpe or bytebpe); with --format meta, write the "
+        "meta_config.json of the o200k_base + SGPE meta-vocabulary.",
+    )
+    p.add_argument("--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)")
+    p.add_argument("--out", metavar="FILE", required=True, help="tokenizer.json (or meta_config.json) to write")
+    p.add_argument(
+        "--format", choices=("hf", "meta"), default="hf",
+        help="hf: tokenizer.json; meta: meta_config.json sidecar",
+    )  # fmt: skip
+    p.add_argument(
+        "--encoding", choices=("o200k_base", "cl100k_base"), default="o200k_base",
+        help="tiktoken encoding for --format meta",
+    )  # fmt: skip
+    p.add_argument(
+        "--check", metavar="FILE",
+        help="also encode every line of FILE both ways; exit 1 on any difference (needs tokenizers)",
+    )  # fmt: skip
+    p.set_defaults(func=_cmd_export)
     return parser
+
+
+def _vocab_or_meta(p: argparse.ArgumentParser) -> None:
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--vocab", metavar="VOCAB_JSON", help="vocab.json (sgpe or bytebpe)")
+    source.add_argument(
+        "--meta", metavar="META_CONFIG",
+        help="meta_config.json: o200k_base ids + SGPE ids (python -m sgpe export --format meta)",
+    )  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

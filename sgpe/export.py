@@ -1,0 +1,782 @@
+"""Hugging Face ``tokenizer.json`` export with exact id parity, for SGPE and byte-level BPE.
+
+>>> from sgpe.export import save_hf                                    # doctest: +SKIP
+>>> save_hf(sgpe.load("vocab.json"), "tokenizer.json")                # doctest: +SKIP
+>>> tokenizers.Tokenizer.from_file("tokenizer.json").encode("ශ්‍රී ලංකා").ids  # doctest: +SKIP
+
+The file uses only stock components (``Split`` pre-tokenizers, ``Replace`` normalizer and
+decoders, a ``BPE`` model), so ``tokenizers`` and ``transformers`` load it without any
+custom Python code.
+
+How SGPE becomes a plain BPE file
+=================================
+
+Hugging Face BPE starts every pre-token from single characters (or bytes, with
+``byte_fallback``) and merges only inside one pre-token. SGPE starts from whole syllables
+and merges inside runs of *known* syllables (units in the vocabulary) of one piece. The
+file expresses this in four parts:
+
+1. **Pieces.** ``Split`` with our piece regex (:mod:`sgpe.words`), translated to
+   Oniguruma. Python's ``\\s`` is spelled out as an explicit character set: Python counts
+   U+001C..U+001F as whitespace, Oniguruma does not.
+2. **Runs.** A second ``Split`` cuts each piece into maximal runs of known units and
+   isolates every OOV unit. The regex knows the vocabulary: ``K`` is a trie of every
+   known unit, and each unit ``u`` ends with a lookahead ``(?![cont(u)])``, where
+   ``cont(u)`` is the set of characters that would make the syllabifier extend ``u``
+   (computed with the syllabifier's own regex, one representative per group of
+   characters it cannot tell apart). So ``K`` matches at a unit boundary exactly when the
+   syllabifier's unit there is in the vocabulary, and ``K+`` follows the syllabifier's
+   boundaries. Anything else is consumed as one whole unit ``U`` (the syllabifier's own
+   alternatives), which keeps the scan aligned. An OOV ``" X"`` isolates its space, and
+   ``X`` starts the next run, as in :meth:`sgpe.Tokenizer.encode`.
+   With ``oov_policy="fallback"`` a third ``Split`` keeps a pre-token whole if it starts
+   with a known unit (``\\A(?=K)``) and cuts any other (an OOV unit) into characters;
+   BPE ``byte_fallback`` spells a character that is not a token with ``<0xNN>`` tokens.
+   With ``oov_policy="unk"`` a ``Replace`` normalizer finds the OOV units first, aligned
+   the same way (it starts where the last match ended, ``\\G``, or at a space, tab, CR or
+   LF, which always begin a unit), and replaces each with a sentinel character that is
+   in no vocabulary; BPE turns a sentinel into exactly one ``[UNK]``.
+3. **Assembly merges**, ranked before every SGPE merge, build each known unit from its
+   characters. ``T`` is the set of prefixes of known units, and there is a merge
+   ``(a, b)`` for every way to cut a ``t`` in ``T`` into a prefix ``a`` and a rest ``b``
+   that is itself in ``T`` or a single symbol: ``(ක්, ෂ්)`` as well as ``(ක්ෂ, ්)``. Any
+   merge order then converges to the unit (*confluence*): while a unit is not whole, its
+   first symbol ``s1`` is a prefix and ``s1 + s2`` is in ``T``, so a merge applies.
+   No assembly merge can join two units: that needs a suffix ``a`` of a unit ``u``
+   and a continuation that makes ``a + c`` a unit prefix, and then ``u + c`` would be one
+   longer unit (the syllabifier is longest-match and a suffix read from its last
+   consonant is in the same DFA state as ``u``). :func:`to_hf` checks this for every
+   known unit and raises :class:`ExportError` if a schema ever breaks it.
+   Because assembly merges rank below all SGPE merges, BPE applies SGPE merges only to
+   fully assembled units, with the same ranks, leftmost first: the same ids.
+4. **Ids.** Every SGPE token keeps its id. The intermediate tokens of assembly (unit
+   prefixes that are not in the vocabulary) get ids after ours and are never emitted.
+   A character of a known unit that is not itself a vocabulary token (only the ``X`` of a
+   known ``" X"`` whose ``X`` was pruned) is spelled with byte tokens inside the file's
+   token strings (``" <0xE2><0x80><0x93>"`` for ``" –"``) and a ``Replace`` decoder step
+   turns it back; so the file has a single-character token exactly when the vocabulary
+   does, and a lone ``X`` still falls back to bytes as in :meth:`sgpe.Tokenizer.encode`.
+
+Where parity stops (both are proved by tests):
+
+* Hugging Face extracts added (special) tokens from the raw text before the pipeline
+  runs, so text containing the literal strings ``[PAD] [UNK] [CLS] [SEP] [MASK]`` encodes
+  them as special ids, while :mod:`sgpe` treats them as text. Setting
+  ``tokenizer.encode_special_tokens = True`` (a runtime flag that ``tokenizer.json``
+  cannot store) restores exact parity.
+* Oniguruma aborts a match after 10 million backtracking steps (and Hugging Face then
+  panics), so one regex match covers at most :data:`MAX_RUN` (50,000) units. A single
+  whitespace-free piece with a run of more than 50,000 known units is cut there, and
+  BPE cannot merge across the cut; with ``oov_policy="unk"`` an OOV unit that follows
+  more than 50,000 known units of the same piece is not replaced. Real text has pieces
+  of tens of characters.
+
+The byte-level baseline exports as the usual GPT-2 style file: ``Split`` (our pattern with
+every ``\\p{..}``, ``\\s`` and ``(?i:..)`` spelled out from the ``regex`` module's own
+Unicode tables, so a newer Unicode version in ``regex`` cannot disagree with Oniguruma),
+``ByteLevel(use_regex=False)``, BPE over byte-level characters, ``ByteLevel`` decoder.
+
+Does not: export the meta-vocabulary (o200k_base + SGPE), which needs a router that no
+Hugging Face component provides (see :mod:`sgpe.meta`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .schema import schemas_for
+from .syllabify import get_syllabifier
+from .tokenizer import Tokenizer, byte_token, write_text_atomic
+from .words import get_word_splitter
+
+if TYPE_CHECKING:
+    from .bytebpe import ByteBPETokenizer
+
+__all__ = [
+    "MAX_RUN",
+    "ExportError",
+    "ParityReport",
+    "check_parity",
+    "load_hf",
+    "save_hf",
+    "to_hf",
+    "to_hf_str",
+]
+
+# Replaces OOV units under oov_policy="unk"; the first candidate not in the vocabulary wins.
+_SENTINELS = ("\uffff", "\ufffe", "\U0010ffff", "\U0010fffe", "\ufdd0")
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
+#: Longest run of known units one regex match may cover (see the module docstring).
+MAX_RUN = 50_000
+# Characters no schema classifies; a unit followed by one of them must never grow.
+_PROBES = ("a", "1", " ", "\t", "\n", "\u00a0", "\u200b", "\U0001f600", "[")
+_INSTALL_HINT = "install it with pip install 'sgpe-explorer[hf]' (or pip install tokenizers)"
+
+
+class ExportError(ValueError):
+    """The vocabulary cannot be written as an exact ``tokenizer.json``; the message says why."""
+
+
+# ============================================================================
+# Public API
+# ============================================================================
+
+
+def to_hf(tokenizer: Tokenizer | ByteBPETokenizer) -> dict[str, Any]:
+    """The ``tokenizer.json`` document (a JSON-ready dict) for an SGPE or byte-level model.
+
+    The Hugging Face tokenizer built from it gives exactly ``tokenizer.encode(text)`` for
+    every string (see the module docstring for the one exception, literal special tokens).
+    Raises :class:`ExportError` if the vocabulary breaks an assumption of the construction.
+    """
+    if isinstance(tokenizer, Tokenizer):
+        return _SgpeExport(tokenizer).document()
+    from .bytebpe import ByteBPETokenizer
+
+    if isinstance(tokenizer, ByteBPETokenizer):
+        return _bytebpe_document(tokenizer)
+    raise TypeError(
+        f"to_hf expects an sgpe.Tokenizer or sgpe.bytebpe.ByteBPETokenizer, "
+        f"not {type(tokenizer).__name__}"
+    )
+
+
+def to_hf_str(tokenizer: Tokenizer | ByteBPETokenizer) -> str:
+    """:func:`to_hf` as JSON text (UTF-8, compact, deterministic)."""
+    return json.dumps(to_hf(tokenizer), ensure_ascii=False, separators=(",", ":"))
+
+
+def save_hf(tokenizer: Tokenizer | ByteBPETokenizer, path: str | Path) -> None:
+    """Write ``tokenizer.json`` atomically; load it with ``tokenizers.Tokenizer.from_file``."""
+    write_text_atomic(path, to_hf_str(tokenizer) + "\n")
+
+
+def load_hf(source: str | Path | dict[str, Any] | Tokenizer | ByteBPETokenizer) -> Any:
+    """A ``tokenizers.Tokenizer`` from a ``tokenizer.json`` path, a document, or a model."""
+    try:
+        from tokenizers import Tokenizer as HFTokenizer
+    except ImportError as exc:
+        raise ImportError(f"load_hf needs the 'tokenizers' package: {_INSTALL_HINT}") from exc
+    if isinstance(source, (str, Path)):
+        return HFTokenizer.from_file(str(source))
+    document = source if isinstance(source, dict) else to_hf(source)
+    return HFTokenizer.from_str(json.dumps(document, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class ParityReport:
+    """Result of :func:`check_parity`: lines compared and the mismatching ones."""
+
+    lines: int
+    mismatches: tuple[tuple[int, str, list[int], list[int]], ...]  # (index, text, ours, hf)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+
+def check_parity(
+    tokenizer: Tokenizer | ByteBPETokenizer,
+    texts: Iterable[str],
+    hf: Any = None,
+    *,
+    limit: int = 20,
+) -> ParityReport:
+    """Encode ``texts`` with ``tokenizer`` and its export (or ``hf``) and compare the ids.
+
+    Special-token strings in the text are encoded as text (``encode_special_tokens`` is
+    switched on for the comparison). At most ``limit`` mismatches are kept; ``lines``
+    counts every text compared.
+    """
+    hf = load_hf(tokenizer) if hf is None else hf
+    batch = list(texts)
+    before = hf.encode_special_tokens
+    hf.encode_special_tokens = True
+    try:
+        got = [e.ids for e in hf.encode_batch(batch, add_special_tokens=False)]
+    finally:
+        hf.encode_special_tokens = before
+    bad: list[tuple[int, str, list[int], list[int]]] = []
+    for k, (text, theirs) in enumerate(zip(batch, got)):
+        ours = tokenizer.encode(text)
+        if ours != theirs and len(bad) < limit:
+            bad.append((k, text, ours, theirs))
+    return ParityReport(len(batch), tuple(bad))
+
+
+# ============================================================================
+# Regex translation: Python `re` / `regex` semantics -> Oniguruma (Hugging Face)
+# ============================================================================
+
+
+@cache
+def _python_whitespace() -> str:
+    """Characters that Python's ``re`` matches with ``\\s`` (Oniguruma's set is smaller)."""
+    return "".join(re.findall(r"\s", _every_character()))
+
+
+@cache
+def _every_character() -> str:
+    """Every code point except the surrogates, in order."""
+    return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+
+
+def _class_body(chars: Iterable[str]) -> str:
+    """Character-class body (no brackets) for a set of characters, ranges merged."""
+    cps = sorted({ord(c) for c in chars})
+    parts: list[str] = []
+    i = 0
+    while i < len(cps):
+        j = i
+        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
+            j += 1
+        lo, hi = cps[i], cps[j]
+        if lo == hi:
+            parts.append(f"\\x{{{lo:X}}}")
+        else:
+            parts.append(f"\\x{{{lo:X}}}-\\x{{{hi:X}}}")
+        i = j + 1
+    return "".join(parts)
+
+
+def _lit(ch: str) -> str:
+    """One character as an Oniguruma literal outside a class."""
+    if ch.isalnum() and ord(ch) < 0x80:
+        return ch
+    if ord(ch) < 0x80 or not ch.isprintable() or ch.isspace():
+        return f"\\x{{{ord(ch):X}}}"
+    return ch
+
+
+_PY_ESCAPE = re.compile(
+    r"\\U([0-9a-fA-F]{8})|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\s|\\.|\[|\]|.", re.S
+)
+
+
+def _onig_from_python_re(pattern: str) -> str:
+    """Translate a pattern that :mod:`sgpe` builds for Python ``re`` to Oniguruma.
+
+    Handles exactly what our piece and syllable patterns use: ``\\uXXXX`` / ``\\UXXXXXXXX``
+    / ``\\xXX`` escapes, ``\\s`` (Python's set, spelled out) and ``[\\s\\S]`` (any character);
+    every other escape is passed through (``\\t``, ``\\n``, ``\\r`` mean the same in both).
+    """
+    ws = _class_body(_python_whitespace())
+    out: list[str] = []
+    depth = 0  # inside a character class?
+    for m in _PY_ESCAPE.finditer(pattern.replace("[\\s\\S]", "\0ANY\0")):
+        tok = m.group()
+        if m.group(1) or m.group(2) or m.group(3):
+            out.append(f"\\x{{{int(m.group(1) or m.group(2) or m.group(3), 16):X}}}")
+        elif tok == "\\s":
+            out.append(ws if depth else f"[{ws}]")
+        elif tok == "[":
+            depth += 1
+            out.append(tok)
+        elif tok == "]" and depth:
+            depth -= 1
+            out.append(tok)
+        else:
+            out.append(tok)
+    return "".join(out).replace("\0ANY\0", "[\\s\\S]")
+
+
+def _split(pattern: str) -> dict[str, Any]:
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+
+
+def _added_token(token_id: int, content: str) -> dict[str, Any]:
+    return {
+        "id": token_id,
+        "content": content,
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": False,
+        "special": True,
+    }
+
+
+def _document(
+    *,
+    added: list[dict[str, Any]],
+    normalizer: dict[str, Any] | None,
+    pre_tokenizer: dict[str, Any],
+    decoder: dict[str, Any],
+    model: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": None,
+        "decoder": decoder,
+        "model": model,
+    }
+
+
+# ============================================================================
+# SGPE
+# ============================================================================
+
+
+class _Trie:
+    __slots__ = ("children", "cont")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Trie] = {}
+        self.cont: str | None = None  # lookahead of a unit ending here (None: no unit ends)
+
+
+class _SgpeExport:
+    """Builds the ``tokenizer.json`` document of one SGPE :class:`Tokenizer`."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self.tok = tok
+        self.fallback = tok.oov_policy == "fallback"
+        self.syllabifier = get_syllabifier(tok.script, tok.leading_space)
+        self._first_unit = re.compile(self.syllabifier.pattern).match
+        specials = set(tok.special_tokens)
+        # Single-character tokens: the characters a pre-token may start from without bytes.
+        self.chars = {t for t in tok.vocab if len(t) == 1 and t not in specials}
+        self.units = sorted(
+            t
+            for t in tok.vocab
+            if t not in specials and not _BYTE_TOKEN.fullmatch(t) and self._unit_len(t) == len(t)
+        )
+        self.alphabet = sorted(set().union(*(s.code_points for s in schemas_for(tok.script))))
+        self._groups = self._char_groups()
+        self._cont_cache: dict[str, str] = {}
+
+    # ---------------------------------------------------------------- units
+    def _unit_len(self, text: str) -> int:
+        m = self._first_unit(text)
+        return m.end() if m else 0
+
+    def _char_groups(self) -> list[tuple[str, str]]:
+        """The schema characters in groups the syllable regexes cannot tell apart:
+        ``(representative, all characters of the group)``.
+
+        Grammar regexes see a character only through its class, except inside the
+        multi-code-point units of a schema (e.g. U+0DD9 U+0DCF), whose characters are kept
+        apart. So one representative per group decides for the whole group.
+        """
+        schemas = self.syllabifier.schemas
+        in_units = {ch for s in schemas for u in s.units for ch in u.sequence}
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for c in self.alphabet:
+            key = tuple(s.classify(c) for s in schemas) + ((c,) if c in in_units else ())
+            groups.setdefault(key, []).append(c)
+        return [(chars[0], "".join(chars)) for chars in groups.values()]
+
+    def _cont(self, unit: str) -> str:
+        """Lookahead that holds where ``unit`` ends: the next character does not extend it."""
+        if unit == " " and self.tok.leading_space:
+            return "(?![^ \\t\\n\\r])"  # a lone space unit: whitespace or the end follows
+        n = len(unit)
+        extend: list[str] = []
+        for rep, chars in self._groups:
+            k = self._unit_len(unit + rep)
+            if k < n:
+                raise ExportError(
+                    f"the syllabifier reads {unit!r} as one unit but cuts it when {rep!r} "
+                    "follows; the run regex assumes longest-match units"
+                )
+            if k > n:
+                extend.append(chars)
+        for c in _PROBES:
+            if self._unit_len(unit + c) != n:
+                raise ExportError(
+                    f"{unit!r} is extended by {c!r}, a character no schema classifies; "
+                    "the run regex only looks ahead for schema characters"
+                )
+        return f"(?![{_class_body(''.join(extend))}])" if extend else ""
+
+    def known_unit_regex(self, *, inside_piece: bool = False) -> str:
+        """``K``: one known unit at a unit boundary (a trie of the units, each ending in
+        its lookahead). ``inside_piece`` leaves out units that start with a space, tab,
+        CR or LF: those only start a piece.
+
+        Oniguruma tries the branches of an alternation one by one and counts every failed
+        branch against its retry limit, so a node with many children dispatches through
+        a balanced tree of one-class lookaheads: about log2(children) failures per unit.
+        """
+        root = _Trie()
+        for u in self.units:
+            if inside_piece and u[0] in " \t\n\r":
+                continue
+            node = root
+            for ch in u:
+                node = node.children.setdefault(ch, _Trie())
+            if u not in self._cont_cache:
+                self._cont_cache[u] = self._cont(u)
+            node.cont = self._cont_cache[u]
+
+        def dispatch(branches: list[tuple[str, str]]) -> str:
+            if len(branches) <= 4:
+                return "|".join(_lit(ch) + body for ch, body in branches)
+            mid = len(branches) // 2
+            low, high = branches[:mid], branches[mid:]
+            return (
+                f"(?=[{_class_body(ch for ch, _ in low)}])(?:{dispatch(low)})|(?:{dispatch(high)})"
+            )
+
+        def emit(node: _Trie) -> str:
+            branches = [(ch, emit(child)) for ch, child in sorted(node.children.items())]
+            alts = [dispatch(branches)] if branches else []
+            if node.cont is not None:
+                alts.append(node.cont)
+            if len(alts) == 1 and len(branches) <= 1:
+                return alts[0]
+            return "(?:" + "|".join(alts) + ")"
+
+        if not root.children:
+            return "(?!)"
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 10_000))
+        try:
+            return emit(root)
+        finally:
+            sys.setrecursionlimit(old)
+
+    def unit_regex(self, with_space: bool) -> str:
+        """``U``: any one unit, as the syllabifier reads it (without a leading space)."""
+        if with_space:
+            return _onig_from_python_re(self.syllabifier.pattern)
+        syl = "|".join(s.syllable_regex for s in self.syllabifier.schemas)
+        orph = "|".join(s.orphan_regex for s in self.syllabifier.schemas)
+        return _onig_from_python_re(f"(?:{syl})|(?:{orph})|[\\s\\S]")
+
+    # ---------------------------------------------------------------- symbols
+    def symbols(self, text: str) -> list[str]:
+        """Initial BPE symbols of ``text`` in the file: characters, or bytes for a
+        character that is not a single-character token (fallback policy only)."""
+        if not self.fallback:
+            return list(text)
+        out: list[str] = []
+        for ch in text:
+            if ch in self.chars:
+                out.append(ch)
+            else:
+                out.extend(byte_token(b) for b in ch.encode("utf-8"))
+        return out
+
+    def hf_string(self, token: str) -> str:
+        """The file's string for one of our tokens (bytes spelled out where needed)."""
+        if token in self.tok.special_tokens or _BYTE_TOKEN.fullmatch(token):
+            return token
+        return "".join(self.symbols(token))
+
+    # ---------------------------------------------------------------- assembly
+    def assembly(self) -> tuple[list[tuple[str, str]], set[str]]:
+        """Assembly merges (rank order) and the set ``T`` of unit prefixes (file strings)."""
+        prefixes: set[tuple[str, ...]] = set()
+        for u in self.units:
+            sym = tuple(self.symbols(u))
+            for k in range(2, len(sym) + 1):
+                prefixes.add(sym[:k])
+        merges: set[tuple[str, str]] = set()
+        for t in prefixes:
+            for j in range(1, len(t)):
+                right = t[j:]
+                if len(right) == 1 or right in prefixes:
+                    merges.add(("".join(t[:j]), "".join(right)))
+        # Any order is correct (confluence); this one is deterministic and short-first.
+        ordered = sorted(merges, key=lambda m: (len(m[0]) + len(m[1]), m))
+        return ordered, {"".join(p) for p in prefixes}
+
+    def check_no_cross_unit_merge(self, prefix_strings: set[str]) -> None:
+        """Raise if an assembly merge could join the end of one known unit to the next.
+
+        For every known unit ``u`` and every suffix ``a`` of it that a symbol can be (a unit
+        prefix or one character), every character ``c`` with ``a + c`` a unit prefix must
+        extend ``u`` in the syllabifier (so ``u`` followed by ``c`` is never two units).
+        """
+        children: dict[str, set[str]] = {}
+        for u in self.units:
+            for k in range(1, len(u)):
+                children.setdefault(u[:k], set()).add(u[k])
+        for u in self.units:
+            n = len(u)
+            for i in range(n):
+                for c in children.get(u[i:], ()):
+                    if self._unit_len(u + c) == n:
+                        raise ExportError(
+                            f"assembly merges could join the unit {u!r} with a following unit "
+                            f"starting with {c!r} (via {u[i:] + c!r}); this schema breaks the "
+                            "syllable-assembly construction"
+                        )
+
+    # ---------------------------------------------------------------- document
+    def document(self) -> dict[str, Any]:
+        tok = self.tok
+        assembly, prefix_strings = self.assembly()
+        self.check_no_cross_unit_merge(prefix_strings)
+
+        vocab: dict[str, int] = {}
+        for token, i in sorted(tok.vocab.items(), key=lambda kv: kv[1]):
+            s = self.hf_string(token)
+            if s in vocab:
+                raise ExportError(
+                    f"tokens {token!r} (id {i}) and id {vocab[s]} have the same file string {s!r}"
+                )
+            vocab[s] = i
+        ours = set(vocab)
+        for s in sorted(prefix_strings - ours, key=lambda s: (len(s), s)):
+            vocab[s] = len(vocab)
+        for s in sorted({c for c in (a for m in assembly for a in m) if c not in vocab}):
+            vocab[s] = len(vocab)  # single characters of units (unk policy only)
+        if self.fallback:
+            leaked = {s for s in vocab if len(s) == 1} - self.chars
+            if leaked:
+                raise ExportError(f"internal: extra single-character tokens {sorted(leaked)!r}")
+
+        merges: list[list[str]] = []
+        seen: set[tuple[str, str]] = set()
+        for a, b in assembly:
+            seen.add((a, b))
+            merges.append([a, b])
+        for a, b in tok.merges:
+            pair = (self.hf_string(a), self.hf_string(b))
+            if pair in seen:
+                # Our encoder keeps the first rank of a repeated pair (HF would keep the last).
+                continue
+            seen.add(pair)
+            merges.append([pair[0], pair[1]])
+
+        known = self.known_unit_regex()
+        # At most MAX_RUN units per match keeps every match inside Oniguruma's retry limit.
+        runs = f"(?:{known}){{1,{MAX_RUN}}}|{self.unit_regex(with_space=False)}"
+        splitter = get_word_splitter(tok.script, tok.leading_space, tok.pieces)
+        pieces = _split(_onig_from_python_re(splitter.pattern))
+        normalizer: dict[str, Any] | None = None
+        if self.fallback:
+            # A pre-token that starts with a known unit is a run (keep it); any other is one
+            # OOV unit (or one character): cut it into characters for byte fallback.
+            pre = [pieces, _split(runs), _split(f"\\A(?={known})[\\s\\S]+|[\\s\\S]")]
+        else:
+            sentinel = next((s for s in _SENTINELS if s not in vocab), None)
+            if sentinel is None:
+                raise ExportError("no sentinel character is free: all candidates are tokens")
+            # Start where the last OOV unit ended (\G) or at a space/tab/CR/LF (always a unit
+            # boundary), skip the known units of that piece, and match the next unit only
+            # if it is not known. A piece never has whitespace inside, so every stretch of
+            # text is scanned once.
+            inside = self.known_unit_regex(inside_piece=True)
+            oov = (
+                f"(?:\\G|(?=[ \\t\\n\\r]))(?>(?:{known})?(?:{inside}){{0,{MAX_RUN}}})"
+                f"\\K(?!{known})(?:{self.unit_regex(with_space=True)})"
+            )
+            normalizer = {"type": "Replace", "pattern": {"Regex": oov}, "content": sentinel}
+            pre = [pieces, _split(runs)]
+
+        decoders: list[dict[str, Any]] = []
+        if self.fallback:
+            # Characters spelled with bytes inside token strings: turn them back first.
+            for ch in sorted({ch for u in self.units for ch in u if ch not in self.chars}):
+                spelled = "".join(self.symbols(ch))
+                clash = [t for t in tok.vocab if spelled in t and self.hf_string(t) == t]
+                if clash:
+                    raise ExportError(
+                        f"the token {clash[0]!r} contains the text {spelled!r}, which the "
+                        f"decoder must turn back into {ch!r}"
+                    )
+                decoders.append({"type": "Replace", "pattern": {"String": spelled}, "content": ch})
+            decoders.append({"type": "ByteFallback"})
+        decoders.append({"type": "Fuse"})
+
+        model = {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": "[UNK]" if "[UNK]" in tok.vocab else None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": self.fallback,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": merges,
+        }
+        added = [_added_token(tok.vocab[t], t) for t in tok.special_tokens]
+        return _document(
+            added=added,
+            normalizer=normalizer,
+            pre_tokenizer={"type": "Sequence", "pretokenizers": pre},
+            decoder={"type": "Sequence", "decoders": decoders},
+            model=model,
+        )
+
+
+# ============================================================================
+# Byte-level BPE
+# ============================================================================
+
+
+@cache
+def bytes_to_unicode() -> tuple[str, ...]:
+    """GPT-2's byte -> printable character table (what HF ``ByteLevel`` uses)."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    table: dict[int, int] = {b: b for b in keep}
+    extra = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = 256 + extra
+            extra += 1
+    return tuple(chr(table[b]) for b in range(256))
+
+
+@cache
+def _regex_class(expr: str) -> str:
+    """Body of an explicit class for ``expr`` as the ``regex`` module reads it."""
+    import regex
+
+    return _class_body(regex.findall(expr, _every_character()))
+
+
+_REGEX_TOKEN = re.compile(
+    r"\\[pP]\{[^}]*\}|\\[sS]|\\[dDwWbB]|\\.|\(\?i:|\(\?<?[=!>]|\(\?[a-zA-Z-]*[:)]|\(\?"
+    r"|\{\d*,?\d*\}\+?|[][()$]|.",
+    re.S,
+)
+
+
+def _onig_from_regex_module(pattern: str) -> str:
+    """Translate a byte-level split pattern (``regex`` module syntax) to Oniguruma.
+
+    * ``\\p{..}``, ``\\s``/``\\S`` and letters inside ``(?i:..)`` become explicit character
+      sets computed with the ``regex`` module itself (its Unicode version may be newer than
+      Oniguruma's);
+    * ``$`` becomes ``(?=\\n?\\z)`` (Python's meaning; Ruby's ``$`` is end-of-line);
+    * a possessive interval ``X{n,m}+`` becomes ``(?>X{n,m})`` (in Ruby syntax ``{n,m}+``
+      repeats the interval instead).
+
+    Other constructs pass through unchanged; ``\\d``, ``\\w``, ``\\b`` and inline flags other
+    than ``(?i:..)`` raise :class:`ExportError`.
+    """
+    out: list[str] = []
+    in_class = False
+    class_start = 0
+    groups: list[tuple[int, bool]] = []  # (index in out where the group starts, case-insensitive)
+    last_atom = 0  # index in out where the most recent complete atom starts
+    for m in _REGEX_TOKEN.finditer(pattern):
+        tok = m.group()
+        insensitive = any(flag for _, flag in groups)
+        if in_class:
+            if tok == "]":
+                in_class = False
+                out.append(tok)
+                last_atom = class_start
+            elif tok.startswith(("\\p", "\\P")) or tok in ("\\s", "\\S"):
+                if tok == "\\S" or tok.startswith("\\P"):
+                    raise ExportError(f"cannot translate {tok!r} inside a character class")
+                out.append(_regex_class(tok))
+            elif tok in ("\\d", "\\D", "\\w", "\\W"):
+                raise ExportError(f"cannot translate {tok!r} exactly; spell it with \\p{{..}}")
+            elif insensitive and (tok == "-" or tok.isalpha()):
+                if tok == "-":
+                    raise ExportError("cannot translate a range inside (?i:..)")
+                out.append(_regex_class(f"(?i:{tok})"))
+            else:
+                out.append(tok)
+            continue
+        if tok == "[":
+            in_class, class_start = True, len(out)
+            out.append(tok)
+        elif tok.startswith(("\\p", "\\P")) or tok in ("\\s", "\\S"):
+            last_atom = len(out)
+            if tok == "\\S" or tok.startswith("\\P"):
+                positive = "\\s" if tok == "\\S" else "\\p" + tok[2:]
+                out.append(f"[^{_regex_class(positive)}]")
+            else:
+                out.append(f"[{_regex_class(tok)}]")
+        elif tok in ("\\d", "\\D", "\\w", "\\W", "\\b", "\\B"):
+            raise ExportError(f"cannot translate {tok!r} exactly; spell it with \\p{{..}}")
+        elif tok == "(?i:":
+            groups.append((len(out), True))
+            out.append("(?:")
+        elif tok in ("(", "(?:") or tok in ("(?=", "(?!", "(?<=", "(?<!", "(?>"):
+            groups.append((len(out), False))
+            out.append(tok)
+        elif tok.startswith("(?"):
+            raise ExportError(f"cannot translate the group opener {tok!r} exactly")
+        elif tok == ")":
+            start = groups.pop()[0] if groups else len(out)
+            out.append(tok)
+            last_atom = start
+        elif tok == "$":
+            last_atom = len(out)
+            out.append("(?=\\n?\\z)")
+        elif tok.startswith("{") and tok.endswith("}+"):
+            atom = "".join(out[last_atom:])
+            del out[last_atom:]
+            out.append(f"(?>{atom}{tok[:-1]})")
+        elif tok.startswith("{") or tok in ("*", "+", "?", "|"):
+            out.append(tok)
+        elif insensitive and tok.isalpha():
+            last_atom = len(out)
+            out.append(f"[{_regex_class(f'(?i:{tok})')}]")
+        else:
+            last_atom = len(out)
+            out.append(tok)
+    return "".join(out)
+
+
+def _bytebpe_document(tok: ByteBPETokenizer) -> dict[str, Any]:
+    table = bytes_to_unicode()
+
+    def show(data: bytes) -> str:
+        return "".join(table[b] for b in data)
+
+    strings = [show(b) for b in tok.token_bytes(list(range(tok.eot_id)))]
+    vocab: dict[str, int] = {}
+    for i, s in enumerate(strings):
+        if s in vocab:
+            raise ExportError(
+                f"tokens {vocab[s]} and {i} have the same bytes {s!r}: a tokenizer.json maps "
+                "each token string to one id, so this vocabulary cannot be exported exactly"
+            )
+        vocab[s] = i
+    merges = [[strings[a], strings[b]] for a, b in tok.merges]
+    model = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+        "vocab": vocab,
+        "merges": merges,
+    }
+    byte_level = {
+        "type": "ByteLevel",
+        "add_prefix_space": False,
+        "trim_offsets": True,
+        "use_regex": False,
+    }
+    eot = next(iter(tok.special_tokens))
+    return _document(
+        added=[_added_token(tok.eot_id, eot)],
+        normalizer=None,
+        pre_tokenizer={
+            "type": "Sequence",
+            "pretokenizers": [_split(_onig_from_regex_module(tok.pattern)), byte_level],
+        },
+        decoder={
+            "type": "ByteLevel",
+            "add_prefix_space": False,
+            "trim_offsets": True,
+            "use_regex": False,
+        },
+        model=model,
+    )
