@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from .bytebpe import SPLIT_PATTERNS
+
 if TYPE_CHECKING:
     import tiktoken
 
@@ -39,22 +41,10 @@ _FIM_MIDDLE = "<|fim_middle|>"
 _FIM_SUFFIX = "<|fim_suffix|>"
 _ENDOFPROMPT = "<|endofprompt|>"
 
-_CL100K_PAT_STR = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
-
-_O200K_PAT_STR = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
+# The split patterns are the ones the byte-level baseline uses (one copy of each;
+# tests/test_tiktoken_offline.py checks them against tiktoken's own constructors).
+_CL100K_PAT_STR = SPLIT_PATTERNS["cl100k"]
+_O200K_PAT_STR = SPLIT_PATTERNS["o200k"]
 
 _SPEC: dict[str, tuple[str, dict[str, int], str]] = {
     # name: (pat_str, special_tokens, sha256 of the uncompressed .tiktoken file)
