@@ -91,6 +91,7 @@ class Tokenizer:
         self._units = self._splitter.units
         self._pieces = self._splitter.pieces
         self._cache: dict[str, list[int]] = {}
+        self._span_cache: dict[str, tuple[list[int], list[int]]] = {}
 
     def _check(self, source: str) -> None:
         n = len(self.vocab)
@@ -169,8 +170,15 @@ class Tokenizer:
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         pos = 0
+        cache = self._span_cache
         for piece in self._pieces(text):
-            piece_ids, lengths = self._encode_piece_with_lengths(piece)
+            hit = cache.get(piece)
+            if hit is None:
+                hit = self._encode_piece_with_lengths(piece)
+                if len(cache) >= 500_000:
+                    cache.clear()
+                cache[piece] = hit
+            piece_ids, lengths = hit
             ids.extend(piece_ids)
             for length in lengths:
                 spans.append((pos, pos + length))
