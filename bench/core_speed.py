@@ -149,6 +149,16 @@ def main() -> None:
         runs.append(len(text) / (time.perf_counter() - t0))
     syl = statistics.median(runs)
     print(f"\n# syllabify: {syl / 1e6:.2f} M chars/s (target >= 5)")
+    from sgpe.syllabify import syllabify_dfa
+
+    sample = text[:100_000]
+    t0 = time.perf_counter()
+    syllabify_dfa(sample)
+    dfa = len(sample) / (time.perf_counter() - t0)
+    print(
+        f"  table-driven DFA matcher (the alternative we measured and did not keep): "
+        f"{dfa / 1e6:.2f} M chars/s, the compiled regex is {syl / dfa:.0f}x faster"
+    )
 
     print(f"\n# quality on {dev_file.name} (each line encoded without its newline)")
     words = sum(len(line.split()) for line in lines)
