@@ -1,32 +1,90 @@
-"""SGPE Explorer: placeholder entrypoint (to be replaced by the st.navigation frame)."""
+"""SGPE Explorer: the frame of the app (page config, shared sidebar, navigation).
+
+Run with ``bash scripts/run_app.sh`` (or ``streamlit run app.py``). The pages in
+``pages/`` are thin: they read widgets, call :mod:`sgpe`, and render with :mod:`sgpe.ui`.
+The sidebar chooses the active SGPE tokenizer (the shipped one, trained on
+``sample_data/``, or any finished training run), its byte-level baseline, and the script.
+"""
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
-st.set_page_config(page_title="SGPE Explorer", layout="wide")
-st.title("SGPE Explorer")
+from sgpe.ui import resources, state, style
 
-# "ශ්‍රී ලංකාව" (U+200D ZWJ written out so it survives editors) + "नमस्ते दुनिया".
-DEFAULT_TEXT = "ශ්\u200dරී ලංකාව नमस्ते दुनिया"
-PALETTE = ("#dbeafe", "#dcfce7", "#fef9c3", "#fce7f3", "#e0e7ff", "#ffedd5")
-
-text = st.text_area("Text", value=DEFAULT_TEXT, key="text")
-
-try:
-    from sgpe import syllabify
-except ImportError:
-    syllabify = None
-if not callable(syllabify):  # also while `sgpe.syllabify` is still only the submodule
-    st.info("library not built yet")
-    st.stop()
-
-spans = "".join(
-    f'<span class="syl" data-kind="syllable" '
-    f'style="background:{PALETTE[i % len(PALETTE)]};padding:2px 1px;white-space:pre">'
-    f"{html.escape(str(syllable))}</span>"
-    for i, syllable in enumerate(syllabify(text))
+st.set_page_config(
+    page_title="SGPE Explorer",
+    page_icon=":material/translate:",
+    layout="wide",
+    initial_sidebar_state="expanded",
 )
-st.html(f'<div class="syllables" style="font-size:1.6rem;line-height:2.4">{spans}</div>')
+st.html(style.CSS)
+
+PAGES = [
+    st.Page("pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),
+    st.Page(
+        "pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
+    ),
+    st.Page("pages/merges.py", title="Merges", icon=":material/merge:", url_path="merges"),
+    st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train"),
+    st.Page(
+        "pages/vocabulary.py",
+        title="Vocabulary",
+        icon=":material/dictionary:",
+        url_path="vocabulary",
+    ),
+]
+page = st.navigation(PAGES)
+
+SCRIPTS = {"auto": "auto (every script)", "sinhala": "Sinhala", "devanagari": "Devanagari"}
+
+with st.sidebar:
+    st.markdown("### SGPE Explorer")
+    st.caption("Syllable-aware BPE for Sinhala and Devanagari")
+    sgpe_choices = resources.choices("sgpe")
+    if st.session_state.get("side_tok") not in sgpe_choices:
+        st.session_state.pop("side_tok", None)
+    tok_id = st.selectbox(
+        "Tokenizer (SGPE)",
+        list(sgpe_choices),
+        format_func=lambda k: sgpe_choices[k].label,
+        key=state.init_widget("side_tok", "tok", resources.DEFAULT_ID, allowed=sgpe_choices),
+        help="The shipped vocabulary is trained on sample_data/. Train your own on the "
+        "Train page and press “use this vocabulary”.",
+    )
+    base_choices = resources.choices("bytebpe")
+    base_options = [resources.AUTO_ID, *base_choices]
+    if st.session_state.get("side_base") not in base_options:
+        st.session_state.pop("side_base", None)
+    base_id = st.selectbox(
+        "Byte-level baseline",
+        base_options,
+        format_func=lambda k: (
+            "auto: same corpus and size" if k == resources.AUTO_ID else base_choices[k].label
+        ),
+        key=state.init_widget("side_base", "base", resources.AUTO_ID, allowed=base_options),
+        help="Byte-level BPE (GPT-style) to compare against. Auto picks the byte-level run "
+        "trained on the same corpus with the same vocabulary size.",
+    )
+    script = st.selectbox(
+        "Script",
+        list(SCRIPTS),
+        format_func=SCRIPTS.__getitem__,
+        key=state.init_widget("side_script", "script", "auto", allowed=SCRIPTS),
+        help="Which syllable grammar the Syllables page uses; auto applies every grammar "
+        "to its own script's characters.",
+    )
+    state.remember("tok", tok_id)
+    state.remember("base", base_id)
+    state.remember("script", script)
+    active = resources.active()
+    tok = active.sgpe
+    st.caption(
+        f"Active: {tok.vocab_size:,} tokens, {len(tok.merges):,} merges, "
+        f"leading space {'on' if tok.leading_space else 'off'}, OOV {tok.oov_policy}. "
+        f"Baseline: {active.base.vocab_size:,} tokens"
+        + ("" if active.base_matched else " (not trained on the same corpus)")
+        + "."
+    )
+
+page.run()

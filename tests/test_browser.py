@@ -1,12 +1,20 @@
-"""End-to-end: start the Streamlit app, open it in headless Chromium, check the syllable spans.
+"""End-to-end: start the Streamlit app, drive it in headless Chromium, look at every page.
 
 Chromium is Debian's (/usr/bin/chromium, installed by scripts/install_browser.sh); Playwright
 only drives it, because `playwright install` cannot download browsers on our machines.
 The server and readiness waits follow streamlit/streamlit's own `e2e_playwright/conftest.py`.
+
+What it checks: every page renders without an exception or a JavaScript error (a screenshot
+of each goes to tests/artifacts/, which is gitignored); pasted Sinhala text becomes one
+``span.syl`` per syllable with its hover title; user text is escaped (no dialog, no
+injected element); a corpus uploaded on the Train page trains in the background, and the
+finished run becomes the active tokenizer. Runs go to a temporary ``SGPE_RUNS_DIR``.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import socket
 import subprocess
 import sys
@@ -36,9 +44,50 @@ CHROMIUM_ARGS = [
 ]
 SERVER_START_TIMEOUT_S = 60
 SCRIPT_RUN_TIMEOUT_MS = 30_000
+TRAIN_TIMEOUT_MS = 60_000
+# Tall enough that a screenshot holds a whole page (Streamlit scrolls inside its own
+# container, so Playwright's full_page cannot extend it).
+VIEWPORT = {"width": 1400, "height": 2200}
 
-SINHALA_PHRASE = "ශ්\u200dරී ලංකාව"  # ශ්‍රී ලංකාව, with its ZWJ written out
-SINHALA_SYLLABLES = ["ශ්\u200dරී", " ", "ලං", "කා", "ව"]  # leading_space=False
+# Compare first: the first request after the server starts is then a link to a page other
+# than the main one, which Streamlit would serve without app.py's frame (pages/ "v1")
+# unless the page reruns into it (sgpe.ui.state.require_frame).
+PAGES = {
+    "compare": "compare",
+    "syllables": "",
+    "merges": "merges",
+    "train": "train",
+    "vocabulary": "vocabulary",
+}
+
+ZWJ = "\u200d"
+SINHALA_PHRASE = f"ශ්{ZWJ}රී ලංකාව"  # ශ්‍රී ලංකාව, with its ZWJ written out
+SINHALA_SYLLABLES = [f"ශ්{ZWJ}රී", " ", "ලං", "කා", "ව"]  # leading_space=False
+XSS = "<script>alert(1)</script><img src=x onerror=alert(1)> ශ්\u200dරී"
+
+# A small corpus written for this test (20 everyday sentences, three times over).
+CORPUS_LINES = [
+    "මම අද උදේ පාසලට ගියෙමි.",
+    "අපේ ගමේ ලස්සන ගඟක් ගලා බසී.",
+    f"ශ්{ZWJ}රී ලංකාව ඉන්දියන් සාගරයේ පිහිටි දිවයිනකි.",
+    "මගේ අම්මා රසවත් කෑම උයයි.",
+    f"ළමයින් පිට්ටනියේ ක්{ZWJ}රිකට් ක්{ZWJ}රීඩා කරති.",
+    "ගුරුතුමා පන්තියට අලුත් පාඩමක් කියා දුන්නේය.",
+    "වැස්ස නිසා පාර තෙත් වී තිබුණි.",
+    "අපි හෙට කොළඹ නගරයට යමු.",
+    "පොත් කියවීම දැනුම වැඩි කරයි.",
+    "කුරුල්ලෝ ගස් මත ගී ගයති.",
+    f"මගේ මිතුරා විද්{ZWJ}යාව හදාරයි.",
+    "සතියේ අවසානයේ අපි මුහුදු වෙරළට යන්නෙමු.",
+    "ගොවියා කුඹුරේ වී වගා කරයි.",
+    "අලුත් අවුරුද්දට අපි කැවුම් හා කොකිස් හදමු.",
+    f"රෝහලේ වෛද්{ZWJ}යවරු රෝගීන්ට ප්{ZWJ}රතිකාර කරති.",
+    "පුස්තකාලයේ බොහෝ පොත් ඇත.",
+    f"ශ්{ZWJ}රී ලංකාවේ තේ ලෝක ප්{ZWJ}රසිද්ධය.",
+    f"අපේ පාසලේ ක්{ZWJ}රීඩා උළෙල ලබන සතියේ පැවැත්වේ.",
+    f"මම සෑම දිනකම උදේ ව්{ZWJ}යායාම කරමි.",
+    "නුවර ඇසළ පෙරහැර ඉතා අලංකාරය.",
+]
 
 
 def _free_port() -> int:
@@ -60,7 +109,13 @@ def _healthy(url: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The app's runs root for this test module (never the repository's runs/)."""
+    return tmp_path_factory.mktemp("runs")
+
+
+@pytest.fixture(scope="module")
+def app_url(runs_dir: Path) -> Iterator[str]:
     """Run `streamlit run app.py` on a free port; yield its URL once /_stcore/health says ok."""
     pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -75,10 +130,16 @@ def app_url() -> Iterator[str]:
         "--server.fileWatcherType", "none",
         "--global.developmentMode", "false",
     ]  # fmt: skip
+    env = {**os.environ, "SGPE_RUNS_DIR": str(runs_dir)}
     log_path = ARTIFACTS / "streamlit.log"
     with log_path.open("wb") as log:
         server = subprocess.Popen(
-            command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            command,
+            cwd=REPO_ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
         )
         try:
             deadline = time.monotonic() + SERVER_START_TIMEOUT_S
@@ -86,8 +147,9 @@ def app_url() -> Iterator[str]:
                 if server.poll() is not None:
                     pytest.fail(f"streamlit exited with {server.returncode}; see {log_path}")
                 if time.monotonic() > deadline:
-                    pytest.fail(f"streamlit not healthy after {SERVER_START_TIMEOUT_S}s; "
-                                f"see {log_path}")  # fmt: skip
+                    pytest.fail(
+                        f"streamlit not healthy after {SERVER_START_TIMEOUT_S}s; see {log_path}"
+                    )
                 time.sleep(0.25)
             yield url
         finally:
@@ -97,6 +159,19 @@ def app_url() -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+            _stop_trainers(runs_dir)
+
+
+def _stop_trainers(runs_dir: Path) -> None:
+    """Cancel any trainer a failed test left running (they run in their own sessions)."""
+    try:
+        from sgpe.jobs import RunManager
+    except ImportError:
+        return
+    manager = RunManager(runs_dir)
+    for info in manager.list_runs():
+        if info.status.alive:
+            manager.cancel(info.run.id, wait=5.0)
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +190,46 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+class Tab:
+    """A browser tab on the app that records JavaScript errors and dialogs."""
+
+    def __init__(self, browser: Any, url: str) -> None:
+        self.url = url
+        self.page = browser.new_page(viewport=VIEWPORT)
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+        def on_dialog(dialog: Any) -> None:
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        self.page.on("dialog", on_dialog)
+
+    def goto(self, path: str = "") -> Any:
+        self.page.goto(f"{self.url}/{path}", wait_until="domcontentloaded")
+        wait_for_app_idle(self.page)
+        return self.page
+
+    def check_clean(self) -> None:
+        assert not self.errors, self.errors
+        assert not self.dialogs, self.dialogs
+        assert self.page.locator("[data-testid=stException]").count() == 0
+
+    def screenshot(self, name: str) -> None:
+        time.sleep(0.3)  # let charts finish their transitions
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def tab(browser: Any, app_url: str) -> Iterator[Tab]:
+    t = Tab(browser, app_url)
+    try:
+        yield t
+    finally:
+        t.page.close()
 
 
 def wait_for_app_idle(page: Any) -> None:
@@ -138,43 +253,151 @@ def wait_for_app_idle(page: Any) -> None:
     )
 
 
-def _syllabify_or_none() -> Any:
-    try:
-        from sgpe import syllabify
-    except ImportError:
-        return None
-    # Until sgpe/__init__.py re-exports it, `sgpe.syllabify` may be the submodule.
-    return syllabify if callable(syllabify) else None
+def set_text(page: Any, text: str) -> None:
+    """Replace the page's text area content and commit it (Ctrl+Enter)."""
+    area = page.locator("textarea").first
+    area.fill(text)
+    area.press("Control+Enter")
 
 
-def test_home_page_shows_syllable_spans(app_url: str, browser: Any) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page_errors: list[str] = []
-    page.on("pageerror", lambda error: page_errors.append(str(error)))
-    page.goto(app_url, wait_until="domcontentloaded")
-    wait_for_app_idle(page)
-    page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
-
-    assert page.title() == "SGPE Explorer"
-    assert page.get_by_role("heading", name="SGPE Explorer").is_visible()
-    assert not page_errors, page_errors
-    assert page.locator("[data-testid=stException]").count() == 0
-
-    syllabify = _syllabify_or_none()
-    if syllabify is None:
-        assert page.get_by_text("library not built yet").is_visible()
-        pytest.skip("sgpe.syllabify not importable yet: checked server, page load and screenshot")
-
-    text = page.get_by_role("textbox").input_value()
-    assert text.startswith(SINHALA_PHRASE)
-    spans = page.locator("span.syl")
+def syllable_texts(page: Any) -> list[str]:
     # textContent (not innerText) so that a span holding only a space keeps it.
-    shown = spans.evaluate_all("els => els.map(e => e.textContent)")
-    assert shown == [str(s) for s in syllabify(text)]
+    return list(
+        page.locator("div.sgpe-syllables span.syl").evaluate_all(
+            "els => els.map(e => e.textContent)"
+        )
+    )
+
+
+# ============================================================================ tests
+
+
+@pytest.fixture(scope="module")
+def nav_tab(browser: Any, app_url: str) -> Iterator[Tab]:
+    """One tab for the page tour: the first page by its link, the rest via the sidebar."""
+    t = Tab(browser, app_url)
+    try:
+        yield t
+    finally:
+        t.page.close()
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_renders(nav_tab: Tab, name: str) -> None:
+    tab = nav_tab
+    if tab.page.url == "about:blank":
+        page = tab.goto(PAGES[name])
+    else:
+        page = tab.page
+        page.get_by_test_id("stSidebar").get_by_role("link", name=name.title()).click()
+        page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        wait_for_app_idle(page)
+        assert page.url.rstrip("/").endswith(PAGES[name]) if PAGES[name] else True
+    assert page.title() in ("SGPE Explorer", name.title())
+    assert page.get_by_role("heading", name=name.title()).first.is_visible()
+    sidebar = page.get_by_test_id("stSidebar")
+    assert sidebar.get_by_text("Tokenizer (SGPE)").is_visible()  # app.py's frame ran
+    assert sidebar.get_by_role("link", name="Vocabulary").is_visible()
+    tab.check_clean()
+    tab.screenshot(name)
+
+
+def test_pasted_sinhala_becomes_syllable_spans(tab: Tab) -> None:
+    from sgpe import syllabify
+
+    page = tab.goto()
+    assert page.locator("textarea").first.input_value().startswith(SINHALA_PHRASE)
+    text = SINHALA_PHRASE + " क्षत्रिय\tx\n"
+    set_text(page, text)
+    page.wait_for_function(
+        "n => document.querySelectorAll('div.sgpe-syllables span.syl').length === n",
+        arg=len(syllabify(text)),
+        timeout=SCRIPT_RUN_TIMEOUT_MS,
+    )
+    wait_for_app_idle(page)
+    shown = syllable_texts(page)
+    assert shown == syllabify(text)
     assert shown[: len(SINHALA_SYLLABLES)] == SINHALA_SYLLABLES
     # The conjunct with its ZWJ is one span, not split after the joiner as `\X` would.
-    assert "ශ්\u200dරී" in shown
-    page.close()
+    first = page.locator("div.sgpe-syllables span.syl").first
+    assert first.evaluate("e => e.children.length") == 0  # no markup inside a syllable
+    # Hover information survives the HTML sanitizer.
+    title = first.get_attribute("title") or ""
+    assert "U+200D  Z  ZERO WIDTH JOINER" in title and "DFA: START" in title
+    assert first.get_attribute("data-kind") == "syllable"
+    # The shareable link carries the text.
+    assert "text=" in page.url
+
+    page.get_by_text("Show invisible characters").first.click()
+    page.wait_for_selector("div.sgpe-syllables.inv", timeout=SCRIPT_RUN_TIMEOUT_MS)
+    wait_for_app_idle(page)
+    marker = first.evaluate("e => getComputedStyle(e, '::after').content")
+    assert marker == '"◌්ZWJ"'
+    assert syllable_texts(page) == syllabify(text)  # markers are not text
+    tab.check_clean()
+    tab.screenshot("syllables_invisible")
+
+
+@pytest.mark.parametrize("name", ["syllables", "compare"])
+def test_user_text_is_escaped(tab: Tab, name: str) -> None:
+    page = tab.goto(PAGES[name])
+    set_text(page, XSS)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.sgpe-box')]"
+        ".some(b => b.textContent.includes('<script>'))",
+        timeout=SCRIPT_RUN_TIMEOUT_MS,
+    )
+    wait_for_app_idle(page)
+    assert page.locator(".sgpe-box img, .sgpe-box script").count() == 0
+    assert page.locator("img[src=x]").count() == 0
+    tab.check_clean()  # also: no alert() dialog
+
+
+def test_train_on_an_uploaded_corpus_and_use_it(tab: Tab, runs_dir: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "tiny_sinhala.txt"
+    corpus.write_text("\n".join(CORPUS_LINES * 3) + "\n", encoding="utf-8")
+    page = tab.goto("train")
+    page.get_by_text("upload a file").click()
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(corpus))
+    page.get_by_text("tiny_sinhala.txt").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    page.get_by_role("spinbutton", name="Vocabulary size").fill("1000")
+    page.get_by_role("button", name="Start training").click()
+
+    # The polling fragment shows the runs; both finish in a few seconds.
+    for model in ("SGPE", "byte-level BPE"):
+        page.get_by_text(re.compile(rf"done · {model} · ")).first.wait_for(timeout=TRAIN_TIMEOUT_MS)
+    wait_for_app_idle(page)
+    import sgpe
+    from sgpe.jobs import RunManager
+
+    infos = RunManager(runs_dir).list_runs()
+    assert {i.config.model: i.status.state for i in infos} == {"sgpe": "done", "bytebpe": "done"}
+    sgpe_run = next(i for i in infos if i.config.model == "sgpe")
+    assert sgpe_run.config.corpus_name == "tiny_sinhala.txt"
+    assert page.locator("[data-testid=stPlotlyChart]").count() >= 1  # the merge curve
+    tab.screenshot("train_done")
+
+    trained = sgpe.load(sgpe_run.run.path / "vocab.json")
+    page.locator(f".st-key-use_{sgpe_run.run.id} button").click()
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text(f"Active: {trained.vocab_size:,} tokens").wait_for(
+        timeout=SCRIPT_RUN_TIMEOUT_MS
+    )
+    wait_for_app_idle(page)
+    chosen = sidebar.locator(".st-key-side_tok input").input_value()
+    assert chosen.startswith("tiny_sinhala.txt, 1,000"), chosen
+    assert "tok=" + sgpe_run.run.id in page.url
+    tab.check_clean()
+    tab.screenshot("train")
+
+    # The trained vocabulary is now the one every page uses.
+    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("heading", name="Compare").wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    wait_for_app_idle(page)
+    main = page.get_by_test_id("stMain")
+    assert main.get_by_text(re.compile(r"tiny_sinhala\.txt, 1,000")).first.is_visible()
+    tab.check_clean()
+    tab.screenshot("compare_trained")
 
 
 def test_artifacts_dir_is_ignored() -> None:

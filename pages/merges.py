@@ -1,0 +1,151 @@
+"""Merges: step through the merges the encoder applies, SGPE and byte-level side by side."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from sgpe.ui import analysis, render, resources, state
+
+state.require_frame()  # a shared link may reach this page before app.py ran
+
+DEFAULT_WORDS = "ශ්\u200dරී ලංකාව ලස්සන රටකි"
+MAX_CHARS = 400  # the stepper is for a word or a sentence
+
+
+def step_by(delta: int, last: int) -> None:
+    st.session_state["mrg_step"] = max(0, min(last, int(st.session_state["mrg_step"]) + delta))
+
+
+def show_side(
+    title: str,
+    initial: tuple[str, ...],
+    steps: list[analysis.GlobalStep],
+    k: int,
+    counts: list[int] | None,
+    unit: str,
+) -> None:
+    st.markdown(f"**{title}**")
+    done = min(k, len(steps))
+    if done == 0:
+        tokens: tuple[str, ...] = initial
+        st.caption(f"Step 0 of {len(steps)}: the {len(initial)} {unit} before any merge.")
+        new = None
+    else:
+        step = steps[done - 1]
+        tokens, new = step.tokens, step.new_index
+        count = counts[step.rank] if counts is not None and step.rank < len(counts) else None
+        finished = " (all merges applied)" if k > len(steps) else ""
+        st.caption(
+            f"Step {done} of {len(steps)}{finished}: merged "
+            f"“{render.md_escape(render.visible(step.pair[0]))}” + "
+            f"“{render.md_escape(render.visible(step.pair[1]))}”, "
+            f"rank {step.rank:,}" + (f", training count {count:,}" if count is not None else "")
+        )
+    st.html(render.step_tokens_html(tokens, new))
+    st.caption(f"{len(tokens)} tokens")
+
+
+st.title("Merges")
+st.caption(
+    "How the encoder turns a word into tokens: it starts from **syllables** (SGPE) or "
+    "**bytes** (byte-level BPE) and repeatedly merges the adjacent pair with the lowest "
+    "rank (the earliest learned). Step through both side by side."
+)
+active = resources.active()
+words = st.text_input(
+    "A word or a sentence",
+    key=state.init_widget("mrg_text", "mt", DEFAULT_WORDS),
+    max_chars=MAX_CHARS,
+)
+state.remember("mt", words)
+
+initial_s, steps_s = analysis.flatten_trace(active.sgpe.merge_trace(words))
+initial_b, steps_b = analysis.flatten_trace(active.base.merge_trace(words))
+last = max(len(steps_s), len(steps_b))
+if "mrg_step" not in st.session_state:
+    state.init_widget("mrg_step", "step", 0, int)
+st.session_state["mrg_step"] = max(0, min(last, int(st.session_state["mrg_step"])))
+
+prev_col, slider_col, next_col = st.columns([1.3, 7.4, 1.3], vertical_alignment="bottom")
+prev_col.button(
+    "◀ Previous",
+    key="mrg_prev",
+    on_click=step_by,
+    args=(-1, last),
+    disabled=last == 0,
+    width="stretch",
+)
+next_col.button(
+    "Next ▶", key="mrg_next", on_click=step_by, args=(1, last), disabled=last == 0, width="stretch"
+)
+k = slider_col.slider("Merge step", 0, max(last, 1), key="mrg_step", disabled=last == 0)
+state.remember("step", k)
+state.sync_url({"mt": words if words != DEFAULT_WORDS else None, "step": str(k) if k else None})
+final_s = steps_s[-1].tokens if steps_s else initial_s
+final_b = steps_b[-1].tokens if steps_b else initial_b
+st.caption(
+    f"In all: SGPE goes from {len(initial_s)} syllables to {len(final_s)} tokens in "
+    f"{len(steps_s)} merges; byte-level BPE from {len(initial_b)} bytes to {len(final_b)} "
+    f"tokens in {len(steps_b)} merges."
+)
+
+left, right = st.columns(2)
+with left:
+    show_side("SGPE", initial_s, steps_s, k, active.counts("sgpe"), "syllables")
+with right:
+    show_side(
+        "Byte-level BPE",
+        initial_b,
+        steps_b,
+        k,
+        active.counts("base"),
+        "bytes (stray bytes shown as hex)",
+    )
+
+with st.expander("Every step as a table"):
+    a, b = st.columns(2)
+    for col, name, steps, side in (
+        (a, "SGPE", steps_s, "sgpe"),
+        (b, "Byte-level BPE", steps_b, "base"),
+    ):
+        counts = active.counts(side)
+        col.markdown(f"**{name}**")
+        col.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "step": i + 1,
+                        "pair": f"{s.pair[0]} + {s.pair[1]}",
+                        "rank": s.rank,
+                        "count": counts[s.rank] if counts and s.rank < len(counts) else None,
+                        "tokens": len(s.tokens),
+                    }
+                    for i, s in enumerate(steps)
+                ],
+                columns=["step", "pair", "rank", "count", "tokens"],
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+
+st.divider()
+st.subheader("Learned merges")
+which = st.radio("Vocabulary", ["SGPE", "Byte-level BPE"], horizontal=True, key="mrg_which")
+tok = active.sgpe if which == "SGPE" else active.base
+rows = analysis.merges_table(tok, active.counts("sgpe" if which == "SGPE" else "base"))
+c1, c2 = st.columns([1, 3])
+first_n = c1.number_input(
+    "First N merges", 1, max(len(rows), 1), min(200, max(len(rows), 1)), key="mrg_first"
+)
+needle = c2.text_input("Filter (substring of the left, right or merged token)", key="mrg_filter")
+table = pd.DataFrame(rows[: int(first_n)], columns=["rank", "left", "right", "merged", "count"])
+if needle:
+    mask = (
+        table["left"].str.contains(needle, regex=False)
+        | table["right"].str.contains(needle, regex=False)
+        | table["merged"].str.contains(needle, regex=False)
+    )
+    table = table[mask]
+st.caption(f"{len(table):,} of the first {int(first_n):,} merges ({len(rows):,} learned).")
+st.dataframe(table, hide_index=True, width="stretch", height=360)

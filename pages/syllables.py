@@ -1,0 +1,126 @@
+"""Syllables: the text as the syllabifier splits it (Layer 1), coloured by kind."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from sgpe import syllable_spans
+from sgpe.syllabify import Span
+from sgpe.ui import analysis, render, state, style
+
+state.require_frame()  # a shared link may reach this page before app.py ran
+
+RENDER_LIMIT = 5_000  # characters drawn as spans; counts always cover the whole text
+
+
+@st.cache_data(show_spinner="Syllabifying…", max_entries=8)
+def segment(text: str, script: str, leading_space: bool) -> tuple[list[Span], dict[str, int]]:
+    spans = syllable_spans(text, script, leading_space)
+    return spans, analysis.text_counts(text, spans)
+
+
+st.title("Syllables")
+st.caption(
+    "Every character lands in exactly one unit: a **syllable** of the script's grammar, an "
+    "**orphan** sign with no consonant, a **passthrough** character no grammar claims, or "
+    "**whitespace**. Hover over a unit for its code points, classes and DFA path."
+)
+
+text = state.text_area("syl")
+script = str(state.option("script", "auto"))
+left, mid, _ = st.columns([1, 1, 2])
+leading_space = left.toggle(
+    "Leading space",
+    key=state.init_widget("syl_ls", "ls", False, state.parse_bool),
+    help="Attach the plain space before a word to its first syllable, as the tokenizer does.",
+)
+show_invisible = mid.toggle(
+    "Show invisible characters",
+    key=state.init_widget("syl_inv", "inv", False, state.parse_bool),
+    help="Mark ZWJ, ZWNJ, virama, spaces, tabs and newlines next to their unit "
+    "(the syllables themselves stay intact).",
+)
+state.remember("ls", leading_space)
+state.remember("inv", show_invisible)
+state.sync_url(
+    {
+        "ls": state.fmt_bool(leading_space) if leading_space else None,
+        "inv": state.fmt_bool(show_invisible) if show_invisible else None,
+    }
+)
+
+spans, counts = segment(text, script, leading_space)
+cols = st.columns(5)
+cols[0].metric("Characters", f"{counts['characters']:,}", help="Code points")
+cols[1].metric("Grapheme clusters", f"{counts['graphemes']:,}", help="Unicode \\X clusters")
+cols[2].metric("Syllables", f"{counts['syllables']:,}", help="Units of kind syllable")
+cols[3].metric("Words", f"{counts['words']:,}", help="Whitespace-separated words")
+cols[4].metric(
+    "Units",
+    f"{counts['units']:,}",
+    help="All units: syllables, orphans, passthrough and whitespace characters",
+)
+
+if not text:
+    st.info("Type or paste some text above.")
+    st.stop()
+
+shown = analysis.prefix_end(spans, RENDER_LIMIT)
+if shown < len(spans):
+    st.info(
+        f"Long text: showing the first {spans[shown - 1].end:,} of {len(text):,} characters "
+        f"({shown:,} of {len(spans):,} units). The counts above cover all of it."
+    )
+views, rows = analysis.syllable_units(text, spans[:shown], script, leading_space)
+st.html(
+    render.legend_html(
+        {k: counts[k if k != "syllable" else "syllables"] for k in style.KIND_COLOURS}
+    )
+    + render.syllables_html(views, show_invisible=show_invisible)
+)
+
+inspect_tab, table_tab = st.tabs(["Inspect a unit", "All units (table)"])
+with inspect_tab:
+    last = max(len(rows) - 1, 0)
+    if "syl_pick" not in st.session_state:
+        st.session_state["syl_pick"] = next(
+            (i for i, r in enumerate(rows) if r["kind"] == "syllable"), 0
+        )
+    st.session_state["syl_pick"] = min(int(st.session_state["syl_pick"]), last)
+    index = st.number_input(
+        "Unit number (the # column of the table; hover a unit to see its number)",
+        min_value=0,
+        max_value=last,
+        key="syl_pick",
+    )
+    row = rows[int(index)]
+    st.markdown(
+        f"Unit **#{row['#']}** {render.md_escape(row['shown'])} — {row['kind']}"
+        + (f" ({row['script']})" if row["script"] else "")
+        + f", characters {row['start']}–{row['end'] - 1}"
+    )
+    st.html(
+        render.syllables_html(
+            [views[int(index)]], show_invisible=True, box="sgpe-unit", first_index=int(index)
+        )
+    )
+    st.dataframe(
+        pd.DataFrame(analysis.char_rows(row["unit"], script, leading_space)),
+        hide_index=True,
+        width="stretch",
+    )
+    if row["DFA path"]:
+        st.caption(f"DFA path: {render.md_escape(row['DFA path'])}")
+with table_tab:
+    frame = pd.DataFrame(rows)
+    st.dataframe(frame.drop(columns=["unit"]), hide_index=True, width="stretch", height=320)
+    st.download_button(
+        "Download as CSV",
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name="syllables.csv",
+        mime="text/csv",
+        key="syl_download",
+    )
+    if shown < len(spans):
+        st.caption(f"The table lists the {shown:,} units shown above.")

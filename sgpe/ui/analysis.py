@@ -1,0 +1,295 @@
+"""The tables behind the app's pages, computed with :mod:`sgpe` and pandas.
+
+Pure functions (no Streamlit), so the pages stay thin and these are easy to test:
+
+* :func:`text_counts`, :func:`syllable_units`: the Syllables page;
+* :func:`analyse_tokens`: one tokenizer on one text for the Compare page (token spans,
+  broken syllable boundaries from :mod:`sgpe.metrics`, counts);
+* :func:`flatten_trace`: the merge stepper (one global step list over all words);
+* :func:`merges_table`: the Merges page (the Vocabulary page's tables are in
+  :mod:`sgpe.ui.vocabulary`).
+
+Long texts: counts always cover the whole text; the per-unit views cover a prefix of at
+most ``limit`` characters that ends on a unit boundary (:func:`prefix_end`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+
+from sgpe import metrics
+from sgpe.protocol import WordTrace
+from sgpe.schema import CLASS_LETTERS, load_schema
+from sgpe.syllabify import Span, trace
+
+from .render import TokenView, UnitView, char_name, code_points, token_title, visible
+
+_GRAPHEME = regex.compile(r"\X")
+CLASS_NAMES = {
+    **CLASS_LETTERS,
+    "O": "other (no script claims it)",
+    "W": "whitespace",
+    "S": "leading space",
+}
+
+# ============================================================================ syllables
+
+
+def text_counts(text: str, spans: Sequence[Span]) -> dict[str, int]:
+    """Characters, grapheme clusters (``\\X``), words and units of each kind."""
+    kinds = Counter(s.kind for s in spans)
+    return {
+        "characters": len(text),
+        "graphemes": sum(1 for _ in _GRAPHEME.finditer(text)),
+        "syllables": kinds.get("syllable", 0),
+        "words": len(text.split()),
+        "units": len(spans),
+        "orphan": kinds.get("orphan", 0),
+        "passthrough": kinds.get("passthrough", 0),
+        "whitespace": kinds.get("whitespace", 0),
+    }
+
+
+def prefix_end(spans: Sequence[Span], limit: int) -> int:
+    """How many spans fit in the first ``limit`` characters (at least one, if any)."""
+    n = 0
+    for s in spans:
+        if s.end > limit and n:
+            break
+        n += 1
+    return n
+
+
+def _schema_start(script: str | None) -> str:
+    return load_schema(script).dfa_start if script else ""
+
+
+def syllable_units(
+    text: str, spans: Sequence[Span], script: str = "auto", leading_space: bool = False
+) -> tuple[list[UnitView], list[dict[str, Any]]]:
+    """Views (for the spans) and table rows (one per unit) of ``spans`` of ``text``.
+
+    The per-character trace is computed for the text the spans cover only.
+    """
+    if not spans:
+        return [], []
+    end = spans[-1].end
+    chars = trace(text[:end], script, leading_space)
+    views: list[UnitView] = []
+    rows: list[dict[str, Any]] = []
+    k = 0
+    for n, span in enumerate(spans):
+        unit = text[span.start : span.end]
+        own = []
+        while k < len(chars) and chars[k].index < span.end:
+            own.append(chars[k])
+            k += 1
+        script_name = next((c.script for c in own if c.script), None)
+        classes = "".join(c.cls for c in own)
+        path = _dfa_path(own, script_name)
+        cp_lines = [f"U+{ord(c.char):04X}  {c.cls}  {char_name(c.char)}" for c in own]
+        title = (
+            f"{visible(unit)} — {span.kind}"
+            + (f" ({script_name})" if script_name else "")
+            + f", characters {span.start}–{span.end - 1}\n"
+            + "\n".join(cp_lines)
+            + (f"\nDFA: {path}" if path else "")
+        )
+        views.append(UnitView(unit, span.kind, title, classes, path))
+        rows.append(
+            {
+                "#": n,
+                "unit": unit,
+                "shown": visible(unit),
+                "kind": span.kind,
+                "script": script_name or "",
+                "start": span.start,
+                "end": span.end,
+                "code points": code_points(unit),
+                "classes": classes,
+                "DFA path": path,
+            }
+        )
+    return views, rows
+
+
+def _dfa_path(chars: Sequence[Any], script: str | None) -> str:
+    """``START -C-> CLUSTER -H-> HAL ...`` for the characters of one unit."""
+    if not script:
+        return ""
+    parts = [_schema_start(script)]
+    last = None
+    for c in chars:
+        if c.cls in ("S", "W"):
+            continue
+        # Characters of one multi-code-point unit share a state: show the state once.
+        if c.state == last and c.cls == "P":
+            continue
+        parts.append(f"-{c.cls}-> {c.state}")
+        last = c.state
+    return " ".join(parts)
+
+
+def char_rows(unit: str, script: str = "auto", leading_space: bool = False) -> list[dict[str, Any]]:
+    """One row per code point of a unit: character, code point, Unicode name, class, state."""
+    rows = []
+    for c in trace(unit, script, leading_space):
+        rows.append(
+            {
+                "char": visible(c.char),
+                "code point": f"U+{ord(c.char):04X}",
+                "name": char_name(c.char),
+                "class": c.cls,
+                "class name": CLASS_NAMES.get(c.cls, c.cls),
+                "DFA state": c.state,
+                "script": c.script or "",
+            }
+        )
+    return rows
+
+
+# ============================================================================ tokens
+
+
+@dataclass
+class TokenAnalysis:
+    """One tokenizer on one text."""
+
+    name: str
+    ids: list[int]
+    spans: list[tuple[int, int]]
+    views: list[TokenView]  # for the shown prefix only
+    counts: dict[str, float] = field(default_factory=dict)
+
+
+def _label_and_fallback(tokenizer: Any, token_id: int) -> tuple[str | None, bool]:
+    """``[UNK]``-like label and whether the token is a fallback piece (SGPE only)."""
+    if getattr(tokenizer, "model", "") != "sgpe":
+        return None, False
+    if token_id == tokenizer.unk_id:
+        return "[UNK]", True
+    return None, tokenizer.is_fallback_token(token_id)
+
+
+def analyse_tokens(
+    name: str, tokenizer: Any, text: str, *, limit: int, script: str = "auto"
+) -> TokenAnalysis:
+    """Encode ``text`` with any tokenizer and find every token boundary inside a syllable.
+
+    Counts cover all of ``text``; :attr:`TokenAnalysis.views` cover tokens that start in
+    its first ``limit`` characters' bytes.
+    """
+    encoded = metrics.encode_for_metrics(tokenizer, text)
+    data = text.encode("utf-8")
+    result = metrics.broken_boundaries(text, encoded.spans, script=script)
+    broken = set(result.positions)
+    byte_limit = len(text[:limit].encode("utf-8"))
+    views: list[TokenView] = []
+    fallback = 0
+    sgpe_model = getattr(tokenizer, "model", "") == "sgpe"
+    for token_id, (start, end) in zip(encoded.ids, encoded.spans):
+        label, is_fallback = _label_and_fallback(tokenizer, token_id)
+        if sgpe_model and (start in broken or end in broken):
+            is_fallback = True  # a code-point piece of a syllable missing from the vocabulary
+        fallback += is_fallback
+        if start >= byte_limit and start > 0:
+            continue
+        piece = data[start:end]
+        cut = start in broken
+        views.append(
+            TokenView(
+                token_id,
+                piece,
+                cut=cut,
+                fallback=is_fallback,
+                label=label,
+                title=token_title(token_id, piece, cut=cut, label=label),
+            )
+        )
+    n = len(encoded.ids)
+    words = len(result.word_flags)
+    counts: dict[str, float] = {
+        "tokens": n,
+        "characters": len(text),
+        "words": words,
+        "TWR": n / words if words else 0.0,
+        "chars/token": len(text) / n if n else 0.0,
+        "broken boundaries": result.broken,
+        "words with a broken syllable": result.words_with_broken,
+        "UNK": encoded.unk,
+        "fallback tokens": fallback,
+    }
+    return TokenAnalysis(name, list(encoded.ids), list(encoded.spans), views, counts)
+
+
+# ============================================================================ merges
+
+
+@dataclass(frozen=True)
+class GlobalStep:
+    """One merge of the whole text: which word, the pair, its rank, and the result."""
+
+    word: int  # index of the word (pre-token) in the trace
+    pair: tuple[str, str]
+    rank: int
+    tokens: tuple[str, ...]  # the whole text's tokens after this step
+    new_index: int  # position of the merged token in ``tokens``
+
+
+def flatten_trace(traces: Sequence[WordTrace]) -> tuple[tuple[str, ...], list[GlobalStep]]:
+    """The initial tokens of the whole text and one :class:`GlobalStep` per merge, words
+    in text order (each word's merges in the order the encoder applies them)."""
+    current = [list(t.initial) for t in traces]
+    initial = tuple(tok for word in current for tok in word)
+    steps: list[GlobalStep] = []
+    offset = 0
+    offsets = []
+    for w in current:
+        offsets.append(offset)
+        offset += len(w)
+    for wi, t in enumerate(traces):
+        before = current[wi]
+        for step in t.steps:
+            after = list(step.tokens)
+            pos = next((i for i, (a, b) in enumerate(zip(before, after)) if a != b), len(after) - 1)
+            current[wi] = after
+            start = sum(len(w) for w in current[:wi])
+            steps.append(
+                GlobalStep(
+                    wi,
+                    step.pair,
+                    step.rank,
+                    tuple(tok for word in current for tok in word),
+                    start + pos,
+                )
+            )
+            before = after
+    return initial, steps
+
+
+def merges_table(tokenizer: Any, counts: Sequence[int] | None) -> list[dict[str, Any]]:
+    """Every learned merge in rank order: rank, left, right, merged token, training count."""
+    rows = []
+    if getattr(tokenizer, "model", "") == "sgpe":
+        pairs = [(a, b, a + b) for a, b in tokenizer.merges]
+    else:
+        pairs = [
+            (tokenizer.id_to_token(a), tokenizer.id_to_token(b), tokenizer.id_to_token(256 + r))
+            for r, (a, b) in enumerate(tokenizer.merges)
+        ]
+    for rank, (a, b, m) in enumerate(pairs):
+        rows.append(
+            {
+                "rank": rank,
+                "left": a,
+                "right": b,
+                "merged": m,
+                "count": counts[rank] if counts is not None and rank < len(counts) else None,
+            }
+        )
+    return rows

@@ -1,0 +1,131 @@
+"""Plotly figures for the app. Scatter/line traces use ``render_mode="svg"``: plotly
+express switches to WebGL above 1000 points, which headless Chromium (``--disable-gpu``)
+may not draw."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+COLOURS = {"SGPE": "#2f6f8f", "Byte-level BPE": "#d97706", "o200k_base": "#7c3aed"}
+METRIC_TITLES = {
+    "twr": "tokens per word (TWR)",
+    "cpt": "characters per token",
+    "broken_per_1k": "broken boundaries per 1k tokens",
+    "tokens": "tokens",
+}
+
+
+def _layout(fig: go.Figure, height: int = 320) -> go.Figure:
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        font={"family": "Noto Sans Sinhala, Noto Sans Devanagari, sans-serif"},
+    )
+    return fig
+
+
+def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
+    """One bar per tokenizer for one corpus-level metric."""
+    fig = px.bar(
+        table,
+        x="tokenizer",
+        y=metric,
+        color="tokenizer",
+        color_discrete_map=COLOURS,
+        text_auto=".2f" if metric != "tokens" else True,
+        title=f"{METRIC_TITLES.get(metric, metric)} on {html.escape(corpus)}",
+    )
+    fig.update_layout(showlegend=False, yaxis_title=None, xaxis_title=None)
+    return _layout(fig)
+
+
+def merge_curve(steps: Sequence[int], counts: Sequence[int], title: str) -> go.Figure:
+    """Training count of each merge against its step (log y)."""
+    frame = pd.DataFrame({"step": list(steps), "count": list(counts)})
+    fig = px.line(frame, x="step", y="count", log_y=True, title=title, render_mode="svg")
+    fig.update_traces(line={"color": "#2f6f8f"})
+    fig.update_layout(yaxis_title="pair count (log)", xaxis_title="merge step")
+    return _layout(fig, 300)
+
+
+def length_histogram(rows: pd.DataFrame, column: str, title: str) -> go.Figure:
+    """Number of tokens per length (integer bins)."""
+    data = rows[column].dropna().astype(int).value_counts().sort_index()
+    frame = pd.DataFrame({column: data.index, "tokens": data.values})
+    fig = px.bar(frame, x=column, y="tokens", title=title)
+    fig.update_traces(marker_color="#2f6f8f")
+    fig.update_layout(xaxis={"dtick": 1} if len(frame) <= 25 else {})
+    return _layout(fig, 300)
+
+
+def zipf_plot(
+    ranks: Sequence[int],
+    freqs: Sequence[int],
+    tokens: Sequence[str],
+    slope: float | None,
+    intercept: float | None,
+    title: str,
+) -> go.Figure:
+    """Rank–frequency on log–log axes, with the fitted line."""
+    import numpy as np
+
+    # Plotly reads tags such as <a> in hover text: escape the tokens (they come from corpora).
+    shown = [html.escape(t) for t in tokens]
+    frame = pd.DataFrame({"rank": list(ranks), "frequency": list(freqs), "token": shown})
+    fig = px.scatter(
+        frame,
+        x="rank",
+        y="frequency",
+        hover_data=["token"],
+        log_x=True,
+        log_y=True,
+        title=title,
+        render_mode="svg",
+    )
+    fig.update_traces(marker={"size": 5, "color": "#2f6f8f", "opacity": 0.7})
+    if slope is not None and intercept is not None and len(ranks) >= 2:
+        xs = np.array([ranks[0], ranks[-1]], dtype=float)
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=np.exp(intercept) * xs**slope,
+                mode="lines",
+                name=f"fit: slope {slope:.2f}",
+                line={"color": "#c0262d", "dash": "dash"},
+            )
+        )
+    fig.update_layout(legend={"orientation": "h", "y": -0.2})
+    return _layout(fig, 360)
+
+
+def composition_bar(table: pd.DataFrame) -> go.Figure:
+    """Tokens per kind (horizontal bars)."""
+    fig = px.bar(table, x="tokens", y="kind", orientation="h", text="tokens", title="Composition")
+    fig.update_traces(marker_color="#2f6f8f")
+    fig.update_layout(
+        yaxis={"categoryorder": "array", "categoryarray": list(table["kind"])[::-1]},
+        yaxis_title=None,
+    )
+    return _layout(fig, 300)
+
+
+def thin_ranks(n: int, keep: int = 600) -> list[int]:
+    """Indices 0..n-1 thinned to about ``keep`` geometric samples (for big Zipf plots)."""
+    if n <= keep:
+        return list(range(n))
+    import numpy as np
+
+    idx = np.unique(np.geomspace(1, n, keep).astype(int) - 1)
+    return [int(i) for i in idx]
+
+
+def empty(title: str) -> Any:
+    fig = go.Figure()
+    fig.update_layout(title=title)
+    return _layout(fig, 200)

@@ -1,0 +1,315 @@
+"""Escaped HTML for the app's coloured spans: syllables (by kind) and tokens (by tokenizer).
+
+Rules every function here keeps:
+
+* Every piece of text that came from a user, a corpus or a vocabulary goes through
+  :func:`html.escape` (with ``quote=True``), in element content and in attributes alike.
+* One syllable (or one token) is one ``<span>`` holding only its text, so the browser
+  shapes it as the script needs: no markup is ever put *inside* a syllable. Byte tokens
+  that are not whole characters are the one exception (they have no shape to break) and
+  show their bytes as ``E0 B6`` chips, never as U+FFFD.
+* Invisible characters (ZWJ, ZWNJ, virama, spaces, tabs, newlines, ...) are made visible
+  with CSS ``::before``/``::after`` markers read from ``data-pre``/``data-post``
+  attributes, i.e. *outside* the syllable's text, so shaping is untouched and
+  ``textContent`` of a span is still exactly the syllable.
+* Hover information lives in ``title`` (and ``data-*``) attributes.
+
+Nothing here imports Streamlit; the pages pass the strings to ``st.html``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .style import KIND_COLOURS, KIND_HELP, TOKEN_COLOURS
+
+# ============================================================================ invisibles
+
+VIRAMAS = frozenset("\u0dca\u094d")  # Sinhala al-lakuna, Devanagari virama
+#: Marker shown for each invisible (or easily missed) character.
+INVISIBLE_MARKS: dict[str, str] = {
+    "\u200d": "ZWJ",
+    "\u200c": "ZWNJ",
+    "\u200b": "ZWSP",
+    "\u2060": "WJ",
+    "\ufeff": "BOM",
+    "\u00ad": "SHY",
+    "\u00a0": "NBSP",
+    "\u0dca": "\u25cc\u0dca",  # dotted circle + al-lakuna: a visible virama
+    "\u094d": "\u25cc\u094d",
+    " ": "\u00b7",  # middle dot
+    "\t": "\u2192",  # rightwards arrow
+    "\n": "\u21b5",  # downwards arrow with corner leftwards
+    "\r": "\u240d",  # symbol for carriage return
+}
+
+
+def invisible_markers(text: str) -> tuple[str, str]:
+    """Markers for the invisible characters of one span: ``(before, after)``.
+
+    Leading whitespace is marked *before* the span (where it is), every other invisible
+    character *after* it, in order, so the span's own text stays untouched.
+
+    >>> invisible_markers(" ක්\u200dර")
+    ('·', '◌්ZWJ')
+    >>> invisible_markers("\\n")
+    ('↵', '')
+    """
+    i = 0
+    pre: list[str] = []
+    while i < len(text) and text[i] in " \t\n\r":
+        pre.append(INVISIBLE_MARKS[text[i]])
+        i += 1
+    post = [INVISIBLE_MARKS[ch] for ch in text[i:] if ch in INVISIBLE_MARKS]
+    return "".join(pre), "".join(post)
+
+
+def visible(text: str, *, viramas: bool = True) -> str:
+    """Text with every invisible character replaced by its marker (for tables and labels,
+    not spans: this breaks shaping). ``viramas=False`` keeps viramas as they are.
+
+    >>> visible("ශ්\u200dරී ")
+    'ශ◌්ZWJරී·'
+    >>> visible(" ක්", viramas=False)
+    '·ක්'
+    """
+    out = [ch if (not viramas and ch in VIRAMAS) else INVISIBLE_MARKS.get(ch, ch) for ch in text]
+    return "".join(out)
+
+
+def char_name(ch: str) -> str:
+    """Unicode name of a character, or a description for the unnamed ones."""
+    name = unicodedata.name(ch, "")
+    if name:
+        return name
+    if ch in "\t\n\r":
+        return {"\t": "CHARACTER TABULATION", "\n": "LINE FEED", "\r": "CARRIAGE RETURN"}[ch]
+    return f"<unnamed, category {unicodedata.category(ch)}>"
+
+
+def code_points(text: str) -> str:
+    """``U+0DC1 U+0DCA ...`` for a string."""
+    return " ".join(f"U+{ord(ch):04X}" for ch in text)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&])")
+
+
+def md_escape(text: str) -> str:
+    """Text made literal for ``st.markdown``/``st.caption``: every ASCII punctuation
+    character that Markdown or Streamlit's ``:directives[]`` could read is backslash-escaped.
+
+    >>> print(md_escape("**a** <b>:red[x]"))
+    \\*\\*a\\*\\* \\<b\\>\\:red\\[x\\]
+    """
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
+
+
+# ============================================================================ attributes
+
+
+def _attr(name: str, value: object) -> str:
+    return f' {name}="{html.escape(str(value), quote=True)}"'
+
+
+def _marker_attrs(text: str, show: bool) -> str:
+    if not show:
+        return ""
+    pre, post = invisible_markers(text)
+    return (_attr("data-pre", pre) if pre else "") + (_attr("data-post", post) if post else "")
+
+
+# ============================================================================ syllables
+
+
+@dataclass(frozen=True)
+class UnitView:
+    """One syllable-layer unit as the page shows it."""
+
+    text: str
+    kind: str  # syllable | orphan | passthrough | whitespace
+    title: str = ""  # hover text (plain text; escaped here)
+    classes: str = ""  # class letters, e.g. "CHZCP"
+    path: str = ""  # DFA path
+
+
+def syllables_html(
+    units: Iterable[UnitView],
+    *,
+    show_invisible: bool = False,
+    first_index: int = 0,
+    box: str = "sgpe-syllables",
+) -> str:
+    """The coloured syllable spans, one ``<span class="syl k-KIND">`` per unit, in a
+    ``<div class="sgpe-box BOX">``."""
+    parts: list[str] = []
+    for n, u in enumerate(units, start=first_index):
+        odd = " odd" if n % 2 else ""
+        parts.append(
+            f'<span class="syl k-{html.escape(u.kind)}{odd}"'
+            + _attr("data-kind", u.kind)
+            + _attr("data-i", n)
+            + (_attr("data-classes", u.classes) if u.classes else "")
+            + (_attr("data-path", u.path) if u.path else "")
+            + (_attr("title", u.title) if u.title else "")
+            + _marker_attrs(u.text, show_invisible)
+            + f">{html.escape(u.text)}</span>"
+        )
+    inv = " inv" if show_invisible else ""
+    return f'<div class="sgpe-box {html.escape(box)}{inv}">{"".join(parts)}</div>'
+
+
+def legend_html(counts: dict[str, int] | None = None) -> str:
+    """A colour key for the syllable kinds (with counts if given)."""
+    items = []
+    for kind, (colour, _) in KIND_COLOURS.items():
+        n = f" ({counts.get(kind, 0):,})" if counts is not None else ""
+        items.append(
+            f'<span class="item" title="{html.escape(KIND_HELP[kind])}">'
+            f'<span class="key" style="background:{colour}">&nbsp;</span>{kind}{n}</span>'
+        )
+    return f'<div class="sgpe-legend">{"".join(items)}</div>'
+
+
+# ============================================================================ tokens
+
+
+def byte_segments(data: bytes) -> list[str | int]:
+    """Split bytes into decodable text runs (``str``) and stray bytes (``int``).
+
+    >>> byte_segments("ක".encode()[:2] + b"a")
+    [224, 182, 'a']
+    """
+    out: list[str | int] = []
+    i = 0
+    while i < len(data):
+        try:
+            out.append(data[i:].decode("utf-8"))
+            break
+        except UnicodeDecodeError as err:
+            if err.start:
+                out.append(data[i : i + err.start].decode("utf-8"))
+            bad_end = i + max(err.end, err.start + 1)
+            out.extend(data[i + err.start : bad_end])
+            i = bad_end
+    return out
+
+
+def token_text_html(data: bytes, label: str | None = None) -> str:
+    """Escaped content of one token: its text, stray bytes as ``<span class="b">E0</span>``
+    chips (never U+FFFD). ``label`` replaces the content (e.g. ``[UNK]``)."""
+    if label is not None:
+        return html.escape(label)
+    parts = []
+    for seg in byte_segments(data):
+        if isinstance(seg, int):
+            parts.append(f'<span class="b">{seg:02X}</span>')
+        else:
+            parts.append(html.escape(seg))
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class TokenView:
+    """One token as the Compare page shows it."""
+
+    token_id: int
+    data: bytes  # the token's bytes in the text
+    cut: bool = False  # starts strictly inside a syllable (a broken boundary)
+    fallback: bool = False  # a byte/code-point fallback or [UNK] token
+    label: str | None = None  # shown instead of the bytes (e.g. "[UNK]")
+    title: str = ""
+
+
+def tokens_html(
+    tokens: Sequence[TokenView],
+    *,
+    show_ids: bool = False,
+    show_invisible: bool = False,
+    first_index: int = 0,
+    name: str = "",
+) -> str:
+    """Coloured token spans; a token starting inside a syllable gets a red left edge."""
+    parts: list[str] = []
+    for n, t in enumerate(tokens, start=first_index):
+        cls = f"tok c{n % len(TOKEN_COLOURS)}"
+        if t.cut:
+            cls += " cut"
+        if t.fallback:
+            cls += " fallback"
+        text = t.data.decode("utf-8", errors="ignore") if t.label is None else ""
+        parts.append(
+            f'<span class="{cls}"'
+            + _attr("data-id", t.token_id)
+            + _attr("data-i", n)
+            + (_attr("data-cut", "1") if t.cut else "")
+            + (_attr("title", t.title) if t.title else "")
+            + _marker_attrs(text, show_invisible)
+            + f">{token_text_html(t.data, t.label)}</span>"
+        )
+    flags = (" ids" if show_ids else "") + (" inv" if show_invisible else "")
+    return (
+        f'<div class="sgpe-box small sgpe-tokens{flags}"'
+        + _attr("data-tokenizer", name)
+        + f">{''.join(parts)}</div>"
+    )
+
+
+def token_title(token_id: int, data: bytes, *, cut: bool, label: str | None = None) -> str:
+    """Hover text for a token: id, text, bytes, code points, and a broken-boundary note."""
+    lines = [f"id {token_id}"]
+    text = data.decode("utf-8", errors="replace")
+    if label is not None:
+        lines.append(f"{label} (covers {text!r})")
+    elif "\ufffd" in text and b"\xef\xbf\xbd" not in data:
+        lines.append("partial UTF-8: " + " ".join(f"{b:02X}" for b in data))
+    else:
+        lines.append(f"{visible(text)!s}  ({code_points(text)})")
+    lines.append(f"{len(data)} byte{'s' if len(data) != 1 else ''}")
+    if cut:
+        lines.append("starts inside a syllable: a broken boundary")
+    return "\n".join(lines)
+
+
+# ============================================================================ merge steps
+
+
+def step_tokens_html(tokens: Sequence[str], new_index: int | None = None) -> str:
+    """A token sequence of the merge stepper; the token just made is highlighted.
+
+    Token strings come from the tokenizers' display form: ``<0xNN>`` marks a stray byte.
+    """
+    parts = []
+    for i, tok in enumerate(tokens):
+        cls = "tok new" if i == new_index else "tok"
+        parts.append(
+            f'<span class="{cls}"'
+            + _attr("title", code_points(tok) or "(empty)")
+            + ">"
+            + display_token_html(tok)
+            + "</span>"
+        )
+    return f'<div class="sgpe-steps">{"".join(parts)}</div>'
+
+
+def display_token_html(token: str) -> str:
+    """Escaped display string of a token, ``<0xNN>`` parts as small byte chips, a leading
+    space as a visible middle dot."""
+    import re
+
+    out = []
+    pos = 0
+    for m in re.finditer(r"<0x([0-9A-F]{2})>", token):
+        out.append(_visible_space(html.escape(token[pos : m.start()])))
+        out.append(f'<span class="b">{m.group(1)}</span>')
+        pos = m.end()
+    out.append(_visible_space(html.escape(token[pos:])))
+    return "".join(out)
+
+
+def _visible_space(escaped: str) -> str:
+    return escaped.replace(" ", "\u00b7").replace("\n", "\u21b5").replace("\t", "\u2192")

@@ -1,0 +1,229 @@
+"""Cached tokenizers, the run manager, and which tokenizers are active.
+
+* The shipped vocabularies (:mod:`sgpe.defaults`) and every finished run's ``vocab.json``
+  are loaded once per process (``st.cache_resource``, keyed by path and mtime).
+* Runs live under ``$SGPE_RUNS_DIR`` (default ``runs/`` in the repository); tests point
+  it at a temporary directory.
+* The *active* SGPE tokenizer is the shipped one or any finished SGPE run; its byte-level
+  baseline is, unless chosen in the sidebar, the finished byte-level run on the same
+  corpus with the same vocabulary size, else the shipped baseline.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+import sgpe
+from sgpe import defaults
+from sgpe.jobs import RunInfo, RunManager
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RUNS_ENV = "SGPE_RUNS_DIR"
+DEFAULT_ID = "default"
+AUTO_ID = "auto"
+
+
+def runs_root() -> Path:
+    """Where training runs live: ``$SGPE_RUNS_DIR`` or ``runs/`` in the repository."""
+    env = os.environ.get(RUNS_ENV)
+    return Path(env) if env else REPO_ROOT / "runs"
+
+
+@st.cache_resource(show_spinner=False)
+def _manager(root: str) -> RunManager:
+    return RunManager(root)
+
+
+def run_manager() -> RunManager:
+    """The process-wide run manager for :func:`runs_root` (it only keeps child handles)."""
+    return _manager(str(runs_root().resolve()))
+
+
+@st.cache_resource(show_spinner="Loading vocabulary…", max_entries=16)
+def _load(path: str, mtime: float) -> Any:
+    return sgpe.load(path)
+
+
+def load_vocab(path: str | Path) -> Any:
+    """A tokenizer from a vocabulary file (SGPE or byte-level), cached by path and mtime."""
+    p = Path(path)
+    return _load(str(p.resolve()), p.stat().st_mtime)
+
+
+@st.cache_resource(show_spinner="Loading o200k_base…")
+def _o200k() -> Any:
+    from sgpe._tiktoken import load_encoding
+
+    return load_encoding("o200k_base")
+
+
+def o200k() -> tuple[Any, str | None]:
+    """tiktoken's o200k_base built offline, or ``(None, why not)``."""
+    try:
+        return _o200k(), None
+    except Exception as err:  # missing optional package or rank file: say so on the page
+        return None, f"o200k_base is not available: {err}"
+
+
+@st.cache_resource(show_spinner="Recomputing training counts…")
+def _default_counts(model: str) -> list[int] | None:
+    """Training counts of the shipped vocabularies' merges, by retraining them (well under a
+    second; training is deterministic, and the result is checked against the file)."""
+    docs = defaults.sample_documents()
+    counts: list[int] = []
+    if model == "sgpe":
+        shipped = load_vocab(defaults.DEFAULT_SGPE)
+        tok = sgpe.train(
+            docs,
+            vocab_size=shipped.vocab_size,
+            prune_freq=shipped.prune_freq,
+            min_freq=shipped.min_freq,
+            leading_space=shipped.leading_space,
+            progress=lambda e: counts.append(e.count),
+        )
+        return counts if tok.merges == shipped.merges else None
+    from sgpe.bytebpe import ByteBPETokenizer
+
+    shipped_base = load_vocab(defaults.DEFAULT_BYTEBPE)
+    base = ByteBPETokenizer.train(
+        docs, defaults.DEFAULT_VOCAB_SIZE, progress=lambda s, p, c, e: counts.append(c)
+    )
+    return counts if base.merges == shipped_base.merges else None
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _run_counts(run_dir: str, mtime: float) -> list[int] | None:
+    from sgpe.runs import read_merges
+
+    try:
+        counts = read_merges(run_dir).get("count")
+    except Exception:  # a damaged table must not break the page
+        return None
+    return [int(c) for c in counts] if counts else None
+
+
+# ============================================================================ choices
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A vocabulary the user can make active."""
+
+    id: str  # "default" or a run id
+    label: str
+    path: Path
+    model: str
+    corpus_sha256: str = ""
+    vocab_size: int = 0
+
+
+def finished_runs() -> list[RunInfo]:
+    """Finished runs (newest first); an unreadable runs root gives none."""
+    try:
+        return [r for r in run_manager().list_runs() if r.status.state == "done"]
+    except OSError:
+        return []
+
+
+def _run_choice(info: RunInfo) -> Choice:
+    cfg = info.config
+    label = f"{cfg.corpus_name or 'corpus'}, {cfg.vocab_size:,} (run {info.run.id[-6:]})"
+    return Choice(
+        info.run.id,
+        label,
+        info.run.path / "vocab.json",
+        cfg.model,
+        cfg.corpus_sha256,
+        cfg.vocab_size,
+    )
+
+
+def choices(model: str) -> dict[str, Choice]:
+    """Selectable vocabularies of one model (``sgpe`` or ``bytebpe``), shipped first."""
+    shipped = defaults.DEFAULT_SGPE if model == "sgpe" else defaults.DEFAULT_BYTEBPE
+    out = {
+        DEFAULT_ID: Choice(
+            DEFAULT_ID,
+            f"shipped: sample_data, {defaults.DEFAULT_VOCAB_SIZE:,}",
+            shipped,
+            model,
+            "",
+            defaults.DEFAULT_VOCAB_SIZE,
+        )
+    }
+    for info in finished_runs():
+        if info.config.model == model and (info.run.path / "vocab.json").exists():
+            out[info.run.id] = _run_choice(info)
+    return out
+
+
+@dataclass(frozen=True)
+class Active:
+    """The tokenizers every page uses."""
+
+    sgpe: Any
+    sgpe_choice: Choice
+    base: Any
+    base_choice: Choice
+    base_matched: bool  # the baseline was trained on the same corpus at the same size
+
+    def counts(self, which: str) -> list[int] | None:
+        """Training count of each merge (by rank) of ``"sgpe"`` or ``"base"``."""
+        choice = self.sgpe_choice if which == "sgpe" else self.base_choice
+        if choice.id == DEFAULT_ID:
+            return _default_counts(choice.model)
+        run_dir = choice.path.parent
+        return _run_counts(str(run_dir), choice.path.stat().st_mtime)
+
+
+def resolve(tok_id: str, base_id: str) -> Active:
+    """The active tokenizers for the sidebar's choices (unknown ids fall back to shipped)."""
+    sgpe_choices = choices("sgpe")
+    sgpe_choice = sgpe_choices.get(tok_id, sgpe_choices[DEFAULT_ID])
+    base_choices = choices("bytebpe")
+    if base_id in base_choices and base_id != AUTO_ID:
+        base_choice = base_choices[base_id]
+        matched = _same_training(sgpe_choice, base_choice)
+    else:
+        base_choice = matching_baseline(sgpe_choice, base_choices)
+        matched = _same_training(sgpe_choice, base_choice)
+    return Active(
+        load_vocab(sgpe_choice.path),
+        sgpe_choice,
+        load_vocab(base_choice.path),
+        base_choice,
+        matched,
+    )
+
+
+def _same_training(a: Choice, b: Choice) -> bool:
+    if a.id == DEFAULT_ID or b.id == DEFAULT_ID:
+        return a.id == b.id
+    return a.corpus_sha256 == b.corpus_sha256 and a.vocab_size == b.vocab_size
+
+
+def matching_baseline(sgpe_choice: Choice, base_choices: dict[str, Choice]) -> Choice:
+    """The byte-level run trained on the same corpus at the same size, else the shipped one."""
+    if sgpe_choice.id != DEFAULT_ID:
+        for c in base_choices.values():
+            if c.id != DEFAULT_ID and _same_training(sgpe_choice, c):
+                return c
+    return base_choices[DEFAULT_ID]
+
+
+def active() -> Active:
+    """The active tokenizers, as last chosen in the sidebar or with "use this vocabulary"
+    (``st.session_state["opts"]``, see :mod:`sgpe.ui.state`)."""
+    opts = st.session_state.get("opts", {})
+    return resolve(str(opts.get("tok") or DEFAULT_ID), str(opts.get("base") or AUTO_ID))
+
+
+def sample_files() -> list[Path]:
+    """The text files in ``sample_data/`` (corpora to pick from), Sinhala first."""
+    files = [p for p in defaults.SAMPLE_DATA.glob("*.txt") if p.is_file()]
+    return sorted(files, key=lambda p: (p.name != "sinhala.txt", p.name))

@@ -1,0 +1,148 @@
+"""Shareable state: the text and each page's main options live in the URL.
+
+Widgets keep their own session-state keys (``<page>_<name>``); this module gives each
+widget its first value -- from the URL when the session starts on a link, else from the
+value the option had last (``st.session_state["opts"]``, shared by all pages), else a
+default -- and writes the current values back to ``st.query_params`` after the page ran.
+
+The text is shared by all pages (edit it on Syllables, see it on Compare). It goes into
+the URL only up to :data:`TEXT_URL_LIMIT` characters; longer text is kept in the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+TEXT_URL_LIMIT = 4000  # characters of text put into ?text= (a link stays a few KB)
+GLOBAL_PARAMS = ("tok", "base", "script")  # besides "text": the sidebar's choices
+
+# "ශ්‍රී ලංකාව ..." (Sinhala, with its ZWJ written out) and a Hindi line, all in the shipped
+# vocabulary, so SGPE shows no broken syllable where byte-level BPE shows several.
+DEFAULT_TEXT = (
+    "ශ්\u200dරී ලංකාව ලස්සන රටකි. අද උදේ පාසලට යන විට මහ වැස්සක් ඇද හැලුණා.\n"
+    "नमस्ते दुनिया, भारत एक विशाल देश है। क्षत्रिय"
+)
+
+
+def require_frame() -> None:
+    """Make sure a page runs inside ``app.py`` (its sidebar and ``st.navigation``).
+
+    Streamlit runs a file of a ``pages/`` directory on its own, without the entrypoint
+    ("multipage v1"), until some session of the process has called ``st.navigation``:
+    e.g. when the first request after a server start is a shared link to ``/compare``,
+    or in ``AppTest`` after ``switch_page``. Then switch the process to ``st.navigation``
+    and rerun: the same URL now runs ``app.py``, which routes to this page (a file's v1
+    page hash and its ``st.Page`` url_path hash are the same). Every page calls this first.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without it has no v1 fallback to escape
+        return
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def _opts() -> dict[str, Any]:
+    opts: dict[str, Any] = st.session_state.setdefault("opts", {})
+    return opts
+
+
+def parse_bool(raw: str) -> bool:
+    return raw.lower() in ("1", "true", "yes", "on")
+
+
+def fmt_bool(value: Any) -> str:
+    return "1" if value else "0"
+
+
+def init_widget(
+    key: str,
+    param: str,
+    default: Any,
+    parse: Callable[[str], Any] = str,
+    allowed: Any = None,
+) -> str:
+    """Give widget ``key`` its first value before it is created; return ``key``.
+
+    Order: the URL's ``?param=`` (first render in this session only), then the option's
+    last value on any page, then ``default``. ``allowed`` (a collection) rejects values
+    from the URL that the widget cannot show.
+    """
+    if key in st.session_state:
+        return key
+    opts = _opts()
+    value: Any = opts.get(param, default)
+    seen: set[str] = st.session_state.setdefault("url_seen", set())
+    raw = st.query_params.get(param)
+    if raw is not None and param not in seen:
+        try:
+            parsed = parse(raw)
+        except (TypeError, ValueError):
+            parsed = None
+        if parsed is not None and (allowed is None or parsed in allowed):
+            value = parsed
+    seen.add(param)
+    st.session_state[key] = value
+    return key
+
+
+def option(param: str, default: Any = None) -> Any:
+    """An option's current value (e.g. the sidebar's ``script``), or ``default``."""
+    return _opts().get(param, default)
+
+
+def remember(param: str, value: Any) -> None:
+    """Record an option's current value (shared by all pages and written to the URL)."""
+    _opts()[param] = value
+
+
+def shared_text() -> str:
+    """The text all pages share (the URL's ``?text=`` at the start of a session)."""
+    opts = _opts()
+    if "text" not in opts:
+        raw = st.query_params.get("text")
+        opts["text"] = raw if raw is not None else DEFAULT_TEXT
+        st.session_state.setdefault("url_seen", set()).add("text")
+    return str(opts["text"])
+
+
+def text_area(page: str, label: str = "Text", height: int = 150) -> str:
+    """The page's text area, bound to the shared text."""
+    key = f"{page}_text"
+    if key not in st.session_state:
+        st.session_state[key] = shared_text()
+    value = st.text_area(
+        label,
+        key=key,
+        height=height,
+        help="Paste any text (Sinhala, Devanagari, mixed). Shared by all pages and put "
+        f"into the page's link when it is at most {TEXT_URL_LIMIT:,} characters.",
+    )
+    remember("text", value or "")
+    return value or ""
+
+
+def sync_url(page_params: dict[str, str | None]) -> None:
+    """Make the URL hold the global options and this page's options (and nothing else).
+
+    ``None`` or an empty value leaves a parameter out.
+    """
+    opts = _opts()
+    desired: dict[str, str] = {}
+    text = str(opts.get("text", ""))
+    if text and text != DEFAULT_TEXT and len(text) <= TEXT_URL_LIMIT:
+        desired["text"] = text
+    for name in GLOBAL_PARAMS:
+        value = opts.get(name)
+        if value and value not in ("default", "auto"):
+            desired[name] = str(value)
+    for name, value in page_params.items():
+        if value is not None and value != "":
+            desired[name] = value
+    current = st.query_params.to_dict()
+    if current != desired:
+        st.query_params.from_dict(desired)

@@ -1,0 +1,96 @@
+"""The app's stylesheet: the font stack for Sinhala and Devanagari, the colours of syllable
+kinds and tokens, and the CSS of the span views of :mod:`sgpe.ui.render` (including the
+``::before``/``::after`` markers that show invisible characters without touching the text).
+
+``app.py`` puts :data:`CSS` into every page with ``st.html`` (a ``<style>``-only block takes
+no space).
+"""
+
+from __future__ import annotations
+
+# Latin first (Streamlit's own face), then the Abugida faces: the browser picks a font
+# per cluster, so Sinhala and Devanagari clusters go whole to the Noto faces.
+FONT_STACK = (
+    '"Source Sans", "Source Sans Pro", "Source Sans 3", "Noto Sans Sinhala", '
+    '"Noto Sans Devanagari", "Iskoola Pota", "Nirmala UI", "Noto Sans", sans-serif'
+)
+
+#: Background colours per syllable kind: (even, odd) so neighbours stay distinguishable.
+KIND_COLOURS: dict[str, tuple[str, str]] = {
+    "syllable": ("#d6e9f8", "#b4d6f0"),
+    "orphan": ("#fbd3c9", "#f6b3a3"),
+    "passthrough": ("#e4e4dc", "#d2d2c8"),
+    "whitespace": ("#f4f4ef", "#f4f4ef"),
+}
+KIND_HELP = {
+    "syllable": "a full syllable of the script's grammar",
+    "orphan": "a vowel sign, virama or modifier with no consonant to attach to",
+    "passthrough": "a character no script grammar claims (Latin, digits, punctuation)",
+    "whitespace": "one whitespace character",
+}
+#: Token backgrounds, cycled by position.
+TOKEN_COLOURS = ("#d6e9f8", "#fde2b8", "#d4efd8", "#f1d4ec", "#e2dcf7", "#f9d7d3")
+
+CSS = f"""
+<style>
+:root {{ --sgpe-font: {FONT_STACK}; }}
+.stApp textarea, .stApp input {{ font-family: var(--sgpe-font); }}
+.sgpe-box {{
+  font-family: var(--sgpe-font); font-size: 1.45rem; line-height: 2.5;
+  white-space: pre-wrap; overflow-wrap: anywhere; padding: .35rem .5rem;
+  border: 1px solid #d9dfe2; border-radius: .5rem; background: #ffffff;
+  max-height: 32rem; overflow-y: auto;
+}}
+.sgpe-box.small {{ font-size: 1.2rem; line-height: 2.2; max-height: 22rem; }}
+.sgpe-box span.syl, .sgpe-box span.tok {{
+  border-radius: .25rem; padding: .12rem .06rem; margin: 0 1px; white-space: pre-wrap;
+  cursor: help;
+}}
+.sgpe-box span.syl:hover, .sgpe-box span.tok:hover {{ outline: 2px solid #2f6f8f; }}
+{
+    "".join(
+        f".sgpe-box span.syl.k-{k}{{background:{a}}}.sgpe-box span.syl.k-{k}.odd{{background:{b}}}"
+        for k, (a, b) in KIND_COLOURS.items()
+    )
+}
+.sgpe-box span.syl.k-whitespace {{ box-shadow: inset 0 0 0 1px #e3e3da; }}
+.sgpe-box span.syl.k-orphan {{ box-shadow: inset 0 -3px 0 #c2410c; }}
+{"".join(f".sgpe-box span.tok.c{i}{{background:{c}}}" for i, c in enumerate(TOKEN_COLOURS))}
+.sgpe-box span.tok.cut {{ box-shadow: inset 3px 0 0 #c0262d; }}
+.sgpe-box span.tok.fallback {{ text-decoration: underline dotted #7a4b00; }}
+.sgpe-box span.tok .b {{
+  font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
+  background: #fff7e0; border: 1px solid #d8b45a; border-radius: .2rem;
+  padding: 0 .12rem; margin: 0 1px; vertical-align: middle;
+}}
+.sgpe-box.inv [data-pre]::before, .sgpe-box.inv [data-post]::after {{
+  font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .5em;
+  color: #b42318; vertical-align: super; white-space: nowrap;
+}}
+.sgpe-box.inv [data-pre]::before {{ content: attr(data-pre); }}
+.sgpe-box.inv [data-post]::after {{ content: attr(data-post); margin-left: 1px; }}
+.sgpe-box.ids span.tok::after {{
+  content: attr(data-id); font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+  font-size: .45em; color: #4b5563; vertical-align: sub; margin-left: 1px;
+}}
+.sgpe-box.ids.inv span.tok[data-post]::after {{
+  content: attr(data-post) " " attr(data-id);
+}}
+.sgpe-legend {{ font-size: .85rem; margin: .2rem 0 .4rem 0; }}
+.sgpe-legend span.key {{
+  display: inline-block; border-radius: .25rem; padding: 0 .45rem; margin-right: .35rem;
+}}
+.sgpe-legend span.item {{ margin-right: 1rem; white-space: nowrap; }}
+.sgpe-steps {{
+  font-family: var(--sgpe-font); font-size: 1.25rem; line-height: 1.9;
+  display: flex; flex-wrap: wrap; gap: 4px; align-items: center;
+}}
+.sgpe-steps span.tok {{
+  border-radius: .25rem; padding: .05rem .25rem; background: #e9eef0; white-space: pre;
+}}
+.sgpe-steps span.tok.new {{ background: #fde68a; box-shadow: inset 0 0 0 2px #d97706; }}
+.sgpe-steps span.tok .b {{
+  font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
+}}
+</style>
+"""

@@ -1,0 +1,138 @@
+"""The Vocabulary page's tables: what each token is, how long, and how a text uses them.
+
+Pure functions over any tokenizer of the project (SGPE ``Tokenizer`` or
+``ByteBPETokenizer``); no Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sgpe.protocol import display_bytes
+from sgpe.syllabify import syllabify, syllable_spans
+
+KIND_ORDER = (
+    "special",
+    "byte fallback",
+    "character",
+    "syllable",
+    "multi-syllable",
+    "partial character",
+    "multi-character",
+)
+
+
+def _token_kind_sgpe(tok: Any, token_id: int, token: str, merged: set[str]) -> str:
+    if token in tok.special_tokens:
+        return "special"
+    if tok.is_fallback_token(token_id):
+        return "byte fallback"
+    if token in merged:
+        return "multi-syllable"
+    spans = syllable_spans(token, leading_space=tok.leading_space)
+    if len(spans) == 1 and spans[0].kind == "syllable":
+        return "syllable"
+    return "character"
+
+
+def vocab_table(tokenizer: Any) -> list[dict[str, Any]]:
+    """One row per token: id, display form, kind, length in syllables, code points, bytes."""
+    rows = []
+    if getattr(tokenizer, "model", "") == "sgpe":
+        merged = {a + b for a, b in tokenizer.merges}
+        ls = tokenizer.leading_space
+        for token_id in range(tokenizer.vocab_size):
+            token = tokenizer.id_to_token(token_id)
+            kind = _token_kind_sgpe(tokenizer, token_id, token, merged)
+            plain = kind not in ("special", "byte fallback")
+            rows.append(
+                {
+                    "id": token_id,
+                    "token": token,
+                    "kind": kind,
+                    "syllables": len(syllabify(token, leading_space=ls)) if plain else None,
+                    "code points": len(token) if plain else None,
+                    "bytes": len(tokenizer.token_bytes([token_id])[0]),
+                }
+            )
+        return rows
+    specials = set(getattr(tokenizer, "special_tokens", {}).values())
+    for token_id in range(tokenizer.vocab_size):
+        data = tokenizer.token_bytes([token_id])[0]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if token_id in specials:
+            kind = "special"
+        elif token_id < 256:
+            kind = "byte fallback" if text is None else "character"
+        elif text is None:
+            kind = "partial character"
+        else:
+            kind = "multi-character" if len(text) > 1 else "character"
+        rows.append(
+            {
+                "id": token_id,
+                "token": display_bytes(data) if kind != "special" else text,
+                "kind": kind,
+                "syllables": len(syllabify(text)) if text and kind != "special" else None,
+                "code points": len(text) if text is not None and kind != "special" else None,
+                "bytes": len(data),
+            }
+        )
+    return rows
+
+
+def composition(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Token counts per kind, in a fixed order, with shares."""
+    counts = Counter(r["kind"] for r in rows)
+    total = len(rows) or 1
+    return [
+        {"kind": k, "tokens": counts[k], "share %": 100.0 * counts[k] / total}
+        for k in KIND_ORDER
+        if counts.get(k)
+    ]
+
+
+@dataclass(frozen=True)
+class ZipfFit:
+    """Rank–frequency of token ids on a text, with the least-squares log–log slope."""
+
+    ranks: list[int]
+    freqs: list[int]
+    ids: list[int]
+    slope: float | None
+    intercept: float | None
+
+
+def zipf(ids: Sequence[int]) -> ZipfFit:
+    """Rank–frequency of ``ids`` and the slope of ``log freq`` against ``log rank``."""
+    import numpy as np
+
+    counts = Counter(ids).most_common()
+    ranks = list(range(1, len(counts) + 1))
+    freqs = [c for _, c in counts]
+    slope = intercept = None
+    if len(counts) >= 2:
+        fit = np.polyfit(np.log(ranks), np.log(freqs), 1)
+        slope, intercept = float(fit[0]), float(fit[1])
+    return ZipfFit(ranks, freqs, [i for i, _ in counts], slope, intercept)
+
+
+def usage(tokenizer: Any, rows: Sequence[dict[str, Any]], ids: Sequence[int]) -> dict[str, Any]:
+    """Coverage of a vocabulary on a text: tokens used, never used, UNK rate."""
+    used = Counter(ids)
+    unk_id = getattr(tokenizer, "unk_id", -1)
+    countable = [r for r in rows if r["kind"] != "special"]
+    used_types = sum(1 for r in countable if used.get(r["id"]))
+    return {
+        "tokens on text": len(ids),
+        "distinct tokens used": len(used),
+        "vocabulary used %": 100.0 * used_types / len(countable) if countable else 0.0,
+        "never used": len(countable) - used_types,
+        "UNK %": 100.0 * used.get(unk_id, 0) / len(ids) if ids and unk_id >= 0 else 0.0,
+    }

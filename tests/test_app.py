@@ -1,0 +1,424 @@
+"""The Streamlit app under ``streamlit.testing.v1.AppTest`` (no browser).
+
+* every page in ``pages/`` renders without an exception (ids are the file names);
+* one scripted interaction per page, asserting rendered values against :mod:`sgpe`;
+* user text is HTML-escaped (``<script>`` and ``<img onerror>`` payloads);
+* the text and options round-trip through the URL; a 1 MB text is capped for display.
+
+AppTest does not fire ``run_every`` timers, so the Train test waits for its runs with the
+run manager and reruns the script itself. Runs go to a temporary ``SGPE_RUNS_DIR``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
+from streamlit.testing.v1 import AppTest
+
+import sgpe
+from sgpe import defaults, syllabify
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+APP = str(REPO_ROOT / "app.py")
+PAGES = sorted(p.name for p in (REPO_ROOT / "pages").glob("*.py"))
+TIMEOUT = 60
+
+PHRASE = "ශ්\u200dරී ලංකාව"  # ශ්‍රී ලංකාව with its ZWJ written out
+V1_START = {"test_every_page_runs_inside_the_frame"}
+XSS = "<script>alert(1)</script><img src=x onerror=alert(1)> ක"
+
+
+@pytest.fixture(autouse=True)
+def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Runs started by the app go to a temporary directory, never the repo's runs/."""
+    root = tmp_path / "runs"
+    monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
+    yield root
+    from sgpe.jobs import RunManager
+
+    manager = RunManager(root)
+    for info in manager.list_runs():  # stop any trainer a failed test left running
+        if info.status.alive:
+            manager.cancel(info.run.id, wait=5.0)
+
+
+@pytest.fixture(autouse=True)
+def navigation_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run pages through app.py's st.navigation, as a server does once any session ran it.
+
+    Streamlit runs a ``pages/`` file on its own ("multipage v1") until some session has
+    called ``st.navigation``; the server decides that once per process, AppTest again
+    before every run. Pages then rerun into the frame (``state.require_frame``), which
+    would drop a form submission of that run. The tests in ``V1_START`` keep AppTest's
+    behaviour and check that escape itself.
+    """
+    if request.node.originalname in V1_START:
+        return
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def open_page(page: str, **query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page != "syllables.py":
+        at.switch_page(f"pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics_of(at: AppTest) -> list[tuple[str, str]]:
+    return [(m.label, m.value) for m in at.metric]
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [str(el.proto.body) for el in at.get("html")]
+
+
+def span_texts(body: str, cls: str) -> list[str]:
+    """Texts of the top-level ``<span class="CLS ...">`` elements of rendered HTML."""
+    found = re.findall(
+        rf'<span class="{cls}[^"]*"[^>]*>(.*?)</span>(?=<span class="{cls}|</div>)',
+        body,
+        flags=re.S,
+    )
+    return [html.unescape(t) for t in found]
+
+
+# ============================================================================ smoke
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGES)
+def test_every_page_renders(page: str) -> None:
+    at = open_page(page)
+    assert at.title, f"{page} has no title"
+
+
+def test_pages_are_all_in_navigation() -> None:
+    app = (REPO_ROOT / "app.py").read_text(encoding="utf-8")
+    for page in PAGES:
+        assert f'"pages/{page}"' in app
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGES)
+def test_every_page_runs_inside_the_frame(page: str) -> None:
+    """A page reached directly (a shared link, or AppTest's switch_page) still gets the
+    sidebar of app.py, not Streamlit's legacy pages/ navigation."""
+    at = open_page(page)
+    assert [s.key for s in at.sidebar.selectbox] == ["side_tok", "side_base", "side_script"]
+    assert any("--sgpe-font" in b for b in html_bodies(at))  # the frame's stylesheet
+
+
+# ============================================================================ Syllables
+
+
+def test_syllables_counts_and_spans() -> None:
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(PHRASE).run()
+    assert not at.exception
+    values = dict(metrics_of(at))
+    assert (values["Characters"], values["Syllables"], values["Words"], values["Units"]) == (
+        "11",
+        "4",
+        "2",
+        "5",
+    )
+    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    assert span_texts(body, "syl") == syllabify(PHRASE) == ["ශ්\u200dරී", " ", "ලං", "කා", "ව"]
+    # Hover info: code points with names and classes, and the DFA path.
+    assert "U+200D  Z  ZERO WIDTH JOINER" in html.unescape(body)
+    assert "START -C-&gt; CLUSTER" in body or "START -C-> CLUSTER" in html.unescape(body)
+
+    at.toggle(key="syl_ls").set_value(True).run()
+    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    assert span_texts(body, "syl") == syllabify(PHRASE, leading_space=True)
+    assert dict(metrics_of(at))["Units"] == "4"
+    assert at.query_params["ls"] == "1"
+
+
+def test_syllables_grapheme_count_uses_extended_clusters() -> None:
+    import regex
+
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(PHRASE).run()
+    assert dict(metrics_of(at))["Grapheme clusters"] == str(len(regex.findall(r"\X", PHRASE)))
+
+
+def test_syllables_invisible_characters_are_marked_outside_the_syllable() -> None:
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(PHRASE + "\tx\n").run()
+    at.toggle(key="syl_inv").set_value(True).run()
+    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    assert 'class="sgpe-box sgpe-syllables inv"' in body
+    # The conjunct keeps its ZWJ inside one span; the marker is an attribute.
+    assert ">ශ්\u200dරී</span>" in body
+    assert 'data-post="◌්ZWJ"' in body
+    assert 'data-pre="→"' in body and 'data-pre="↵"' in body
+
+
+def test_syllables_table_and_download() -> None:
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(PHRASE).run()
+    frames = [df.value for df in at.dataframe]
+    table = next(f for f in frames if "DFA path" in f.columns)
+    assert list(table["kind"]) == ["syllable", "whitespace", "syllable", "syllable", "syllable"]
+    assert table.loc[0, "classes"] == "CHZCP"
+    chars = next(f for f in frames if "name" in f.columns)
+    assert list(chars["code point"]) == ["U+0DC1", "U+0DCA", "U+200D", "U+0DBB", "U+0DD3"]
+
+
+def test_long_text_is_capped_but_counted() -> None:
+    line = "අද උදේ පාසලට යන විට මහ වැස්සක් ඇද හැලුණා.\n"
+    text = line * (1_000_000 // len(line.encode("utf-8")) + 1)
+    assert len(text.encode("utf-8")) >= 1_000_000
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(text).run()
+    assert not at.exception
+    assert dict(metrics_of(at))["Characters"] == f"{len(text):,}"
+    assert any("Long text: showing the first" in i.value for i in at.info)
+    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    assert len(body) < 2_000_000
+    assert "text" not in at.query_params  # too long for a link
+
+
+# ============================================================================ XSS
+
+
+@pytest.mark.parametrize("page", ["syllables.py", "compare.py"])
+def test_user_text_is_escaped(page: str) -> None:
+    at = open_page(page)
+    key = "syl_text" if page == "syllables.py" else "cmp_text"
+    at.text_area(key=key).set_value(XSS).run()
+    assert not at.exception
+    bodies = [b for b in html_bodies(at) if 'class="sgpe-box' in b]
+    assert bodies
+    for body in bodies:
+        assert "<script" not in body and "<img" not in body
+        assert "&lt;" in body
+    # Attributes too: a title holding the payload is escaped, never closed early.
+    joined = "".join(bodies)
+    assert "onerror=alert(1)>" not in joined
+
+
+def test_vocabulary_composition_and_search() -> None:
+    at = open_page("vocabulary.py")
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    values = dict(metrics_of(at))
+    assert values["Size"] == f"{shipped.vocab_size:,}"
+    assert values["Merges"] == f"{len(shipped.merges):,}"
+    composition = at.dataframe[0].value
+    kinds = dict(zip(composition["kind"], composition["tokens"]))
+    assert kinds["special"] == 5 and kinds["byte fallback"] == 256
+    assert kinds["multi-syllable"] == len(shipped.merges)
+    assert sum(kinds.values()) == shipped.vocab_size
+
+    at.text_input(key="voc_q").set_value("ලං").run()
+    table = at.dataframe[-1].value
+    assert len(table) > 0 and table["token"].str.contains("ලං").all()
+    assert at.query_params["q"] == "ලං"
+
+    at.radio(key="voc_which").set_value("base").run()
+    assert not at.exception
+    base = sgpe.load(defaults.DEFAULT_BYTEBPE)
+    assert dict(metrics_of(at))["Size"] == f"{base.vocab_size:,}"
+
+
+def test_vocabulary_search_is_plain_text() -> None:
+    at = open_page("vocabulary.py")
+    at.text_input(key="voc_q").set_value("<img src=x onerror=alert(1)>").run()
+    assert not at.exception
+    assert all("<img" not in b for b in html_bodies(at))
+
+
+# ============================================================================ Compare
+
+
+def test_compare_counts_match_the_library() -> None:
+    at = open_page("compare.py")
+    at.text_area(key="cmp_text").set_value(PHRASE).run()
+    assert not at.exception
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    summary = at.dataframe[0].value
+    assert list(summary.index) == ["SGPE", "Byte-level BPE", "o200k_base"]
+    assert summary.loc["SGPE", "tokens"] == len(shipped.encode(PHRASE))
+    assert summary.loc["SGPE", "broken boundaries"] == 0
+    assert summary.loc["Byte-level BPE", "broken boundaries"] > 0
+    bodies = [b for b in html_bodies(at) if "sgpe-tokens" in b]
+    assert len(bodies) == 3
+    sgpe_tokens = span_texts(bodies[0], "tok")
+    assert sgpe_tokens == shipped.tokenize(PHRASE)
+    # Stray bytes are hex chips, never U+FFFD.
+    assert all("\ufffd" not in b for b in bodies)
+
+    at.toggle(key="cmp_ids").set_value(True).run()
+    ids = " ".join(map(str, shipped.encode(PHRASE)))
+    assert any(c.value == ids for c in at.code)
+    assert at.query_params["ids"] == "1"
+
+
+def test_compare_corpus_table() -> None:
+    at = open_page("compare.py")
+    at.selectbox(key="cmp_corpus").set_value("hindi.txt").run()
+    assert not at.exception
+    table = at.dataframe[1].value
+    assert list(table["tokenizer"]) == ["SGPE", "Byte-level BPE", "o200k_base"]
+    lines = (defaults.SAMPLE_DATA / "hindi.txt").read_text("utf-8").split("\n")[:-1]
+    assert int(table["lines"][0]) == len(lines)
+
+    at.selectbox(key="cmp_corpus").set_value("upload…").run()
+    at.file_uploader(key="cmp_upload").set_value(
+        ("two.txt", (PHRASE + "\nक").encode(), "text/plain")
+    )
+    at.run()
+    assert not at.exception
+    table = at.dataframe[1].value
+    assert list(table["lines"]) == [2, 2, 2]
+    assert at.query_params["corpus"] == "upload…"
+
+
+# ============================================================================ Merges
+
+
+def step_captions(at: AppTest) -> list[str]:
+    return [c.value for c in at.caption if c.value.startswith("Step ")]
+
+
+def test_merges_stepper() -> None:
+    word = "ලංකාව"
+    at = open_page("merges.py")
+    at.text_input(key="mrg_text").set_value(word).run()
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    (trace,) = shipped.merge_trace(word)
+    assert trace.steps, "the shipped vocabulary merges ලංකාව"
+    assert at.slider(key="mrg_step").value == 0
+    assert f"Step 0 of {len(trace.steps)}" in step_captions(at)[0]
+    at.button(key="mrg_next").click().run()
+    assert at.slider(key="mrg_step").value == 1
+    caption = step_captions(at)[0].replace("\\", "")
+    first = trace.steps[0]
+    assert f"Step 1 of {len(trace.steps)}" in caption
+    assert f"rank {first.rank:,}" in caption
+    assert "training count" in caption
+    body = next(b for b in html_bodies(at) if "sgpe-steps" in b)
+    assert span_texts(body.replace('class="tok new"', 'class="tok"'), "tok") == [
+        t.replace(" ", "\u00b7") for t in first.tokens
+    ]
+    at.button(key="mrg_prev").click().run()
+    assert at.slider(key="mrg_step").value == 0
+
+
+def test_merges_table_filter() -> None:
+    at = open_page("merges.py")
+    at.text_input(key="mrg_filter").set_value("ලං").run()
+    table = at.dataframe[-1].value
+    assert len(table) > 0
+    assert all("ලං" in f"{a}|{b}|{m}" for a, b, m in zip(table.left, table.right, table.merged))
+    assert table["count"].notna().all()
+
+
+# ============================================================================ Train
+
+
+def _wait_for_runs(root: Path, n: int) -> list[Any]:
+    from sgpe.jobs import RunManager
+
+    manager = RunManager(root)
+    infos = manager.list_runs()
+    assert len(infos) == n, infos
+    for info in infos:
+        st_ = manager.wait(info.run.id, timeout=60)
+        assert st_.state == "done", st_
+    return manager.list_runs()
+
+
+def test_train_upload_with_a_hostile_file_name(runs_dir: Path) -> None:
+    name = "<img src=x onerror=alert(1)>**b**.txt"
+    at = open_page("train.py")
+    at.radio(key="train_source").set_value("upload").run()
+    corpus = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
+    at.file_uploader(key="train_upload").set_value((name, corpus, "text/plain")).run()
+    at.toggle(key="train_base").set_value(False)
+    at.number_input(key="train_vocab").set_value(1000)
+    at.button[0].click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    (info,) = _wait_for_runs(runs_dir, 1)
+    assert info.config.corpus_name == name
+    at.run()
+    shown = [m.value for m in at.markdown if "done" in m.value]
+    assert shown, [m.value for m in at.markdown]
+    # Markdown sees the name as literal text: every character it could read is escaped.
+    assert "\\<img src=x onerror=alert\\(1\\)\\>\\*\\*b\\*\\*" in shown[0]
+
+
+def test_train_run_and_use_it(runs_dir: Path) -> None:
+    at = open_page("train.py")
+    at.selectbox(key="train_sample").set_value("sinhala.txt")
+    at.number_input(key="train_vocab").set_value(2500)
+    at.button[0].click()  # the form's submit button is the first button
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Started run" in s.value for s in at.success)
+    infos = _wait_for_runs(runs_dir, 2)
+    assert {i.config.model for i in infos} == {"sgpe", "bytebpe"}
+    sgpe_run = next(i for i in infos if i.config.model == "sgpe")
+
+    at.run()  # what the polling fragment would show now
+    assert not at.exception
+    at.button(key=f"use_{sgpe_run.run.id}").click().run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="side_tok").value == sgpe_run.run.id
+    assert "2,500 tokens" in at.sidebar.caption[-1].value
+    assert at.query_params["tok"] == sgpe_run.run.id
+    assert any("is now the active SGPE tokenizer" in s.value.replace("\\", "") for s in at.success)
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    summary = at.dataframe[0].value
+    trained = sgpe.load(sgpe_run.run.path / "vocab.json")
+    text = at.text_area(key="cmp_text").value
+    assert summary.loc["SGPE", "tokens"] == len(trained.encode(text))
+    captions = " ".join(c.value for c in at.caption)
+    assert "not trained on the same corpus" not in captions  # its baseline run is matched
+
+    # A fresh session on a link with ?tok= opens with that vocabulary in the sidebar.
+    linked = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    linked.query_params["tok"] = sgpe_run.run.id
+    linked.run()
+    assert not linked.exception
+    assert linked.sidebar.selectbox(key="side_tok").value == sgpe_run.run.id
+    assert "2,500 tokens" in linked.sidebar.caption[-1].value
+
+
+# ============================================================================ helpers
+
+
+@pytest.mark.parametrize("module", ["render", "state", "analysis", "vocabulary"])
+def test_ui_doctests(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"sgpe.ui.{module}"))
+    assert result.failed == 0
+
+
+def test_core_never_imports_the_ui() -> None:
+    core = list((REPO_ROOT / "sgpe").glob("*.py"))
+    assert core
+    for path in core:
+        assert "sgpe.ui" not in path.read_text(encoding="utf-8"), path.name
