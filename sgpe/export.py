@@ -91,7 +91,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .schema import schemas_for
+from .schema import code_point_ranges, schemas_for
 from .syllabify import get_syllabifier
 from .tokenizer import Tokenizer, byte_token, write_text_atomic
 from .words import get_word_splitter
@@ -230,20 +230,10 @@ def _every_character() -> str:
 
 def _class_body(chars: Iterable[str]) -> str:
     """Character-class body (no brackets) for a set of characters, ranges merged."""
-    cps = sorted({ord(c) for c in chars})
-    parts: list[str] = []
-    i = 0
-    while i < len(cps):
-        j = i
-        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
-            j += 1
-        lo, hi = cps[i], cps[j]
-        if lo == hi:
-            parts.append(f"\\x{{{lo:X}}}")
-        else:
-            parts.append(f"\\x{{{lo:X}}}-\\x{{{hi:X}}}")
-        i = j + 1
-    return "".join(parts)
+    return "".join(
+        f"\\x{{{lo:X}}}" if lo == hi else f"\\x{{{lo:X}}}-\\x{{{hi:X}}}"
+        for lo, hi in code_point_ranges(chars)
+    )
 
 
 def _lit(ch: str) -> str:

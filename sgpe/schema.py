@@ -123,18 +123,23 @@ class Schema:
         return frozenset().union(*self.classes.values())
 
 
+def code_point_ranges(chars: Iterable[str]) -> list[tuple[int, int]]:
+    """The characters as sorted, merged ``(first, last)`` code-point ranges."""
+    cps = sorted({ord(c) for c in chars})
+    ranges: list[tuple[int, int]] = []
+    for cp in cps:
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
+    return ranges
+
+
 def char_set(chars: Iterable[str]) -> str:
     """A compact regex character set for the given characters (ranges merged)."""
-    cps = sorted({ord(c) for c in chars})
-    parts: list[str] = []
-    i = 0
-    while i < len(cps):
-        j = i
-        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
-            j += 1
-        lo, hi = cps[i], cps[j]
-        parts.append(_esc(lo) if lo == hi else f"{_esc(lo)}-{_esc(hi)}")
-        i = j + 1
+    parts = [
+        _esc(lo) if lo == hi else f"{_esc(lo)}-{_esc(hi)}" for lo, hi in code_point_ranges(chars)
+    ]
     return "[" + "".join(parts) + "]"
 
 
