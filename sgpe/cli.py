@@ -39,7 +39,7 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "checkpoint_seconds": 5.0,
     "heartbeat_seconds": 1.0,
 }
-SGPE_ONLY = ("prune_freq", "oov", "script", "pieces", "no_leading_space")
+SGPE_ONLY = ("prune_freq", "oov", "script", "pieces", "no_leading_space", "no_prepend_space")
 
 
 class UsageError(Exception):
@@ -329,6 +329,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
         script=pick("script", TRAIN_DEFAULTS["script"]),
         pieces=pick("pieces", TRAIN_DEFAULTS["pieces"]),
         leading_space=not args.no_leading_space,
+        prepend_space=not args.no_prepend_space,
         pattern=pick("pattern", TRAIN_DEFAULTS["pattern"]),
         checkpoint_every=pick("checkpoint_every", TRAIN_DEFAULTS["checkpoint_every"]),
         checkpoint_seconds=pick("checkpoint_seconds", TRAIN_DEFAULTS["checkpoint_seconds"]),
@@ -363,6 +364,8 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
             )
     if args.no_leading_space and config.leading_space:
         raise UsageError("--no-leading-space differs from the run's config.json (leading_space on)")
+    if args.no_prepend_space and config.prepend_space:
+        raise UsageError("--no-prepend-space differs from the run's config.json (prepend_space on)")
     if args.corpus is not None:
         path = Path(args.corpus)
         if not path.is_file():
@@ -511,6 +514,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-leading-space",
         action="store_true",
         help="do not attach the space before a word to its first syllable",
+    )
+    p.add_argument(
+        "--no-prepend-space",
+        action="store_true",
+        help="do not add a space before each document (SentencePiece's dummy prefix)",
     )
     p.add_argument(
         "--pattern",

@@ -17,6 +17,7 @@ import gzip
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -203,11 +204,18 @@ def chunk_documents(documents: Iterable[str], chunk_chars: int = CHUNK_CHARS) ->
         yield "\n".join(batch)
 
 
-def read_corpus(source: str | Path | Iterable[str]) -> tuple[Iterator[str], CorpusInfo]:
+_LINE_START = re.compile(r"(?m)^(?=.)")  # the start of every non-empty line
+
+
+def read_corpus(
+    source: str | Path | Iterable[str], *, prefix: str = ""
+) -> tuple[Iterator[str], CorpusInfo]:
     """Chunks of a corpus (file path or iterable of documents) plus its identity.
 
-    The identity is computed while the chunks are consumed: read ``info`` only after the
-    iterator is exhausted. For a ``.txt`` file this reads the file once.
+    ``prefix`` is put before every non-empty document (the trainer's ``prepend_space``);
+    the identity is that of the documents as given. The identity is computed while the
+    chunks are consumed: read ``info`` only after the iterator is exhausted. For a
+    ``.txt`` file this reads the file once.
     """
     if isinstance(source, (str, Path)):
         if isinstance(source, str) and ("\n" in source or not Path(source).suffix) and not Path(source).exists():
@@ -226,9 +234,12 @@ def read_corpus(source: str | Path | Iterable[str]) -> tuple[Iterator[str], Corp
                 raise CorpusError(
                     f"{path}: the corpus is empty; it needs at least one line of text"
                 )
-            return _text_chunks(text), info
-        return _hashing_chunks(iter_documents(path), path.name, str(path))
-    return _hashing_chunks(iter(source), None, "corpus")
+            chunks = _text_chunks(text)
+            if prefix:  # in a .txt file every line is a document
+                chunks = (_LINE_START.sub(prefix, chunk) for chunk in chunks)
+            return chunks, info
+        return _hashing_chunks(iter_documents(path), path.name, str(path), prefix)
+    return _hashing_chunks(iter(source), None, "corpus", prefix)
 
 
 def _text_chunks(text: str) -> Iterator[str]:
@@ -249,7 +260,7 @@ class _Tracked:
 
 
 def _hashing_chunks(
-    docs: Iterator[str], name: str | None, label: str
+    docs: Iterator[str], name: str | None, label: str, prefix: str = ""
 ) -> tuple[Iterator[str], CorpusInfo]:
     tracked = _Tracked()
 
@@ -260,7 +271,7 @@ def _hashing_chunks(
             tracked.documents += 1
             tracked.characters += len(doc)
             tracked.digest.update(doc.encode("utf-8") + b"\n")
-            yield doc
+            yield prefix + doc if prefix and doc else doc
 
     info = _LazyInfo(tracked, name)
 

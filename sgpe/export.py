@@ -228,6 +228,12 @@ def _every_character() -> str:
     return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
 
 
+def _sequence(normalizers: list[dict[str, Any] | None]) -> dict[str, Any]:
+    """One normalizer, or a Sequence of several (None entries dropped)."""
+    present = [n for n in normalizers if n is not None]
+    return present[0] if len(present) == 1 else {"type": "Sequence", "normalizers": present}
+
+
 def _class_body(chars: Iterable[str]) -> str:
     """Character-class body (no brackets) for a set of characters, ranges merged."""
     return "".join(
@@ -583,6 +589,11 @@ class _SgpeExport:
                 decoders.append({"type": "Replace", "pattern": {"String": spelled}, "content": ch})
             decoders.append({"type": "ByteFallback"})
         decoders.append({"type": "Fuse"})
+        if tok.prepend_space:
+            # encode() adds one space before a non-empty text and decode() removes it:
+            # HF's Prepend normalizer skips empty strings, Strip after Fuse drops one space.
+            normalizer = _sequence([{"type": "Prepend", "prepend": " "}, normalizer])
+            decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
 
         model = {
             "type": "BPE",

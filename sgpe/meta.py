@@ -175,7 +175,7 @@ class MetaTokenizer:
             if seg.kind == "tiktoken":
                 ids.extend(self.enc.encode_ordinary(seg.text))
             else:
-                ids.extend(i + offset for i in self.sgpe.encode(seg.source))
+                ids.extend(i + offset for i in self.sgpe.encode(seg.source, prepend_space=False))
         return ids
 
     def encode_segments(self, text: str) -> list[tuple[Segment, list[TokenId]]]:
@@ -186,7 +186,7 @@ class MetaTokenizer:
             if seg.kind == "tiktoken":
                 out.append((seg, self.enc.encode_ordinary(seg.text)))
             else:
-                out.append((seg, [i + offset for i in self.sgpe.encode(seg.source)]))
+                out.append((seg, [i + offset for i in self.sgpe.encode(seg.source, prepend_space=False)]))
         return out
 
     def tokenize(self, text: str) -> list[str]:

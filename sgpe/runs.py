@@ -113,6 +113,7 @@ class RunConfig:
     script: str = "auto"
     pieces: str = "whitespace"
     leading_space: bool = True
+    prepend_space: bool = True  # takes effect only with leading_space
     pattern: str = "o200k"
     checkpoint_every: int = 1000
     checkpoint_seconds: float = 5.0
@@ -153,6 +154,7 @@ class RunConfig:
             prune_freq=self.prune_freq,
             min_freq=self.min_freq,
             leading_space=self.leading_space,
+            prepend_space=self.prepend_space and self.leading_space,
             oov_policy=self.oov_policy,  # type: ignore[arg-type]
             script=self.script,
             pieces=self.pieces,
@@ -163,7 +165,7 @@ class RunConfig:
         checkpoints and word counts carry it so that they are never mixed across runs."""
         if self.model == "sgpe":
             keys = ["vocab_size", "prune_freq", "min_freq", "oov_policy", "script", "pieces"]
-            keys.append("leading_space")
+            keys += ["leading_space", "prepend_space"]
         else:
             keys = ["vocab_size", "min_freq", "pattern"]
         data = {k: getattr(self, k) for k in ["model", *keys, "corpus_name", "corpus_sha256"]}

@@ -56,6 +56,7 @@ class Tokenizer:
         leading_space: bool = True,
         script: str = "auto",
         pieces: str = "whitespace",
+        prepend_space: bool = False,
         oov_policy: str = "fallback",
         prune_freq: int = 0,
         min_freq: int = 2,
@@ -68,6 +69,7 @@ class Tokenizer:
         self.leading_space = leading_space
         self.script = script
         self.pieces = pieces
+        self.prepend_space = prepend_space and leading_space
         self.oov_policy = oov_policy
         self.prune_freq = prune_freq
         self.min_freq = min_freq
@@ -143,8 +145,15 @@ class Tokenizer:
         return bool(_BYTE_TOKEN.fullmatch(self._id_to_token[token_id]))
 
     # ==================================================================== encoding
-    def encode(self, text: str) -> list[TokenId]:
-        """Token ids of ``text``."""
+    def encode(self, text: str, *, prepend_space: bool | None = None) -> list[TokenId]:
+        """Token ids of ``text``.
+
+        With the vocabulary's ``prepend_space`` (the default for new vocabularies) a
+        non-empty text is encoded as ``" " + text``; :meth:`decode` removes that space.
+        Pass ``prepend_space=False`` to encode a fragment of a longer text as it stands.
+        """
+        if text and (self.prepend_space if prepend_space is None else prepend_space):
+            text = " " + text
         out: list[int] = []
         extend = out.extend
         cache = self._cache
@@ -160,7 +169,8 @@ class Tokenizer:
         return out
 
     def tokenize(self, text: str) -> list[str]:
-        """Token strings of ``text`` (byte tokens as ``<0xNN>``)."""
+        """Token strings of ``text`` (byte tokens as ``<0xNN>``; with ``prepend_space`` the
+        first token carries the added space)."""
         names = self._id_to_token
         return [names[i] for i in self.encode(text)]
 
@@ -170,6 +180,9 @@ class Tokenizer:
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         pos = 0
+        shift = 0
+        if text and self.prepend_space:  # spans of " " + text, shifted back onto text
+            text, shift = " " + text, 1
         cache = self._span_cache
         for piece in self._pieces(text):
             hit = cache.get(piece)
@@ -181,7 +194,7 @@ class Tokenizer:
             piece_ids, lengths = hit
             ids.extend(piece_ids)
             for length in lengths:
-                spans.append((pos, pos + length))
+                spans.append((max(pos - shift, 0), pos + length - shift))
                 pos += length
         return ids, spans
 
@@ -311,9 +324,14 @@ class Tokenizer:
     def decode(self, ids: Sequence[TokenId]) -> str:
         """Text of token ids: token bytes concatenated and decoded as UTF-8.
 
-        Raises ``ValueError`` naming the first id that is not in the vocabulary.
+        Raises ``ValueError`` naming the first id that is not in the vocabulary. With
+        ``prepend_space`` one leading space (the one :meth:`encode` added) is removed;
+        :meth:`decode_bytes` and :meth:`token_bytes` give the tokens' bytes as they are.
         """
-        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+        text = self.decode_bytes(ids).decode("utf-8", errors="replace")
+        if self.prepend_space and text.startswith(" "):
+            text = text[1:]  # the space encode() added
+        return text
 
     def decode_bytes(self, ids: Sequence[TokenId]) -> bytes:
         table = self._token_bytes
@@ -331,9 +349,12 @@ class Tokenizer:
 
     # ==================================================================== merge trace
     def merge_trace(self, text: str) -> list[WordTrace]:
-        """For each piece of ``text``: its initial tokens and every merge applied, in order."""
+        """For each piece of ``text``: its initial tokens and every merge applied, in order
+        (with ``prepend_space`` the first piece shows the added space)."""
         names = self._id_to_token
         out: list[WordTrace] = []
+        if text and self.prepend_space:
+            text = " " + text  # what encode() sees
         for piece in self._pieces(text):
             # (ids, mergeable): runs of known syllables merge; fallback spellings never do.
             parts: list[tuple[list[int], bool]] = []
@@ -393,6 +414,7 @@ class Tokenizer:
             "leading_space": self.leading_space,
             "scripts": self.script,
             "pieces": self.pieces,
+            "prepend_space": self.prepend_space,
             "oov_policy": self.oov_policy,
             "training": self.training,
             "merges": [list(m) for m in self.merges],
@@ -447,6 +469,7 @@ class Tokenizer:
             leading_space=bool(_typed(data, "leading_space", bool, source)),
             script=str(data.get("scripts", "auto")),
             pieces=str(data.get("pieces", "whitespace")),
+            prepend_space=bool(data.get("prepend_space", False)),
             oov_policy=str(data.get("oov_policy", "fallback")),
             prune_freq=int(data.get("prune_freq", 0)),
             min_freq=int(data.get("min_freq", 2)),

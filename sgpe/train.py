@@ -56,6 +56,11 @@ class TrainSettings:
     oov_policy: OOVPolicy = "fallback"
     script: str = "auto"
     pieces: str = "whitespace"
+    # Like SentencePiece's dummy prefix / Metaspace's prepend_scheme="always": every
+    # non-empty document gets a leading space, so a line's first word is the same token
+    # as the word inside a line; decode removes it again. Only with leading_space;
+    # None (the default) means "same as leading_space".
+    prepend_space: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.vocab_size, int) or self.vocab_size < len(SPECIAL_TOKENS) + 1:
@@ -69,6 +74,10 @@ class TrainSettings:
         if self.oov_policy not in ("fallback", "unk"):
             raise ValueError(f"oov_policy must be 'fallback' or 'unk', got {self.oov_policy!r}")
         schemas_for(self.script)  # raises for an unknown script
+        if self.prepend_space is None:
+            object.__setattr__(self, "prepend_space", self.leading_space)
+        if self.prepend_space and not self.leading_space:
+            raise ValueError("prepend_space needs leading_space=True (the space joins the first word)")
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -123,7 +132,7 @@ class GPETrainer:
     # ---------------------------------------------------------------- phase 1
     def count(self, corpus: str | Path | Iterable[str]) -> Counter[str]:
         """Count the pieces of a corpus file or an iterable of documents."""
-        chunks, info = read_corpus(corpus)
+        chunks, info = read_corpus(corpus, prefix=" " if self.settings.prepend_space else "")
         counts: Counter[str] = Counter()
         pieces = self.splitter.pieces
         for chunk in chunks:
@@ -263,6 +272,7 @@ class GPETrainer:
             leading_space=s.leading_space,
             script=s.script,
             pieces=s.pieces,
+            prepend_space=bool(s.prepend_space),
             oov_policy=s.oov_policy,
             prune_freq=s.prune_freq,
             min_freq=s.min_freq,
@@ -426,6 +436,7 @@ def train(
     oov_policy: OOVPolicy = "fallback",
     script: str = "auto",
     pieces: str = "whitespace",
+    prepend_space: bool | None = None,
     progress: ProgressFn | None = None,
 ) -> Tokenizer:
     """Train an SGPE tokenizer on a corpus file (.txt/.jsonl/.csv/.parquet) or documents.
@@ -442,5 +453,6 @@ def train(
         oov_policy=oov_policy,
         script=script,
         pieces=pieces,
+        prepend_space=prepend_space,
     )
     return GPETrainer(settings).train(corpus, progress=progress)

@@ -262,7 +262,11 @@ def test_compare_counts_match_the_library() -> None:
     bodies = [b for b in html_bodies(at) if "sgpe-tokens" in b]
     assert len(bodies) == 3
     sgpe_tokens = span_texts(bodies[0], "tok")
-    assert sgpe_tokens == shipped.tokenize(PHRASE)
+    # The spans show the text itself: the space encode() prepends is not part of it.
+    expected = shipped.tokenize(PHRASE)
+    if shipped.prepend_space:
+        expected[0] = expected[0].removeprefix(" ")
+    assert sgpe_tokens == expected
     # Stray bytes are hex chips, never U+FFFD.
     assert all("\ufffd" not in b for b in bodies)
 

@@ -521,6 +521,9 @@ def test_sgpe_smaller_vocabulary_is_a_merge_prefix(sample_docs):
         assert small.merges == big.merges[:k]
         assert set(small.vocab) == base | {a + b for a, b in big.merges[:k]}
         prefix = Tokenizer(
-            {t: i for i, t in enumerate(sorted(small.vocab))}, big.merges[:k], oov_policy="fallback"
+            {t: i for i, t in enumerate(sorted(small.vocab))},
+            big.merges[:k],
+            oov_policy="fallback",
+            prepend_space=small.prepend_space,
         )
         assert prefix.tokenize(text) == small.tokenize(text)

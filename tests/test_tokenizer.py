@@ -47,7 +47,8 @@ def unk_tok() -> Tokenizer:
 def test_round_trip_edge_cases(tok, text):
     ids = tok.encode(text)
     assert tok.decode(ids) == text
-    assert b"".join(tok.token_bytes(ids)) == text.encode("utf-8")
+    seen = " " + text if text and tok.prepend_space else text  # what encode() tokenized
+    assert b"".join(tok.token_bytes(ids)) == seen.encode("utf-8")
 
 
 @given(st.text())
@@ -66,7 +67,7 @@ def test_round_trip_any_string(tok, text):
 def test_encode_matches_reference_merge_loop(tok, text):
     """Inside each run of known syllables, merges follow seed 000 §4.3 exactly."""
     expected: list[str] = []
-    for piece in tok._splitter.pieces(text):
+    for piece in tok._splitter.pieces(" " + text if text else text):  # prepend_space
         for seg, is_run in tok._segments(piece):
             if is_run:
                 expected += reference_encode_units(seg, tok.merges)
@@ -89,7 +90,7 @@ def reference_ids(tok, ids):
 def test_merge_trace_ends_in_the_encoding(tok):
     text = "ශ්‍රී ලංකාවේ ජනතාව hello"
     traces = tok.merge_trace(text)
-    assert "".join(t.word for t in traces) == text
+    assert "".join(t.word for t in traces) == " " + text  # with the prepended space
     assert [t for tr in traces for t in tr.final] == tok.tokenize(text)
     steps = [s for tr in traces for s in tr.steps]
     assert steps and all(s.rank == tok.merges.index(s.pair) for s in steps)
@@ -115,8 +116,23 @@ def test_missing_leading_space_syllable_falls_back_to_space_plus_syllable():
     tok = sgpe.train(["ලංකා ලංකා", "ලංකා"], vocab_size=2000, prune_freq=1)
     assert " ලං" in tok.vocab and "ලං" in tok.vocab
     text = "x ලංකා"  # " ලං" exists; now a syllable seen only inside words:
-    assert tok.tokenize(" කා") == [" ", "කා"]
+    assert tok.tokenize("x කා") == [" ", "x", " ", "කා"]  # " x" and " කා" were never seen
     assert tok.decode(tok.encode(text)) == text
+
+
+def test_prepend_space_is_undone_by_decode():
+    tok = sgpe.train(["ලංකා ලංකා", "ලංකා"], vocab_size=2000, prune_freq=1)
+    assert tok.prepend_space
+    # A line's first word is the same token as a word after a space.
+    assert tok.tokenize("ලංකා") == [" ලංකා"] and tok.tokenize("x ලංකා")[-1] == " ලංකා"
+    for text in ["ලංකා", " ලංකා", "  x", "\tx", "", " "]:
+        assert tok.decode(tok.encode(text)) == text
+    assert tok.encode("") == []
+    assert tok.encode("ලංකා", prepend_space=False) != tok.encode("ලංකා")
+    plain = sgpe.train(["ලංකා ලංකා", "ලංකා"], vocab_size=2000, prune_freq=1, prepend_space=False)
+    assert plain.tokenize("ලංකා") == ["ලංකා"]  # learned from the lines' first words
+    with pytest.raises(ValueError, match="prepend_space needs leading_space"):
+        sgpe.train(["x"], leading_space=False, prepend_space=True)
 
 
 def test_save_load_round_trip(tmp_path, tok):
