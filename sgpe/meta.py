@@ -170,23 +170,22 @@ class MetaTokenizer:
     def encode(self, text: str) -> list[TokenId]:
         """Unified ids of ``text``; tiktoken special-token strings are encoded as text."""
         ids: list[int] = []
-        offset = self.offset
-        for seg in self.segment(text):
-            if seg.kind == "tiktoken":
-                ids.extend(self.enc.encode_ordinary(seg.text))
-            else:
-                ids.extend(i + offset for i in self.sgpe.encode(seg.source, prepend_space=False))
+        for _, seg_ids in self.encode_segments(text):
+            ids.extend(seg_ids)
         return ids
 
     def encode_segments(self, text: str) -> list[tuple[Segment, list[TokenId]]]:
         """Each routed segment with its unified ids (for displays and statistics)."""
         offset = self.offset
         out: list[tuple[Segment, list[TokenId]]] = []
-        for seg in self.segment(text):
+        for k, seg in enumerate(self.segment(text)):
             if seg.kind == "tiktoken":
                 out.append((seg, self.enc.encode_ordinary(seg.text)))
             else:
-                out.append((seg, [i + offset for i in self.sgpe.encode(seg.source, prepend_space=False)]))
+                # Only an SGPE segment that starts the text gets SGPE's dummy space (if the
+                # vocabulary has prepend_space); decode() removes it again.
+                ids = self.sgpe.encode(seg.source, prepend_space=self.sgpe.prepend_space and k == 0)
+                out.append((seg, [i + offset for i in ids]))
         return out
 
     def tokenize(self, text: str) -> list[str]:
@@ -217,8 +216,12 @@ class MetaTokenizer:
 
     def decode(self, ids: Sequence[TokenId]) -> str:
         """Text of a mixed id stream: all token bytes concatenated, decoded as UTF-8
-        (bytes that are not valid UTF-8 become U+FFFD)."""
-        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+        (bytes that are not valid UTF-8 become U+FFFD). When the stream starts with an SGPE
+        id of a vocabulary with ``prepend_space``, the space encode() added is removed."""
+        text = self.decode_bytes(ids).decode("utf-8", errors="replace")
+        if ids and ids[0] >= self.offset and self.sgpe.prepend_space and text.startswith(" "):
+            text = text[1:]
+        return text
 
     def id_to_token(self, token_id: TokenId) -> str:
         """Display string of one id (SGPE token string, or tiktoken bytes shown as text)."""
