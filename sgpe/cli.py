@@ -595,8 +595,12 @@ def build_parser() -> argparse.ArgumentParser:
         "gives exactly the ids of VOCAB_JSON (sgpe or bytebpe); with --format meta, write the "
         "meta_config.json of the o200k_base + SGPE meta-vocabulary.",
     )
-    p.add_argument("--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)")
-    p.add_argument("--out", metavar="FILE", required=True, help="tokenizer.json (or meta_config.json) to write")
+    p.add_argument(
+        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
+    )
+    p.add_argument(
+        "--out", metavar="FILE", required=True, help="tokenizer.json (or meta_config.json) to write"
+    )
     p.add_argument(
         "--format", choices=("hf", "meta"), default="hf",
         help="hf: tokenizer.json; meta: meta_config.json sidecar",

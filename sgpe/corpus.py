@@ -218,7 +218,11 @@ def read_corpus(
     ``.txt`` file this reads the file once.
     """
     if isinstance(source, (str, Path)):
-        if isinstance(source, str) and ("\n" in source or not Path(source).suffix) and not Path(source).exists():
+        if (
+            isinstance(source, str)
+            and ("\n" in source or not Path(source).suffix)
+            and not Path(source).exists()
+        ):
             raise CorpusError(
                 f"{source[:40]!r}... is not a corpus file; to train on text in memory pass a "
                 "list of documents, e.g. train([text], ...)"

@@ -45,7 +45,17 @@ SAMPLE = REPO_ROOT / "sample_data"
 POLICIES = ("fallback", "unk")
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 # Components a stock tokenizers build knows; the export must use nothing else.
-STOCK_TYPES = {"Sequence", "Split", "Replace", "Prepend", "BPE", "ByteFallback", "Fuse", "Strip", "ByteLevel"}
+STOCK_TYPES = {
+    "Sequence",
+    "Split",
+    "Replace",
+    "Prepend",
+    "BPE",
+    "ByteFallback",
+    "Fuse",
+    "Strip",
+    "ByteLevel",
+}
 
 
 # ============================================================================ helpers

@@ -20,5 +20,12 @@ def test_core_import_loads_no_optional_dependency():
 def test_public_api():
     import sgpe
 
-    assert set(sgpe.__all__) == {"Tokenizer", "__version__", "load", "syllabify", "syllable_spans", "train"}
+    assert set(sgpe.__all__) == {
+        "Tokenizer",
+        "__version__",
+        "load",
+        "syllabify",
+        "syllable_spans",
+        "train",
+    }
     assert callable(sgpe.syllabify) and callable(sgpe.train)

@@ -47,7 +47,9 @@ def test_golden_example():
     # x2, " ලංකාව", "\n"; units " ලං" 3, කා 3, ව 1, "\n" 1 (+ the bare "ලං", count 0).
     # Ids: " ලං" 0, කා 1 (equal counts: " " sorts first), "\n" 2, ව 3, ලං 4. Merges:
     # (0, 1) count 3 -> " ලංකා"; then (" ලංකා", ව) count 1.
-    tok = sgpe.train(["ලංකා ලංකා ලංකාව"], vocab_size=10_000, prune_freq=1, min_freq=1, oov_policy="unk")
+    tok = sgpe.train(
+        ["ලංකා ලංකා ලංකාව"], vocab_size=10_000, prune_freq=1, min_freq=1, oov_policy="unk"
+    )
     assert tok.merges == [(" ලං", "කා"), (" ලංකා", "ව")]
     assert tok.tokenize("ලංකාව ලංකා") == [" ලංකාව", " ලංකා"]
 
@@ -88,7 +90,7 @@ def test_fast_trainer_matches_reference(
         d = " " + d if d and leading_space else d  # prepend_space follows leading_space
         expected.update(reference_pieces(d + "\n", leading_space, mode, word_chars))
     assert counts == expected
-    state, _, _ = trainer._prepare(counts)
+    state, _ = trainer._prepare(counts)
     base = len(state.symbols) + 5
     vocab_size = max(base + vocab_extra, 6)
     fallback = _fallback_symbols("auto") if policy == "fallback" else []
