@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import regex
 
@@ -128,11 +128,10 @@ def reference_pieces(
     text: str, leading_space: bool, mode: str, word_chars: frozenset[str]
 ) -> list[str]:
     """Pieces, cut by hand: whitespace-delimited runs, or runs of script word characters."""
-    is_word = (
-        (lambda c: not regex.match(r"\s", c))
-        if mode == "whitespace"
-        else (lambda c: c in word_chars)
-    )
+
+    def is_word(c: str) -> bool:
+        return c in word_chars if mode == "script" else not regex.match(r"\s", c)
+
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
@@ -157,7 +156,7 @@ def reference_pieces(
 
 def reference_train(
     piece_counts: Counter[str],
-    units_of,  # callable: piece -> list of units
+    units_of: Callable[[str], list[str]],
     *,
     vocab_size: int,
     prune_freq: int,
@@ -217,16 +216,16 @@ def reference_train(
 
 def reference_encode_units(units: list[str], merges: list[tuple[str, str]]) -> list[str]:
     """Seed 000 §4.3: apply the single best-ranked merge, rescan, repeat."""
-    rank = {}
+    rank: dict[tuple[str, str], int] = {}
     for r, m in enumerate(merges):
         rank.setdefault(m, r)
     tokens = list(units)
     while len(tokens) > 1:
         best_rank, best_i = len(merges), -1
         for i in range(len(tokens) - 1):
-            r = rank.get((tokens[i], tokens[i + 1]))
-            if r is not None and r < best_rank:
-                best_rank, best_i = r, i
+            found = rank.get((tokens[i], tokens[i + 1]))
+            if found is not None and found < best_rank:
+                best_rank, best_i = found, i
         if best_i < 0:
             break
         tokens[best_i : best_i + 2] = [tokens[best_i] + tokens[best_i + 1]]

@@ -1,0 +1,33 @@
+"""The code base stays lint-clean and fully typed (ruff; mypy --strict on the library)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = ["sgpe", "tests", "bench", "pages", "app.py"]
+
+
+def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(
+    shutil.which("ruff") is None, reason="ruff is not installed (pip install -e '.[dev]')"
+)
+def test_ruff_check_and_format():
+    check = _run("ruff", "check", *TARGETS)
+    assert check.returncode == 0, check.stdout + check.stderr
+    fmt = _run("ruff", "format", "--check", *TARGETS)
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+
+
+def test_mypy_strict_on_the_library():
+    pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
+    result = _run(sys.executable, "-m", "mypy", "sgpe")
+    assert result.returncode == 0, result.stdout + result.stderr
