@@ -201,15 +201,16 @@ def analyse_tokens(
             continue
         piece = data[start:end]
         cut = start in broken
-        views.append(
-            TokenView(
-                token_id,
-                piece,
-                cut=cut,
-                fallback=is_fallback,
-                label=label,
-                title=token_title(token_id, piece, cut=cut, label=label),
+        title = token_title(token_id, piece, cut=cut, label=label)
+        if start == end and sgpe_model and getattr(tokenizer, "prepend_space", False):
+            # The dummy space encode() puts before the text, alone in its token (the text
+            # starts with a tab or newline): it has no characters of the text to show.
+            label, title = (
+                "␣",
+                f"id {token_id}\nthe space encode() adds before the text (prepend_space)",
             )
+        views.append(
+            TokenView(token_id, piece, cut=cut, fallback=is_fallback, label=label, title=title)
         )
     n = len(encoded.ids)
     words = len(result.word_flags)
