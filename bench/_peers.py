@@ -252,11 +252,11 @@ def derive_bytebpe(src: Path, vocab_size: int, out: Path) -> int:
 
 
 def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+    # Imported here, not at the top: peer training subprocesses import this module and
+    # must not pay for (or count in their peak memory) the sgpe package.
+    from sgpe.runs import file_sha256 as sha256_of_file
+
+    return sha256_of_file(path)
 
 
 def code_fingerprint(key: str) -> str:

@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -78,11 +78,7 @@ class Schema:
     def class_regex(self, letter: str) -> str:
         """Regex source matching one symbol of a class: its units (longest first) or a char."""
         chars = self.classes[letter]
-        alternatives = [
-            re.escape(u.sequence)
-            for u in sorted(self.units, key=lambda u: (-len(u.sequence), u.sequence))
-            if u.cls == letter
-        ]
+        alternatives = [re.escape(u.sequence) for u in self.units_longest_first if u.cls == letter]
         alternatives.append(char_set(chars))
         return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
@@ -101,10 +97,15 @@ class Schema:
     def orphan_regex(self) -> str:
         return self.grammar_regex(self.orphan_grammar)
 
+    @cached_property
+    def units_longest_first(self) -> tuple[Unit, ...]:
+        """The units in the order a longest-match scan tries them."""
+        return tuple(sorted(self.units, key=lambda u: (-len(u.sequence), u.sequence)))
+
     def symbols(self, text: str) -> list[tuple[str, str]]:
         """Split text into (symbol, class letter), units taking precedence over single chars."""
         out: list[tuple[str, str]] = []
-        units = sorted(self.units, key=lambda u: -len(u.sequence))
+        units = self.units_longest_first
         i = 0
         while i < len(text):
             for u in units:

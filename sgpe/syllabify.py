@@ -155,7 +155,7 @@ def _dfa_longest(schema: Schema, text: str, pos: int) -> tuple[int, list[tuple[i
     best_path: list[tuple[int, str, str]] = []
     i = pos
     n = len(text)
-    units = sorted(schema.units, key=lambda u: -len(u.sequence))
+    units = schema.units_longest_first
     while i < n:
         for u in units:
             if text.startswith(u.sequence, i):

@@ -57,3 +57,14 @@ def shared_corpora() -> Path:
             "in place"
         )
     return SHARED_CORPORA
+
+
+@pytest.fixture(scope="module")
+def long_corpus(shared_corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 10,000 lines of si_train.txt as a file: a corpus whose training takes a few
+    seconds, long enough to kill or cancel a trainer mid-merge (runs and jobs tests)."""
+    path = tmp_path_factory.mktemp("corpus") / "si_head.txt"
+    with open(shared_corpora / "si_train.txt", "rb") as src, open(path, "wb") as dst:
+        for _, line in zip(range(10_000), src):
+            dst.write(line)
+    return path

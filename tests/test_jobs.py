@@ -262,15 +262,6 @@ def test_delete(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def long_corpus(shared_corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("corpus") / "si_head.txt"
-    with open(shared_corpora / "si_train.txt", "rb") as src, open(path, "wb") as dst:
-        for _, line in zip(range(10_000), src):
-            dst.write(line)
-    return path
-
-
-@pytest.fixture(scope="module")
 def reference_vocab(long_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The library trained in-process, uninterrupted, on the same file."""
     path = tmp_path_factory.mktemp("ref") / "vocab.json"

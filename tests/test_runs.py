@@ -108,15 +108,6 @@ def fingerprint(out: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def long_corpus(shared_corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("corpus") / "si_head.txt"
-    with open(shared_corpora / "si_train.txt", "rb") as src, open(path, "wb") as dst:
-        for _, line in zip(range(10_000), src):
-            dst.write(line)
-    return path
-
-
-@pytest.fixture(scope="module")
 def reference(long_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An uninterrupted run of the long corpus."""
     out = tmp_path_factory.mktemp("ref") / "run"
