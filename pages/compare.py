@@ -33,7 +33,9 @@ def tokenizer_key(choice: resources.Choice) -> str:
 st.title("Compare")
 st.caption(
     "One text, three tokenizers. A token with a **red left edge** starts inside a syllable "
-    "(a broken boundary); **boxed hex** like `E0 B6` are bytes that are not a whole "
+    "and tears it (a token reaches across the syllable's edge); a **grey left edge** is a "
+    "boundary between two parts of one syllable that SGPE spells from its own learned "
+    "parts (the syllable stays intact, it is just not one token); **boxed hex** like `E0 B6` are bytes that are not a whole "
     "character; a **dotted underline** marks SGPE fallback pieces (a syllable missing from "
     "its vocabulary, spelled with code points or bytes). Hover a token for its id, bytes "
     "and code points."
@@ -95,16 +97,22 @@ for (name, _, _tok, label), result in zip(entries, results):
     counts = result.counts
     st.subheader(name)
     st.caption(render.md_escape(label))
-    cols = st.columns(5)
+    cols = st.columns(6)
     cols[0].metric("Tokens", f"{int(counts['tokens']):,}")
     cols[1].metric("TWR", f"{counts['TWR']:.2f}", help="Tokens per whitespace word")
     cols[2].metric("Chars/token", f"{counts['chars/token']:.2f}")
     cols[3].metric(
         "Broken boundaries",
         f"{int(counts['broken boundaries']):,}",
-        help="Token boundaries strictly inside a syllable",
+        help="Token boundaries strictly inside a syllable (torn or between learned parts)",
     )
     cols[4].metric(
+        "Torn syllables",
+        f"{int(counts['torn syllables (straddling cuts)']):,}",
+        help="Boundaries inside a syllable next to a token that reaches across the "
+        "syllable's edge. Always 0 for SGPE.",
+    )
+    cols[5].metric(
         "Words with a broken syllable", f"{int(counts['words with a broken syllable']):,}"
     )
     st.html(

@@ -36,21 +36,27 @@ def show_side(
         tokens, new = step.tokens, step.new_index
         count = counts[step.rank] if counts is not None and step.rank < len(counts) else None
         finished = " (all merges applied)" if k > len(steps) else ""
+        what = {"part": "built part of a syllable", "join": "joined whole syllables"}.get(
+            step.kind, "merged"
+        )
         st.caption(
-            f"Step {done} of {len(steps)}{finished}: merged "
+            f"Step {done} of {len(steps)}{finished}: {what}, "
             f"“{render.md_escape(render.visible(step.pair[0]))}” + "
             f"“{render.md_escape(render.visible(step.pair[1]))}”, "
             f"rank {step.rank:,}" + (f", training count {count:,}" if count is not None else "")
         )
-    st.html(render.step_tokens_html(tokens, new))
+    st.html(render.step_tokens_html(tokens, new, steps[done - 1].kind if done else "join"))
     st.caption(f"{len(tokens)} tokens")
 
 
 st.title("Merges")
 st.caption(
-    "How the encoder turns a word into tokens: it starts from **syllables** (SGPE) or "
-    "**bytes** (byte-level BPE) and repeatedly merges the adjacent pair with the lowest "
-    "rank (the earliest learned). Step through both side by side."
+    "How the encoder turns a word into tokens: it starts from **characters** (SGPE, "
+    "hierarchical mode), **syllables** (SGPE, paper mode) or **bytes** (byte-level BPE) and "
+    "repeatedly merges the adjacent pair with the lowest rank (the earliest learned). SGPE "
+    "first builds each syllable from its parts (blue steps), then joins whole syllables "
+    "(yellow steps); no step ever joins part of one syllable to another. Step through both "
+    "side by side."
 )
 active = resources.active()
 words = st.text_input(
@@ -63,6 +69,7 @@ state.remember("mt", words)
 initial_s, steps_s = analysis.flatten_trace(active.sgpe.merge_trace(words))
 initial_b, steps_b = analysis.flatten_trace(active.base.merge_trace(words))
 last = max(len(steps_s), len(steps_b))
+sgpe_unit = "characters" if getattr(active.sgpe, "mode", "paper") == "hierarchical" else "syllables"
 if "mrg_step" not in st.session_state:
     state.init_widget("mrg_step", "step", 0, int)
 st.session_state["mrg_step"] = max(0, min(last, int(st.session_state["mrg_step"])))
@@ -85,14 +92,14 @@ state.sync_url({"mt": words if words != DEFAULT_WORDS else None, "step": str(k) 
 final_s = steps_s[-1].tokens if steps_s else initial_s
 final_b = steps_b[-1].tokens if steps_b else initial_b
 st.caption(
-    f"In all: SGPE goes from {len(initial_s)} syllables to {len(final_s)} tokens in "
+    f"In all: SGPE goes from {len(initial_s)} {sgpe_unit} to {len(final_s)} tokens in "
     f"{len(steps_s)} merges; byte-level BPE from {len(initial_b)} bytes to {len(final_b)} "
     f"tokens in {len(steps_b)} merges."
 )
 
 left, right = st.columns(2)
 with left:
-    show_side("SGPE", initial_s, steps_s, k, active.counts("sgpe"), "syllables")
+    show_side("SGPE", initial_s, steps_s, k, active.counts("sgpe"), sgpe_unit)
 with right:
     show_side(
         "Byte-level BPE",
@@ -139,13 +146,26 @@ first_n = c1.number_input(
     "First N merges", 1, max(len(rows), 1), min(200, max(len(rows), 1)), key="mrg_first"
 )
 needle = c2.text_input("Filter (substring of the left, right or merged token)", key="mrg_filter")
-table = pd.DataFrame(rows[: int(first_n)], columns=["rank", "left", "right", "merged", "count"])
+columns = ["rank", "kind", "left", "right", "merged", "count"]
+table = pd.DataFrame(rows, columns=columns)
 if needle:
+    # A filter searches every learned merge; the first N of the matches are shown.
     mask = (
         table["left"].str.contains(needle, regex=False)
         | table["right"].str.contains(needle, regex=False)
         | table["merged"].str.contains(needle, regex=False)
     )
-    table = table[mask]
-st.caption(f"{len(table):,} of the first {int(first_n):,} merges ({len(rows):,} learned).")
+    matches = int(mask.sum())
+    table = table[mask].head(int(first_n))
+    st.caption(
+        f"{matches:,} of {len(rows):,} learned merges contain “{render.md_escape(needle)}”; "
+        f"showing the first {len(table):,}. kind: part = builds part of one syllable, join = "
+        "joins whole syllables, bytes = byte-level BPE."
+    )
+else:
+    table = table.head(int(first_n))
+    st.caption(
+        f"The first {len(table):,} of {len(rows):,} learned merges. kind: part = builds part "
+        "of one syllable, join = joins whole syllables, bytes = byte-level BPE."
+    )
 st.dataframe(table, hide_index=True, width="stretch", height=360)

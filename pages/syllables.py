@@ -7,7 +7,7 @@ import streamlit as st
 
 from sgpe import syllable_spans
 from sgpe.syllabify import Span
-from sgpe.ui import analysis, render, state, style
+from sgpe.ui import analysis, render, resources, state, style
 
 state.require_frame()  # a shared link may reach this page before app.py ran
 
@@ -78,6 +78,27 @@ st.html(
         {k: counts[k if k != "syllable" else "syllables"] for k in style.KIND_COLOURS}
     )
     + render.syllables_html(views, show_invisible=show_invisible)
+)
+
+coverage = analysis.syllable_coverage(resources.active().sgpe, text)
+st.markdown("**These syllables in the active SGPE vocabulary**")
+cov = st.columns(4)
+cov[0].metric("One token", f"{coverage['whole']:,}", help="The syllable is exactly one token")
+cov[1].metric(
+    "Inside a longer token",
+    f"{coverage['joined']:,}",
+    help="The syllable is joined whole with its neighbours into one token",
+)
+cov[2].metric(
+    "Spelled from parts",
+    f"{coverage['parts']:,}",
+    help="Not learned as one token: spelled by several of its own parts (or code points), "
+    "each inside the syllable. The syllable is intact, not broken.",
+)
+cov[3].metric(
+    "Torn",
+    f"{coverage['torn']:,}",
+    help="Cut by a token that reaches across the syllable's edge. Never happens in SGPE.",
 )
 
 inspect_tab, table_tab = st.tabs(["Inspect a unit", "All units (table)"])

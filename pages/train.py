@@ -120,6 +120,15 @@ with st.container(border=True):
         if picked:
             corpus, name = files[picked], picked
     with st.form("train_form", border=False):
+        mode = st.radio(
+            "Training mode",
+            ["hierarchical", "paper"],
+            horizontal=True,
+            key="train_mode",
+            help="hierarchical: starts from code points; merges build parts of one syllable "
+            "or join whole syllables, so no token crosses a syllable boundary. paper: the "
+            "original SGPE, every syllable of the corpus is a base token.",
+        )
         c1, c2, c3 = st.columns(3)
         vocab_size = c1.number_input(
             "Vocabulary size",
@@ -137,7 +146,9 @@ with st.container(border=True):
             1_000_000,
             1,
             key="train_prune",
-            help="Syllables seen fewer times are dropped (they are spelled with fallback tokens).",
+            help="hierarchical: characters seen fewer times are left out of the base alphabet; "
+            "paper: syllables seen fewer times are dropped. Either way they are spelled with "
+            "fallback tokens.",
         )
         min_freq = c3.number_input(
             "Minimum pair frequency",
@@ -181,6 +192,7 @@ if submitted:
                     RunRequest(
                         **common,
                         model="sgpe",
+                        mode=str(mode),
                         prune_freq=int(prune_freq),
                         min_freq=int(min_freq),
                         leading_space=leading_space,

@@ -598,6 +598,7 @@ class ByteBPETokenizer:
                         pair=pair,
                         rank=best_rank - _BYTE_TOKENS,
                         tokens=tuple(show(t) for t in tokens),
+                        kind="bytes",
                     )
                 )
             traces.append(WordTrace(word=chunk, initial=initial, steps=tuple(steps)))

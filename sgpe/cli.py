@@ -29,6 +29,7 @@ from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
 # resume can tell which ones were given).
 TRAIN_DEFAULTS: dict[str, Any] = {
     "model": "sgpe",
+    "mode": "hierarchical",
     "prune_freq": 2,
     "min_freq": "2 for sgpe, 1 for bytebpe",
     "oov": "fallback",
@@ -39,7 +40,15 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "checkpoint_seconds": 5.0,
     "heartbeat_seconds": 1.0,
 }
-SGPE_ONLY = ("prune_freq", "oov", "script", "pieces", "no_leading_space", "no_prepend_space")
+SGPE_ONLY = (
+    "mode",
+    "prune_freq",
+    "oov",
+    "script",
+    "pieces",
+    "no_leading_space",
+    "no_prepend_space",
+)
 
 
 class UsageError(Exception):
@@ -323,6 +332,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
     return RunConfig(
         model=model,
         vocab_size=args.vocab_size,
+        mode=pick("mode", TRAIN_DEFAULTS["mode"]),
         prune_freq=pick("prune_freq", TRAIN_DEFAULTS["prune_freq"]),
         min_freq=pick("min_freq", DEFAULT_MIN_FREQ[model]),
         oov_policy=pick("oov", TRAIN_DEFAULTS["oov"]),
@@ -344,6 +354,7 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
     pairs = {
         "model": "model",
         "vocab_size": "vocab_size",
+        "mode": "mode",
         "prune_freq": "prune_freq",
         "min_freq": "min_freq",
         "oov": "oov_policy",
@@ -486,10 +497,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--model", choices=("sgpe", "bytebpe"), help=f"(default: {d['model']})")
     p.add_argument(
+        "--mode",
+        choices=("hierarchical", "paper"),
+        help="sgpe training mode: hierarchical (code-point base, merges that build parts of "
+        "one syllable or join whole syllables) or paper (the original SGPE: whole syllables "
+        f"as the base) (default: {d['mode']})",
+    )
+    p.add_argument(
         "--prune-freq",
         metavar="K",
         type=int,
-        help=f"drop syllables seen fewer than K times (default: {d['prune_freq']})",
+        help="hierarchical: keep characters seen at least K times in the base alphabet; "
+        f"paper: drop syllables seen fewer than K times (default: {d['prune_freq']})",
     )
     p.add_argument(
         "--min-freq",

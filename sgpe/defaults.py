@@ -14,6 +14,9 @@ SAMPLE_DATA = ROOT / "sample_data"
 SAMPLE_FILES = ("sinhala.txt", "hindi.txt", "mixed.txt")
 DEFAULT_VOCAB_SIZE = 4000
 DEFAULT_SGPE = SAMPLE_DATA / "vocab" / "sgpe_4k.json"
+# The same corpus and size in the original SGPE mode (whole syllables as the base): kept so
+# a test proves that mode still gives the vocabulary it gave before the hierarchical mode.
+PAPER_SGPE = SAMPLE_DATA / "vocab" / "sgpe_paper_4k.json"
 DEFAULT_BYTEBPE = SAMPLE_DATA / "vocab" / "bytebpe_4k.json"
 
 
@@ -25,8 +28,8 @@ def sample_documents() -> list[str]:
     return docs
 
 
-def build(out_dir: Path | None = None) -> tuple[Path, Path]:
-    """Train both default vocabularies and write them; return their paths."""
+def build(out_dir: Path | None = None) -> tuple[Path, Path, Path]:
+    """Train the shipped vocabularies and write them; return their paths."""
     from .bytebpe import ByteBPETokenizer
     from .train import train
 
@@ -38,10 +41,14 @@ def build(out_dir: Path | None = None) -> tuple[Path, Path]:
     tok.training["corpus"] = corpus
     sgpe_path = out_dir / DEFAULT_SGPE.name
     tok.save(sgpe_path)
+    paper = train(docs, vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1, mode="paper")
+    paper.training["corpus"] = corpus
+    paper_path = out_dir / PAPER_SGPE.name
+    paper.save(paper_path)
     byte = ByteBPETokenizer.train(docs, DEFAULT_VOCAB_SIZE)
     byte_path = out_dir / DEFAULT_BYTEBPE.name
     byte.save(byte_path, training={"corpus": corpus})
-    return sgpe_path, byte_path
+    return sgpe_path, byte_path, paper_path
 
 
 if __name__ == "__main__":

@@ -137,6 +137,8 @@ def to_hf(tokenizer: Tokenizer | ByteBPETokenizer) -> dict[str, Any]:
     Raises :class:`ExportError` if the vocabulary breaks an assumption of the construction.
     """
     if isinstance(tokenizer, Tokenizer):
+        if tokenizer.mode == "hierarchical":
+            return _HierarchicalExport(tokenizer).document()
         return _SgpeExport(tokenizer).document()
     from .bytebpe import ByteBPETokenizer
 
@@ -606,6 +608,101 @@ class _SgpeExport:
             "ignore_merges": False,
             "vocab": vocab,
             "merges": merges,
+        }
+        added = [_added_token(tok.vocab[t], t) for t in tok.special_tokens]
+        return _document(
+            added=added,
+            normalizer=normalizer,
+            pre_tokenizer={"type": "Sequence", "pretokenizers": pre},
+            decoder={"type": "Sequence", "decoders": decoders},
+            model=model,
+        )
+
+
+class _HierarchicalExport(_SgpeExport):
+    """The ``tokenizer.json`` of a hierarchical vocabulary (``mode="hierarchical"``).
+
+    Every token is built from characters by learned merges, so the file needs no assembly
+    merges and no extra tokens: its vocabulary is ours, id for id. The encoder works in two
+    phases per piece (:class:`sgpe.hierarchical.HierarchicalEncoder`); the file does the same
+    with stock parts:
+
+    1. **Pieces**, as for the paper mode.
+    2. **Runs.** ``K`` now matches the *joinable* units that the part merges assemble into
+       one token (:meth:`known_units`); a run of them is one pre-token, and every other unit
+       (an orphan, a unit left in several parts, one with a character outside the
+       vocabulary) is a pre-token of its own.
+    3. **Merges.** The part merges come first (in their learned order), then the join
+       merges. Inside a run the part merges assemble each unit separately: a part merge
+       ``(a, b)`` whose ``b`` can begin a unit needs ``a`` to end in a virama or joiner (a
+       conjunct) or to be the leading space, and after a joinable unit such a character
+       never starts a new unit. Then the join merges act on whole units in rank order,
+       exactly as the encoder's second phase. Characters outside the vocabulary fall back
+       to byte tokens (``byte_fallback``) or ``[UNK]``, which no merge touches.
+    """
+
+    def __init__(self, tok: Tokenizer) -> None:
+        super().__init__(tok)
+        self.units = self.known_units()
+
+    def known_units(self) -> list[str]:
+        """Tokens that are one joinable unit and that the part merges rebuild from their
+        characters (so a run of them merges exactly as the encoder's join phase)."""
+        from .hierarchical import joinable_span
+
+        tok = self.tok
+        hier = tok._hier
+        assert hier is not None
+        syll = hier.syll
+        out = []
+        for t, i in tok.vocab.items():
+            if t in tok.special_tokens or _BYTE_TOKEN.fullmatch(t):
+                continue
+            spans = syll.spans(t)
+            if len(spans) != 1 or not joinable_span(syll, t, spans[0]):
+                continue
+            ids, _, joinable = hier.unit(t, True)
+            if joinable and ids == [i]:
+                out.append(t)
+        return sorted(out)
+
+    def document(self) -> dict[str, Any]:
+        tok = self.tok
+        hier = tok._hier
+        assert hier is not None
+        vocab = {t: i for t, i in sorted(tok.vocab.items(), key=lambda kv: kv[1])}
+        merges = [[a, b] for (a, b), kind in zip(tok.merges, hier.kinds) if kind == "part"] + [
+            [a, b] for (a, b), kind in zip(tok.merges, hier.kinds) if kind == "join"
+        ]
+        seen: set[tuple[str, str]] = set()
+        unique = []
+        for a, b in merges:
+            if (a, b) not in seen:  # our encoder keeps the first rank of a repeated pair
+                seen.add((a, b))
+                unique.append([a, b])
+        known = self.known_unit_regex()
+        runs = f"(?:{known}){{1,{MAX_RUN}}}|{self.unit_regex(with_space=True)}"
+        splitter = get_word_splitter(tok.script, tok.leading_space, tok.pieces)
+        pre = [_split(_onig_from_python_re(splitter.pattern)), _split(runs)]
+        normalizer: dict[str, Any] | None = None
+        decoders: list[dict[str, Any]] = []
+        if self.fallback:
+            decoders.append({"type": "ByteFallback"})
+        decoders.append({"type": "Fuse"})
+        if tok.prepend_space:
+            normalizer = {"type": "Prepend", "prepend": " "}
+            decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+        model = {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": "[UNK]" if "[UNK]" in tok.vocab else None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": self.fallback,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": unique,
         }
         added = [_added_token(tok.vocab[t], t) for t in tok.special_tokens]
         return _document(

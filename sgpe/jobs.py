@@ -204,6 +204,7 @@ class RunRequest:
     name: str | None = None
     model: str = "sgpe"
     vocab_size: int = 32_000
+    mode: str = "hierarchical"
     prune_freq: int = 2
     min_freq: int | None = None  # None: 2 for sgpe, 1 for bytebpe
     oov_policy: str = "fallback"
@@ -222,6 +223,7 @@ class RunRequest:
         return RunConfig(
             model=self.model,
             vocab_size=self.vocab_size,
+            mode=self.mode,
             prune_freq=self.prune_freq,
             min_freq=min_freq,
             oov_policy=self.oov_policy,

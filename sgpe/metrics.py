@@ -33,6 +33,11 @@ and Hugging Face rows on ``si_dev.txt``/``hi_dev.txt`` these functions reproduce
   a token that cuts a syllable, but with ``oov_policy="fallback"`` a syllable missing from
   the vocabulary is spelled with code-point or byte tokens, and those cuts count.
   **broken_per_1k** = 1000 * broken / tokens.
+* **straddling**: broken cuts next to a token that reaches past the unit's edge (the
+  syllable is torn across tokens; SGPE never does this; a single plain space before the
+  unit does not count, as in a Metaspace or leading-space token ``" X"``), and **spelled_units**: units
+  with broken cuts none of which straddle (the unit is spelled by several of its own
+  parts). Each also per 1,000 tokens.
 * **words_with_broken**: words (as in *words*) that contain at least one broken cut; a
   cut inside a multi-byte whitespace character belongs to no word.
   **words_with_broken_pct** = 100 * that / words.
@@ -71,7 +76,7 @@ where it ends), so tokens with identical offsets add no cut.
 >>> text = "ශ්‍රී ලංකාව"  # units: ශ්‍රී (15 bytes), " " (1), ලං (6), කා (6), ව (3)
 >>> pieces = [text.encode()[:6], text.encode()[6:15], text.encode()[15:]]
 >>> broken_boundaries(text, spans_from_token_bytes(pieces))
-BrokenBoundaries(broken=1, word_flags=[True, False], positions=[6])
+BrokenBoundaries(broken=1, word_flags=[True, False], positions=[6], straddling=0, spelled_units=1, straddling_at=())
 """
 
 from __future__ import annotations
@@ -468,11 +473,21 @@ def token_byte_spans(tokenizer: Any, text: str) -> tuple[list[TokenId], list[Byt
 
 
 class BrokenBoundaries(NamedTuple):
-    """Cuts strictly inside a unit: how many, which words hold one, and where (bytes)."""
+    """Cuts strictly inside a unit: how many, which words hold one, and where (bytes).
+
+    A broken cut is of one of two kinds. It *straddles* when a token on either side of it
+    reaches past the unit's edge (the token holds the end of one unit and the start of
+    the next, or more): a syllable torn across tokens. Otherwise both neighbours lie inside
+    the unit: the syllable is *spelled* by several of its own parts (the hierarchical SGPE
+    mode does this for a syllable it has not learned whole).
+    """
 
     broken: int
     word_flags: list[bool]  # one per word of text.split(): holds a broken cut
     positions: list[int]  # the broken cuts' byte offsets, ascending
+    straddling: int = 0  # broken cuts next to a token that crosses the unit's edge
+    spelled_units: int = 0  # units with a broken cut, all of whose cuts are not straddling
+    straddling_at: tuple[int, ...] = ()  # the straddling cuts' byte offsets, ascending
 
     @property
     def words_with_broken(self) -> int:
@@ -524,7 +539,9 @@ def broken_boundaries(
     `mask` may pass a precomputed :func:`inside_unit_mask` of `text`.
 
     >>> broken_boundaries("අ ආ", [(0, 1), (1, 3), (3, 4), (4, 7)])  # 1 is inside අ
-    BrokenBoundaries(broken=1, word_flags=[True, False], positions=[1])
+    BrokenBoundaries(broken=1, word_flags=[True, False], positions=[1], straddling=0, spelled_units=1, straddling_at=())
+    >>> broken_boundaries("කා", [(0, 3), (3, 6)])  # ක + ා: a syllable spelled by two parts
+    BrokenBoundaries(broken=1, word_flags=[True], positions=[3], straddling=0, spelled_units=1, straddling_at=())
     """
     inside = mask if mask is not None else inside_unit_mask(text, script)
     cuts = set()
@@ -538,13 +555,43 @@ def broken_boundaries(
         )
     positions = sorted(p for p in cuts if inside[p])
     flags = [False] * len(text.split())
-    if positions:
-        starts, ends = _word_byte_ranges(text)
-        for p in positions:
-            k = bisect_right(starts, p) - 1
-            if k >= 0 and p < ends[k]:
-                flags[k] = True
-    return BrokenBoundaries(len(positions), flags, positions)
+    if not positions:
+        return BrokenBoundaries(0, flags, positions)
+    starts, ends = _word_byte_ranges(text)
+    for p in positions:
+        k = bisect_right(starts, p) - 1
+        if k >= 0 and p < ends[k]:
+            flags[k] = True
+    bounds = [b for b in range(len(inside)) if not inside[b]]
+    first_start: dict[int, int] = {}  # token end -> earliest start of a token ending there
+    last_end: dict[int, int] = {}  # token start -> latest end of a token starting there
+    for start, end in spans:
+        first_start[end] = min(start, first_start.get(end, start))
+        last_end[start] = max(end, last_end.get(start, end))
+    straddling = 0
+    straddling_at: list[int] = []
+    cut_units: set[int] = set()
+    torn_units: set[int] = set()
+    raw = text.encode("utf-8")
+    for p in positions:
+        k = bisect_right(bounds, p) - 1
+        lo, hi = bounds[k], bounds[k + 1]
+        cut_units.add(k)
+        # A plain space before a unit may ride with it (a leading-space or Metaspace token
+        # " X"); reaching further left, or past the unit's end, tears the syllable.
+        reach = lo - 1 if lo > 0 and raw[lo - 1] == 0x20 else lo
+        if first_start.get(p, lo) < reach or last_end.get(p, hi) > hi:
+            straddling += 1
+            straddling_at.append(p)
+            torn_units.add(k)
+    return BrokenBoundaries(
+        len(positions),
+        flags,
+        positions,
+        straddling,
+        len(cut_units - torn_units),
+        tuple(straddling_at),
+    )
 
 
 # ============================================================================
@@ -588,7 +635,7 @@ def evaluate(
     encode, finish = adapter.encode, adapter.finish
     clock = time.perf_counter
     n_lines = chars = words = tokens = unk = roundtrip_fail = 0
-    broken = words_with_broken = inexact = 0
+    broken = words_with_broken = inexact = straddling = spelled = 0
     seconds = 0.0
     for line in lines:
         if line.endswith("\n"):
@@ -605,6 +652,8 @@ def evaluate(
         unk += encoded.unk
         roundtrip_fail += encoded.decoded != line
         broken += result.broken
+        straddling += result.straddling
+        spelled += result.spelled_units
         words_with_broken += result.words_with_broken
         inexact += not encoded.exact
     return {
@@ -620,6 +669,10 @@ def evaluate(
         "roundtrip_fail_pct": _ratio(roundtrip_fail, n_lines, 100.0),
         "broken": broken,
         "broken_per_1k": _ratio(broken, tokens, 1000.0),
+        "straddling": straddling,
+        "straddling_per_1k": _ratio(straddling, tokens, 1000.0),
+        "spelled_units": spelled,
+        "spelled_per_1k": _ratio(spelled, tokens, 1000.0),
         "words_with_broken": words_with_broken,
         "words_with_broken_pct": _ratio(words_with_broken, words, 100.0),
         "encode_seconds": seconds,

@@ -26,6 +26,9 @@ class MergeStep:
     pair: tuple[str, str]  # display strings of the two tokens merged
     rank: int  # merge rank: 0 = first merge learned = highest priority
     tokens: tuple[str, ...]  # the word's tokens (display strings) after this step
+    # "part": builds a part of one syllable; "join": joins whole syllables (every paper-mode
+    # merge); "bytes": a byte-level BPE merge.
+    kind: str = "join"
 
 
 @dataclass(frozen=True)

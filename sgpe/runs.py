@@ -107,6 +107,7 @@ class RunConfig:
 
     model: str = "sgpe"
     vocab_size: int = 32_000
+    mode: str = "hierarchical"
     prune_freq: int = 2
     min_freq: int = 2
     oov_policy: str = "fallback"
@@ -151,6 +152,7 @@ class RunConfig:
 
         return TrainSettings(
             vocab_size=self.vocab_size,
+            mode=self.mode,  # type: ignore[arg-type]
             prune_freq=self.prune_freq,
             min_freq=self.min_freq,
             leading_space=self.leading_space,
@@ -166,6 +168,8 @@ class RunConfig:
         if self.model == "sgpe":
             keys = ["vocab_size", "prune_freq", "min_freq", "oov_policy", "script", "pieces"]
             keys += ["leading_space", "prepend_space"]
+            if self.mode != "paper":
+                keys.append("mode")  # so that runs made before the modes keep their fingerprint
         else:
             keys = ["vocab_size", "min_freq", "pattern"]
         data = {k: getattr(self, k) for k in ["model", *keys, "corpus_name", "corpus_sha256"]}
@@ -191,6 +195,8 @@ class RunConfig:
                 f"of sgpe reads {FORMAT_VERSION}"
             )
         kwargs: dict[str, Any] = {}
+        if data.get("model", "sgpe") == "sgpe" and "mode" not in data:
+            kwargs["mode"] = "paper"  # written before the hierarchical mode existed
         for f in dataclasses.fields(cls):
             if f.name in data:
                 value = data[f.name]
@@ -1306,7 +1312,7 @@ def _describe(config: RunConfig) -> str:
     if config.model == "bytebpe":
         return f"bytebpe vocab_size={config.vocab_size} min_freq={config.min_freq} pattern={config.pattern}"
     return (
-        f"sgpe vocab_size={config.vocab_size} prune_freq={config.prune_freq} "
+        f"sgpe mode={config.mode} vocab_size={config.vocab_size} prune_freq={config.prune_freq} "
         f"min_freq={config.min_freq} oov={config.oov_policy} script={config.script} "
         f"pieces={config.pieces} leading_space={config.leading_space}"
     )

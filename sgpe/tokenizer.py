@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from .hierarchical import HierarchicalEncoder
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .words import get_word_splitter
 
@@ -36,6 +37,12 @@ FORMAT_VERSION = 1
 REFERENCE_VERSION = "sgpe_v1.0.0"  # seed 000 §3.7; kept so the original encoder can read our files
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
 _LONG_RUN = 24  # runs longer than this use the heap-based merge
+
+
+# Byte tokens a hierarchical vocabulary carries for its lossless fallback: every ASCII
+# character is a token of its own, so only the bytes of multi-byte UTF-8 sequences are
+# needed (continuation bytes 80..BF and lead bytes C2..F4; C0, C1 and F5..FF never occur).
+FALLBACK_BYTES = tuple(range(0x80, 0xC0)) + tuple(range(0xC2, 0xF5))
 
 
 def byte_token(b: int) -> str:
@@ -63,9 +70,11 @@ class Tokenizer:
         special_tokens: Sequence[str] = SPECIAL_TOKENS,
         training: dict[str, Any] | None = None,
         source: str = "<vocab>",
+        mode: str = "paper",
     ) -> None:
         self.vocab = dict(vocab)
-        self.merges = [tuple(m) for m in merges]
+        self.mode = mode
+        self.merges: list[tuple[str, str]] = [(m[0], m[1]) for m in merges]
         self.leading_space = leading_space
         self.script = script
         self.pieces = pieces
@@ -87,13 +96,20 @@ class Tokenizer:
         self.unk_id = self.vocab.get("[UNK]", -1)
         self._space_id = self.vocab.get(" ")
         self._byte_ids = (
-            [self.vocab[byte_token(b)] for b in range(256)] if oov_policy == "fallback" else []
+            [self.vocab.get(byte_token(b), -1) for b in range(256)]
+            if oov_policy == "fallback"
+            else []
         )
         self._splitter = get_word_splitter(script, leading_space, pieces)
         self._units = self._splitter.units
         self._pieces = self._splitter.pieces
         self._cache: dict[str, list[int]] = {}
         self._span_cache: dict[str, tuple[list[int], list[int]]] = {}
+        self._hier: HierarchicalEncoder | None = None
+        if mode == "hierarchical":
+            self._hier = HierarchicalEncoder(
+                self.vocab, self.merges, script, leading_space, self._spell_char
+            )
 
     def _check(self, source: str) -> None:
         n = len(self.vocab)
@@ -110,7 +126,21 @@ class Tokenizer:
                 raise ValueError(f"{source}: key 'special_tokens': {t!r} is not in the vocabulary")
         if self.oov_policy not in ("fallback", "unk"):
             raise ValueError(f"{source}: key 'oov_policy' must be 'fallback' or 'unk'")
-        if self.oov_policy == "fallback":
+        if self.mode not in ("hierarchical", "paper"):
+            raise ValueError(f"{source}: key 'mode' must be 'hierarchical' or 'paper'")
+        if self.mode == "hierarchical":
+            missing = [repr(chr(c)) for c in range(128) if chr(c) not in self.vocab]
+            if self.oov_policy == "fallback":
+                missing += [
+                    byte_token(b) for b in FALLBACK_BYTES if byte_token(b) not in self.vocab
+                ]
+            if missing:
+                raise ValueError(
+                    f"{source}: key 'vocab': a hierarchical vocabulary needs every ASCII "
+                    f"character (and, with oov_policy 'fallback', the byte tokens <0x80>..<0xBF>, "
+                    f"<0xC2>..<0xF4>); missing {', '.join(missing[:4])}"
+                )
+        elif self.oov_policy == "fallback":
             missing = [byte_token(b) for b in range(256) if byte_token(b) not in self.vocab]
             if " " not in self.vocab:
                 missing.insert(0, "' '")
@@ -199,6 +229,8 @@ class Tokenizer:
         return ids, spans
 
     def _encode_piece(self, piece: str) -> list[int]:
+        if self._hier is not None:
+            return self._hier.encode_piece(piece)[0]
         get = self.vocab.get
         found = [get(u) for u in self._units(piece)]
         if None in found:  # an out-of-vocabulary syllable: the general path
@@ -207,6 +239,8 @@ class Tokenizer:
         return self._bpe(ids) if len(ids) > 1 else ids
 
     def _encode_piece_with_lengths(self, piece: str) -> tuple[list[int], list[int]]:
+        if self._hier is not None:
+            return self._hier.encode_piece(piece)
         ids: list[int] = []
         lengths: list[int] = []
         vocab = self.vocab
@@ -355,6 +389,8 @@ class Tokenizer:
         out: list[WordTrace] = []
         if text and self.prepend_space:
             text = " " + text  # what encode() sees
+        if self._hier is not None:
+            return [self._trace_hierarchical(piece) for piece in self._pieces(text)]
         for piece in self._pieces(text):
             # (ids, mergeable): runs of known syllables merge; fallback spellings never do.
             parts: list[tuple[list[int], bool]] = []
@@ -381,6 +417,72 @@ class Tokenizer:
                 steps.append(MergeStep(pair, rank, _names(names, parts)))
             out.append(WordTrace(piece, initial, tuple(steps)))
         return out
+
+    def _trace_hierarchical(self, piece: str) -> WordTrace:
+        """Both phases of :class:`sgpe.hierarchical.HierarchicalEncoder` step by step: part
+        merges inside the units (lowest rank first, across the piece), then join merges
+        between whole units. The final tokens equal :meth:`encode`."""
+        from .hierarchical import joinable_span
+
+        assert self._hier is not None
+        hier = self._hier
+        names = self._id_to_token
+        syll = hier.syll
+        spans = syll.spans(piece)
+        units: list[list[int]] = []
+        for sp in spans:
+            ids: list[int] = []
+            for ch in piece[sp.start : sp.end]:
+                i = self.vocab.get(ch)
+                ids.extend([i] if i is not None else self._spell_char(ch))
+            units.append(ids)
+        initial = tuple(names[i] for u in units for i in u)
+        steps: list[MergeStep] = []
+        part = hier.part_ranks
+        while True:
+            best: tuple[tuple[int, int], int, int] | None = None  # (rank, id), unit, index
+            for k, ids in enumerate(units):
+                for i in range(len(ids) - 1):
+                    r = part.get((ids[i], ids[i + 1]))
+                    if r is not None and (best is None or r < best[0]):
+                        best = (r, k, i)
+            if best is None:
+                break
+            (rank, merged), k, i = best
+            ids = units[k]
+            pair = (names[ids[i]], names[ids[i + 1]])
+            ids[i : i + 2] = [merged]
+            steps.append(MergeStep(pair, rank, tuple(names[j] for u in units for j in u), "part"))
+        # Join phase: a node is a whole unit that is one known token, or a barrier.
+        nodes: list[tuple[list[int], bool]] = []
+        for sp, ids in zip(spans, units):
+            text = piece[sp.start : sp.end]
+            joinable = hier.unit(text, joinable_span(syll, piece, sp))[2]
+            nodes.append((ids, joinable))
+        join = hier.join_ranks
+        while True:
+            jbest: tuple[tuple[int, int], int] | None = None
+            for k in range(len(nodes) - 1):
+                (a, ja), (b, jb) = nodes[k], nodes[k + 1]
+                if ja and jb:
+                    r = join.get((a[0], b[0]))
+                    if r is not None and (jbest is None or r < jbest[0]):
+                        jbest = (r, k)
+            if jbest is None:
+                break
+            (rank, merged), k = jbest
+            pair = (names[nodes[k][0][0]], names[nodes[k + 1][0][0]])
+            nodes[k : k + 2] = [([merged], True)]
+            tokens = tuple(names[j] for ids, _ in nodes for j in ids)
+            steps.append(MergeStep(pair, rank, tokens, "join"))
+        return WordTrace(piece, initial, tuple(steps))
+
+    def _spell_char(self, ch: str) -> list[int]:
+        """A character that is not a token (hierarchical mode): its UTF-8 byte tokens, or
+        one ``[UNK]``."""
+        if not self._byte_ids:
+            return [self.unk_id]
+        return [self._byte_ids[b] for b in ch.encode("utf-8")]
 
     def _spell(self, unit: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """An OOV unit: ``[UNK]``, or code-point tokens and UTF-8 byte tokens (fallback)."""
@@ -416,6 +518,7 @@ class Tokenizer:
             "pieces": self.pieces,
             "prepend_space": self.prepend_space,
             "oov_policy": self.oov_policy,
+            **({"mode": self.mode} if self.mode != "paper" else {}),
             "training": self.training,
             "merges": [list(m) for m in self.merges],
             "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
@@ -476,6 +579,7 @@ class Tokenizer:
             special_tokens=_typed(data, "special_tokens", list, source),
             training=data.get("training") or {},
             source=source,
+            mode=str(data.get("mode", "paper")),
         )
 
     @classmethod
@@ -486,7 +590,8 @@ class Tokenizer:
     def __repr__(self) -> str:
         return (
             f"Tokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)}, "
-            f"script={self.script!r}, leading_space={self.leading_space}, oov={self.oov_policy!r})"
+            f"mode={self.mode!r}, script={self.script!r}, leading_space={self.leading_space}, "
+            f"oov={self.oov_policy!r})"
         )
 
 

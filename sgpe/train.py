@@ -34,11 +34,15 @@ from pathlib import Path
 from typing import Literal
 
 from .corpus import CorpusInfo, read_corpus
+from .hierarchical import HierarchicalEngine, ResumeMismatch, build_state, merge_kind
 from .schema import schemas_for
-from .tokenizer import SPECIAL_TOKENS, Tokenizer, byte_token
+from .syllabify import get_syllabifier
+from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer, byte_token
 from .words import get_word_splitter
 
 OOVPolicy = Literal["fallback", "unk"]
+Mode = Literal["hierarchical", "paper"]
+MODES = ("hierarchical", "paper")
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
 # carriage return) with character tokens rather than bytes; the space is needed anyway for
 # the " X" -> " " + "X" rule.
@@ -50,6 +54,12 @@ class TrainSettings:
     """Everything that determines the learned vocabulary (and nothing else)."""
 
     vocab_size: int = 32_000
+    # "hierarchical" (default): code-point base, merges that build parts of one syllable
+    # or join whole syllables (sgpe/hierarchical.py). "paper": the original SGPE, whole
+    # syllables as the base alphabet.
+    mode: Mode = "hierarchical"
+    # paper: syllables seen fewer times are merge barriers; hierarchical: characters seen
+    # fewer times stay out of the base alphabet (spelled with byte tokens).
     prune_freq: int = 2
     min_freq: int = 2
     leading_space: bool = True
@@ -71,6 +81,8 @@ class TrainSettings:
             raise ValueError(
                 f"prune_freq must be >= 0 and min_freq >= 1 (got {self.prune_freq}, {self.min_freq})"
             )
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.oov_policy not in ("fallback", "unk"):
             raise ValueError(f"oov_policy must be 'fallback' or 'unk', got {self.oov_policy!r}")
         schemas_for(self.script)  # raises for an unknown script
@@ -83,6 +95,10 @@ class TrainSettings:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    @property
+    def hierarchical(self) -> bool:
+        return self.mode == "hierarchical"
 
 
 @dataclass(frozen=True)
@@ -205,6 +221,14 @@ class GPETrainer:
     ) -> Tokenizer:
         """Learn the merges from piece counts and return the trained :class:`Tokenizer`."""
         s = self.settings
+        if s.hierarchical:
+            return self._fit_hierarchical(
+                piece_counts,
+                progress=progress,
+                checkpoint_every=checkpoint_every,
+                on_checkpoint=on_checkpoint,
+                resume_merges=resume_merges,
+            )
         state, pruned = self._prepare(piece_counts)
         target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
         if len(state.symbols) > target_symbols:
@@ -246,22 +270,88 @@ class GPETrainer:
             resume_merges=resume_merges,
         )
 
-    # ---------------------------------------------------------------- output
-    def _build_tokenizer(self, state: _State, pruned: Counter[str]) -> Tokenizer:
+    # ---------------------------------------------------------------- hierarchical
+    def _piece_units(self, piece_counts: Counter[str]) -> dict[str, list[str]]:
+        plain = [p for p in piece_counts if "\n" not in p]
+        piece_units = dict(zip(plain, self.splitter.units_of_many(plain)))
+        for p in piece_counts:
+            if "\n" in p:
+                piece_units[p] = self.splitter.units(p)
+        return piece_units
+
+    def base_alphabet(self, piece_counts: Counter[str]) -> list[str]:
+        """The hierarchical base symbols: characters of the corpus seen at least
+        ``prune_freq`` times, all of ASCII, and (fallback) the byte tokens that spell any
+        other character. Sorted, so the corpus order does not matter."""
         s = self.settings
-        freq = [0] * len(state.symbols)
-        for w, c in zip(state.words, state.counts):
-            for ch in w:
-                freq[ord(ch)] += c
+        char_counts: Counter[str] = Counter()
+        for p, c in piece_counts.items():
+            for ch in p:
+                char_counts[ch] += c
+        # ASCII is always in: a missing ASCII character would cost a byte token anyway.
+        chars = {chr(i) for i in range(128)}
+        chars |= {ch for ch, c in char_counts.items() if c >= s.prune_freq}
+        base = sorted(chars)
         if s.oov_policy == "fallback":
-            for u, c in pruned.items():
-                for piece in _spell(u, state.symbol_id):
-                    freq[state.symbol_id[piece]] += c
+            base += [byte_token(b) for b in FALLBACK_BYTES]
+        return base
+
+    def _fit_hierarchical(
+        self,
+        piece_counts: Counter[str],
+        *,
+        progress: ProgressFn | None,
+        checkpoint_every: int,
+        on_checkpoint: CheckpointFn | None,
+        resume_merges: Sequence[tuple[str, str]],
+    ) -> Tokenizer:
+        s = self.settings
+        base = self.base_alphabet(piece_counts)
+        target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
+        if len(base) > target_symbols:
+            raise ValueError(
+                f"vocab_size={s.vocab_size} is smaller than the base vocabulary: "
+                f"{len(SPECIAL_TOKENS)} special tokens + {len(base)} symbols (the corpus's "
+                "characters, ASCII and byte tokens). "
+                f"Use vocab_size >= {len(base) + len(SPECIAL_TOKENS)}, or raise prune_freq to "
+                "drop rare characters."
+            )
+        syll = get_syllabifier(s.script, s.leading_space)
+        state = build_state(
+            self._piece_units(piece_counts), piece_counts, base, s.script, s.leading_space
+        )
+        engine = HierarchicalEngine(state, syll)
+
+        def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+            assert progress is not None
+            progress(ProgressEvent(step, target, pair, count, t))
+
+        def save(step: int, merges: list[tuple[str, str, str]]) -> None:
+            assert on_checkpoint is not None
+            on_checkpoint(step, [(a, b) for a, b, _ in merges])
+
+        try:
+            engine.run(
+                target_symbols=target_symbols,
+                min_freq=s.min_freq,
+                progress=hook if progress is not None else None,
+                checkpoint_every=checkpoint_every,
+                on_checkpoint=save if on_checkpoint is not None else None,
+                resume=[(a, b, merge_kind(a, b, syll)) for a, b in resume_merges],
+            )
+        except ResumeMismatch as err:
+            raise ResumeError(str(err)) from None
+        freq = engine.usage()
         order = sorted(range(len(state.symbols)), key=lambda i: (freq[i] == 0, -freq[i], i))
         vocab = {t: i for i, t in enumerate(SPECIAL_TOKENS)}
         for i in order:
             vocab.setdefault(state.symbols[i], len(vocab))
-        merges = [(state.symbols[a], state.symbols[b]) for a, b in state.merges]
+        merges = [(a, b) for a, b, _ in engine.merge_list()]
+        return self._tokenizer(vocab, merges)
+
+    # ---------------------------------------------------------------- output
+    def _tokenizer(self, vocab: dict[str, int], merges: list[tuple[str, str]]) -> Tokenizer:
+        s = self.settings
         info = self.corpus_info
         training = {
             "corpus": info.name if info else None,
@@ -279,7 +369,25 @@ class GPETrainer:
             prune_freq=s.prune_freq,
             min_freq=s.min_freq,
             training=training,
+            mode=s.mode,
         )
+
+    def _build_tokenizer(self, state: _State, pruned: Counter[str]) -> Tokenizer:
+        s = self.settings
+        freq = [0] * len(state.symbols)
+        for w, c in zip(state.words, state.counts):
+            for ch in w:
+                freq[ord(ch)] += c
+        if s.oov_policy == "fallback":
+            for u, c in pruned.items():
+                for piece in _spell(u, state.symbol_id):
+                    freq[state.symbol_id[piece]] += c
+        order = sorted(range(len(state.symbols)), key=lambda i: (freq[i] == 0, -freq[i], i))
+        vocab = {t: i for i, t in enumerate(SPECIAL_TOKENS)}
+        for i in order:
+            vocab.setdefault(state.symbols[i], len(vocab))
+        merges = [(state.symbols[a], state.symbols[b]) for a, b in state.merges]
+        return self._tokenizer(vocab, merges)
 
 
 def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
@@ -432,6 +540,7 @@ def train(
     corpus: str | Path | Iterable[str],
     *,
     vocab_size: int = 32_000,
+    mode: Mode = "hierarchical",
     prune_freq: int = 2,
     min_freq: int = 2,
     leading_space: bool = True,
@@ -449,6 +558,7 @@ def train(
     """
     settings = TrainSettings(
         vocab_size=vocab_size,
+        mode=mode,
         prune_freq=prune_freq,
         min_freq=min_freq,
         leading_space=leading_space,

@@ -295,11 +295,11 @@ def test_merge_trace_steps_through_each_merge() -> None:
     tok = ByteBPETokenizer.train(["ab ab ab"], 258, pattern="gpt2")
     first, second = tok.merge_trace("ab ab")
     assert first.word == "ab" and first.initial == ("a", "b")
-    assert first.steps == (MergeStep(("a", "b"), 0, ("ab",)),)
+    assert first.steps == (MergeStep(("a", "b"), 0, ("ab",), "bytes"),)
     assert second.initial == (" ", "a", "b")
     assert second.steps == (
-        MergeStep(("a", "b"), 0, (" ", "ab")),
-        MergeStep((" ", "ab"), 1, (" ab",)),
+        MergeStep(("a", "b"), 0, (" ", "ab"), "bytes"),
+        MergeStep((" ", "ab"), 1, (" ab",), "bytes"),
     )
     assert second.final == (" ab",)
 

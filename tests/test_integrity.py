@@ -429,28 +429,72 @@ def test_sample_vocabularies_are_whole_syllables(sample_docs, leading_space, oov
         leading_space=leading_space,
         oov_policy=oov_policy,
         pieces=pieces,
+        mode="paper",
     )
     assert len(tok.merges) > 1000
     assert broken_tokens(tok) == []
 
 
 def test_shipped_vocabulary_is_whole_syllables():
-    tok = sgpe.Tokenizer.load(SAMPLE_DATA / "vocab" / "sgpe_4k.json")
+    tok = sgpe.Tokenizer.load(SAMPLE_DATA / "vocab" / "sgpe_paper_4k.json")
     assert broken_tokens(tok) == []
+
+
+def straddling_cuts(tok: Tokenizer, lines: Iterable[str]) -> tuple[int, int, int]:
+    """(tokens, broken cuts, straddling cuts) of ``tok`` over ``lines`` (sgpe.metrics)."""
+    tokens = broken = straddling = 0
+    for line in lines:
+        spans = encode_for_metrics(tok, line).spans
+        result = broken_boundaries(line, spans)
+        tokens += len(spans)
+        broken += result.broken
+        straddling += result.straddling
+    return tokens, broken, straddling
+
+
+@pytest.mark.parametrize("pieces", ["whitespace", "script"])
+@pytest.mark.parametrize("oov_policy", ["fallback", "unk"])
+@pytest.mark.parametrize("leading_space", [True, False])
+def test_hierarchical_vocabularies_never_straddle(sample_docs, leading_space, oov_policy, pieces):
+    """The hierarchical mode spells unlearned syllables from their parts (broken cuts) but
+    no token ever reaches across a syllable edge (no straddling cut)."""
+    tok = sgpe.train(
+        sample_docs,
+        vocab_size=3000,
+        prune_freq=1,
+        leading_space=leading_space,
+        oov_policy=oov_policy,
+        pieces=pieces,
+    )
+    assert tok.mode == "hierarchical" and len(tok.merges) > 1000
+    held_out = [line[::-1] for line in sample_docs[::5]]  # unseen words, same characters
+    tokens, broken, straddling = straddling_cuts(tok, sample_docs + held_out)
+    assert tokens > 20_000 and broken > 0
+    assert straddling == 0
+
+
+def test_shipped_hierarchical_vocabulary_never_straddles(sample_docs):
+    tok = sgpe.Tokenizer.load(SAMPLE_DATA / "vocab" / "sgpe_4k.json")
+    assert tok.mode == "hierarchical"
+    assert straddling_cuts(tok, sample_docs)[2] == 0
 
 
 @pytest.mark.parametrize("oov_policy", ["fallback", "unk"])
 @pytest.mark.parametrize("lang", ["si", "hi"])
 def test_corpus_vocabularies_are_whole_syllables(shared_corpora, lang, oov_policy):
     docs = _head(shared_corpora / f"{lang}_train.txt", 3000)
-    tok = sgpe.train(docs, vocab_size=8000, oov_policy=oov_policy)
+    tok = sgpe.train(docs, vocab_size=8000, oov_policy=oov_policy, mode="paper")
     assert len(tok.merges) > 3000
     assert broken_tokens(tok) == []
+    hier = sgpe.train(docs, vocab_size=8000, oov_policy=oov_policy)
+    dev = _head(shared_corpora / f"{lang}_dev.txt", 500)
+    tokens, _broken, straddling = straddling_cuts(hier, dev)
+    assert tokens > 5_000 and straddling == 0
 
 
 def test_the_checker_catches_a_token_that_cuts_a_syllable(sample_docs):
     """A hand-made vocabulary with a merge that splits a conjunct is reported."""
-    tok = sgpe.train(sample_docs[:50], vocab_size=700, prune_freq=1, oov_policy="unk")
+    tok = sgpe.train(sample_docs[:50], vocab_size=700, prune_freq=1, oov_policy="unk", mode="paper")
     assert broken_tokens(tok) == []
     vocab = dict(tok.vocab)
     # "ක" and the orphan "්" are each one unit, but "ක්" is one syllable: gluing them as
@@ -465,7 +509,7 @@ def test_the_checker_catches_a_token_that_cuts_a_syllable(sample_docs):
 def test_encoding_known_text_never_cuts_a_unit(sample_docs):
     """With every syllable in the vocabulary (prune_freq=1), encoding the training text
     yields zero broken boundaries by sgpe.metrics' definition."""
-    tok = sgpe.train(sample_docs, vocab_size=3000, prune_freq=1)
+    tok = sgpe.train(sample_docs, vocab_size=3000, prune_freq=1, mode="paper")
     broken = 0
     for line in sample_docs:
         spans = encode_for_metrics(tok, line).spans
@@ -508,15 +552,16 @@ def test_bytebpe_smaller_vocabulary_is_a_merge_prefix(sample_docs, tmp_path):
         assert derived.encode(text) == small.encode(text)
 
 
-def test_sgpe_smaller_vocabulary_is_a_merge_prefix(sample_docs):
-    """The same holds for SGPE: its base vocabulary (kept syllables, fallback symbols)
-    does not depend on vocab_size, and the merge loop only stops earlier."""
-    big = sgpe.train(sample_docs, vocab_size=5000, prune_freq=1)
+@pytest.mark.parametrize("mode", ["hierarchical", "paper"])
+def test_sgpe_smaller_vocabulary_is_a_merge_prefix(sample_docs, mode):
+    """The same holds for SGPE: its base vocabulary (kept syllables or characters, fallback
+    symbols) does not depend on vocab_size, and the merge loop only stops earlier."""
+    big = sgpe.train(sample_docs, vocab_size=5000, prune_freq=1, mode=mode)
     results = {a + b for a, b in big.merges}
     base = set(big.vocab) - results
     text = "\n".join(sample_docs[::7])
     for size in (3300, 4000, 4600):
-        small = sgpe.train(sample_docs, vocab_size=size, prune_freq=1)
+        small = sgpe.train(sample_docs, vocab_size=size, prune_freq=1, mode=mode)
         k = len(small.merges)
         assert small.merges == big.merges[:k]
         assert set(small.vocab) == base | {a + b for a, b in big.merges[:k]}
@@ -525,5 +570,6 @@ def test_sgpe_smaller_vocabulary_is_a_merge_prefix(sample_docs):
             big.merges[:k],
             oov_policy="fallback",
             prepend_space=small.prepend_space,
+            mode=mode,
         )
         assert prefix.tokenize(text) == small.tokenize(text)

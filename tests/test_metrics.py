@@ -95,7 +95,7 @@ def split_at(text: str, cuts: Sequence[int]) -> list[bytes]:
 
 @pytest.fixture(scope="module")
 def sgpe_tiny() -> Tokenizer:
-    return sgpe.train(CORPUS, vocab_size=800, prune_freq=1)
+    return sgpe.train(CORPUS, vocab_size=800, prune_freq=1, mode="paper")
 
 
 @pytest.fixture(scope="module")
@@ -274,12 +274,24 @@ def test_sgpe_fallback_spelling_counts_as_broken(sgpe_tiny: Tokenizer) -> None:
 
 
 def test_sgpe_unk_policy_counts_unk() -> None:
-    tok = sgpe.train(CORPUS, vocab_size=300, prune_freq=1, oov_policy="unk")
+    tok = sgpe.train(CORPUS, vocab_size=300, prune_freq=1, oov_policy="unk", mode="paper")
     encoded = encode_for_metrics(tok, "ශ්‍රී ඝෞ")
     assert encoded.unk == 1
     assert encoded.spans[-1] == (15, 22)  # [UNK] spans what it replaced: " ඝෞ"
     m = evaluate(tok, ["ශ්‍රී ඝෞ", "ශ්‍රී"])
     assert (m["unk"], m["roundtrip_fail"], m["broken"]) == (1, 1, 0)
+
+
+def test_hierarchical_spells_parts_and_never_straddles() -> None:
+    """The default mode spells a syllable it never learned whole from its own parts: those
+    cuts are broken (inside the syllable) but none straddles a syllable edge."""
+    tok = sgpe.train(CORPUS, vocab_size=700, prune_freq=1)
+    text = "ශ්‍රී ක්‍ෂෞ"  # ක්‍ෂෞ never occurs in CORPUS
+    result = broken_boundaries(text, encode_for_metrics(tok, text).spans)
+    assert result.broken > 0 and result.straddling == 0 and result.spelled_units == 1
+    m = evaluate(tok, [*CORPUS, text])
+    assert m["straddling"] == 0 and m["spelled_units"] >= 1
+    assert m["roundtrip_fail"] == 0 and m["unk"] == 0
 
 
 def test_bytebpe_breaks_conjuncts(bytebpe_tiny: ByteBPETokenizer) -> None:

@@ -22,12 +22,12 @@ DOCS = [
 
 @pytest.fixture(scope="module")
 def tok() -> Tokenizer:
-    return sgpe.train(DOCS, vocab_size=800, prune_freq=1)
+    return sgpe.train(DOCS, vocab_size=800, prune_freq=1, mode="paper")
 
 
 @pytest.fixture(scope="module")
 def unk_tok() -> Tokenizer:
-    return sgpe.train(DOCS, vocab_size=300, prune_freq=1, oov_policy="unk")
+    return sgpe.train(DOCS, vocab_size=300, prune_freq=1, oov_policy="unk", mode="paper")
 
 
 @pytest.mark.parametrize(
@@ -113,7 +113,7 @@ def test_unk_policy_is_paper_faithful(unk_tok):
 
 
 def test_missing_leading_space_syllable_falls_back_to_space_plus_syllable():
-    tok = sgpe.train(["ලංකා ලංකා", "ලංකා"], vocab_size=2000, prune_freq=1)
+    tok = sgpe.train(["ලංකා ලංකා", "ලංකා"], vocab_size=2000, prune_freq=1, mode="paper")
     assert " ලං" in tok.vocab and "ලං" in tok.vocab
     text = "x ලංකා"  # " ලං" exists; now a syllable seen only inside words:
     assert tok.tokenize("x කා") == [" ", "x", " ", "කා"]  # " x" and " කා" were never seen

@@ -29,7 +29,7 @@ def test_golden_example():
     ties by symbol id: "\\n", " ලංකා", "ලංකා", " ලංකාව"), then unused ones by symbol id.
     """
     tok = sgpe.train(
-        ["ලංකා ලංකා ලංකාව"], vocab_size=13, prune_freq=1, min_freq=1, oov_policy="unk",
+        ["ලංකා ලංකා ලංකාව"], vocab_size=13, mode="paper", prune_freq=1, min_freq=1, oov_policy="unk",
         prepend_space=False,
     )  # fmt: skip
     assert tok.merges == [(" ලං", "කා"), ("ලං", "කා"), (" ලංකා", "ව")]
@@ -41,14 +41,24 @@ def test_golden_example():
     assert tok.encode("ලංකාව ලංකා") == [7, 12, 6]
     # min_freq=2 (the default) stops after step 1: the best remaining count is 1.
     assert sgpe.train(
-        ["ලංකා ලංකා ලංකාව"], vocab_size=13, prune_freq=1, oov_policy="unk", prepend_space=False
+        ["ලංකා ලංකා ලංකාව"],
+        vocab_size=13,
+        mode="paper",
+        prune_freq=1,
+        oov_policy="unk",
+        prepend_space=False,
     ).merges == [(" ලං", "කා")]
     # With prepend_space (the default) the document is " ලංකා ලංකා ලංකාව": pieces " ලංකා"
     # x2, " ලංකාව", "\n"; units " ලං" 3, කා 3, ව 1, "\n" 1 (+ the bare "ලං", count 0).
     # Ids: " ලං" 0, කා 1 (equal counts: " " sorts first), "\n" 2, ව 3, ලං 4. Merges:
     # (0, 1) count 3 -> " ලංකා"; then (" ලංකා", ව) count 1.
     tok = sgpe.train(
-        ["ලංකා ලංකා ලංකාව"], vocab_size=10_000, prune_freq=1, min_freq=1, oov_policy="unk"
+        ["ලංකා ලංකා ලංකාව"],
+        vocab_size=10_000,
+        mode="paper",
+        prune_freq=1,
+        min_freq=1,
+        oov_policy="unk",
     )
     assert tok.merges == [(" ලං", "කා"), (" ලංකා", "ව")]
     assert tok.tokenize("ලංකාව ලංකා") == [" ලංකාව", " ලංකා"]
@@ -78,7 +88,7 @@ def test_fast_trainer_matches_reference(
     docs = ["".join(d) for d in docs]
     assume(any(d.strip() for d in docs))
     settings_ = TrainSettings(
-        vocab_size=10_000, prune_freq=prune_freq, min_freq=min_freq, leading_space=leading_space,
+        vocab_size=10_000, mode="paper", prune_freq=prune_freq, min_freq=min_freq, leading_space=leading_space,
         oov_policy=policy, pieces=mode,
     )  # fmt: skip
     trainer = GPETrainer(settings_)
@@ -106,10 +116,14 @@ def test_fast_trainer_matches_reference(
 
 def test_ties_are_broken_by_smallest_pair():
     # "ab" and "cd" occur equally often; equal frequencies give ids by string: a < b < c < d.
-    tok = sgpe.train(["cd ab"] * 3, vocab_size=10_000, prune_freq=1, leading_space=False)
+    tok = sgpe.train(
+        ["cd ab"] * 3, vocab_size=10_000, mode="paper", prune_freq=1, leading_space=False
+    )
     assert tok.merges == [("a", "b"), ("c", "d")]
     # "cab": (c, a) and (a, b) tie; (a, b) is the smaller pair although (c, a) comes first.
-    tok = sgpe.train(["cab"] * 2, vocab_size=10_000, prune_freq=1, leading_space=False)
+    tok = sgpe.train(
+        ["cab"] * 2, vocab_size=10_000, mode="paper", prune_freq=1, leading_space=False
+    )
     assert tok.merges[0] == ("a", "b")
 
 
@@ -123,19 +137,19 @@ def test_vocab_size_too_small_is_explained():
 
 def test_prune_makes_barriers_and_fallback_spells_them():
     docs = ["කා කා කා ශ්‍රී"]
-    tok = sgpe.train(docs, vocab_size=2000, prune_freq=2, min_freq=1)
+    tok = sgpe.train(docs, vocab_size=2000, mode="paper", prune_freq=2, min_freq=1)
     assert " ශ්‍රී" not in tok.vocab and "ශ්‍රී" not in tok.vocab
     assert tok.tokenize("ශ්‍රී") == [" ", "ශ", "්", "\u200d", "ර", "ී"]  # " ශ්‍රී" pruned
     assert tok.decode(tok.encode("කා ශ්‍රී")) == "කා ශ්‍රී"
-    unk = sgpe.train(docs, vocab_size=200, prune_freq=2, min_freq=1, oov_policy="unk")
+    unk = sgpe.train(docs, vocab_size=200, mode="paper", prune_freq=2, min_freq=1, oov_policy="unk")
     assert unk.tokenize("ශ්‍රී") == ["[UNK]"]
 
 
 def test_same_corpus_same_bytes(tmp_path):
     docs = ["ශ්‍රී ලංකාව සුන්දර රටකි.", "ලංකාවේ ජනතාව 2024 දී", "नमस्ते दुनिया", "ශ්‍රී ලංකාව"] * 5
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    sgpe.train(docs, vocab_size=700, prune_freq=1).save(a)
-    sgpe.train(list(reversed(docs)), vocab_size=700, prune_freq=1).save(
+    sgpe.train(docs, vocab_size=700, mode="paper", prune_freq=1).save(a)
+    sgpe.train(list(reversed(docs)), vocab_size=700, mode="paper", prune_freq=1).save(
         b
     )  # corpus order does not matter
     data = json.loads(a.read_text(encoding="utf-8"))
@@ -146,14 +160,14 @@ def test_same_corpus_same_bytes(tmp_path):
         k: v for k, v in data_b.items() if k != "training"
     }
     c = tmp_path / "c.json"
-    sgpe.train(docs, vocab_size=700, prune_freq=1).save(c)
+    sgpe.train(docs, vocab_size=700, mode="paper", prune_freq=1).save(c)
     assert a.read_bytes() == c.read_bytes()
 
 
 def test_resume_from_checkpoint_is_byte_identical(tmp_path, shared_corpora):
     with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
         docs = f.read().split("\n")[:800]
-    settings_ = TrainSettings(vocab_size=4000, prune_freq=2)
+    settings_ = TrainSettings(vocab_size=4000, mode="paper", prune_freq=2)
     checkpoints: dict[int, list] = {}
     full = GPETrainer(settings_)
     tok = full.fit(
@@ -173,7 +187,7 @@ def test_resume_from_checkpoint_is_byte_identical(tmp_path, shared_corpora):
 
 
 def test_resume_with_foreign_checkpoint_is_refused():
-    trainer = GPETrainer(TrainSettings(vocab_size=700, prune_freq=1))
+    trainer = GPETrainer(TrainSettings(vocab_size=700, mode="paper", prune_freq=1))
     with pytest.raises(ResumeError, match="another corpus"):
         trainer.fit(trainer.count(["ශ්‍රී ලංකාව"]), resume_merges=[("x", "y")])
 
@@ -181,7 +195,11 @@ def test_resume_with_foreign_checkpoint_is_refused():
 def test_progress_callback_reports_every_merge():
     events = []
     tok = sgpe.train(
-        ["ලංකා ලංකා ලංකාව ලංකාව"] * 3, vocab_size=800, prune_freq=1, progress=events.append
+        ["ලංකා ලංකා ලංකාව ලංකාව"] * 3,
+        vocab_size=800,
+        mode="paper",
+        prune_freq=1,
+        progress=events.append,
     )
     assert [e.step for e in events] == list(range(1, len(tok.merges) + 1))
     assert events[0].pair == tok.merges[0] and events[0].count >= events[-1].count
@@ -198,6 +216,6 @@ def test_settings_are_validated():
 
 def test_keeps_words_seen_once(shared_corpora):
     """The reference drops hapax words before pruning (ANCHORS 3a); we keep every piece."""
-    trainer = GPETrainer(TrainSettings(vocab_size=2000, prune_freq=1))
+    trainer = GPETrainer(TrainSettings(vocab_size=2000, mode="paper", prune_freq=1))
     counts = trainer.count(["අපූර්ව වචනයක්", "සාමාන්‍ය වචනයක්"])
     assert counts[" වචනයක්"] == 2 and counts[" අපූර්ව"] == 1  # " ": prepend_space

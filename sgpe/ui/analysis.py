@@ -25,7 +25,7 @@ import regex
 from sgpe import metrics
 from sgpe.protocol import WordTrace
 from sgpe.schema import CLASS_LETTERS, load_schema
-from sgpe.syllabify import Span, trace
+from sgpe.syllabify import Span, syllable_spans, trace
 
 from .render import TokenView, UnitView, char_name, code_points, token_title, visible
 
@@ -153,6 +153,43 @@ def char_rows(unit: str, script: str = "auto", leading_space: bool = False) -> l
     return rows
 
 
+# ============================================================================ coverage
+
+
+def syllable_coverage(tokenizer: Any, text: str) -> dict[str, int]:
+    """How a tokenizer covers the syllables of ``text`` (units of the ``syllable`` kind):
+    ``whole`` — exactly one token; ``joined`` — inside a token that holds whole syllables;
+    ``parts`` — spelled by several tokens that each lie inside the syllable (learned parts);
+    ``torn`` — cut by a token that reaches across the syllable's edge."""
+    encoded = metrics.encode_for_metrics(tokenizer, text)
+    raw = text.encode("utf-8")
+    starts = {s for s, e in encoded.spans if s < e}
+    # A token " X" (leading space or Metaspace) starts the syllable X after its space.
+    starts |= {s + 1 for s in starts if s < len(raw) and raw[s] == 0x20}
+    ends = {e for s, e in encoded.spans if s < e}
+    result = metrics.broken_boundaries(text, encoded.spans)
+    torn_at = set(result.straddling_at)
+    out = {"syllables": 0, "whole": 0, "joined": 0, "parts": 0, "torn": 0}
+    offsets = [0]
+    for ch in text:
+        offsets.append(offsets[-1] + len(ch.encode("utf-8")))
+    for span in syllable_spans(text):
+        if span.kind != "syllable":
+            continue
+        out["syllables"] += 1
+        lo, hi = offsets[span.start], offsets[span.end]
+        inner = [p for p in result.positions if lo < p < hi]
+        if any(p in torn_at for p in inner):
+            out["torn"] += 1
+        elif inner:
+            out["parts"] += 1
+        elif lo in starts and hi in ends:
+            out["whole"] += 1
+        else:
+            out["joined"] += 1
+    return out
+
+
 # ============================================================================ tokens
 
 
@@ -188,20 +225,23 @@ def analyse_tokens(
     data = text.encode("utf-8")
     result = metrics.broken_boundaries(text, encoded.spans, script=script)
     broken = set(result.positions)
+    torn = set(result.straddling_at)
     byte_limit = len(text[:limit].encode("utf-8"))
     views: list[TokenView] = []
     fallback = 0
     sgpe_model = getattr(tokenizer, "model", "") == "sgpe"
     for token_id, (start, end) in zip(encoded.ids, encoded.spans):
         label, is_fallback = _label_and_fallback(tokenizer, token_id)
-        if sgpe_model and (start in broken or end in broken):
+        hierarchical = sgpe_model and getattr(tokenizer, "mode", "paper") == "hierarchical"
+        if sgpe_model and not hierarchical and (start in broken or end in broken):
             is_fallback = True  # a code-point piece of a syllable missing from the vocabulary
         fallback += is_fallback
         if start >= byte_limit and start > 0:
             continue
         piece = data[start:end]
         cut = start in broken
-        title = token_title(token_id, piece, cut=cut, label=label)
+        part = cut and start not in torn
+        title = token_title(token_id, piece, cut=cut, label=label, part=part)
         if start == end and sgpe_model and getattr(tokenizer, "prepend_space", False):
             # The dummy space encode() puts before the text, alone in its token (the text
             # starts with a tab or newline): it has no characters of the text to show.
@@ -210,7 +250,9 @@ def analyse_tokens(
                 f"id {token_id}\nthe space encode() adds before the text (prepend_space)",
             )
         views.append(
-            TokenView(token_id, piece, cut=cut, fallback=is_fallback, label=label, title=title)
+            TokenView(
+                token_id, piece, cut=cut, part=part, fallback=is_fallback, label=label, title=title
+            )
         )
     n = len(encoded.ids)
     words = len(result.word_flags)
@@ -221,6 +263,8 @@ def analyse_tokens(
         "TWR": n / words if words else 0.0,
         "chars/token": len(text) / n if n else 0.0,
         "broken boundaries": result.broken,
+        "torn syllables (straddling cuts)": result.straddling,
+        "syllables spelled from parts": result.spelled_units,
         "words with a broken syllable": result.words_with_broken,
         "UNK": encoded.unk,
         "fallback tokens": fallback,
@@ -240,6 +284,7 @@ class GlobalStep:
     rank: int
     tokens: tuple[str, ...]  # the whole text's tokens after this step
     new_index: int  # position of the merged token in ``tokens``
+    kind: str = "join"  # "part" (inside one syllable), "join" (whole syllables), "bytes"
 
 
 def flatten_trace(traces: Sequence[WordTrace]) -> tuple[tuple[str, ...], list[GlobalStep]]:
@@ -267,6 +312,7 @@ def flatten_trace(traces: Sequence[WordTrace]) -> tuple[tuple[str, ...], list[Gl
                     step.rank,
                     tuple(tok for word in current for tok in word),
                     start + pos,
+                    step.kind,
                 )
             )
             before = after
@@ -274,15 +320,20 @@ def flatten_trace(traces: Sequence[WordTrace]) -> tuple[tuple[str, ...], list[Gl
 
 
 def merges_table(tokenizer: Any, counts: Sequence[int] | None) -> list[dict[str, Any]]:
-    """Every learned merge in rank order: rank, left, right, merged token, training count."""
+    """Every learned merge in rank order: rank, left, right, merged token, training count,
+    and its kind ("part" of one syllable, "join" of whole syllables, "bytes")."""
     rows = []
+    kinds: Sequence[str]
     if getattr(tokenizer, "model", "") == "sgpe":
         pairs = [(a, b, a + b) for a, b in tokenizer.merges]
+        hier = getattr(tokenizer, "_hier", None)
+        kinds = hier.kinds if hier is not None else ["join"] * len(pairs)
     else:
         pairs = [
             (tokenizer.id_to_token(a), tokenizer.id_to_token(b), tokenizer.id_to_token(256 + r))
             for r, (a, b) in enumerate(tokenizer.merges)
         ]
+        kinds = ["bytes"] * len(pairs)
     for rank, (a, b, m) in enumerate(pairs):
         rows.append(
             {
@@ -291,6 +342,7 @@ def merges_table(tokenizer: Any, counts: Sequence[int] | None) -> list[dict[str,
                 "right": b,
                 "merged": m,
                 "count": counts[rank] if counts is not None and rank < len(counts) else None,
+                "kind": kinds[rank],
             }
         )
     return rows

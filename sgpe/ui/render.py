@@ -220,6 +220,10 @@ class TokenView:
     token_id: int
     data: bytes  # the token's bytes in the text
     cut: bool = False  # starts strictly inside a syllable (a broken boundary)
+    # The cut above is between two parts of one syllable that each lie inside it (the
+    # hierarchical SGPE mode spells a syllable it has not learned whole from its parts):
+    # the syllable is intact, only not one token. False for a cut that tears a syllable.
+    part: bool = False
     fallback: bool = False  # a byte/code-point fallback or [UNK] token
     label: str | None = None  # shown instead of the bytes (e.g. "[UNK]")
     title: str = ""
@@ -238,7 +242,7 @@ def tokens_html(
     for n, t in enumerate(tokens, start=first_index):
         cls = f"tok c{n % len(TOKEN_COLOURS)}"
         if t.cut:
-            cls += " cut"
+            cls += " part" if t.part else " cut"
         if t.fallback:
             cls += " fallback"
         text = t.data.decode("utf-8", errors="ignore") if t.label is None else ""
@@ -246,7 +250,8 @@ def tokens_html(
             f'<span class="{cls}"'
             + _attr("data-id", t.token_id)
             + _attr("data-i", n)
-            + (_attr("data-cut", "1") if t.cut else "")
+            + (_attr("data-cut", "1") if t.cut and not t.part else "")
+            + (_attr("data-part", "1") if t.cut and t.part else "")
             + (_attr("title", t.title) if t.title else "")
             + _marker_attrs(text, show_invisible)
             + f">{token_text_html(t.data, t.label)}</span>"
@@ -259,7 +264,9 @@ def tokens_html(
     )
 
 
-def token_title(token_id: int, data: bytes, *, cut: bool, label: str | None = None) -> str:
+def token_title(
+    token_id: int, data: bytes, *, cut: bool, label: str | None = None, part: bool = False
+) -> str:
     """Hover text for a token: id, text, bytes, code points, and a broken-boundary note."""
     lines = [f"id {token_id}"]
     text = data.decode("utf-8", errors="replace")
@@ -270,7 +277,9 @@ def token_title(token_id: int, data: bytes, *, cut: bool, label: str | None = No
     else:
         lines.append(f"{visible(text)!s}  ({code_points(text)})")
     lines.append(f"{len(data)} byte{'s' if len(data) != 1 else ''}")
-    if cut:
+    if cut and part:
+        lines.append("a part of a syllable: the syllable is spelled by its own parts")
+    elif cut:
         lines.append("starts inside a syllable: a broken boundary")
     return "\n".join(lines)
 
@@ -278,14 +287,17 @@ def token_title(token_id: int, data: bytes, *, cut: bool, label: str | None = No
 # ============================================================================ merge steps
 
 
-def step_tokens_html(tokens: Sequence[str], new_index: int | None = None) -> str:
-    """A token sequence of the merge stepper; the token just made is highlighted.
+def step_tokens_html(
+    tokens: Sequence[str], new_index: int | None = None, kind: str = "join"
+) -> str:
+    """A token sequence of the merge stepper; the token just made is highlighted (in its own
+    colour when the step assembled part of a syllable rather than joining whole ones).
 
     Token strings come from the tokenizers' display form: ``<0xNN>`` marks a stray byte.
     """
     parts = []
     for i, tok in enumerate(tokens):
-        cls = "tok new" if i == new_index else "tok"
+        cls = ("tok new part" if kind == "part" else "tok new") if i == new_index else "tok"
         parts.append(
             f'<span class="{cls}"'
             + _attr("title", code_points(tok) or "(empty)")

@@ -81,6 +81,7 @@ def _default_counts(model: str) -> list[int] | None:
         tok = sgpe.train(
             docs,
             vocab_size=shipped.vocab_size,
+            mode=shipped.mode,
             prune_freq=shipped.prune_freq,
             min_freq=shipped.min_freq,
             leading_space=shipped.leading_space,

@@ -57,6 +57,7 @@ CSS = f"""
 .sgpe-box span.syl.k-orphan {{ box-shadow: inset 0 -3px 0 #c2410c; }}
 {"".join(f".sgpe-box span.tok.c{i}{{background:{c}}}" for i, c in enumerate(TOKEN_COLOURS))}
 .sgpe-box span.tok.cut {{ box-shadow: inset 3px 0 0 #c0262d; }}
+.sgpe-box span.tok.part {{ box-shadow: inset 2px 0 0 #8a8a8a; }}
 .sgpe-box span.tok.fallback {{ text-decoration: underline dotted #7a4b00; }}
 .sgpe-box span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
@@ -89,6 +90,7 @@ CSS = f"""
   border-radius: .25rem; padding: .05rem .25rem; background: #e9eef0; white-space: pre;
 }}
 .sgpe-steps span.tok.new {{ background: #fde68a; box-shadow: inset 0 0 0 2px #d97706; }}
+.sgpe-steps span.tok.new.part {{ background: #dbeafe; box-shadow: inset 0 0 0 2px #2563eb; }}
 .sgpe-steps span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
 }}

@@ -18,6 +18,7 @@ KIND_ORDER = (
     "special",
     "byte fallback",
     "character",
+    "syllable part",
     "syllable",
     "multi-syllable",
     "partial character",
@@ -35,6 +36,8 @@ def _token_kind_sgpe(tok: Any, token_id: int, token: str, merged: set[str]) -> s
     spans = syllable_spans(token, leading_space=tok.leading_space)
     if len(spans) == 1 and spans[0].kind == "syllable":
         return "syllable"
+    if len(token) > 1 and getattr(tok, "mode", "paper") == "hierarchical":
+        return "syllable part"  # built by part merges: a piece of a syllable
     return "character"
 
 
@@ -42,7 +45,10 @@ def vocab_table(tokenizer: Any) -> list[dict[str, Any]]:
     """One row per token: id, display form, kind, length in syllables, code points, bytes."""
     rows = []
     if getattr(tokenizer, "model", "") == "sgpe":
-        merged = {a + b for a, b in tokenizer.merges}
+        hier = getattr(tokenizer, "_hier", None)
+        kinds = hier.kinds if hier is not None else ["join"] * len(tokenizer.merges)
+        # Tokens made by joining whole syllables (every merge of the paper mode).
+        merged = {a + b for (a, b), k in zip(tokenizer.merges, kinds) if k == "join"}
         ls = tokenizer.leading_space
         for token_id in range(tokenizer.vocab_size):
             token = tokenizer.id_to_token(token_id)

@@ -1,0 +1,538 @@
+"""Hierarchical GPE: BPE from code points, with merges that never cut a syllable.
+
+The default training mode (``mode="hierarchical"``). The base alphabet is code points,
+so nothing is ever out of vocabulary and no syllable inventory is forced into the
+vocabulary; syllables are *assembled* by merges like any other frequent string. One rule
+keeps syllables intact: a merge is legal only if its result is
+
+* **part** of a single syllable (a "part" merge: ``ක`` + ``ා`` → ``කා``), or
+* a sequence of **whole** syllables (a "join" merge: ``ලං`` + ``කා`` → ``ලංකා``),
+
+inside one piece (word). So no token ever straddles a syllable boundary; a syllable is
+either one token, a run of whole syllables inside one token, or spelled by several of its
+own parts. Both kinds of merge compete in one frequency order, so the budget goes where it
+pays. Orphans (a vowel sign or virama with no base) never join other syllables: where they
+stand the syllabifier's boundaries depend on context, and the HF export isolates them.
+
+The trainer keeps two levels of state:
+
+1. **Syllable types.** Every distinct unit (syllable, orphan, passthrough character, with
+   its leading space) is a string of symbol ids, weighted by how often it occurs in the
+   corpus. Part merges act here, once per type, whatever words it occurs in.
+2. **Words.** Every distinct piece is a string with one character per unit: the unit's
+   symbol id once the unit is a single symbol, else a *placeholder* for that unit type (a
+   code point at or above :data:`_LIMIT`). Join merges act here; pairs that touch a
+   placeholder are never counted. When a part merge completes a syllable, its placeholder
+   is replaced by the new symbol in every word that holds it (an inverted index
+   ``syllable → words``), and those words' pairs are recounted.
+
+Pair counts are incremental at both levels (inverted indexes ``pair → syllable types`` and
+``pair → words``), and one max-heap with lazy refresh holds both kinds: an entry is
+``(-count, pair, kind)``, so ties go to the smallest pair of ids, then to part before join.
+
+Encoding (:class:`HierarchicalEncoder`) is the same rule applied in two phases per piece:
+each unit is assembled with the part merges in rank order (cached per unit), then the
+units that became single tokens are joined with the join merges in rank order; a unit
+left in several parts, and every orphan, is a barrier. Because a join merge that uses a
+syllable is always learned after that syllable is complete, this gives the same tokens as
+applying all merges in one rank order, and it is what the Hugging Face export reproduces
+(part merges ranked first, then join merges).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .schema import OTHER
+from .syllabify import Span, Syllabifier, get_syllabifier
+
+MergeKind = Literal["part", "join"]
+PART: MergeKind = "part"
+JOIN: MergeKind = "join"
+_KIND_CODE = {PART: 0, JOIN: 1}
+_CODE_KIND: tuple[MergeKind, MergeKind] = (PART, JOIN)
+# Symbol ids are code points below _LIMIT; characters at or above it are placeholders
+# (a unit not yet assembled) or the barrier (a character outside the base alphabet).
+_LIMIT = 0x80000
+_BARRIER = chr(_LIMIT)
+_FIRST_PLACEHOLDER = _LIMIT + 1
+
+ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
+CheckpointHook = Callable[[int, list[tuple[str, str, str]]], None]
+
+
+class ResumeMismatch(ValueError):
+    """A checkpoint's merges do not fit this corpus and these settings."""
+
+
+@dataclass
+class HierarchicalState:
+    """Both levels of the merge loop's state (see the module docstring)."""
+
+    symbols: list[str]
+    symbol_id: dict[str, int]
+    unit_strings: list[str]  # unit types, in sorted order
+    unit_parts: list[str]  # symbol-id strings, one per unit type
+    unit_weight: list[int]  # occurrences of the unit in the corpus
+    unit_joinable: list[bool]  # may take part in join merges (not an orphan, fully known)
+    unit_words: list[list[int]]  # word indexes that contain the unit (for completions)
+    words: list[str]  # level-2 strings (symbol ids and placeholders)
+    counts: list[int]
+    merges: list[tuple[int, int, int]] = field(default_factory=list)  # (left, right, kind code)
+
+
+def joinable_span(syll: Syllabifier, text: str, span: Span) -> bool:
+    """May this unit take part in join merges?
+
+    Syllables and characters no schema knows (Latin, digits, punctuation) may. Orphans and
+    schema characters read as passthrough (a bare ZWJ) may not: whether they stand alone
+    depends on what precedes them, so a merge learned inside a syllable could otherwise
+    reach across their boundary (``ක්`` + ZWJ + ``ෂ`` is one syllable, ``x`` + ZWJ + ``ෂ`` is
+    three units).
+    """
+    if span.kind == "syllable":
+        return True
+    if span.kind != "passthrough":
+        return False
+    ch = text[span.end - 1]
+    return all(s.classify(ch) == OTHER for s in syll.schemas)
+
+
+def unit_joinable(units: Sequence[str], script: str, leading_space: bool) -> list[bool]:
+    """For each unit string (as the syllabifier emitted it): :func:`joinable_span`."""
+    syll = get_syllabifier(script, leading_space)
+    out = []
+    for u in units:
+        s = syll.spans(u)
+        out.append(len(s) == 1 and joinable_span(syll, u, s[0]))
+    return out
+
+
+def merge_kind(left: str, right: str, syll: Syllabifier) -> MergeKind:
+    """The kind of a merge, from its two strings alone.
+
+    ``join`` when both sides are runs of whole joinable units and the syllabifier puts a
+    boundary between them; else ``part``. The trainer only learns merges whose kind this
+    function confirms, so a ``vocab.json`` needs no kind column.
+    """
+    sl, sr = syll.spans(left), syll.spans(right)
+    if not all(joinable_span(syll, left, s) for s in sl):
+        return PART
+    if not all(joinable_span(syll, right, s) for s in sr):
+        return PART
+    both = syll.spans(left + right)
+    if len(both) != len(sl) + len(sr) or both[len(sl) - 1].end != len(left):
+        return PART
+    return JOIN
+
+
+def build_state(
+    piece_units: dict[str, list[str]],
+    piece_counts: Counter[str],
+    base_symbols: list[str],
+    script: str,
+    leading_space: bool,
+) -> HierarchicalState:
+    """The initial state: every unit spelled with base symbols (code points)."""
+    symbol_id = {s: i for i, s in enumerate(base_symbols)}
+    unit_weight: Counter[str] = Counter()
+    for p, c in piece_counts.items():
+        for u in piece_units[p]:
+            unit_weight[u] += c
+    unit_strings = sorted(unit_weight)
+    if len(unit_strings) > 0x10FFFF - _FIRST_PLACEHOLDER:
+        raise ValueError(
+            f"the corpus has {len(unit_strings):,} distinct syllables, more than the trainer "
+            "can index; split it into several corpora or use pieces='script'"
+        )
+    may_join = unit_joinable(unit_strings, script, leading_space)
+    unit_index = {u: k for k, u in enumerate(unit_strings)}
+    unit_parts: list[str] = []
+    joinable: list[bool] = []
+    for k, u in enumerate(unit_strings):
+        ids = [symbol_id.get(ch) for ch in u]
+        unit_parts.append("".join(_BARRIER if i is None else chr(i) for i in ids))
+        joinable.append(may_join[k] and None not in ids)
+    words: list[str] = []
+    counts: list[int] = []
+    unit_words: list[list[int]] = [[] for _ in unit_strings]
+    for p in sorted(piece_counts):
+        wi = len(words)
+        chars = []
+        for u in piece_units[p]:
+            k = unit_index[u]
+            parts = unit_parts[k]
+            chars.append(parts if len(parts) == 1 and joinable[k] else chr(_FIRST_PLACEHOLDER + k))
+            if not unit_words[k] or unit_words[k][-1] != wi:
+                unit_words[k].append(wi)
+        words.append("".join(chars))
+        counts.append(piece_counts[p])
+    return HierarchicalState(
+        symbols=list(base_symbols),
+        symbol_id=symbol_id,
+        unit_strings=unit_strings,
+        unit_parts=unit_parts,
+        unit_weight=[unit_weight[u] for u in unit_strings],
+        unit_joinable=joinable,
+        unit_words=unit_words,
+        words=words,
+        counts=counts,
+    )
+
+
+def _pairs(s: str) -> list[str]:
+    """Adjacent pairs of symbol ids in a level string, skipping placeholders and barriers."""
+    return [s[k : k + 2] for k in range(len(s) - 1) if s[k] < _BARRIER and s[k + 1] < _BARRIER]
+
+
+class HierarchicalEngine:
+    """The incremental two-level merge loop."""
+
+    def __init__(self, state: HierarchicalState, syllabifier: Syllabifier) -> None:
+        self.st = state
+        self.syll = syllabifier
+        # Pairs whose kind the strings do not confirm (see merge_kind); never merged.
+        self._checked: dict[tuple[str, int], bool] = {}
+        # kind 0 (part): counts over unit types; kind 1 (join): counts over words.
+        self.counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self.where: tuple[dict[str, set[int]], dict[str, set[int]]] = ({}, {})
+        for k, (parts, w) in enumerate(zip(state.unit_parts, state.unit_weight)):
+            self._add(0, parts, w, k)
+        for wi, (word, c) in enumerate(zip(state.words, state.counts)):
+            self._add(1, word, c, wi)
+        self.heap: list[tuple[int, str, int]] = []
+        self._rebuild_heap()
+
+    # ------------------------------------------------------------------ counts
+    def _add(self, kind: int, s: str, weight: int, index: int) -> list[str]:
+        pc, where = self.counts[kind], self.where[kind]
+        new = _pairs(s)
+        for p in new:
+            pc[p] = pc.get(p, 0) + weight
+            bucket = where.get(p)
+            if bucket is None:
+                where[p] = {index}
+            else:
+                bucket.add(index)
+        return new
+
+    def _sub(self, kind: int, s: str, weight: int) -> None:
+        pc = self.counts[kind]
+        for p in _pairs(s):
+            pc[p] -= weight
+
+    def _rebuild_heap(self) -> None:
+        self.heap = [(-c, p, k) for k in (0, 1) for p, c in self.counts[k].items() if c > 0]
+        heapq.heapify(self.heap)
+
+    def _pop_best(self) -> tuple[str, int, int] | None:
+        heap = self.heap
+        while heap:
+            neg, pair, kind = heapq.heappop(heap)
+            actual = self.counts[kind].get(pair, 0)
+            if actual == -neg:
+                if not self._legal(pair, kind):
+                    continue  # dropped for good: a later count change re-pushes it, so check again
+                return pair, kind, actual
+            if actual > 0:  # stale: re-push with the current count (lazy refresh)
+                heapq.heappush(heap, (-actual, pair, kind))
+        return None
+
+    def _legal(self, pair: str, kind: int) -> bool:
+        key = (pair, kind)
+        ok = self._checked.get(key)
+        if ok is None:
+            sy = self.st.symbols
+            ok = _KIND_CODE[merge_kind(sy[ord(pair[0])], sy[ord(pair[1])], self.syll)] == kind
+            self._checked[key] = ok
+        return ok
+
+    # ------------------------------------------------------------------ merging
+    def _new_symbol(self, pair: str) -> str:
+        st = self.st
+        merged = st.symbols[ord(pair[0])] + st.symbols[ord(pair[1])]
+        sid = st.symbol_id.get(merged)
+        if sid is None:
+            sid = len(st.symbols)
+            if sid >= _LIMIT:
+                raise ValueError(f"vocab_size above {_LIMIT:,} is not supported")
+            st.symbols.append(merged)
+            st.symbol_id[merged] = sid
+        return chr(sid)
+
+    def apply(self, pair: str, kind: int) -> None:
+        """Merge ``pair`` (of the given kind) everywhere it is counted, updating counts."""
+        new = self._new_symbol(pair)
+        self.st.merges.append((ord(pair[0]), ord(pair[1]), kind))
+        touched: set[tuple[str, int]] = set()
+        if kind == 0:
+            self._apply_part(pair, new, touched)
+        else:
+            self._apply_join(pair, new, touched)
+        self.counts[kind].pop(pair, None)
+        heap = self.heap
+        for p, k in touched:
+            c = self.counts[k].get(p, 0)
+            if c > 0:
+                heapq.heappush(heap, (-c, p, k))
+
+    def _apply_part(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
+        st = self.st
+        for k in self.where[0].pop(pair, ()):
+            old = st.unit_parts[k]
+            if pair not in old:
+                continue  # a stale index entry
+            nw = old.replace(pair, new)
+            st.unit_parts[k] = nw
+            w = st.unit_weight[k]
+            self._sub(0, old, w)
+            for p in self._add(0, nw, w, k):
+                if new in p:
+                    touched.add((p, 0))
+            if len(nw) == 1 and st.unit_joinable[k]:
+                self._complete(k, nw, touched)
+
+    def _complete(self, k: int, symbol: str, touched: set[tuple[str, int]]) -> None:
+        """Unit type ``k`` is now one symbol: it enters the words as that symbol."""
+        st = self.st
+        ph = chr(_FIRST_PLACEHOLDER + k)
+        for wi in st.unit_words[k]:
+            old = st.words[wi]
+            nw = old.replace(ph, symbol)
+            st.words[wi] = nw
+            c = st.counts[wi]
+            self._sub(1, old, c)
+            for p in self._add(1, nw, c, wi):
+                if symbol in p:
+                    touched.add((p, 1))
+
+    def _apply_join(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
+        st = self.st
+        for wi in self.where[1].pop(pair, ()):
+            old = st.words[wi]
+            if pair not in old:
+                continue
+            nw = old.replace(pair, new)
+            st.words[wi] = nw
+            c = st.counts[wi]
+            self._sub(1, old, c)
+            for p in self._add(1, nw, c, wi):
+                if new in p:
+                    touched.add((p, 1))
+
+    # ------------------------------------------------------------------ loop
+    def run(
+        self,
+        *,
+        target_symbols: int,
+        min_freq: int,
+        progress: ProgressHook | None = None,
+        checkpoint_every: int = 0,
+        on_checkpoint: CheckpointHook | None = None,
+        resume: Sequence[tuple[str, str, str]] = (),
+    ) -> None:
+        st = self.st
+        for n, (left, right, kind_name) in enumerate(resume):
+            kind = _KIND_CODE.get(kind_name)  # type: ignore[call-overload]
+            a, b = st.symbol_id.get(left), st.symbol_id.get(right)
+            pair = "" if a is None or b is None else chr(a) + chr(b)
+            count = self.counts[kind].get(pair, 0) if kind is not None else 0
+            if count < min_freq:
+                raise ResumeMismatch(
+                    f"checkpoint merge {n + 1} ({left!r}, {right!r}, {kind_name!r}) has count "
+                    f"{count} in this corpus; the checkpoint belongs to another corpus or other "
+                    "settings"
+                )
+            self.apply(pair, kind)
+        if resume:
+            self._rebuild_heap()
+        target = max(0, target_symbols - len(st.symbols))
+        start = time.perf_counter()
+        while len(st.symbols) < target_symbols:
+            best = self._pop_best()
+            if best is None or best[2] < min_freq:
+                break
+            pair, kind, count = best
+            self.apply(pair, kind)
+            step = len(st.merges)
+            if progress is not None:
+                shown = (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])])
+                progress(step, target, shown, count, time.perf_counter() - start)
+            if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
+                on_checkpoint(step, self.merge_list())
+
+    def merge_list(self) -> list[tuple[str, str, str]]:
+        sy = self.st.symbols
+        return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
+
+    def usage(self) -> list[int]:
+        """How often each symbol is used in the final segmentation of the corpus."""
+        st = self.st
+        freq = [0] * len(st.symbols)
+        for w, c in zip(st.words, st.counts):
+            for ch in w:
+                if ch < _BARRIER:
+                    freq[ord(ch)] += c
+        for k, parts in enumerate(st.unit_parts):
+            if len(parts) == 1 and st.unit_joinable[k]:
+                continue  # counted in the words
+            weight = st.unit_weight[k]
+            for ch in parts:
+                if ch < _BARRIER:
+                    freq[ord(ch)] += weight
+        return freq
+
+
+# ============================================================================
+# Encoding
+# ============================================================================
+
+
+class HierarchicalEncoder:
+    """Encode pieces with part merges inside units, then join merges across whole units.
+
+    ``spell`` gives the ids of one character that is not a token (its byte tokens, or
+    ``[UNK]``); those ids never merge.
+    """
+
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        merges: Sequence[tuple[str, str]],
+        script: str,
+        leading_space: bool,
+        spell: Callable[[str], list[int]],
+    ) -> None:
+        self.vocab = vocab
+        self.syll = get_syllabifier(script, leading_space)
+        self.kinds: list[MergeKind] = [merge_kind(a, b, self.syll) for a, b in merges]
+        self.part_ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        self.join_ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, ((a, b), kind) in enumerate(zip(merges, self.kinds)):
+            table = self.part_ranks if kind == PART else self.join_ranks
+            table.setdefault((vocab[a], vocab[b]), (rank, vocab[a + b]))
+        self._spell = spell
+        self._unit_cache: dict[str, tuple[list[int], list[int], bool]] = {}
+
+    def unit(self, unit: str, may_join: bool) -> tuple[list[int], list[int], bool]:
+        """A unit's tokens after the part merges, each token's length in UTF-8 bytes, and
+        whether the unit can be joined (one token, every character known, ``may_join``)."""
+        hit = self._unit_cache.get(unit)
+        if hit is None:
+            ids: list[int] = []
+            lengths: list[int] = []
+            run: list[int] = []
+            run_bytes: list[int] = []
+            known = True
+            for ch in unit:
+                i = self.vocab.get(ch)
+                n = len(ch.encode("utf-8"))
+                if i is not None:
+                    run.append(i)
+                    run_bytes.append(n)
+                    continue
+                known = False
+                self._flush_part(run, run_bytes, ids, lengths)
+                run, run_bytes = [], []
+                spelled = self._spell(ch)  # byte tokens (or one [UNK]) never merge
+                ids.extend(spelled)
+                lengths.extend([1] * len(spelled) if len(spelled) == n else [n])
+            self._flush_part(run, run_bytes, ids, lengths)
+            hit = (ids, lengths, known and may_join and len(ids) == 1)
+            if len(self._unit_cache) >= 200_000:
+                self._unit_cache.clear()
+            self._unit_cache[unit] = hit
+        return hit
+
+    def _flush_part(
+        self, run: list[int], run_bytes: list[int], ids: list[int], lengths: list[int]
+    ) -> None:
+        if run:
+            _flush(run, run_bytes, self.part_ranks, ids, lengths)
+
+    def encode_piece(self, piece: str) -> tuple[list[int], list[int]]:
+        """Token ids of a piece and each token's length in UTF-8 bytes."""
+        out: list[int] = []
+        lengths: list[int] = []
+        run: list[int] = []
+        run_len: list[int] = []
+        join = self.join_ranks
+        syll = self.syll
+        for sp in syll.spans(piece):
+            text = piece[sp.start : sp.end]
+            ids, lens, joinable = self.unit(text, joinable_span(syll, piece, sp))
+            if joinable:
+                run.append(ids[0])
+                run_len.append(lens[0])
+                continue
+            if run:
+                _flush(run, run_len, join, out, lengths)
+                run, run_len = [], []
+            out.extend(ids)
+            lengths.extend(lens)
+        if run:
+            _flush(run, run_len, join, out, lengths)
+        return out, lengths
+
+
+def _flush(
+    run: list[int],
+    run_len: list[int],
+    ranks: dict[tuple[int, int], tuple[int, int]],
+    out: list[int],
+    lengths: list[int],
+) -> None:
+    """Merge a run with ``ranks`` and append the tokens and their byte lengths."""
+    if len(run) == 1:
+        out.append(run[0])
+        lengths.append(run_len[0])
+        return
+    merged, sizes = bpe_with_sizes(run, ranks)
+    out.extend(merged)
+    pos = 0
+    for n in sizes:
+        lengths.append(sum(run_len[pos : pos + n]))
+        pos += n
+
+
+def bpe(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
+    """Merge the leftmost lowest-ranked pair until none applies."""
+    ids = list(ids)
+    get = ranks.get
+    while len(ids) > 1:
+        best = None
+        at = 0
+        for i in range(len(ids) - 1):
+            r = get((ids[i], ids[i + 1]))
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if best is None:
+            break
+        ids[at : at + 2] = [best[1]]
+    return ids
+
+
+def bpe_with_sizes(
+    ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]
+) -> tuple[list[int], list[int]]:
+    """:func:`bpe`, also returning how many input symbols each output token covers."""
+    ids = list(ids)
+    sizes = [1] * len(ids)
+    get = ranks.get
+    while len(ids) > 1:
+        best = None
+        at = 0
+        for i in range(len(ids) - 1):
+            r = get((ids[i], ids[i + 1]))
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if best is None:
+            break
+        ids[at : at + 2] = [best[1]]
+        sizes[at : at + 2] = [sizes[at] + sizes[at + 1]]
+    return ids, sizes

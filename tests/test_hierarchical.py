@@ -1,0 +1,264 @@
+"""The hierarchical training mode (sgpe/hierarchical.py): legality, encoder = trace = HF
+export, exact resume, determinism, and a hand-worked golden example."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import sgpe
+from sgpe.hierarchical import merge_kind
+from sgpe.schema import schemas_for
+from sgpe.syllabify import get_syllabifier
+from sgpe.train import GPETrainer, ResumeError, TrainSettings
+
+
+def test_golden_example() -> None:
+    """Corpus ``ලංකා ලංකා ලංකාව`` (no dummy space, leading space on, ``[UNK]`` policy so the
+    base is ASCII + the 5 Sinhala characters = 133 symbols, + 5 specials = 138).
+
+    Pieces: ``ලංකා``, `` ලංකා``, `` ලංකාව``; units ``ලං|කා``, `` ලං|කා``, `` ලං|කා|ව``.
+    Base ids: ASCII 0..127 (space = 32), then by code point ං 128, ක 129, ල 130, ව 131, ා 132.
+
+    1. Part pairs: (ක, ා) 3 (in කා, weight 3); (ල, ං) 1 + 2 = 3; (" ", ල) 2. No join pair yet
+       (only ``ව`` is a whole one-symbol unit). Tie at 3: the smaller pair of ids is
+       (129, 132) < (130, 128) → **ක + ා**, which completes the unit කා; now word 3 has the
+       join pair (කා, ව) 1.
+    2. **ල + ං** (3): completes ලං; word 1 gets the join pair (ලං, කා) 1; the unit " ලං" is
+       now [" ", ලං]: part pair (" ", ලං) 2.
+    3. **" " + ලං** (2): completes " ලං": words 2 and 3 get the join pair (" ලං", කා) 1 + 1.
+    4. **" ලං" + කා** (2, a join): word 3 becomes [" ලංකා", ව]: join pair (" ලංකා", ව) 1.
+    5. With ``min_freq=1`` the count-1 pairs follow, smaller ids first: (ලං, කා) = (134, 133)
+       before (" ලංකා", ව) = (136, 131)? No: compare the first id, 134 < 136 → **ලං + කා**.
+    6. **" ලංකා" + ව**. That is 6 merges: vocab_size = 138 + 6 = 144.
+
+    Encoding ``ලංකාව ලංකා``: the first piece's units ලං, කා, ව are single tokens after the part
+    merges; join merge 5 gives ලංකා, and (ලංකා, ව) is no merge; the second piece is one token.
+    """
+    tok = sgpe.train(
+        ["ලංකා ලංකා ලංකාව"],
+        vocab_size=144,
+        prune_freq=1,
+        min_freq=1,
+        oov_policy="unk",
+        prepend_space=False,
+    )
+    assert tok.merges == [
+        ("ක", "ා"),
+        ("ල", "ං"),
+        (" ", "ලං"),
+        (" ලං", "කා"),
+        ("ලං", "කා"),
+        (" ලංකා", "ව"),
+    ]
+    assert tok._hier is not None
+    assert tok._hier.kinds == ["part", "part", "part", "join", "join", "join"]
+    assert tok.vocab_size == 144
+    assert tok.tokenize("ලංකාව ලංකා") == ["ලංකා", "ව", " ලංකා"]
+
+
+def _spans_ok(tok: sgpe.Tokenizer, text: str) -> tuple[int, int]:
+    """(tokens, tokens that straddle a syllable edge) of ``text``: a token is legal when it
+    lies inside one unit or starts and ends on unit boundaries."""
+    if tok.prepend_space and text:
+        text = " " + text
+    syll = get_syllabifier(tok.script, tok.leading_space)
+    n = bad = 0
+    for piece in get_word_splitter(tok).pieces(text):
+        units = syll.spans(piece)
+        starts = {s.start for s in units} | {len(piece)}
+        owner = {}
+        for k, s in enumerate(units):
+            for i in range(s.start, s.end):
+                owner[i] = k
+        _ids, lengths = tok._hier.encode_piece(piece)  # type: ignore[union-attr]
+        pos = 0
+        byte_pos = [0]
+        for ch in piece:
+            byte_pos.append(byte_pos[-1] + len(ch.encode("utf-8")))
+        char_at = {b: i for i, b in enumerate(byte_pos)}
+        for length in lengths:
+            n += 1
+            start_b, end_b = pos, pos + length
+            pos = end_b
+            if start_b not in char_at or end_b not in char_at:
+                continue  # a byte token inside one character: inside one unit
+            a, b = char_at[start_b], char_at[end_b]
+            if b == a:
+                continue
+            same_unit = owner[a] == owner[b - 1]
+            whole = a in starts and b in starts
+            if not (same_unit or whole):
+                bad += 1
+        assert pos == byte_pos[-1]
+    return n, bad
+
+
+def get_word_splitter(tok: sgpe.Tokenizer):  # type: ignore[no-untyped-def]
+    from sgpe.words import get_word_splitter as get
+
+    return get(tok.script, tok.leading_space, tok.pieces)
+
+
+@pytest.fixture(scope="module")
+def real_tok(shared_corpora: Path) -> sgpe.Tokenizer:
+    """Hierarchical 3k vocabulary on the first 4,000 Sinhala + 3,000 Hindi train lines."""
+    docs: list[str] = []
+    for name, n in (("si_train.txt", 4000), ("hi_train.txt", 3000)):
+        with open(shared_corpora / name, encoding="utf-8") as f:
+            docs += [line.rstrip("\n") for _, line in zip(range(n), f)]
+    return sgpe.train(docs, vocab_size=3000)
+
+
+def test_no_token_straddles_a_syllable_on_real_text(
+    real_tok: sgpe.Tokenizer, shared_corpora: Path
+) -> None:
+    for name in ("si_dev.txt", "hi_dev.txt", "mixed_dev.txt"):
+        lines = (shared_corpora / name).read_text(encoding="utf-8").split("\n")[:1500]
+        tokens = bad = 0
+        for line in lines:
+            n, b = _spans_ok(real_tok, line)
+            tokens, bad = tokens + n, bad + b
+            assert real_tok.decode(real_tok.encode(line)) == line
+        assert tokens > 10_000
+        assert bad == 0, f"{name}: {bad} tokens straddle a syllable boundary"
+
+
+def test_every_learned_token_is_a_part_or_whole_syllables(real_tok: sgpe.Tokenizer) -> None:
+    syll = get_syllabifier(real_tok.script, real_tok.leading_space)
+    assert real_tok._hier is not None
+    kinds = real_tok._hier.kinds
+    assert kinds.count("part") > 200 and kinds.count("join") > 1000
+    for (a, b), kind in zip(real_tok.merges, kinds):
+        assert merge_kind(a, b, syll) == kind
+        if kind == "join":
+            # whole units on both sides, with a unit boundary between them
+            assert len(a) in {s.start for s in syll.spans(a + b)}
+        else:
+            # a part of one unit: it never starts a piece's second unit at the junction
+            # unless one side is not a joinable unit (an orphan mark, a virama...)
+            both = syll.spans(a + b)
+            assert (
+                len(both) == 1
+                or len(a) not in {s.start for s in both}
+                or any(s.kind != "syllable" for s in both)
+            )
+
+
+_ALPHABET = sorted(set().union(*(s.code_points for s in schemas_for("auto"))))
+_EXTRA = [" ", " ", "a", "1", ",", "\u200d", "\u200c", "\n", "\t", "😀", "ා", "ං", "्"]
+_TEXT = st.lists(st.sampled_from(_ALPHABET + _EXTRA * 8), max_size=14).map("".join)
+
+
+@given(st.lists(_TEXT, min_size=1, max_size=30))
+def test_random_text_is_legal_lossless_and_traced(texts: list[str]) -> None:
+    tok = _small_tok()
+    for text in texts:
+        assert tok.decode(tok.encode(text)) == text
+        assert _spans_ok(tok, text)[1] == 0
+        final = [t for w in tok.merge_trace(text) for t in w.final]
+        assert final == tok.tokenize(text)
+
+
+_SMALL: list[sgpe.Tokenizer] = []
+
+
+def _small_tok() -> sgpe.Tokenizer:
+    if not _SMALL:
+        docs = (Path(__file__).resolve().parents[1] / "sample_data" / "sinhala.txt").read_text(
+            encoding="utf-8"
+        ).split("\n") + (
+            Path(__file__).resolve().parents[1] / "sample_data" / "hindi.txt"
+        ).read_text(encoding="utf-8").split("\n")
+        _SMALL.append(sgpe.train(docs, vocab_size=1500, prune_freq=1, min_freq=1))
+    return _SMALL[0]
+
+
+def test_hf_export_parity_on_real_and_random_text(
+    real_tok: sgpe.Tokenizer, shared_corpora: Path
+) -> None:
+    pytest.importorskip("tokenizers")
+    from sgpe.export import check_parity, load_hf
+
+    hf = load_hf(real_tok)
+    for name in ("si_dev.txt", "hi_dev.txt", "mixed_dev.txt"):
+        lines = (shared_corpora / name).read_text(encoding="utf-8").split("\n")[:2000]
+        report = check_parity(real_tok, lines, hf)
+        assert report.ok, report.mismatches[:2]
+    rng = random.Random(7)
+    texts = [
+        "".join(rng.choice(_ALPHABET + _EXTRA * 8) for _ in range(rng.randint(1, 14)))
+        for _ in range(20_000)
+    ]
+    report = check_parity(real_tok, texts, hf)
+    assert report.lines == 20_000
+    assert report.ok, report.mismatches[:2]
+    # Same vocabulary, id for id: the file has no tokens of its own.
+    assert hf.get_vocab_size() == real_tok.vocab_size
+    assert hf.decode(hf.encode(lines[0]).ids) == lines[0]
+
+
+def test_resume_replays_to_the_same_vocabulary(shared_corpora: Path) -> None:
+    with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
+        docs = [line.rstrip("\n") for _, line in zip(range(1500), f)]
+    settings = TrainSettings(vocab_size=1500)
+    saved: list[list[tuple[str, str]]] = []
+    full = GPETrainer(settings).fit(
+        GPETrainer(settings).count(docs),
+        checkpoint_every=400,
+        on_checkpoint=lambda step, merges: saved.append(list(merges)),
+    )
+    assert len(saved) >= 2 and len(saved[0]) == 400
+    for ckpt in saved:
+        resumed = GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=ckpt)
+        assert resumed.to_dict() == full.to_dict()
+    other = [d[::-1] for d in docs]
+    with pytest.raises(ResumeError, match="checkpoint merge"):
+        GPETrainer(settings).fit(GPETrainer(settings).count(other), resume_merges=saved[0])
+
+
+def test_corpus_order_does_not_matter_and_size_is_exact(shared_corpora: Path) -> None:
+    with open(shared_corpora / "hi_dev.txt", encoding="utf-8") as f:
+        docs = [line.rstrip("\n") for _, line in zip(range(1200), f)]
+    a = sgpe.train(docs, vocab_size=1200)
+    shuffled = list(docs)
+    random.Random(3).shuffle(shuffled)
+    b = sgpe.train(shuffled, vocab_size=1200)
+    assert a.to_dict()["vocab"] == b.to_dict()["vocab"] and a.merges == b.merges
+    assert a.vocab_size == 1200
+    assert a.to_dict()["mode"] == "hierarchical"
+
+
+def test_base_alphabet_and_errors() -> None:
+    trainer = GPETrainer(TrainSettings(vocab_size=1000, prune_freq=2))
+    counts = trainer.count(["ලංකා ලංකා ශ්‍රී"])
+    base = trainer.base_alphabet(counts)
+    # ASCII, the characters seen twice (ල ං ක ා and the dummy/leading space), no ශ (seen once)
+    assert {"ල", "ං", "ක", "ා"} <= set(base) and "ශ" not in base
+    assert sum(1 for b in base if b.startswith("<0x")) == 115
+    with pytest.raises(ValueError, match=r"vocab_size >= \d+"):
+        GPETrainer(TrainSettings(vocab_size=100)).train(["ලංකා"])
+    with pytest.raises(ValueError, match="mode must be one of hierarchical, paper"):
+        TrainSettings(mode="fast")  # type: ignore[arg-type]
+
+
+def test_unseen_characters_fall_back_to_bytes_and_round_trip() -> None:
+    tok = _small_tok()
+    text = "தமிழ் ශ්‍රී 😀 ාං"
+    ids = tok.encode(text)
+    assert tok.decode(ids) == text
+    assert "[UNK]" not in tok.tokenize(text)
+    assert tok.tokenize("😀") == [" ", "<0xF0>", "<0x9F>", "<0x98>", "<0x80>"]
+
+
+def test_vocab_file_round_trip_keeps_the_mode(tmp_path: Path) -> None:
+    tok = _small_tok()
+    tok.save(tmp_path / "v.json")
+    again = sgpe.Tokenizer.load(tmp_path / "v.json")
+    assert again.mode == "hierarchical"
+    text = "ශ්‍රී ලංකාව नमस्ते"
+    assert again.encode(text) == tok.encode(text)
