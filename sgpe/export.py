@@ -661,7 +661,7 @@ class _HierarchicalExport(_SgpeExport):
             spans = syll.spans(t)
             if len(spans) != 1 or not joinable_span(syll, t, spans[0]):
                 continue
-            ids, _, joinable = hier.unit(t, True)
+            ids, _, joinable = hier.unit(t)
             if joinable and ids == [i]:
                 out.append(t)
         return sorted(out)

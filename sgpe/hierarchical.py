@@ -46,6 +46,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
 from .schema import OTHER
@@ -63,7 +64,7 @@ _BARRIER = chr(_LIMIT)
 _FIRST_PLACEHOLDER = _LIMIT + 1
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
-CheckpointHook = Callable[[int, list[tuple[str, str, str]]], None]
+CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
 
 
 class ResumeMismatch(ValueError):
@@ -113,22 +114,49 @@ def unit_joinable(units: Sequence[str], script: str, leading_space: bool) -> lis
     return out
 
 
+class _Wholeness:
+    """Cached answers to "is this string a run of whole joinable units?" for one
+    syllabifier (a token's answer is asked again for every merge that uses it)."""
+
+    def __init__(self, syll: Syllabifier) -> None:
+        self.syll = syll
+        self.cache: dict[str, bool] = {}
+
+    def __call__(self, text: str) -> bool:
+        hit = self.cache.get(text)
+        if hit is None:
+            syll = self.syll
+            hit = all(joinable_span(syll, text, sp) for sp in syll.spans(text))
+            if len(self.cache) >= 1_000_000:
+                self.cache.clear()
+            self.cache[text] = hit
+        return hit
+
+
+@cache
+def wholeness(syll: Syllabifier) -> _Wholeness:
+    return _Wholeness(syll)
+
+
 def merge_kind(left: str, right: str, syll: Syllabifier) -> MergeKind:
     """The kind of a merge, from its two strings alone.
 
     ``join`` when both sides are runs of whole joinable units and the syllabifier puts a
-    boundary between them; else ``part``. The trainer only learns merges whose kind this
-    function confirms, so a ``vocab.json`` needs no kind column.
+    unit boundary between them (then it cuts ``left + right`` exactly as it cuts the two
+    sides alone: a regex match that ends inside ``left`` is the match it makes on ``left``
+    alone); else ``part``. The trainer only learns merges whose kind this function
+    confirms, so a ``vocab.json`` needs no kind column.
     """
-    sl, sr = syll.spans(left), syll.spans(right)
-    if not all(joinable_span(syll, left, s) for s in sl):
+    whole = wholeness(syll)
+    if not (whole(left) and whole(right)):
         return PART
-    if not all(joinable_span(syll, right, s) for s in sr):
-        return PART
-    both = syll.spans(left + right)
-    if len(both) != len(sl) + len(sr) or both[len(sl) - 1].end != len(left):
-        return PART
-    return JOIN
+    end = 0
+    n = len(left)
+    for unit in syll(left + right):
+        end += len(unit)
+        if end >= n:
+            return JOIN if end == n else PART
+    return PART
 
 
 def build_state(
@@ -158,19 +186,20 @@ def build_state(
         ids = [symbol_id.get(ch) for ch in u]
         unit_parts.append("".join(_BARRIER if i is None else chr(i) for i in ids))
         joinable.append(may_join[k] and None not in ids)
+    # The character each unit type stands for in the words: its symbol when it is one
+    # joinable symbol already (a single known character), else its placeholder.
+    unit_char = {
+        u: parts if len(parts) == 1 and joinable[k] else chr(_FIRST_PLACEHOLDER + k)
+        for k, (u, parts) in enumerate(zip(unit_strings, unit_parts))
+    }
     words: list[str] = []
     counts: list[int] = []
     unit_words: list[list[int]] = [[] for _ in unit_strings]
-    for p in sorted(piece_counts):
-        wi = len(words)
-        chars = []
-        for u in piece_units[p]:
-            k = unit_index[u]
-            parts = unit_parts[k]
-            chars.append(parts if len(parts) == 1 and joinable[k] else chr(_FIRST_PLACEHOLDER + k))
-            if not unit_words[k] or unit_words[k][-1] != wi:
-                unit_words[k].append(wi)
-        words.append("".join(chars))
+    for wi, p in enumerate(sorted(piece_counts)):
+        units = piece_units[p]
+        for u in set(units) if len(units) > 1 else units:
+            unit_words[unit_index[u]].append(wi)
+        words.append("".join([unit_char[u] for u in units]))
         counts.append(piece_counts[p])
     return HierarchicalState(
         symbols=list(base_symbols),
@@ -187,6 +216,10 @@ def build_state(
 
 def _pairs(s: str) -> list[str]:
     """Adjacent pairs of symbol ids in a level string, skipping placeholders and barriers."""
+    if len(s) < 2:
+        return []
+    if max(s) < _BARRIER:  # the common case once a word's units are assembled
+        return [s[k : k + 2] for k in range(len(s) - 1)]
     return [s[k : k + 2] for k in range(len(s) - 1) if s[k] < _BARRIER and s[k + 1] < _BARRIER]
 
 
@@ -301,29 +334,68 @@ class HierarchicalEngine:
         """Unit type ``k`` is now one symbol: it enters the words as that symbol."""
         st = self.st
         ph = chr(_FIRST_PLACEHOLDER + k)
+        pc, where = self.counts[1], self.where[1]
+        words, counts = st.words, st.counts
+        barrier = _BARRIER
+        new_pairs: set[str] = set()
         for wi in st.unit_words[k]:
-            old = st.words[wi]
+            old = words[wi]
             nw = old.replace(ph, symbol)
-            st.words[wi] = nw
-            c = st.counts[wi]
-            self._sub(1, old, c)
-            for p in self._add(1, nw, c, wi):
-                if symbol in p:
-                    touched.add((p, 1))
+            words[wi] = nw
+            c = counts[wi]
+            # Pairs touching a placeholder were never counted, so only the pairs next to
+            # the replaced positions are new; every other pair of the word is unchanged.
+            last = len(nw) - 1
+            seen = -1
+            i = old.find(ph)
+            while i >= 0:
+                for j in (i - 1, i):
+                    if j > seen and 0 <= j < last and nw[j] < barrier and nw[j + 1] < barrier:
+                        seen = j
+                        p = nw[j : j + 2]
+                        pc[p] = pc.get(p, 0) + c
+                        new_pairs.add(p)
+                        bucket = where.get(p)
+                        if bucket is None:
+                            where[p] = {wi}
+                        else:
+                            bucket.add(wi)
+                i = old.find(ph, i + 1)
+        touched.update((p, 1) for p in new_pairs)
 
     def _apply_join(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
+        # The hot loop of training (most merges are joins): _sub and _add inlined.
         st = self.st
-        for wi in self.where[1].pop(pair, ()):
-            old = st.words[wi]
+        words, counts = st.words, st.counts
+        pc, where = self.counts[1], self.where[1]
+        get = pc.get
+        barrier = _BARRIER
+        new_pairs: set[str] = set()
+        for wi in where.pop(pair, ()):
+            old = words[wi]
             if pair not in old:
-                continue
+                continue  # a stale index entry: an earlier merge consumed the pair here
             nw = old.replace(pair, new)
-            st.words[wi] = nw
-            c = st.counts[wi]
-            self._sub(1, old, c)
-            for p in self._add(1, nw, c, wi):
+            words[wi] = nw
+            c = counts[wi]
+            if max(old) < barrier:  # no placeholder: every adjacent pair counts
+                for k in range(len(old) - 1):
+                    pc[old[k : k + 2]] -= c
+                pairs = [nw[k : k + 2] for k in range(len(nw) - 1)]
+            else:
+                for p in _pairs(old):
+                    pc[p] -= c
+                pairs = _pairs(nw)
+            for p in pairs:
+                pc[p] = get(p, 0) + c
                 if new in p:
-                    touched.add((p, 1))
+                    new_pairs.add(p)
+                    bucket = where.get(p)
+                    if bucket is None:
+                        where[p] = {wi}
+                    else:
+                        bucket.add(wi)
+        touched.update((p, 1) for p in new_pairs)
 
     # ------------------------------------------------------------------ loop
     def run(
@@ -366,7 +438,7 @@ class HierarchicalEngine:
             if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
                 on_checkpoint(step, self.merge_list())
 
-    def merge_list(self) -> list[tuple[str, str, str]]:
+    def merge_list(self) -> list[tuple[str, str, MergeKind]]:
         sy = self.st.symbols
         return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
 
@@ -407,10 +479,15 @@ class HierarchicalEncoder:
         script: str,
         leading_space: bool,
         spell: Callable[[str], list[int]],
+        kinds: Sequence[MergeKind] | None = None,
     ) -> None:
         self.vocab = vocab
         self.syll = get_syllabifier(script, leading_space)
-        self.kinds: list[MergeKind] = [merge_kind(a, b, self.syll) for a, b in merges]
+        self._whole = wholeness(self.syll)
+        # The trainer passes the kinds it learned; a loaded file recomputes them.
+        self.kinds: list[MergeKind] = (
+            list(kinds) if kinds is not None else [merge_kind(a, b, self.syll) for a, b in merges]
+        )
         self.part_ranks: dict[tuple[int, int], tuple[int, int]] = {}
         self.join_ranks: dict[tuple[int, int], tuple[int, int]] = {}
         for rank, ((a, b), kind) in enumerate(zip(merges, self.kinds)):
@@ -419,9 +496,10 @@ class HierarchicalEncoder:
         self._spell = spell
         self._unit_cache: dict[str, tuple[list[int], list[int], bool]] = {}
 
-    def unit(self, unit: str, may_join: bool) -> tuple[list[int], list[int], bool]:
+    def unit(self, unit: str) -> tuple[list[int], list[int], bool]:
         """A unit's tokens after the part merges, each token's length in UTF-8 bytes, and
-        whether the unit can be joined (one token, every character known, ``may_join``)."""
+        whether the unit can be joined (one token, every character known, and a joinable
+        kind of unit: see :func:`joinable_span`)."""
         hit = self._unit_cache.get(unit)
         if hit is None:
             ids: list[int] = []
@@ -443,7 +521,7 @@ class HierarchicalEncoder:
                 ids.extend(spelled)
                 lengths.extend([1] * len(spelled) if len(spelled) == n else [n])
             self._flush_part(run, run_bytes, ids, lengths)
-            hit = (ids, lengths, known and may_join and len(ids) == 1)
+            hit = (ids, lengths, known and len(ids) == 1 and self._whole(unit))
             if len(self._unit_cache) >= 200_000:
                 self._unit_cache.clear()
             self._unit_cache[unit] = hit
@@ -462,10 +540,9 @@ class HierarchicalEncoder:
         run: list[int] = []
         run_len: list[int] = []
         join = self.join_ranks
-        syll = self.syll
-        for sp in syll.spans(piece):
-            text = piece[sp.start : sp.end]
-            ids, lens, joinable = self.unit(text, joinable_span(syll, piece, sp))
+        unit = self.unit
+        for text in self.syll(piece):
+            ids, lens, joinable = unit(text)
             if joinable:
                 run.append(ids[0])
                 run_len.append(lens[0])

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from .hierarchical import HierarchicalEncoder
+from .hierarchical import HierarchicalEncoder, MergeKind
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .words import get_word_splitter
 
@@ -71,6 +71,7 @@ class Tokenizer:
         training: dict[str, Any] | None = None,
         source: str = "<vocab>",
         mode: str = "paper",
+        merge_kinds: Sequence[MergeKind] | None = None,
     ) -> None:
         self.vocab = dict(vocab)
         self.mode = mode
@@ -108,7 +109,7 @@ class Tokenizer:
         self._hier: HierarchicalEncoder | None = None
         if mode == "hierarchical":
             self._hier = HierarchicalEncoder(
-                self.vocab, self.merges, script, leading_space, self._spell_char
+                self.vocab, self.merges, script, leading_space, self._spell_char, merge_kinds
             )
 
     def _check(self, source: str) -> None:
@@ -422,8 +423,6 @@ class Tokenizer:
         """Both phases of :class:`sgpe.hierarchical.HierarchicalEncoder` step by step: part
         merges inside the units (lowest rank first, across the piece), then join merges
         between whole units. The final tokens equal :meth:`encode`."""
-        from .hierarchical import joinable_span
-
         assert self._hier is not None
         hier = self._hier
         names = self._id_to_token
@@ -456,9 +455,7 @@ class Tokenizer:
         # Join phase: a node is a whole unit that is one known token, or a barrier.
         nodes: list[tuple[list[int], bool]] = []
         for sp, ids in zip(spans, units):
-            text = piece[sp.start : sp.end]
-            joinable = hier.unit(text, joinable_span(syll, piece, sp))[2]
-            nodes.append((ids, joinable))
+            nodes.append((ids, hier.unit(piece[sp.start : sp.end])[2]))
         join = hier.join_ranks
         while True:
             jbest: tuple[tuple[int, int], int] | None = None

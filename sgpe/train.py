@@ -34,7 +34,13 @@ from pathlib import Path
 from typing import Literal
 
 from .corpus import CorpusInfo, read_corpus
-from .hierarchical import HierarchicalEngine, ResumeMismatch, build_state, merge_kind
+from .hierarchical import (
+    HierarchicalEngine,
+    MergeKind,
+    ResumeMismatch,
+    build_state,
+    merge_kind,
+)
 from .schema import schemas_for
 from .syllabify import get_syllabifier
 from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer, byte_token
@@ -286,8 +292,11 @@ class GPETrainer:
         s = self.settings
         char_counts: Counter[str] = Counter()
         for p, c in piece_counts.items():
-            for ch in p:
-                char_counts[ch] += c
+            if c == 1:
+                char_counts.update(p)  # most pieces occur once: count them at C speed
+            else:
+                for ch in p:
+                    char_counts[ch] += c
         # ASCII is always in: a missing ASCII character would cost a byte token anyway.
         chars = {chr(i) for i in range(128)}
         chars |= {ch for ch, c in char_counts.items() if c >= s.prune_freq}
@@ -326,7 +335,7 @@ class GPETrainer:
             assert progress is not None
             progress(ProgressEvent(step, target, pair, count, t))
 
-        def save(step: int, merges: list[tuple[str, str, str]]) -> None:
+        def save(step: int, merges: list[tuple[str, str, MergeKind]]) -> None:
             assert on_checkpoint is not None
             on_checkpoint(step, [(a, b) for a, b, _ in merges])
 
@@ -346,11 +355,17 @@ class GPETrainer:
         vocab = {t: i for i, t in enumerate(SPECIAL_TOKENS)}
         for i in order:
             vocab.setdefault(state.symbols[i], len(vocab))
-        merges = [(a, b) for a, b, _ in engine.merge_list()]
-        return self._tokenizer(vocab, merges)
+        learned = engine.merge_list()
+        merges = [(a, b) for a, b, _ in learned]
+        return self._tokenizer(vocab, merges, [k for _, _, k in learned])
 
     # ---------------------------------------------------------------- output
-    def _tokenizer(self, vocab: dict[str, int], merges: list[tuple[str, str]]) -> Tokenizer:
+    def _tokenizer(
+        self,
+        vocab: dict[str, int],
+        merges: list[tuple[str, str]],
+        kinds: list[MergeKind] | None = None,
+    ) -> Tokenizer:
         s = self.settings
         info = self.corpus_info
         training = {
@@ -370,6 +385,7 @@ class GPETrainer:
             min_freq=s.min_freq,
             training=training,
             mode=s.mode,
+            merge_kinds=kinds,
         )
 
     def _build_tokenizer(self, state: _State, pruned: Counter[str]) -> Tokenizer:
