@@ -14,6 +14,8 @@ Peers:
 * ``hf-bpe`` — Hugging Face ``tokenizers`` BPE, ``Metaspace`` pre-tokenizer,
   ``min_frequency=2``, ``[UNK]``, trained with ``train_from_iterator`` on the lines without
   their newlines;
+* ``hf-bpe-bytes`` — the same with byte fallback (``byte_fallback=True`` and the 256
+  ``<0xNN>`` tokens in its vocabulary), so that, like ours, it loses nothing;
 * ``spm-bpe`` / ``spm-unigram`` — SentencePiece, ``character_coverage=1.0``, identity
   normalisation, ``byte_fallback=True`` (lossless, as ours).
 
@@ -46,7 +48,7 @@ SPLITS = {
     "si": ("si_train_news.txt", ["si_test_legal.txt", "si_test_prompts.txt"]),
     "hi": ("hi_train_stories.txt", ["hi_test_reviews.txt"]),
 }
-PEERS = ("sgpe", "sgpe-paper", "hf-bpe", "spm-bpe", "spm-unigram")
+PEERS = ("sgpe", "sgpe-paper", "hf-bpe", "hf-bpe-bytes", "spm-bpe", "spm-unigram")
 RESULTS = ROOT / "bench" / "results"
 
 
@@ -57,16 +59,20 @@ def train(peer: str, corpus: Path, size: int, workdir: Path) -> tuple[Any, float
         tok: Any = sgpe.train(corpus, vocab_size=size)
     elif peer == "sgpe-paper":
         tok = sgpe.train(corpus, vocab_size=size, mode="paper")
-    elif peer == "hf-bpe":
+    elif peer in ("hf-bpe", "hf-bpe-bytes"):
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-        tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+        byte_fallback = peer == "hf-bpe-bytes"
+        tok = Tokenizer(models.BPE(unk_token="[UNK]", byte_fallback=byte_fallback))
         tok.pre_tokenizer = pre_tokenizers.Metaspace()
         tok.decoder = decoders.Metaspace()
+        specials = ["[UNK]"] + ([f"<0x{b:02X}>" for b in range(256)] if byte_fallback else [])
         trainer = trainers.BpeTrainer(
-            vocab_size=size, min_frequency=2, special_tokens=["[UNK]"], show_progress=False
+            vocab_size=size, min_frequency=2, special_tokens=specials, show_progress=False
         )
         tok.train_from_iterator(read_lines(corpus), trainer)
+        if byte_fallback:
+            tok.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Metaspace()])
     elif peer.startswith("spm-"):
         import sentencepiece as spm
 

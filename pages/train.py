@@ -154,9 +154,10 @@ with st.container(border=True):
             "Minimum pair frequency",
             1,
             1_000_000,
-            2,
+            1,
             key="train_min",
-            help="Stop merging when the best pair is rarer.",
+            help="Stop merging when the best pair is rarer. 1 lets the vocabulary reach the "
+            "requested size; the original paper used 2.",
         )
         c4, c5, c6 = st.columns(3)
         leading_space = c4.toggle("Leading space", True, key="train_ls")

@@ -31,7 +31,7 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "model": "sgpe",
     "mode": "hierarchical",
     "prune_freq": 2,
-    "min_freq": "2 for sgpe, 1 for bytebpe",
+    "min_freq": "1, or 2 for --mode paper",
     "oov": "fallback",
     "script": "auto",
     "pieces": "whitespace",
@@ -314,7 +314,7 @@ def _rate_eta(step: int, target: int, rate: float | None) -> str:
 
 
 def _config_from_args(args: argparse.Namespace) -> Any:
-    from .runs import DEFAULT_MIN_FREQ, RunConfig
+    from .runs import RunConfig, min_freq_default
 
     model = args.model or TRAIN_DEFAULTS["model"]
     if model == "bytebpe":
@@ -334,7 +334,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
         vocab_size=args.vocab_size,
         mode=pick("mode", TRAIN_DEFAULTS["mode"]),
         prune_freq=pick("prune_freq", TRAIN_DEFAULTS["prune_freq"]),
-        min_freq=pick("min_freq", DEFAULT_MIN_FREQ[model]),
+        min_freq=pick("min_freq", min_freq_default(model, pick("mode", TRAIN_DEFAULTS["mode"]))),
         oov_policy=pick("oov", TRAIN_DEFAULTS["oov"]),
         script=pick("script", TRAIN_DEFAULTS["script"]),
         pieces=pick("pieces", TRAIN_DEFAULTS["pieces"]),

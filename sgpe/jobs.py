@@ -45,7 +45,6 @@ from typing import BinaryIO
 from .corpus import CorpusError, corpus_format, iter_documents
 from .runs import (
     CONFIG,
-    DEFAULT_MIN_FREQ,
     FINAL_STATES,
     LOG,
     VOCAB,
@@ -54,6 +53,7 @@ from .runs import (
     RunStatus,
     _read_status_file,
     init_run_dir,
+    min_freq_default,
     read_config,
     read_status,
     run_lock,
@@ -206,7 +206,7 @@ class RunRequest:
     vocab_size: int = 32_000
     mode: str = "hierarchical"
     prune_freq: int = 2
-    min_freq: int | None = None  # None: 2 for sgpe, 1 for bytebpe
+    min_freq: int | None = None  # None: 1 (2 for the sgpe paper mode)
     oov_policy: str = "fallback"
     script: str = "auto"
     pieces: str = "whitespace"
@@ -218,7 +218,7 @@ class RunRequest:
 
     def config(self) -> RunConfig:
         min_freq = (
-            self.min_freq if self.min_freq is not None else DEFAULT_MIN_FREQ.get(self.model, 2)
+            self.min_freq if self.min_freq is not None else min_freq_default(self.model, self.mode)
         )
         return RunConfig(
             model=self.model,

@@ -83,7 +83,18 @@ ACTIVE_STATES = frozenset({"counting", "merging"})
 FINAL_STATES = frozenset({"done", "failed", "cancelled"})
 
 MODELS = ("sgpe", "bytebpe")
-DEFAULT_MIN_FREQ = {"sgpe": 2, "bytebpe": 1}
+DEFAULT_MIN_FREQ = {"sgpe": 1, "bytebpe": 1}  # sgpe paper mode: 2 (default_min_freq)
+
+
+def min_freq_default(model: str, mode: str = "hierarchical") -> int:
+    """The default ``min_freq`` of a run of this model (and SGPE training mode)."""
+    if model == "sgpe":
+        from .train import default_min_freq
+
+        return default_min_freq(mode)
+    return DEFAULT_MIN_FREQ.get(model, 1)
+
+
 FAIL_WRITE_ENV = "SGPE_TEST_FAIL_WRITE_AFTER"
 # How long a starting trainer waits for the run lock (a reader or the run manager may
 # hold it for a moment).

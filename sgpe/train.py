@@ -55,6 +55,11 @@ MODES = ("hierarchical", "paper")
 FALLBACK_ASCII = frozenset(chr(c) for c in range(0x20, 0x7F)) | {"\t", "\n", "\r"}
 
 
+def default_min_freq(mode: str) -> int:
+    """The default ``min_freq`` of a training mode (see :class:`TrainSettings`)."""
+    return 2 if mode == "paper" else 1
+
+
 @dataclass(frozen=True)
 class TrainSettings:
     """Everything that determines the learned vocabulary (and nothing else)."""
@@ -67,7 +72,11 @@ class TrainSettings:
     # paper: syllables seen fewer times are merge barriers; hierarchical: characters seen
     # fewer times stay out of the base alphabet (spelled with byte tokens).
     prune_freq: int = 2
-    min_freq: int = 2
+    # Stop merging when the best pair is rarer. None: 1 for hierarchical (the vocabulary
+    # reaches the requested size, as SentencePiece's does; on hi_train_stories.txt at 32k
+    # that is 5.6% fewer tokens on held-out reviews than stopping at 2, bench/xgenre.py),
+    # 2 for paper (the original's choice, kept so paper vocabularies stay as they were).
+    min_freq: int | None = None
     leading_space: bool = True
     oov_policy: OOVPolicy = "fallback"
     script: str = "auto"
@@ -79,11 +88,13 @@ class TrainSettings:
     prepend_space: bool | None = None
 
     def __post_init__(self) -> None:
+        if self.min_freq is None:
+            object.__setattr__(self, "min_freq", default_min_freq(self.mode))
         if not isinstance(self.vocab_size, int) or self.vocab_size < len(SPECIAL_TOKENS) + 1:
             raise ValueError(
                 f"vocab_size must be an integer above {len(SPECIAL_TOKENS)}, got {self.vocab_size!r}"
             )
-        if self.prune_freq < 0 or self.min_freq < 1:
+        if self.prune_freq < 0 or self.min_count < 1:
             raise ValueError(
                 f"prune_freq must be >= 0 and min_freq >= 1 (got {self.prune_freq}, {self.min_freq})"
             )
@@ -101,6 +112,11 @@ class TrainSettings:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    @property
+    def min_count(self) -> int:
+        """``min_freq`` after the mode's default was applied."""
+        return self.min_freq if self.min_freq is not None else default_min_freq(self.mode)
 
     @property
     def hierarchical(self) -> bool:
@@ -249,7 +265,7 @@ class GPETrainer:
             )
         _MergeEngine(state).run(
             target_symbols=target_symbols,
-            min_freq=s.min_freq,
+            min_freq=s.min_count,
             progress=progress,
             checkpoint_every=checkpoint_every,
             on_checkpoint=on_checkpoint,
@@ -342,7 +358,7 @@ class GPETrainer:
         try:
             engine.run(
                 target_symbols=target_symbols,
-                min_freq=s.min_freq,
+                min_freq=s.min_count,
                 progress=hook if progress is not None else None,
                 checkpoint_every=checkpoint_every,
                 on_checkpoint=save if on_checkpoint is not None else None,
@@ -382,7 +398,7 @@ class GPETrainer:
             prepend_space=bool(s.prepend_space),
             oov_policy=s.oov_policy,
             prune_freq=s.prune_freq,
-            min_freq=s.min_freq,
+            min_freq=s.min_count,
             training=training,
             mode=s.mode,
             merge_kinds=kinds,
@@ -558,7 +574,7 @@ def train(
     vocab_size: int = 32_000,
     mode: Mode = "hierarchical",
     prune_freq: int = 2,
-    min_freq: int = 2,
+    min_freq: int | None = None,
     leading_space: bool = True,
     oov_policy: OOVPolicy = "fallback",
     script: str = "auto",
