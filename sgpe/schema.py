@@ -29,11 +29,27 @@ CLASS_LETTERS = {
     "P": "dependent vowel sign",
     "H": "virama",
     "Z": "joiner",
+    "W": "zero width non-joiner",
     "M": "post-modifier",
     "N": "nukta",
+    "D": "standalone letter",
+    "R": "preceding repha",
+    "Y": "medial consonant sign",
 }
 OTHER = "O"
-BUILTIN_SCRIPTS = ("sinhala", "devanagari")
+# The order of "auto": a joiner (ZWJ/ZWNJ) belongs to the first script's words.
+BUILTIN_SCRIPTS = (
+    "sinhala",
+    "devanagari",
+    "bengali",
+    "gurmukhi",
+    "gujarati",
+    "odia",
+    "tamil",
+    "telugu",
+    "kannada",
+    "malayalam",
+)
 
 # What a grammar may contain besides class letters: grouping, alternation, quantifiers.
 _GRAMMAR_TOKEN = re.compile(r"\(\?:|[A-Z]|[()|*+?]")
@@ -49,7 +65,7 @@ class Unit:
 
     cls: str
     sequence: str
-    equivalent: str  # the precomposed character it is canonically equivalent to
+    equivalent: str  # the precomposed character it is equivalent to; "" for a ligature (க்ஷ)
 
 
 @dataclass(frozen=True)
@@ -246,7 +262,12 @@ def parse_schema(data: Any, source: str = "<schema>") -> Schema:
             raise SchemaError(f"{where}: a unit needs at least two code points")
         if owner.get(text[0]) != spec["class"]:
             raise SchemaError(f"{where}: a unit must start with a character of its own class")
-        equivalent = chr(_parse_cp(spec.get("equivalent"), f"{where}.equivalent"))
+        # A unit without "equivalent" is a conjunct the script treats as one letter (Tamil க்ஷ).
+        equivalent = (
+            chr(_parse_cp(spec["equivalent"], f"{where}.equivalent"))
+            if "equivalent" in spec
+            else ""
+        )
         units.append(Unit(spec["class"], text, equivalent))
     grammar = _require(data, "grammar", dict, source)
     syllable = _require(grammar, "syllable", str, f"{source}: grammar")
@@ -317,7 +338,7 @@ def load_schema_file(path: str | Path) -> Schema:
 
 @cache
 def load_schema(name: str) -> Schema:
-    """A built-in schema by name: ``"sinhala"`` or ``"devanagari"``."""
+    """A built-in schema by name (one of ``BUILTIN_SCRIPTS``, e.g. ``"tamil"``)."""
     if name not in BUILTIN_SCRIPTS:
         raise ValueError(
             f"unknown script {name!r}; choose one of {', '.join(BUILTIN_SCRIPTS)} or 'auto'"

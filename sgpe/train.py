@@ -161,8 +161,19 @@ class GPETrainer:
         kept |= {u[1:] for u in kept if len(u) > 1 and u[0] == " "}
         symbols = sorted(kept, key=lambda u: (-unit_freq[u], u))
         if s.oov_policy == "fallback":
+            # Code-point fallbacks only for the scripts the corpus is written in: with ten
+            # schemas under "auto", a Sinhala corpus must not spend its budget on Tamil
+            # letters (text of an unseen script still round-trips through byte tokens).
+            seen = set().union(*map(set, unit_freq))
             extra = sorted(
-                set().union(*(sch.code_points for sch in schemas_for(s.script))) | FALLBACK_ASCII
+                set().union(
+                    *(
+                        sch.code_points
+                        for sch in schemas_for(s.script)
+                        if (sch.code_points - {"\u200c", "\u200d"}) & seen  # joiners are shared
+                    )
+                )
+                | FALLBACK_ASCII
             )
             extra += [byte_token(b) for b in range(256)]
             symbols += [x for x in extra if x not in kept]
