@@ -41,6 +41,7 @@ Where this differs from the paper and WWHO (seed 000 wins, see DESIGN.md §3):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal, NamedTuple
@@ -50,6 +51,7 @@ from .schema import OTHER, Schema, schemas_for
 Kind = Literal["syllable", "orphan", "passthrough", "whitespace"]
 # Seed 000 §2.3: only these four characters take part in leading-space handling.
 LS_WHITESPACE = " \t\n\r"
+_CACHE_LIMIT = 200_000  # distinct parts remembered per syllabifier (then it starts afresh)
 
 
 class Span(NamedTuple):
@@ -95,9 +97,62 @@ class Syllabifier:
             span_pattern = f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
         self._findall = re.compile(self.pattern).findall
         self._finditer = re.compile(span_pattern).finditer
+        # Words repeat (Zipf): each distinct space-delimited part is matched once and its
+        # tokens reused, which is what makes syllabify run at word-lookup speed.
+        self._cache: dict[str, list[str]] = {}
+        self._single: list[tuple[frozenset[str], Callable[[str], list[str]]]] = []
+        if len(self.schemas) > 1:
+            self._single = [
+                (s.word_chars, get_syllabifier(s.name, leading_space)._findall)
+                for s in self.schemas
+            ]
+
+    def _part(self, part: str) -> list[str]:
+        """Tokens of one part of the text that holds no plain space (or starts with one)."""
+        tokens = self._cache.get(part)
+        if tokens is None and "\n" in part:
+            # Across a line break: the lines' words are cached, not the rare pair.
+            first, *rest = part.split("\n")
+            tokens = list(self._part(first)) if first else []
+            for line in rest:
+                tokens.append("\n")
+                if line:
+                    tokens += self._part(line)
+        elif tokens is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            findall = self._findall
+            # A part in one script matches with that script's regex alone: same tokens (no
+            # other schema's syllable or orphan can start on its characters), fewer tries.
+            letters = set(part)
+            letters.discard(" ")
+            for chars, single in self._single:
+                if letters <= chars:
+                    findall = single
+                    break
+            tokens = self._cache[part] = findall(part)
+        return tokens
 
     def __call__(self, text: str) -> list[str]:
-        return self._findall(text)
+        parts = text.split(" ")
+        out = list(self._part(parts[0]))
+        extend, append, part = out.extend, out.append, self._part
+        if self.leading_space:
+            # The space before a part joins its first token unless the part is empty (the
+            # next character is another space, or the end) or starts with \t \n \r.
+            for p in parts[1:]:
+                if p and p[0] not in "\t\n\r":
+                    extend(part(" " + p))
+                else:
+                    append(" ")
+                    if p:
+                        extend(part(p))
+        else:
+            for p in parts[1:]:
+                append(" ")
+                if p:
+                    extend(part(p))
+        return out
 
     def spans(self, text: str) -> list[Span]:
         out: list[Span] = []
