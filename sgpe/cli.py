@@ -503,9 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("fallback", "unk"),
         help=f"unknown syllables: lossless fallback or [UNK] (default: {d['oov']})",
     )
-    p.add_argument(
-        "--script", choices=("auto", *BUILTIN_SCRIPTS), help=f"(default: {d['script']})"
-    )
+    p.add_argument("--script", choices=("auto", *BUILTIN_SCRIPTS), help=f"(default: {d['script']})")
     p.add_argument(
         "--pieces",
         choices=("whitespace", "script"),

@@ -131,9 +131,7 @@ class MetaTokenizer:
         # Only the scripts the SGPE vocabulary knows go to SGPE: a vocabulary trained on
         # Sinhala would spell Tamil in byte tokens, where o200k_base does better.
         letters = set().union(*map(set, sgpe.vocab)) - set(JOINERS)
-        self.scripts = tuple(
-            s.name for s in schemas_for(sgpe.script) if s.code_points & letters
-        )
+        self.scripts = tuple(s.name for s in schemas_for(sgpe.script) if s.code_points & letters)
         ranges = [r for name in self.scripts for r in SCRIPT_RANGES.get(name, ())]
         indic = _range_class(ranges, DANDAS)
         self._indic_run = re.compile(f"{indic}[{indic[1:-1]}{JOINERS}]*")

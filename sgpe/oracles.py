@@ -169,3 +169,48 @@ def _around(text: str, spans: list[Any], boundary: int) -> str:
             left = spans[k - 1]
             return f"{text[left.start : left.end]}|{text[s.start : s.end]}"
     return f"?|{text[boundary:]}"
+
+
+# ============================================================================
+# The real-text run behind docs/scripts.md
+# ============================================================================
+
+# Each script's real text, relative to the shared corpora folder (read in place, never
+# copied). Devanagari is checked on Hindi, Marathi and Nepali.
+CORPUS_FILES: dict[str, tuple[str, ...]] = {
+    "sinhala": ("si_dev.txt",),
+    "devanagari": ("hi_dev.txt", "multi/mr.txt", "multi/ne.txt"),
+    "bengali": ("multi/bn.txt",),
+    "gurmukhi": ("multi/pa.txt",),
+    "gujarati": ("multi/gu.txt",),
+    "odia": ("multi/or.txt",),
+    "tamil": ("multi/ta.txt",),
+    "telugu": ("multi/te.txt",),
+    "kannada": ("multi/kn.txt",),
+    "malayalam": ("multi/ml.txt",),
+}
+# The checks read the first CORPUS_CHARS characters of each file (whole lines), so the
+# table in docs/scripts.md is checked by the test suite in well under a minute.
+CORPUS_CHARS = 200_000
+
+
+def corpus_lines(corpora: Path, script: str, limit: int | None = CORPUS_CHARS) -> list[str]:
+    """The lines of a script's real text: the first ``limit`` characters of each file."""
+    lines: list[str] = []
+    for name in CORPUS_FILES[script]:
+        text = (corpora / name).read_text(encoding="utf-8")
+        if limit is not None and len(text) > limit:
+            text = text[: text.rfind("\n", 0, limit) + 1]
+        lines += text.splitlines()
+    return lines
+
+
+def markdown_table(reports: Iterable[OracleReport]) -> str:
+    """The per-script table of docs/scripts.md."""
+    out = ["| " + " | ".join(COLUMNS) + " |", "|---" + "|---:" * (len(COLUMNS) - 1) + "|"]
+    for r in reports:
+        row = r.row()
+        out.append(
+            "| " + " | ".join(f"{row[c]:,}" if c != "script" else row[c] for c in COLUMNS) + " |"
+        )
+    return "\n".join(out) + "\n"
