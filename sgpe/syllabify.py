@@ -121,7 +121,7 @@ class Syllabifier:
         elif tokens is None:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
-            findall = self._findall
+            findall: Callable[[str], list[str]] = self._findall
             # A part in one script matches with that script's regex alone: same tokens (no
             # other schema's syllable or orphan can start on its characters), fewer tries.
             letters = set(part)
