@@ -80,10 +80,16 @@ class CharTrace:
 class Syllabifier:
     """The compiled matcher for one (script, leading_space) setting. Use :func:`get_syllabifier`."""
 
-    def __init__(self, script: str = "auto", leading_space: bool = False) -> None:
+    def __init__(
+        self,
+        script: str = "auto",
+        leading_space: bool = False,
+        schemas: tuple[Schema, ...] | None = None,
+    ) -> None:
+        """``schemas`` replaces the built-in ones (a linguist's own schema on the Grammar page)."""
         self.script = script
         self.leading_space = leading_space
-        self.schemas: tuple[Schema, ...] = schemas_for(script)
+        self.schemas: tuple[Schema, ...] = schemas or schemas_for(script)
         syl = "|".join(s.syllable_regex for s in self.schemas)
         orph = "|".join(s.orphan_regex for s in self.schemas)
         if leading_space:
@@ -101,7 +107,7 @@ class Syllabifier:
         # tokens reused, which is what makes syllabify run at word-lookup speed.
         self._cache: dict[str, list[str]] = {}
         self._single: list[tuple[frozenset[str], Callable[[str], list[str]]]] = []
-        if len(self.schemas) > 1:
+        if len(self.schemas) > 1 and schemas is None:
             self._single = [
                 (s.word_chars, get_syllabifier(s.name, leading_space)._findall)
                 for s in self.schemas
@@ -230,10 +236,10 @@ def _dfa_longest(schema: Schema, text: str, pos: int) -> tuple[int, list[tuple[i
 
 
 def _dfa_tokens(
-    text: str, script: str, leading_space: bool
+    text: str, script: str, leading_space: bool, syl: Syllabifier | None = None
 ) -> list[tuple[int, int, Kind, Schema | None, list[tuple[int, str, str]]]]:
     """Segment with the DFA tables: (start, end, kind, schema, path) per token."""
-    syl = get_syllabifier(script, leading_space)
+    syl = syl or get_syllabifier(script, leading_space)
     out: list[tuple[int, int, Kind, Schema | None, list[tuple[int, str, str]]]] = []
     n = len(text)
     pos = 0
@@ -271,10 +277,19 @@ def syllabify_dfa(text: str, script: str = "auto", leading_space: bool = False) 
     return [text[s:e] for s, e, *_ in _dfa_tokens(text, script, leading_space)]
 
 
-def trace(text: str, script: str = "auto", leading_space: bool = False) -> list[CharTrace]:
-    """Per-character class and DFA state, for showing how each syllable was recognised."""
+def trace(
+    text: str,
+    script: str = "auto",
+    leading_space: bool = False,
+    syllabifier: Syllabifier | None = None,
+) -> list[CharTrace]:
+    """Per-character class and DFA state, for showing how each syllable was recognised
+    (with ``syllabifier``: by its schemas, e.g. one loaded from a file)."""
     out: list[CharTrace] = []
-    for t, (start, end, kind, schema, path) in enumerate(_dfa_tokens(text, script, leading_space)):
+    tokens = _dfa_tokens(
+        text, script, syllabifier.leading_space if syllabifier else leading_space, syllabifier
+    )
+    for t, (start, end, kind, schema, path) in enumerate(tokens):
         i = start
         if kind in ("whitespace",) and not path:
             for k in range(start, end):
