@@ -17,7 +17,8 @@ st.set_page_config(
     page_title="SGPE Explorer",
     page_icon=":material/translate:",
     layout="wide",
-    initial_sidebar_state="expanded",
+    # "auto": open on a desktop, closed on a phone, where it would cover the page.
+    initial_sidebar_state="auto",
 )
 st.html(style.CSS)
 

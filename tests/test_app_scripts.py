@@ -114,3 +114,11 @@ def test_own_schema_changes_the_syllables_at_once() -> None:
     assert span_texts(bodies[-2], "syl") == ["அ", "ம்மா"]  # yours
     assert span_texts(bodies[-1], "syl") == ["அ", "ம்", "மா"]  # the built-in
     assert at.get("download_button")[0].proto.label == "Download this schema"
+
+
+def test_compare_says_when_the_vocabulary_has_not_seen_the_script() -> None:
+    at = open_page("compare.py", text=TAMIL_BENGALI)
+    notes = [i.value for i in at.info]
+    assert any("without any Bengali–Assamese, Tamil text" in n for n in notes), notes
+    at = open_page("compare.py", text="ශ්‍රී ලංකාව")
+    assert not any("without any" in i.value for i in at.info)

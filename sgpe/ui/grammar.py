@@ -1,4 +1,4 @@
-"""The Grammar page's tables and diagram, and the Syllables page's unknown-script notice.
+"""The Grammar page's tables and diagram, and the notices about scripts on other pages.
 
 Pure functions over a :class:`~sgpe.schema.Schema` (no Streamlit): the character classes
 with every member, the units, the DFA as Graphviz DOT, a state-by-state trace of example
@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sgpe.schema import Schema, SchemaError, parse_schema
+from sgpe.schema import Schema, SchemaError, parse_schema, schemas_for
 from sgpe.syllabify import Span, Syllabifier, trace
 
 from .render import UnitView, char_name, visible
@@ -159,3 +159,15 @@ def unit_views(text: str, syllabifier: Syllabifier) -> list[UnitView]:
         )
         views.append(UnitView(text[s.start : s.end], s.kind, title, classes))
     return views
+
+
+def uncovered_scripts(text: str, vocab: Iterable[str]) -> list[str]:
+    """Titles of the scripts used in ``text`` that no token of ``vocab`` is written in (an
+    SGPE vocabulary then spells that text with byte tokens)."""
+    letters = set().union(*map(set, vocab)) - {"\u200c", "\u200d"}
+    used = set(text)
+    return [
+        s.title
+        for s in schemas_for("auto")
+        if (s.code_points - {"\u200c", "\u200d"}) & used and not s.code_points & letters
+    ]
