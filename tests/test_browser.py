@@ -455,6 +455,9 @@ def test_tamil_and_bengali_on_syllables_compare_and_grammar(
                 timeout=SCRIPT_RUN_TIMEOUT_MS
             )
             assert page.locator("[data-testid=stGraphVizChart] svg g.node").count() >= 8
+            page.locator("[data-testid=stGraphVizChart]").first.screenshot(
+                path=str(ARTIFACTS / f"scripts_automaton_{script}_{device}.png")
+            )
             tab.check_clean()
             tab.screenshot(f"scripts_grammar_{script}_{device}")
     finally:
