@@ -106,12 +106,12 @@ class Syllabifier:
         # Words repeat (Zipf): each distinct space-delimited part is matched once and its
         # tokens reused, which is what makes syllabify run at word-lookup speed.
         self._cache: dict[str, list[str]] = {}
-        self._single: list[tuple[frozenset[str], Callable[[str], list[str]]]] = []
+        # Letter -> (its script's word characters, that script's own matcher).
+        self._single: dict[str, tuple[frozenset[str], Callable[[str], list[str]]]] = {}
         if len(self.schemas) > 1 and schemas is None:
-            self._single = [
-                (s.word_chars, get_syllabifier(s.name, leading_space)._findall)
-                for s in self.schemas
-            ]
+            for s in reversed(self.schemas):  # a joiner goes to the first script
+                own = (s.word_chars | {" "}, get_syllabifier(s.name, leading_space)._findall)
+                self._single.update(dict.fromkeys(s.word_chars, own))
 
     def _part(self, part: str) -> list[str]:
         """Tokens of one part of the text that holds no plain space (or starts with one)."""
@@ -130,12 +130,9 @@ class Syllabifier:
             findall: Callable[[str], list[str]] = self._findall
             # A part in one script matches with that script's regex alone: same tokens (no
             # other schema's syllable or orphan can start on its characters), fewer tries.
-            letters = set(part)
-            letters.discard(" ")
-            for chars, single in self._single:
-                if letters <= chars:
-                    findall = single
-                    break
+            single = self._single.get(part[-1])
+            if single is not None and single[0].issuperset(part):
+                findall = single[1]
             tokens = self._cache[part] = findall(part)
         return tokens
 
