@@ -130,7 +130,7 @@ class Syllabifier:
             findall: Callable[[str], list[str]] = self._findall
             # A part in one script matches with that script's regex alone: same tokens (no
             # other schema's syllable or orphan can start on its characters), fewer tries.
-            single = self._single.get(part[-1])
+            single = self._single.get(part[-1]) if part else None
             if single is not None and single[0].issuperset(part):
                 findall = single[1]
             tokens = self._cache[part] = findall(part)
