@@ -96,7 +96,7 @@ with own_tab:
         key=f"gr_sample_{script}",
     )
     try:
-        own, _ = grammar.read_schema(raw, source)
+        own = grammar.read_schema(raw, source)
     except SchemaError as err:
         st.error(f"This schema is not valid: {err}")
     else:

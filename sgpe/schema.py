@@ -324,16 +324,21 @@ def parse_schema(data: Any, source: str = "<schema>") -> Schema:
     return schema
 
 
+def parse_schema_text(text: str, source: str = "<schema>") -> Schema:
+    """Validate a schema given as JSON text (a file's content, or a user's edit in the app)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SchemaError(
+            f"{source}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
+        ) from None
+    return parse_schema(data, source)
+
+
 def load_schema_file(path: str | Path) -> Schema:
     """Load and validate a schema JSON file."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise SchemaError(
-            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
-        ) from None
-    return parse_schema(data, str(path))
+    return parse_schema_text(path.read_text(encoding="utf-8"), str(path))
 
 
 @cache

@@ -7,13 +7,12 @@ words, and the characters of scripts no schema knows.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sgpe.schema import Schema, SchemaError, parse_schema, schemas_for
+from sgpe.schema import Schema, SchemaError, parse_schema_text, schemas_for
 from sgpe.syllabify import Span, Syllabifier, trace
 
 from .render import UnitView, char_name, visible
@@ -106,19 +105,13 @@ def trace_rows(text: str, syllabifier: Syllabifier) -> list[dict[str, Any]]:
     ]
 
 
-def read_schema(raw: bytes | str, source: str) -> tuple[Schema, dict[str, Any]]:
+def read_schema(raw: bytes | str, source: str) -> Schema:
     """Parse and validate a schema a user gave; :class:`SchemaError` names what is wrong."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as err:
         raise SchemaError(f"{source}: not UTF-8 text (byte {err.start})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise SchemaError(
-            f"{source}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
-        ) from None
-    return parse_schema(data, source), data
+    return parse_schema_text(text, source)
 
 
 def unknown_characters(text: str, spans: Sequence[Span]) -> list[tuple[str, str, int]]:
