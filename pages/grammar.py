@@ -15,6 +15,8 @@ from sgpe.ui import grammar, render, state
 
 state.require_frame()  # a shared link may reach this page before app.py ran
 
+DEFAULT_SCRIPT = "tamil"  # the first script a visitor sees: one without conjuncts
+
 
 def builtin_json(name: str) -> str:
     return package_files.files("sgpe.schemas").joinpath(f"{name}.json").read_text(encoding="utf-8")
@@ -32,10 +34,10 @@ script = st.selectbox(
     "Script",
     BUILTIN_SCRIPTS,
     format_func=lambda n: load_schema(n).title,
-    key=state.init_widget("gr_script", "gs", "tamil", allowed=BUILTIN_SCRIPTS),
+    key=state.init_widget("gr_script", "gs", DEFAULT_SCRIPT, allowed=BUILTIN_SCRIPTS),
 )
 state.remember("gs", script)
-state.sync_url({"gs": script})
+state.sync_url({"gs": script if script != DEFAULT_SCRIPT else None})
 schema = load_schema(script)
 data = json.loads(builtin_json(script))
 st.markdown(render.md_escape(schema.description))
