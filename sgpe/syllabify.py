@@ -13,7 +13,8 @@ token that follows it (seed 000 §2.3); tabs, newlines and the other spaces of t
 single tokens. ``script="auto"`` uses every built-in schema at once: their syllables start
 with disjoint characters, so one alternation routes each run of text to its own grammar.
 
-Matching uses the schema's grammar regex (fast, C speed). The schema's DFA table drives
+Matching uses the schema's grammar regex (fast, C speed), once per distinct
+space-delimited word: words repeat, so their tokens are reused from a bounded cache. The schema's DFA table drives
 :func:`trace` (per-character class and state for the UI) and :func:`syllabify_dfa`, a
 table-driven matcher kept as an independent second definition; the tests prove both give
 identical output and ``bench/syllabify_speed.py`` measures them (the regex is ~20x faster).
@@ -34,6 +35,9 @@ Where this differs from the paper and WWHO (seed 000 wins, see DESIGN.md §3):
 * Correction of seed 000 (all three sources): a decomposed two-part vowel sign (U+0DD9
   followed by U+0DCA, U+0DCF [U+0DCA] or U+0DDF; and U+0DDC U+0DCA) is one P symbol, after a
   consonant cluster and as an orphan alike, so NFC and NFD text give the same syllables.
+* The eight generated scripts (Bengali to Malayalam) follow one template grammar with
+  per-script rules; ``docs/scripts.md`` lists them and checks them against HarfBuzz and
+  Unicode grapheme clusters (``sgpe/oracles.py``).
 * Devanagari (not in seed 000) follows the WWHO description: ``C N? (H Z? C N?)* (H (Z P?)?
   | P)? M* | V M*`` with Z = ZWJ or ZWNJ and M = candrabindu, anusvara, visarga, Vedic marks.
 """
