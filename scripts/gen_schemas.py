@@ -80,7 +80,7 @@ LABELS = {
     "P": "dependent vowel sign",
     "H": "virama",
     "Z": "zero width joiner",
-    "W": "zero width non-joiner",
+    "X": "zero width non-joiner",
     "M": "post-modifier (candrabindu, anusvara, visarga, ...)",
     "N": "nukta",
     "D": "standalone letter (dead consonant, chillu, ...)",
@@ -139,7 +139,7 @@ def unicode_classes(rules: ScriptRules) -> tuple[dict[str, list[int]], dict[str,
         if inpc != "NA":
             positions[f"{cp:04X}"] = inpc
     classes["Z"] = [ZWJ]
-    classes["W"] = [ZWNJ]
+    classes["X"] = [ZWNJ]
     word += [ZWNJ, ZWJ]
     return classes, positions, sorted(word)
 
@@ -192,30 +192,30 @@ def grammar(
     medial = "YP?|" if "Y" in has else ""
     # A joiner after a finished syllable stays with it (ന്നു‌, ർ‍): both oracles attach it,
     # and it only asks how this syllable meets the next one.
-    end = "(?:Z|W)?"
+    end = "(?:Z|X)?"
     sign = f"P{rules.second_sign}?" if rules.second_sign else "P"
-    syllable = f"{base}Z?{nukta}{conj}(?:{medial}H(?:Z|W)?|{sign})?M*{end}"
+    syllable = f"{base}Z?{nukta}{conj}(?:{medial}H(?:Z|X)?|{sign})?M*{end}"
     if "D" in has:
         syllable += f"|DM*{end}"
     orphan = "|".join(c for c in "PHNMY" if c in has)
     tail = {"H": "HALANT", "P": "VOWEL_SIGN", "M": "MODIFIER"}
     if "Y" in has:
         tail["Y"] = "MEDIAL"
-    joiner = {"Z": "JOINER", "W": "JOINER"}
+    joiner = {"Z": "JOINER", "X": "JOINER"}
     t: dict[str, dict[str, str]] = {
         "START": {"C": "CONSONANT", "V": "VOWEL"},
         "CONSONANT": {"Z": "CONSONANT_ZWJ", "N": "NUKTA", **tail},
         "VOWEL": {"Z": "CONSONANT_ZWJ", "N": "NUKTA", **tail},
         "CONSONANT_ZWJ": {"N": "NUKTA", **tail},
         "NUKTA": dict(tail),
-        "HALANT": {"Z": "HALANT_ZWJ", "W": "HALANT_ZWNJ", "M": "MODIFIER"},
+        "HALANT": {"Z": "HALANT_ZWJ", "X": "HALANT_ZWNJ", "M": "MODIFIER"},
         "HALANT_ZWJ": {"M": "MODIFIER", **joiner},
         "HALANT_ZWNJ": {"M": "MODIFIER", **joiner},
         "VOWEL_SIGN": {"M": "MODIFIER", **joiner},
         "MODIFIER": {"M": "MODIFIER", **joiner},
         "JOINER": {},
     }
-    t["CONSONANT"]["W"] = t["VOWEL"]["W"] = "JOINER"
+    t["CONSONANT"]["X"] = t["VOWEL"]["X"] = "JOINER"
     t["CONSONANT_ZWJ"].update(joiner)
     t["NUKTA"].update(joiner)
     if rules.conjuncts:
@@ -265,7 +265,7 @@ def build(rules: ScriptRules) -> dict[str, object]:
     for cls, seq, why in rules.extra_units:
         units.append({"class": cls, "sequence": [f"{c:04X}" for c in seq], "why": why})
     syllable, orphan, dfa = grammar(rules, classes)
-    order = "CVPHZWMNDRY"
+    order = "CVPHZXMNDRY"
     return {
         "format": "sgpe-schema",
         "format_version": 1,

@@ -70,7 +70,7 @@ class CharTrace:
 
     index: int  # position in the text
     char: str
-    cls: str  # class letter (C V P H Z M N), "O" for other, "W" for whitespace, "S" leading space
+    cls: str  # class letter (C V P H Z M N ...), "O" other, "W" whitespace, "S" leading space
     state: str  # DFA state after this character (unit-internal characters share it)
     token: int  # index of the token it belongs to
     script: str | None  # schema that claimed the token, None for passthrough/whitespace

@@ -59,17 +59,36 @@ def test_dfa_table_and_grammar_regex_agree_on_every_short_string(script):
                 assert syllabify_dfa(s, "auto", ls) == syllabify(s, "auto", ls), (script, s)
 
 
+def _nfd_reorders_before_nukta(ch: str) -> bool:
+    """Devanagari's Vedic overlay marks (combining class 1): NFD moves them in front of a
+    nukta (ऱ + U+1CE2), where the hand-written Devanagari grammar has no place for them;
+    docs/scripts.md lists this. No generated schema has such a mark."""
+    return 0 < unicodedata.combining(ch) < 7
+
+
 def _block_text(script: str):
     """Random strings over a script's whole repertoire (every class member and unit) with
     joiners, spaces, newlines and a little Latin."""
     schema = load_schema(script)
-    alphabet = sorted(schema.code_points) + [u.sequence for u in schema.units]
+    chars = schema.code_points
+    if script == "devanagari":
+        chars = frozenset(c for c in chars if not _nfd_reorders_before_nukta(c))
+    alphabet = sorted(chars) + [u.sequence for u in schema.units]
     alphabet += [" ", " ", "\n", "\t", "a", "\u200c", "\u200d"]
     return st.lists(st.sampled_from(alphabet), max_size=40).map("".join)
 
 
 def _nfc_tokens(text: str, script: str, ls: bool) -> list[str]:
     return [unicodedata.normalize("NFC", t) for t in syllabify(text, script, ls)]
+
+
+def test_only_devanagari_has_marks_that_nfd_moves_before_a_nukta():
+    found = {
+        n
+        for n in BUILTIN_SCRIPTS
+        if any(map(_nfd_reorders_before_nukta, load_schema(n).code_points))
+    }
+    assert found == {"devanagari"}
 
 
 @pytest.mark.parametrize("script", BUILTIN_SCRIPTS)
