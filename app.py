@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.ui import resources, state, style
 
 st.set_page_config(
     page_title="SGPE Explorer",
     page_icon=":material/translate:",
     layout="wide",
-    initial_sidebar_state="expanded",
+    # "auto": open on a desktop, closed on a phone, where it would cover the page.
+    initial_sidebar_state="auto",
 )
 st.html(style.CSS)
 
@@ -28,6 +30,9 @@ PAGES = [
     st.Page("pages/merges.py", title="Merges", icon=":material/merge:", url_path="merges"),
     st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train"),
     st.Page(
+        "pages/grammar.py", title="Grammar", icon=":material/account_tree:", url_path="grammar"
+    ),
+    st.Page(
         "pages/vocabulary.py",
         title="Vocabulary",
         icon=":material/dictionary:",
@@ -36,11 +41,11 @@ PAGES = [
 ]
 page = st.navigation(PAGES)
 
-SCRIPTS = {"auto": "auto (every script)", "sinhala": "Sinhala", "devanagari": "Devanagari"}
+SCRIPTS = {"auto": "auto (every script)", **{n: load_schema(n).title for n in BUILTIN_SCRIPTS}}
 
 with st.sidebar:
     st.markdown("### SGPE Explorer")
-    st.caption("Syllable-aware BPE for Sinhala and Devanagari")
+    st.caption("Syllable-aware BPE for Sinhala, Devanagari and eight more Brahmic scripts")
     sgpe_choices = resources.choices("sgpe")
     if st.session_state.get("side_tok") not in sgpe_choices:
         st.session_state.pop("side_tok", None)

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, render, resources, state
+from sgpe.ui import analysis, charts, grammar, render, resources, state
 
 state.require_frame()  # a shared link may reach this page before app.py ran
 
@@ -74,6 +74,14 @@ if encoding is not None:
 else:
     st.warning(render.md_escape(why_not or ""))
 
+missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
+if missing:
+    st.info(
+        f"The SGPE vocabulary ({render.md_escape(active.sgpe_choice.label)}) was trained "
+        f"without any {render.md_escape(', '.join(missing))} text, so it spells that text "
+        "with byte tokens (the dotted underlines below). Train a vocabulary on text of that "
+        "script on the Train page to compare like with like."
+    )
 results = [analyse(name, key, tok, text) for name, key, tok, _ in entries]
 summary = pd.DataFrame([{"tokenizer": r.name, **r.counts} for r in results]).set_index("tokenizer")
 st.dataframe(

@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import syllable_spans
+from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.syllabify import Span
-from sgpe.ui import analysis, render, resources, state, style
+from sgpe.ui import analysis, grammar, render, resources, state, style
 
 state.require_frame()  # a shared link may reach this page before app.py ran
 
@@ -25,6 +26,11 @@ st.caption(
     "Every character lands in exactly one unit: a **syllable** of the script's grammar, an "
     "**orphan** sign with no consonant, a **passthrough** character no grammar claims, or "
     "**whitespace**. Hover over a unit for its code points, classes and DFA path."
+)
+st.caption(
+    "Scripts with a grammar: "
+    + ", ".join(load_schema(n).title for n in BUILTIN_SCRIPTS)
+    + " (Devanagari covers Hindi, Marathi and Nepali). The Grammar page shows each one."
 )
 
 text = state.text_area("syl")
@@ -65,6 +71,20 @@ cols[4].metric(
 if not text:
     st.info("Type or paste some text above.")
     st.stop()
+
+for script_name, chars, count in grammar.unknown_characters(text, spans):
+    shown_chars = chars if len(chars) <= 40 else chars[:40] + "…"
+    st.warning(
+        f"**{render.md_escape(script_name)}**: no grammar for these {count:,} characters, so "
+        f"each is shown as a passthrough unit (one character, not a syllable): "
+        f"{render.md_escape(shown_chars)}"
+        + (
+            ""
+            if script == "auto"
+            else f". The sidebar's Script is {render.md_escape(script)}; choose auto to "
+            "use every grammar."
+        )
+    )
 
 shown = analysis.prefix_end(spans, RENDER_LIMIT)
 if shown < len(spans):

@@ -2,8 +2,9 @@
 # Install what the end-to-end browser test needs, from Debian's packages:
 #   chromium         - driven by Playwright via executable_path=/usr/bin/chromium
 #                      (`playwright install` cannot download browsers on our machines)
-#   fonts-noto-core  - Noto Sans Sinhala and Noto Sans Devanagari, so screenshots show
-#                      real glyphs instead of tofu boxes
+#   fonts-noto-core  - Noto Sans for every Brahmic script SGPE knows, so screenshots show
+#                      real glyphs instead of tofu boxes, and the HarfBuzz oracle of
+#                      sgpe/oracles.py (tests/test_oracles.py) shapes with these fonts
 #   fonts-liberation - metric-compatible Latin fallbacks (Arial/Times/Courier)
 # Skips apt entirely when everything is present, so reruns are fast.
 # Set SGPE_FORCE_APT=1 to run apt-get anyway.
@@ -14,6 +15,14 @@ needed_files=(
     /usr/bin/chromium
     "$FONT_DIR/NotoSansSinhala-Regular.ttf"
     "$FONT_DIR/NotoSansDevanagari-Regular.ttf"
+    "$FONT_DIR/NotoSansBengali-Regular.ttf"
+    "$FONT_DIR/NotoSansGurmukhi-Regular.ttf"
+    "$FONT_DIR/NotoSansGujarati-Regular.ttf"
+    "$FONT_DIR/NotoSansOriya-Regular.ttf"
+    "$FONT_DIR/NotoSansTamil-Regular.ttf"
+    "$FONT_DIR/NotoSansTelugu-Regular.ttf"
+    "$FONT_DIR/NotoSansKannada-Regular.ttf"
+    "$FONT_DIR/NotoSansMalayalam-Regular.ttf"
 )
 
 all_present() {
@@ -24,13 +33,13 @@ all_present() {
 }
 
 if all_present && [[ "${SGPE_FORCE_APT:-0}" != "1" ]]; then
-    echo "install_browser: chromium and Noto Sinhala/Devanagari fonts already present" >&2
+    echo "install_browser: chromium and the Noto fonts already present" >&2
     exit 0
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install_browser: apt-get not found; install chromium and the Noto Sinhala and" \
-         "Devanagari fonts by hand (browser tests are skipped without /usr/bin/chromium)" >&2
+    echo "install_browser: apt-get not found; install chromium and Debian's" \
+         "fonts-noto-core by hand (browser tests are skipped without /usr/bin/chromium)" >&2
     exit 1
 fi
 

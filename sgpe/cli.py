@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
+from .schema import BUILTIN_SCRIPTS
 
 # Defaults of `train`, shown in its help (the flags themselves default to None so that a
 # resume can tell which ones were given).
@@ -445,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     defaults = argparse.ArgumentDefaultsHelpFormatter
     parser = _Parser(
         prog="sgpe",
-        description="Syllable-aware tokenization (SGPE) for Sinhala and Devanagari.",
+        description="Syllable-aware tokenization (SGPE) for Sinhala, Devanagari and the Brahmic scripts.",
         epilog="Text is read and written as UTF-8; lines are split on \\n only.",
     )
     parser.add_argument("--version", action="version", version=f"sgpe {__version__}")
@@ -459,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--script",
-        choices=("auto", "sinhala", "devanagari"),
+        choices=("auto", *BUILTIN_SCRIPTS),
         default="auto",
         help="grammar to use; auto picks one per character run",
     )
@@ -521,9 +522,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("fallback", "unk"),
         help=f"unknown syllables: lossless fallback or [UNK] (default: {d['oov']})",
     )
-    p.add_argument(
-        "--script", choices=("auto", "sinhala", "devanagari"), help=f"(default: {d['script']})"
-    )
+    p.add_argument("--script", choices=("auto", *BUILTIN_SCRIPTS), help=f"(default: {d['script']})")
     p.add_argument(
         "--pieces",
         choices=("whitespace", "script"),
@@ -600,7 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text", metavar="FILE", required=True, help="evaluation text")
     p.add_argument(
         "--script",
-        choices=("auto", "sinhala", "devanagari"),
+        choices=("auto", *BUILTIN_SCRIPTS),
         default="auto",
         help="grammar used to find syllable boundaries",
     )

@@ -66,7 +66,18 @@ DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 #: A ``.txt.gz`` may expand to at most this many times the upload limit.
 GZIP_EXPANSION_LIMIT = 5
 #: The scripts SGPE has grammars for, as code-point blocks.
-SUPPORTED_SCRIPTS = {"Sinhala": (0x0D80, 0x0DFF), "Devanagari": (0x0900, 0x097F)}
+SUPPORTED_SCRIPTS = {
+    "Sinhala": (0x0D80, 0x0DFF),
+    "Devanagari": (0x0900, 0x097F),
+    "Bengali–Assamese": (0x0980, 0x09FF),
+    "Gurmukhi": (0x0A00, 0x0A7F),
+    "Gujarati": (0x0A80, 0x0AFF),
+    "Odia": (0x0B00, 0x0B7F),
+    "Tamil": (0x0B80, 0x0BFF),
+    "Telugu": (0x0C00, 0x0C7F),
+    "Kannada": (0x0C80, 0x0CFF),
+    "Malayalam": (0x0D00, 0x0D7F),
+}
 _SCRIPT_CHAR = re.compile(
     "|".join(f"[\\u{a:04x}-\\u{b:04x}]" for a, b in SUPPORTED_SCRIPTS.values())
 )
@@ -86,11 +97,12 @@ class CorpusSummary:
     bytes: int
     documents: int
     characters: int
-    script_characters: int  # characters of a supported script (Sinhala, Devanagari)
+    script_characters: int  # characters of a supported script (SUPPORTED_SCRIPTS)
 
 
 def _scripts_text() -> str:
-    return " or ".join(f"{n} (U+{a:04X}–U+{b:04X})" for n, (a, b) in SUPPORTED_SCRIPTS.items())
+    names = [f"{n} (U+{a:04X}–U+{b:04X})" for n, (a, b) in SUPPORTED_SCRIPTS.items()]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _size_text(n: int) -> str:
@@ -110,7 +122,7 @@ def validate_corpus(
     name, instead of ``path``), the line or row, and what to do, for: an unsupported type,
     a missing file, a file over ``max_bytes``, bytes that are not UTF-8, a malformed
     ``.jsonl``/``.csv``/``.parquet`` or one without a ``text`` field/column, a file
-    without text, and (``require_script``) text without a Sinhala or Devanagari character.
+    without text, and (``require_script``) text without a character of a supported script.
     """
     path = Path(path)
     shown = name or str(path)

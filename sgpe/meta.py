@@ -65,6 +65,14 @@ CONFIG_NAME = "meta_config.json"
 SCRIPT_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "sinhala": ((0x0D80, 0x0DFF),),
     "devanagari": ((0x0900, 0x097F), (0xA8E0, 0xA8FF), (0x1CD0, 0x1CFF)),
+    "bengali": ((0x0980, 0x09FF),),
+    "gurmukhi": ((0x0A00, 0x0A7F),),
+    "gujarati": ((0x0A80, 0x0AFF),),
+    "odia": ((0x0B00, 0x0B7F),),
+    "tamil": ((0x0B80, 0x0BFF),),
+    "telugu": ((0x0C00, 0x0C7F),),
+    "kannada": ((0x0C80, 0x0CFF),),
+    "malayalam": ((0x0D00, 0x0D7F),),
 }
 DANDAS = "\u0964\u0965"  # end sentences in both scripts: never break an Indic segment
 JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ: continue the segment they follow
@@ -120,7 +128,10 @@ class MetaTokenizer:
         # Absorbing a space only helps an SGPE vocabulary with leading-space syllables.
         self.absorb_space = absorb_space and sgpe.leading_space
         self.vocab_path = Path(vocab_path) if vocab_path is not None else None
-        self.scripts = tuple(s.name for s in schemas_for(sgpe.script))
+        # Only the scripts the SGPE vocabulary knows go to SGPE: a vocabulary trained on
+        # Sinhala would spell Tamil in byte tokens, where o200k_base does better.
+        letters = set().union(*map(set, sgpe.vocab)) - set(JOINERS)
+        self.scripts = tuple(s.name for s in schemas_for(sgpe.script) if s.code_points & letters)
         ranges = [r for name in self.scripts for r in SCRIPT_RANGES.get(name, ())]
         indic = _range_class(ranges, DANDAS)
         self._indic_run = re.compile(f"{indic}[{indic[1:-1]}{JOINERS}]*")

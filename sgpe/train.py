@@ -199,8 +199,21 @@ class GPETrainer:
         kept |= {u[1:] for u in kept if len(u) > 1 and u[0] == " "}
         symbols = sorted(kept, key=lambda u: (-unit_freq[u], u))
         if s.oov_policy == "fallback":
+            # Code-point fallbacks for Sinhala and Devanagari (as the paper mode always had,
+            # so its vocabularies stay as they were) and for the other scripts only when the
+            # corpus is written in them: with ten schemas under "auto", a Sinhala corpus must
+            # not spend its budget on Tamil letters (unseen text still round-trips in bytes).
+            seen = set().union(*map(set, unit_freq))
             extra = sorted(
-                set().union(*(sch.code_points for sch in schemas_for(s.script))) | FALLBACK_ASCII
+                set().union(
+                    *(
+                        sch.code_points
+                        for sch in schemas_for(s.script)
+                        if sch.name in ("sinhala", "devanagari")
+                        or (sch.code_points - {"\u200c", "\u200d"}) & seen  # joiners are shared
+                    )
+                )
+                | FALLBACK_ASCII
             )
             extra += [byte_token(b) for b in range(256)]
             symbols += [x for x in extra if x not in kept]

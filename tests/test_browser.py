@@ -58,6 +58,7 @@ PAGES = {
     "merges": "merges",
     "train": "train",
     "vocabulary": "vocabulary",
+    "grammar": "grammar",
 }
 
 ZWJ = "\u200d"
@@ -406,3 +407,58 @@ def test_train_on_an_uploaded_corpus_and_use_it(tab: Tab, runs_dir: Path, tmp_pa
 def test_artifacts_dir_is_ignored() -> None:
     """Screenshots and logs must never be committed."""
     assert "tests/artifacts/" in (REPO_ROOT / ".gitignore").read_text().splitlines()
+
+
+# ============================================================================ more scripts
+
+SCRIPTS_TEXT = "அம்மா க்ஷேத்திரம் ஸ்ரீலங்கா অ্যাপ উৎসব কো"  # Tamil and Bengali words
+DEVICES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_tamil_and_bengali_on_syllables_compare_and_grammar(
+    browser: Any, app_url: str, device: str
+) -> None:
+    from urllib.parse import quote
+
+    from sgpe import syllabify
+
+    tab = Tab(browser, app_url)
+    tab.page.set_viewport_size(DEVICES[device])
+    try:
+        page = tab.goto(f"?text={quote(SCRIPTS_TEXT)}")
+        page.wait_for_function(
+            "n => document.querySelectorAll('div.sgpe-syllables span.syl').length === n",
+            arg=len(syllabify(SCRIPTS_TEXT)),
+            timeout=SCRIPT_RUN_TIMEOUT_MS,
+        )
+        assert syllable_texts(page) == syllabify(SCRIPTS_TEXT)
+        assert page.get_by_text("Scripts with a grammar:").first.is_visible()
+        tab.check_clean()
+        tab.screenshot(f"scripts_syllables_{device}")
+
+        page = tab.goto(f"compare?text={quote(SCRIPTS_TEXT)}")
+        boxes = page.locator("div.sgpe-tokens")
+        boxes.first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert boxes.count() >= 3  # SGPE, byte-level BPE, o200k_base
+        tab.check_clean()
+        tab.screenshot(f"scripts_compare_{device}")
+
+        for script in ("tamil", "bengali"):
+            page = tab.goto(f"grammar?gs={script}")
+            page.get_by_role("heading", name="Grammar").first.wait_for(
+                timeout=SCRIPT_RUN_TIMEOUT_MS
+            )
+            assert page.get_by_text("Character classes").first.is_visible()
+            page.get_by_role("tab", name="Grammar and automaton").click()
+            page.locator("[data-testid=stGraphVizChart] svg").first.wait_for(
+                timeout=SCRIPT_RUN_TIMEOUT_MS
+            )
+            assert page.locator("[data-testid=stGraphVizChart] svg g.node").count() >= 8
+            page.locator("[data-testid=stGraphVizChart]").first.screenshot(
+                path=str(ARTIFACTS / f"scripts_automaton_{script}_{device}.png")
+            )
+            tab.check_clean()
+            tab.screenshot(f"scripts_grammar_{script}_{device}")
+    finally:
+        tab.page.close()

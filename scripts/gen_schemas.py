@@ -1,0 +1,424 @@
+"""Generate the Brahmic script schemas ``sgpe/schemas/<script>.json`` from Unicode data.
+
+Rerun after changing a rule below: ``python scripts/gen_schemas.py`` (``--check`` only
+compares, exit 1 if a committed file differs; ``tests/test_scripts.py`` runs that check).
+
+Two layers, kept apart on purpose:
+
+1. **Data** (``unicode_classes``): every assigned code point of a script's block is put in a
+   class by its Indic_Syllabic_Category (ISC) as the ``regex`` module's bundled Unicode
+   Character Database reports it (``ISC_TO_CLASS``); its Indic_Positional_Category (InPC)
+   is recorded for the Grammar page. Two-part vowel signs become *units* from their
+   canonical decompositions, so NFC and NFD text segment alike. Nothing here is typed by
+   hand, and the generator refuses to run on another Unicode version than ``UNICODE``.
+2. **Rules** (``SCRIPTS``, at the end): what the data does not say, per script, each with
+   the reason and an example word.
+
+Sinhala and Devanagari are not generated: their schemas are the hand-written ones the
+project started with (``sgpe/schemas/sinhala.json``, ``devanagari.json``); Devanagari
+also covers Hindi, Marathi and Nepali. Both go through the same oracle checks
+(``tests/test_oracles.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import regex
+
+# The Unicode version the committed schemas were generated from. regex does not expose its
+# UCD version, so probe_unicode_version() finds it from characters each version added.
+UNICODE = "17.0"
+_PROBES = (("17.0", "\u0c5c"), ("16.0", "\u1c89"), ("15.1", "\u2ffc"), ("15.0", "\U0001f6dc"))
+
+# ISC value -> class letter (sgpe/schema.py CLASS_LETTERS). An ISC value met in a block that
+# is not listed here stops the generator: a new category must be decided on, not dropped.
+ISC_TO_CLASS = {
+    "Consonant": "C",
+    # ੲ ੳ (Gurmukhi iri, ura) and ঀ carry vowel signs exactly like a consonant: ੳੁ.
+    "Consonant_Placeholder": "C",
+    "Vowel_Independent": "V",
+    "Vowel_Dependent": "P",
+    # Malayalam vertical/circular virama kill the vowel and never join a conjunct: they take
+    # the vowel sign's place at the end of a syllable.
+    "Pure_Killer": "P",
+    "Virama": "H",
+    "Nukta": "N",
+    "Bindu": "M",
+    "Visarga": "M",
+    "Cantillation_Mark": "M",
+    "Gemination_Mark": "M",  # Gurmukhi addak ੱ: written on the syllable before the doubled consonant
+    "Syllable_Modifier": "M",
+    # A letter that is a syllable by itself, never a base for signs: chillu (ൻ), khanda ta
+    # (ৎ), Telugu/Kannada nakaara pollu, Tamil aytham (ஃ), Kannada jihvamuliya.
+    "Consonant_Dead": "D",
+    "Modifying_Letter": "D",
+    "Consonant_With_Stacker": "D",
+    "Consonant_Preceding_Repha": "R",  # Malayalam dot reph ൎ, written before its consonant
+    "Consonant_Medial": "Y",  # Gurmukhi yakash ੵ, a subjoined ya sign
+    # Not part of any syllable: passthrough characters (word characters for Avagraha).
+    "Avagraha": None,
+    "Number": None,
+    "Other": None,
+}
+_ISC_VALUES = (*ISC_TO_CLASS, "Vowel", "Consonant_Final", "Tone_Mark", "Invisible_Stacker")
+_INPC_VALUES = (
+    "Right", "Left", "Top", "Bottom", "Left_And_Right", "Top_And_Right", "Top_And_Left",
+    "Top_And_Left_And_Right", "Top_And_Bottom", "Top_And_Bottom_And_Left",
+    "Top_And_Bottom_And_Right", "Bottom_And_Right", "Bottom_And_Left", "Overstruck",
+    "Visual_Order_Left",
+)  # fmt: skip
+ZWJ, ZWNJ = 0x200D, 0x200C
+LABELS = {
+    "C": "consonant",
+    "V": "independent vowel",
+    "P": "dependent vowel sign",
+    "H": "virama",
+    "Z": "zero width joiner",
+    "X": "zero width non-joiner",
+    "M": "post-modifier (candrabindu, anusvara, visarga, ...)",
+    "N": "nukta",
+    "D": "standalone letter (dead consonant, chillu, ...)",
+    "R": "preceding repha",
+    "Y": "medial consonant sign",
+}
+
+
+def probe_unicode_version() -> str:
+    for version, ch in _PROBES:
+        if regex.match(r"\p{Assigned}", ch):
+            return version
+    return "older than 15.0"
+
+
+def _value(ch: str, prop: str, values: tuple[str, ...]) -> str:
+    found = [v for v in values if regex.match(rf"\p{{{prop}={v}}}", ch)]
+    return found[0] if found else ("Other" if prop == "InSC" else "NA")
+
+
+@dataclass
+class ScriptRules:
+    """The hand-written part of one script's schema."""
+
+    name: str
+    title: str
+    block: int  # first code point of the 128-code-point Unicode block
+    description: str
+    conjuncts: bool = True  # consonants join through a virama into one syllable
+    second_sign: str = ""  # "H": a virama may follow the vowel sign; "P": a second vowel sign
+    # Multi-code-point sequences that count as one symbol, beyond the decompositions:
+    # (class, code points, why).
+    extra_units: list[tuple[str, tuple[int, ...], str]] = field(default_factory=list)
+
+
+def unicode_classes(rules: ScriptRules) -> tuple[dict[str, list[int]], dict[str, str], list[int]]:
+    """(class -> code points, code point -> InPC for the marks, word characters) from the UCD."""
+    classes: dict[str, list[int]] = {}
+    positions: dict[str, str] = {}
+    word: list[int] = []
+    for cp in range(rules.block, rules.block + 0x80):
+        ch = chr(cp)
+        if not regex.match(r"\p{Assigned}", ch):
+            continue
+        isc = _value(ch, "InSC", _ISC_VALUES)
+        if isc not in ISC_TO_CLASS:
+            raise SystemExit(f"{rules.name}: U+{cp:04X} has ISC {isc}, which ISC_TO_CLASS lacks")
+        letter = ISC_TO_CLASS[isc]
+        if letter is None:
+            if isc == "Avagraha":
+                word.append(cp)
+            continue
+        classes.setdefault(letter, []).append(cp)
+        word.append(cp)
+        inpc = _value(ch, "InPC", _INPC_VALUES)
+        if inpc != "NA":
+            positions[f"{cp:04X}"] = inpc
+    classes["Z"] = [ZWJ]
+    classes["X"] = [ZWNJ]
+    word += [ZWNJ, ZWJ]
+    return classes, positions, sorted(word)
+
+
+def decomposition_units(classes: dict[str, list[int]]) -> list[dict[str, object]]:
+    """Every multi-character canonical spelling of a vowel or vowel sign, as one unit.
+
+    Canonical decompositions never change once published (Unicode's normalization
+    stability policy), so Python's own ``unicodedata`` gives the same answer as the pinned
+    version for these characters.
+    """
+    units = []
+    for letter in ("V", "P"):
+        for cp in classes.get(letter, []):
+            ch = chr(cp)
+            spellings = set()
+            one = unicodedata.decomposition(ch)
+            if one and not one.startswith("<"):
+                first = "".join(chr(int(x, 16)) for x in one.split())
+                spellings.add(first)
+                spellings.add(unicodedata.normalize("NFD", first))
+            for seq in sorted(spellings):
+                if len(seq) >= 2:
+                    units.append(
+                        {
+                            "class": letter,
+                            "sequence": [f"{ord(c):04X}" for c in seq],
+                            "equivalent": f"{cp:04X}",
+                        }
+                    )
+    return units
+
+
+def grammar(
+    rules: ScriptRules, classes: dict[str, list[int]]
+) -> tuple[str, str, dict[str, object]]:
+    """The syllable grammar, orphan grammar and DFA for one script.
+
+    A base (consonant, or an independent vowel, which takes the same signs: Bengali অ্যা
+    has a ya-phala on a vowel) with an optional ZWJ and nukta; conjuncts (virama, optional
+    ZWJ, consonant) where the script writes them; then a medial sign with its vowel sign, or
+    a final virama (with ZWJ or ZWNJ), or a vowel sign; then any number of modifiers. A
+    virama followed by ZWNJ ends the syllable (both Unicode's GB9c and HarfBuzz break
+    there: the writer asked for a visible virama, not a conjunct: Hindi-style क्‌ष).
+    """
+    has = set(classes)
+    base = "(?:RC|C|V)" if "R" in has else "(?:C|V)"
+    nukta = "N?" if "N" in has else ""
+    conj = f"(?:HZ?CZ?{nukta})*" if rules.conjuncts else ""
+    medial = "YP?|" if "Y" in has else ""
+    # A joiner after a finished syllable stays with it (ന്നു‌, ർ‍): both oracles attach it,
+    # and it only asks how this syllable meets the next one.
+    end = "(?:Z|X)?"
+    sign = f"P{rules.second_sign}?" if rules.second_sign else "P"
+    syllable = f"{base}Z?{nukta}{conj}(?:{medial}H(?:Z|X)?|{sign})?M*{end}"
+    if "D" in has:
+        syllable += f"|DM*{end}"
+    orphan = "|".join(c for c in "PHNMY" if c in has)
+    tail = {"H": "HALANT", "P": "VOWEL_SIGN", "M": "MODIFIER"}
+    if "Y" in has:
+        tail["Y"] = "MEDIAL"
+    joiner = {"Z": "JOINER", "X": "JOINER"}
+    t: dict[str, dict[str, str]] = {
+        "START": {"C": "CONSONANT", "V": "VOWEL"},
+        "CONSONANT": {"Z": "CONSONANT_ZWJ", "N": "NUKTA", **tail},
+        "VOWEL": {"Z": "CONSONANT_ZWJ", "N": "NUKTA", **tail},
+        "CONSONANT_ZWJ": {"N": "NUKTA", **tail},
+        "NUKTA": dict(tail),
+        "HALANT": {"Z": "HALANT_ZWJ", "X": "HALANT_ZWNJ", "M": "MODIFIER"},
+        "HALANT_ZWJ": {"M": "MODIFIER", **joiner},
+        "HALANT_ZWNJ": {"M": "MODIFIER", **joiner},
+        "VOWEL_SIGN": {"M": "MODIFIER", **joiner},
+        "MODIFIER": {"M": "MODIFIER", **joiner},
+        "JOINER": {},
+    }
+    t["CONSONANT"]["X"] = t["VOWEL"]["X"] = "JOINER"
+    t["CONSONANT_ZWJ"].update(joiner)
+    t["NUKTA"].update(joiner)
+    if rules.conjuncts:
+        t["HALANT"]["C"] = "CONSONANT"
+        t["HALANT_ZWJ"]["C"] = "CONSONANT"
+    if rules.second_sign:
+        t["VOWEL_SIGN"][rules.second_sign] = "SECOND_SIGN"
+        t["SECOND_SIGN"] = {"M": "MODIFIER", **joiner}
+    if "R" in has:
+        t["START"]["R"] = "REPHA"
+        t["REPHA"] = {"C": "CONSONANT"}
+    if "Y" in has:
+        t["MEDIAL"] = {"P": "VOWEL_SIGN", "M": "MODIFIER", **joiner}
+    if "D" in has:
+        t["START"]["D"] = "STANDALONE"
+        t["STANDALONE"] = {"M": "MODIFIER", **joiner}
+    for c in orphan.split("|"):
+        t["START"][c] = "ORPHAN"
+    t["ORPHAN"] = {}
+    # A class the script does not have (Tamil has no nukta) has no edges.
+    t = {state: {c: s for c, s in edges.items() if c in has} for state, edges in t.items()}
+    reachable, todo = {"START"}, ["START"]
+    while todo:
+        for target in t[todo.pop()].values():
+            if target not in reachable:
+                reachable.add(target)
+                todo.append(target)
+    t = {state: edges for state, edges in t.items() if state in reachable}
+    accept = [s for s in t if s not in ("START", "REPHA")]  # a repha alone is not a syllable
+    dfa = {"start": "START", "transitions": t, "accept": accept, "orphan_states": ["ORPHAN"]}
+    return syllable, orphan, dfa
+
+
+def _ranges(cps: list[int]) -> list[list[str]]:
+    out: list[list[int]] = []
+    for cp in sorted(cps):
+        if out and out[-1][1] == cp - 1:
+            out[-1][1] = cp
+        else:
+            out.append([cp, cp])
+    return [[f"{lo:04X}", f"{hi:04X}"] for lo, hi in out]
+
+
+def build(rules: ScriptRules) -> dict[str, object]:
+    classes, positions, word = unicode_classes(rules)
+    units = decomposition_units(classes)
+    for cls, seq, why in rules.extra_units:
+        units.append({"class": cls, "sequence": [f"{c:04X}" for c in seq], "why": why})
+    syllable, orphan, dfa = grammar(rules, classes)
+    order = "CVPHZXMNDRY"
+    return {
+        "format": "sgpe-schema",
+        "format_version": 1,
+        "name": rules.name,
+        "title": rules.title,
+        "description": rules.description,
+        "generated": {
+            "by": "scripts/gen_schemas.py",
+            "unicode_version": UNICODE,
+            "source": (
+                f"Indic_Syllabic_Category and Indic_Positional_Category of the regex module "
+                f"{regex.__version__} (Unicode {UNICODE}); decompositions from unicodedata"
+            ),
+        },
+        "word_chars": _ranges(word),
+        "classes": {
+            letter: {
+                "label": LABELS[letter],
+                "isc": sorted(
+                    {
+                        _value(chr(c), "InSC", _ISC_VALUES)
+                        for c in classes[letter]
+                        if c not in (ZWJ, ZWNJ)
+                    }
+                )
+                or ["Joiner" if letter == "Z" else "Non_Joiner"],
+                "ranges": _ranges(classes[letter]),
+            }
+            for letter in order
+            if letter in classes
+        },
+        "positions": positions,
+        "units": units,
+        "grammar": {"syllable": syllable, "orphan": orphan},
+        "dfa": dfa,
+    }
+
+
+def render(rules: ScriptRules) -> str:
+    return json.dumps(build(rules), indent=1, ensure_ascii=False) + "\n"
+
+
+# ============================================================================
+# The hand-written rules, per script
+# ============================================================================
+
+SCRIPTS = [
+    ScriptRules(
+        "tamil",
+        "Tamil",
+        0x0B80,
+        "Tamil syllables (uyirmei) from the Unicode data. Tamil writes no conjuncts: a pulli "
+        "(virama) ends the syllable (அம்மா = அ ம் மா); only க்ஷ and ஸ்ர (in ஸ்ரீ) are one "
+        "letter.",
+        conjuncts=False,
+        extra_units=[
+            # க்ஷ (kṣa, as in க்ஷேத்திரம்) is a letter of its own in the Grantha set: one glyph.
+            ("C", (0x0B95, 0x0BCD, 0x0BB7), "க்ஷ is one Grantha letter (க்ஷேத்திரம்)"),
+            # ஸ்ரீ (śrī) is one ligature in every Tamil font; ஸ்ர takes the vowel sign ீ.
+            ("C", (0x0BB8, 0x0BCD, 0x0BB0), "ஸ்ர in ஸ்ரீ is one ligature (ஸ்ரீலங்கா)"),
+        ],
+    ),
+    ScriptRules(
+        "bengali",
+        "Bengali–Assamese",
+        0x0980,
+        "Bengali and Assamese syllables from the Unicode data: conjuncts through the hasanta "
+        "(reph র্ক and ya-phala ক্য are conjuncts, and a ya-phala on a vowel, অ্যা, stays with "
+        "it); khanda ta ৎ is a syllable by itself; Assamese ৰ ৱ are consonants.",
+    ),
+    ScriptRules(
+        "gurmukhi",
+        "Gurmukhi",
+        0x0A00,
+        "Gurmukhi (Punjabi) syllables from the Unicode data: subjoined ਰ ਵ ਹ are virama "
+        "conjuncts (ਪ੍ਰ), yakash ੵ is a medial sign; addak ੱ, tippi ੰ and bindi ਂ are "
+        "modifiers of the syllable they are written on (ਪੱਕਾ = ਪੱ ਕਾ); ੲ ੳ carry vowel signs; "
+        "Gurbani spelling puts a second vowel sign on a letter (ਨੋੁ).",
+        # Gurbani writes aunkar under hora on one letter (ਨੋੁ, ਸੋੁ): two vowel signs, one
+        # syllable; HarfBuzz shapes it as one cluster without a dotted circle.
+        second_sign="P",
+    ),
+    ScriptRules(
+        "gujarati",
+        "Gujarati",
+        0x0A80,
+        "Gujarati syllables from the Unicode data: conjuncts through the virama (ક્ષ, સ્ત્ર), "
+        "nukta after a consonant, one vowel sign, then modifiers.",
+    ),
+    ScriptRules(
+        "odia",
+        "Odia",
+        0x0B00,
+        "Odia syllables from the Unicode data: conjuncts through the virama (କ୍ଷ, ଯ-phala "
+        "ତ୍ୟ), nukta letters ଡ଼ ଢ଼, two-part vowel signs ୋ ୌ ୈ from their parts.",
+    ),
+    ScriptRules(
+        "telugu",
+        "Telugu",
+        0x0C00,
+        "Telugu syllables from the Unicode data: conjuncts through the virama (క్ష), ZWJ "
+        "after a virama keeps the conjunct going, ZWNJ ends it with a visible virama; nukta "
+        "after a consonant; ై from its parts; nakaara pollu is a syllable by itself.",
+    ),
+    ScriptRules(
+        "kannada",
+        "Kannada",
+        0x0C80,
+        "Kannada syllables from the Unicode data: conjuncts through the virama (ಕ್ಷ), ZWJ "
+        "after a virama keeps the conjunct going, ZWNJ ends it with a visible virama (ಕ್‌); "
+        "nukta after a consonant; ೀ ೇ ೈ ೊ ೋ from their parts.",
+    ),
+    ScriptRules(
+        "malayalam",
+        "Malayalam",
+        0x0D00,
+        "Malayalam syllables from the Unicode data: conjuncts through the chandrakkala "
+        "(ക്ക); the atomic chillu letters (ൻ ർ ൽ ൾ ൺ) are syllables by themselves (അവൻ = "
+        "അ വ ൻ); the dot reph ൎ goes with the consonant after it (ൎയ); ൊ ോ ൌ from their parts; "
+        "the samvruthokaram ു് (അതു്) is one vowel sign plus chandrakkala.",
+        # Older spelling writes the half-u (samvruthokaram) as u-sign + chandrakkala: അതു്.
+        # The chandrakkala belongs to the syllable; HarfBuzz shapes തു് as one cluster.
+        second_sign="H",
+    ),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a diff")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "sgpe/schemas"))
+    args = parser.parse_args(argv)
+    found = probe_unicode_version()
+    if found != UNICODE:
+        print(
+            f"gen_schemas: the regex module has Unicode {found}, the schemas are pinned to "
+            f"{UNICODE}; install the regex version named in the schemas or change UNICODE",
+            file=sys.stderr,
+        )
+        return 2
+    stale = []
+    for rules in SCRIPTS:
+        path = Path(args.out) / f"{rules.name}.json"
+        text = render(rules)
+        if args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(str(path))
+        else:
+            path.write_text(text, encoding="utf-8")
+    for path in stale:
+        print(f"gen_schemas: {path} differs from the generator's output", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
