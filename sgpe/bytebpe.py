@@ -47,7 +47,7 @@ from typing import Any
 
 import regex
 
-from sgpe.protocol import FORMAT_NAME, MergeStep, Pair, TokenId, WordTrace, display_bytes
+from sgpe.protocol import FORMAT_NAME, TOO_DEEP, MergeStep, Pair, TokenId, WordTrace, display_bytes
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -657,6 +657,8 @@ class ByteBPETokenizer:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise ValueError(f"{source}: not a JSON vocabulary file: {err}") from None
+        except RecursionError:
+            raise ValueError(f"{source}: {TOO_DEEP}") from None
         return cls.from_dict(data, source=source)
 
     @classmethod

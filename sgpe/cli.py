@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
+from .protocol import TOO_DEEP
 
 # Defaults of `train`, shown in its help (the flags themselves default to None so that a
 # resume can tell which ones were given).
@@ -151,6 +152,11 @@ def _cmd_decode(args: argparse.Namespace) -> int:
                 raise UsageError(
                     f"stdin line {number}: not valid JSON ({err.msg} at column {err.colno}); "
                     "each line must be a JSON list of token ids such as [12, 7]"
+                ) from None
+            except RecursionError:
+                raise UsageError(
+                    f"stdin line {number}: {TOO_DEEP} each line must be a JSON list of token "
+                    "ids such as [12, 7]"
                 ) from None
             if not isinstance(ids, list) or not all(type(i) is int for i in ids):
                 raise UsageError(

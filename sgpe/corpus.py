@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .protocol import TOO_DEEP
+
 SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 CHUNK_CHARS = 1 << 22  # about 4M characters per chunk
 
@@ -95,6 +97,11 @@ def _jsonl_documents(text: str, path: Path) -> Iterator[str]:
                 f"{path}: line {number}: not valid JSON ({err.msg} at column {err.colno}); "
                 'each line must be an object like {"text": "..."}'
             ) from None
+        except RecursionError:
+            raise CorpusError(
+                f"{path}: line {number}: {TOO_DEEP.split(';')[0]}; "
+                'each line must be an object like {"text": "..."}'
+            ) from None
         if not isinstance(obj, dict):
             raise CorpusError(
                 f"{path}: line {number}: expected a JSON object with a 'text' field, "
@@ -111,7 +118,9 @@ def _jsonl_documents(text: str, path: Path) -> Iterator[str]:
 
 
 def _csv_documents(text: str, path: Path) -> Iterator[str]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a quote that is never closed, or text after a closing quote, is an error
+    # (pandas: "EOF inside string"), instead of swallowing the rest of the file.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader)
     except StopIteration:
@@ -124,18 +133,28 @@ def _csv_documents(text: str, path: Path) -> Iterator[str]:
             "rename the column that holds the documents to 'text'"
         )
     col = header.index("text")
+    start = reader.line_num + 1  # the line where the next row starts
     try:
         for row in reader:
-            if not row:
-                continue
-            if col >= len(row):
+            if row and col >= len(row):
                 raise CorpusError(
-                    f"{path}: row {reader.line_num}: has {len(row)} fields, the 'text' column is "
-                    f"number {col + 1}"
+                    f"{path}: line {start}: the row has {len(row)} fields, the 'text' column is "
+                    f"number {col + 1}; give every row a value for each column"
                 )
-            yield row[col]
+            if row:
+                yield row[col]
+            start = reader.line_num + 1
     except csv.Error as err:
-        raise CorpusError(f"{path}: row {reader.line_num}: malformed CSV: {err}") from None
+        if "unexpected end of data" in str(err):
+            raise CorpusError(
+                f"{path}: line {start}: a quoted field opened in this row is never closed (it "
+                'runs to the end of the file); close it with " and write a quote inside a field '
+                'as ""'
+            ) from None
+        raise CorpusError(
+            f"{path}: line {start}: malformed CSV ({err}); quote a field that holds commas, "
+            'quotes or line breaks, and write a quote inside it as ""'
+        ) from None
 
 
 def _parquet_documents(path: Path) -> Iterator[str]:

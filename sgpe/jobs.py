@@ -9,7 +9,8 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   tests the trainer's lock), so an app restarted after a crash, or two app sessions,
   see the same true state of every run. Nothing is kept in memory except the handles of
   child processes, which are only used to reap them.
-* **Intake.** :meth:`RunManager.start` copies the upload into a hidden staging directory,
+* **Intake.** :meth:`RunManager.start` copies the upload into a hidden staging directory
+  (named with its pid: :meth:`poll` removes one whose app process was killed mid-upload),
   checks it (:func:`validate_corpus`) and only then renames it to the run directory, so a
   rejected upload leaves nothing behind. Run ids are generated
   (``20261121-061500-ab12cd``), never derived from a file name.
@@ -56,7 +57,9 @@ from .runs import (
     init_run_dir,
     read_config,
     read_status,
+    remove_stale_staging,
     run_lock,
+    staging_dir,
     write_status,
 )
 
@@ -309,8 +312,7 @@ class RunManager:
         name = Path(name).name  # a file name, never a path
         ext = corpus_format(name)  # CorpusError for an unsupported type
         self.root.mkdir(parents=True, exist_ok=True)
-        staging = self.root / f".incoming-{secrets.token_hex(6)}"
-        staging.mkdir()
+        staging = staging_dir(self.root)
         try:
             target = staging / f"corpus{ext}"
             sha = self._copy_in(request.corpus, target, name)
@@ -400,6 +402,7 @@ class RunManager:
         self._reap()
         launched: list[Run] = []
         with self._root_lock():
+            remove_stale_staging(self.root)  # uploads whose app process was killed
             queued: list[tuple[float, str, Run]] = []
             running = 0
             for run in self._run_dirs():
@@ -542,6 +545,9 @@ class RunManager:
             raise RunError(f"run {run.id} is {st.state}; there is nothing to cancel")
         if st.pid is not None:
             self._signal(st.pid, signal.SIGTERM)
+            # A stopped trainer (SIGSTOP, Ctrl-Z) keeps a SIGTERM pending until it runs
+            # again: continue it so that it can write its checkpoint and end.
+            self._signal(st.pid, signal.SIGCONT)
         self._wait_gone(run, wait)
         st = read_status(run.path)
         if st.state not in FINAL_STATES and not st.alive:

@@ -43,7 +43,9 @@ import fcntl
 import hashlib
 import io
 import json
+import math
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -58,6 +60,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from .corpus import CorpusError, CorpusInfo, corpus_format, iter_documents
+from .protocol import TOO_DEEP
 from .tokenizer import dumps_json
 
 # ============================================================================ constants
@@ -88,6 +91,14 @@ FAIL_WRITE_ENV = "SGPE_TEST_FAIL_WRITE_AFTER"
 # How long a starting trainer waits for the run lock (a reader or the run manager may
 # hold it for a moment).
 LOCK_WAIT_SECONDS = 10.0
+#: The longest checkpoint or heartbeat interval a run may ask for (one hour).
+MAX_INTERVAL_SECONDS = 3600.0
+#: A working trainer whose heartbeat is older than this many intervals is reported as
+#: stalled (a SIGSTOPped or hung process still holds its lock, so the lock alone cannot
+#: tell). Generous, because a busy shared machine delays the heartbeat thread.
+STALL_INTERVALS = 10
+#: ... but never sooner than this many seconds.
+STALL_MIN_SECONDS = 3.0
 
 
 class RunError(Exception):
@@ -142,8 +153,15 @@ class RunConfig:
             ByteBPETokenizer((), self.pattern)  # raises ValueError for a bad pattern
         if self.checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
-        if self.checkpoint_seconds <= 0 or self.heartbeat_seconds <= 0:
-            raise ValueError("checkpoint_seconds and heartbeat_seconds must be > 0")
+        for name in ("checkpoint_seconds", "heartbeat_seconds"):
+            value = getattr(self, name)
+            # inf or nan would make a trainer that never checkpoints, or a heartbeat that
+            # never goes stale (a hung trainer would look healthy forever).
+            if not (math.isfinite(value) and 0 < value <= MAX_INTERVAL_SECONDS):
+                raise ValueError(
+                    f"{name} must be a number of seconds in (0, {MAX_INTERVAL_SECONDS:g}], "
+                    f"got {value!r}"
+                )
 
     def train_settings(self) -> Any:
         """The :class:`sgpe.train.TrainSettings` of an SGPE run."""
@@ -202,7 +220,12 @@ class RunConfig:
                         f"{source}: key {f.name!r} must be a {kind.__name__}, got {value!r}"
                     )
                 kwargs[f.name] = value
-        return cls(**kwargs)
+        config = cls(**kwargs)
+        try:
+            config.validate()
+        except ValueError as err:
+            raise RunError(f"{source}: {err}; start a new run") from None
+        return config
 
 
 def read_config(run_dir: str | Path) -> RunConfig:
@@ -213,7 +236,9 @@ def read_config(run_dir: str | Path) -> RunConfig:
     except FileNotFoundError:
         raise RunError(f"{run_dir}: no {CONFIG}; this is not a run directory") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise RunError(f"{path}: unreadable ({err})") from None
+        raise RunError(f"{path}: unreadable ({err}); start a new run") from None
+    except RecursionError:
+        raise RunError(f"{path}: {TOO_DEEP}") from None
     return RunConfig.from_dict(data, str(path))
 
 
@@ -312,21 +337,29 @@ def decode_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
 
         try:
             table = pq.read_table(path)
-        except OSError:
+            columns = {name: table.column(name).to_pylist() for name in table.column_names}
+            meta = json.loads((table.schema.metadata or {}).get(b"sgpe", b"{}"))
+        except (FileNotFoundError, PermissionError):
             raise
-        except Exception as err:  # pyarrow raises several types for a damaged file
-            raise ValueError(f"{path.name}: not a readable parquet file ({err})") from None
-        raw = (table.schema.metadata or {}).get(b"sgpe", b"{}")
-        return {name: table.column(name).to_pylist() for name in table.column_names}, json.loads(
-            raw
-        )
+        except Exception as err:
+            # pyarrow reports a damaged file as OSError, ArrowInvalid, ... (e.g. "Corrupt
+            # snappy compressed data"): all of them mean "this file is damaged".
+            raise ValueError(f"{path}: not a readable parquet file ({err})") from None
+        if not isinstance(meta, dict):
+            raise ValueError(f"{path}: its 'sgpe' metadata is not a JSON object (damaged)")
+        return columns, meta
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path.name}: not valid JSON ({err})") from None
+        raise ValueError(f"{path}: not valid JSON ({err})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict) or not isinstance(data.get("columns"), dict):
-        raise ValueError(f"{path.name}: expected an object with 'meta' and 'columns'")
-    return data["columns"], data.get("meta") or {}
+        raise ValueError(f"{path}: expected an object with 'meta' and 'columns'")
+    meta = data.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: key 'meta' must be an object")
+    return data["columns"], meta
 
 
 def _table_suffix(parquet: bool) -> str:
@@ -352,16 +385,25 @@ def read_word_counts(run_dir: Path, fingerprint: str) -> tuple[Counter[str], Cor
         raise ValueError("no word_counts file")
     columns, meta = decode_table(path)
     if meta.get("fingerprint") != fingerprint:
-        raise ValueError(f"{path.name} belongs to other settings or another corpus")
+        raise ValueError(f"{path} belongs to other settings or another corpus")
     pieces, counts = columns.get("piece"), columns.get("count")
     info = meta.get("corpus_info")
     if not (isinstance(pieces, list) and isinstance(counts, list) and len(pieces) == len(counts)):
-        raise ValueError(
-            f"{path.name}: columns 'piece' and 'count' are missing or differ in length"
-        )
+        raise ValueError(f"{path}: columns 'piece' and 'count' are missing or differ in length")
     if not isinstance(info, dict) or meta.get("pieces") != len(pieces):
-        raise ValueError(f"{path.name}: metadata is incomplete")
-    return Counter(dict(zip(pieces, counts))), CorpusInfo(**info)
+        raise ValueError(f"{path}: metadata is incomplete")
+    # A damaged file can still decode (a flipped bit inside a count): the checksum written
+    # with the table is what tells a true count from a changed one.
+    if meta.get("sha256") != _counts_sha256(pieces, counts):
+        raise ValueError(f"{path}: sha256 of its pieces and counts does not match (damaged)")
+    try:
+        return Counter(dict(zip(pieces, counts))), CorpusInfo(**info)
+    except TypeError as err:
+        raise ValueError(f"{path}: metadata 'corpus_info' is malformed ({err})") from None
+
+
+def _counts_sha256(pieces: Sequence[Any], counts: Sequence[Any]) -> str:
+    return hashlib.sha256(_canonical([list(pieces), list(counts)])).hexdigest()
 
 
 def write_word_counts(
@@ -369,12 +411,14 @@ def write_word_counts(
 ) -> Path:
     parquet = _have_pyarrow()
     path = run_dir / f"word_counts{_table_suffix(parquet)}"
+    pieces, values = list(counts), list(counts.values())
     meta = {
         "fingerprint": fingerprint,
         "corpus_info": dataclasses.asdict(info),
         "pieces": len(counts),
+        "sha256": _counts_sha256(pieces, values),
     }
-    data = encode_table({"piece": list(counts), "count": list(counts.values())}, meta, parquet)
+    data = encode_table({"piece": pieces, "count": values}, meta, parquet)
     writes.check(path)
     atomic_write(path, data)
     return path
@@ -432,6 +476,8 @@ class Checkpoint:
             raise ValueError(f"not UTF-8 ({err.reason} at byte {err.start})") from None
         except json.JSONDecodeError as err:
             raise ValueError(f"not valid JSON ({err.msg} at byte {err.pos}) — truncated?") from None
+        except RecursionError:
+            raise ValueError(TOO_DEEP) from None
         if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"key 'format' is not {CHECKPOINT_FORMAT!r}")
         if data.get("format_version") != FORMAT_VERSION:
@@ -573,6 +619,9 @@ class RunStatus:
     updated: float | None = None
     checkpoint_step: int = 0
     alive: bool = False
+    #: the trainer exists but is not working: stopped (SIGSTOP, Ctrl-Z) or its heartbeat
+    #: is long overdue; ``message`` says how to continue or cancel it
+    stalled: bool = False
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -586,7 +635,7 @@ class RunStatus:
 def _read_status_file(run_dir: Path) -> dict[str, Any] | None:
     try:
         data = json.loads((run_dir / STATUS).read_text(encoding="utf-8"))
-    except (FileNotFoundError, UnicodeDecodeError, json.JSONDecodeError):
+    except (FileNotFoundError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -606,6 +655,30 @@ def pid_alive(pid: int | None) -> bool:
         return stat.rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return True
+
+
+def pid_stopped(pid: int | None) -> bool:
+    """True if process ``pid`` is stopped (state T or t in ``/proc/<pid>/stat``)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
+
+
+def _finite(value: Any) -> float | None:
+    """A JSON number as a float, or None for anything else (bool, inf, nan, text):
+    status.json is written by other processes and may be damaged."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _whole(value: Any) -> int:
+    """A step count from status.json: a non-negative int, else 0 (damaged or absent)."""
+    return value if type(value) is int and value >= 0 else 0
 
 
 def lock_held(run_dir: Path) -> bool | None:
@@ -630,6 +703,10 @@ def read_status(run_dir: str | Path) -> RunStatus:
     ``interrupted``. The trainer holds an ``flock`` on ``.lock`` while it works, so "gone"
     is exact (no pid reuse, no zombie confusion); for a run without a lock file, the rule is
     a heartbeat older than 3 x its interval and a pid that no longer exists.
+
+    A trainer that holds the lock but does not work is reported ``stalled`` (its state stays
+    ``counting``/``merging``): stopped, per ``/proc/<pid>/stat``, or a heartbeat older than
+    ``STALL_INTERVALS`` intervals. A heartbeat that is not a finite number counts as none.
     """
     run_dir = Path(run_dir)
     data = _read_status_file(run_dir)
@@ -639,18 +716,35 @@ def read_status(run_dir: str | Path) -> RunStatus:
         data = {"state": "queued", "phase": "prepared"}
     state = str(data.get("state", "queued"))
     now = time.time()
-    heartbeat = data.get("heartbeat")
-    age = now - heartbeat if isinstance(heartbeat, (int, float)) else None
+    heartbeat = _finite(data.get("heartbeat"))
+    age = now - heartbeat if heartbeat is not None else None
     pid = data.get("pid") if type(data.get("pid")) is int else None
-    alive = False
+    alive = stalled = False
     message = str(data.get("message", ""))
+    interval = _finite(data.get("heartbeat_interval_s")) or 1.0
+    if not 0 < interval <= MAX_INTERVAL_SECONDS:
+        interval = 1.0
     if state in ACTIVE_STATES:
         held = lock_held(run_dir)
         if held is None:
-            interval = float(data.get("heartbeat_interval_s") or 1.0)
-            alive = pid_alive(pid) or (age is not None and age <= 3 * interval)
+            alive = pid_alive(pid) or (age is not None and 0 <= age <= 3 * interval)
         else:
             alive = held
+        limit = max(STALL_INTERVALS * interval, STALL_MIN_SECONDS)
+        overdue = age is None or not -limit <= age <= limit  # a heartbeat from the future too
+        if alive and pid_stopped(pid):
+            stalled = True
+            message = (
+                f"the trainer (pid {pid}) is stopped (SIGSTOP or Ctrl-Z): `kill -CONT {pid}` "
+                "continues it; Cancel stops it with a checkpoint"
+            )
+        elif alive and overdue:
+            stalled = True
+            ago = f"for {age:.0f} s" if age is not None else "at all"
+            message = (
+                f"the trainer (pid {pid}) has not written a heartbeat {ago} (every {interval:g} s "
+                "expected): it is hung or the machine is overloaded; wait, or cancel it and resume"
+            )
         if not alive:
             # The trainer writes its final status before it exits: re-read, so that a run
             # that finished between our two reads is not misreported.
@@ -672,14 +766,13 @@ def read_status(run_dir: str | Path) -> RunStatus:
             message = f"the trainer (pid {pid}) exited before it started; see {LOG}"
 
     def num(key: str) -> float | None:
-        v = data.get(key)
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        return _finite(data.get(key))
 
     return RunStatus(
         state=state,
         phase=str(data.get("phase", "")),
-        step=int(data.get("step") or 0),
-        target=int(data.get("target") or 0),
+        step=_whole(data.get("step")),
+        target=_whole(data.get("target")),
         merges_per_s=num("merges_per_s"),
         eta_s=num("eta_s"),
         heartbeat=num("heartbeat"),
@@ -688,8 +781,9 @@ def read_status(run_dir: str | Path) -> RunStatus:
         message=message,
         started=num("started"),
         updated=num("updated"),
-        checkpoint_step=int(data.get("checkpoint_step") or 0),
+        checkpoint_step=_whole(data.get("checkpoint_step")),
         alive=alive,
+        stalled=stalled,
         raw=data,
     )
 
@@ -824,18 +918,56 @@ def init_run_dir(run_dir: Path, config: RunConfig, *, phase: str = "prepared") -
     )
 
 
+INCOMING_PREFIX = ".incoming-"
+
+
+def staging_dir(parent: Path, label: str = "") -> Path:
+    """A new hidden directory in ``parent`` where a run is assembled before it is renamed
+    into place, named with this process's id so that :func:`remove_stale_staging` can tell
+    an abandoned one (its creator was killed during intake) from one being filled now."""
+    path = parent / f"{INCOMING_PREFIX}{label}{os.getpid()}-{secrets.token_hex(4)}"
+    path.mkdir(parents=True)
+    return path
+
+
+def remove_stale_staging(parent: Path) -> list[Path]:
+    """Delete staging directories in ``parent`` whose creating process is gone; return them."""
+    removed: list[Path] = []
+    if not parent.is_dir():
+        return removed
+    for p in parent.glob(f"{INCOMING_PREFIX}*"):
+        pid = p.name.rsplit("-", 2)[-2] if p.name.count("-") >= 2 else ""
+        if p.is_dir() and pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
+
+
 def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
-    """Create a new run directory from a corpus file (copied in). Nothing is left behind
-    if any step fails. Returns the config with the corpus fields filled in."""
-    if run_dir.exists() and any(run_dir.iterdir()):
+    """Create a new run directory from a corpus file (copied in); returns the config with
+    the corpus fields filled in.
+
+    The run is assembled in a hidden staging directory next to ``run_dir`` and renamed
+    into place only when complete, so a failure or a kill during intake never leaves a
+    half-made run directory (a killed intake's staging directory is removed by the next
+    :func:`create_run` in the same parent).
+    """
+    if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
         raise RunError(
             f"{run_dir} is not empty; use --resume to continue the run in it, or choose a new --out"
         )
-    created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    parent = run_dir.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_staging(parent)
+        staging = staging_dir(parent, run_dir.name + "-")
+    except OSError as err:
+        raise OSError(
+            err.errno, f"cannot create the run directory: {err.strerror}", str(parent)
+        ) from err
     try:
         try:
-            name, sha = copy_corpus(corpus, run_dir)
+            name, sha = copy_corpus(corpus, staging)
             config = dataclasses.replace(
                 config,
                 corpus=name,
@@ -843,19 +975,15 @@ def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
                 corpus_sha256=sha,
                 created=time.time(),
             )
-            init_run_dir(run_dir, config)
+            init_run_dir(staging, config)
+            os.rename(staging, run_dir)  # also replaces an empty run_dir
         except OSError as err:
             where = err.filename or run_dir
             raise OSError(
                 err.errno, f"cannot create the run directory: {err.strerror}", str(where)
             ) from err
     except BaseException:
-        if created:
-            shutil.rmtree(run_dir, ignore_errors=True)
-        else:
-            for p in list(run_dir.iterdir()):
-                with contextlib.suppress(OSError):
-                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+        shutil.rmtree(staging, ignore_errors=True)
         raise
     return config
 

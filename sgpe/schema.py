@@ -21,6 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .protocol import TOO_DEEP
+
 SCHEMA_FORMAT = "sgpe-schema"
 SCHEMA_FORMAT_VERSION = 1
 CLASS_LETTERS = {
@@ -312,6 +314,8 @@ def load_schema_file(path: str | Path) -> Schema:
         raise SchemaError(
             f"{path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
         ) from None
+    except RecursionError:
+        raise SchemaError(f"{path}: {TOO_DEEP}") from None
     return parse_schema(data, str(path))
 
 
