@@ -23,8 +23,10 @@ Without pyarrow the two tables are written as ``word_counts.json`` / ``merges/*.
 Resume (SGPE model): read ``config.json``, load the word counts (no recount), take the
 newest *valid* checkpoint (strict parse, sha256 of its merges, config fingerprint) and
 replay its merges; the trainer then continues exactly as an uninterrupted run, so the
-resumed ``vocab.json`` is byte-identical. Byte-level BPE runs have no checkpoints: a
-resume retrains from the start (deterministic, so the result is the same too).
+resumed ``vocab.json`` is byte-identical. Byte-level BPE runs checkpoint too (each merge
+as two token ids, since display strings are ambiguous): a resume reads the corpus again
+(a few seconds; it keeps no word counts) and replays the checkpoint's merges without
+searching for them, then continues, again to a byte-identical ``vocab.json``.
 
 Test hooks (environment variables honoured by the trainer, for fault-injection tests
 only): ``SGPE_TEST_FAIL_WRITE_AFTER=N`` makes every data-file write after the first N
@@ -143,10 +145,10 @@ class RunConfig:
         else:
             from .bytebpe import ByteBPETokenizer
 
-            if self.vocab_size < 256:
+            if self.vocab_size < 257:
                 raise ValueError(
-                    f"vocab_size must be at least 256 for bytebpe (one token per byte), "
-                    f"got {self.vocab_size}"
+                    "vocab_size must be at least 257 for bytebpe (one token per byte and "
+                    f"<|endoftext|>), got {self.vocab_size}"
                 )
             if self.min_freq < 1:
                 raise ValueError(f"min_freq must be >= 1, got {self.min_freq}")
@@ -1091,6 +1093,7 @@ class Trainer:
         # The merge list so far (checkpoint merges + one entry per progress event).
         self.merges: list[tuple[str, str]] = []
         self.counts: list[int] = []
+        self.merge_ids: list[tuple[int, int]] = []  # bytebpe: the merges as token ids
         self.target = 0
         self.checkpoint_step = 0
         self.part_end = 0
@@ -1133,7 +1136,7 @@ class Trainer:
         try:
             with self._signals():
                 if self.config.model == "bytebpe":
-                    message = self._train_bytebpe()
+                    message = self._train_bytebpe(resume)
                 else:
                     message = self._train_sgpe(resume)
         except _Cancelled as stop:
@@ -1158,8 +1161,6 @@ class Trainer:
             if self.status.data["state"] == "merging" and self.merges:
                 self._write_checkpoint(final=True)
                 message += f"; checkpoint at step {len(self.merges)}: resume to continue"
-            elif self.config.model == "bytebpe":
-                message += "; bytebpe runs have no checkpoints: resume trains again from the start"
             else:
                 message += "; resume to continue"
         except OSError as err:
@@ -1348,7 +1349,10 @@ class Trainer:
         if step == self.checkpoint_step and (self.run_dir / CHECKPOINT).exists():
             return
         self._write_part(step)
-        ckpt = Checkpoint(step, self.target, self.merges, self.counts, self.fingerprint)
+        merges = self.merges
+        if self.config.model == "bytebpe":  # ids, not display strings (those are ambiguous)
+            merges = [(str(a), str(b)) for a, b in self.merge_ids]
+        ckpt = Checkpoint(step, self.target, merges, self.counts, self.fingerprint)
         path = self.run_dir / CHECKPOINT
         self.writes.check(path)
         atomic_write(path, ckpt.to_bytes(), keep_previous=self.run_dir / CHECKPOINT_PREV)
@@ -1367,14 +1371,48 @@ class Trainer:
         shutil.rmtree(self.run_dir / MERGE_PARTS, ignore_errors=True)
 
     # ------------------------------------------------------------------ byte-level BPE
-    def _train_bytebpe(self) -> str:
-        from .bytebpe import ByteBPETokenizer
+    def _train_bytebpe(self, resume: bool) -> str:
+        from .bytebpe import ByteBPETokenizer, ResumeMismatch
+        from .protocol import display_bytes
 
         cfg = self.config
         path = self._corpus_path()
-        self.status.update(state="counting", phase="counting", target=cfg.vocab_size - 256)
+        self.target = cfg.vocab_size - 257
+        replay: list[tuple[int, int]] = []
+        if resume:
+            choice = pick_checkpoint(self.run_dir, self.fingerprint)
+            for note in choice.notes:
+                self.log(note)
+            ckpt = choice.checkpoint
+            if ckpt is not None:
+                try:  # a byte-level checkpoint records each merge as two decimal token ids
+                    replay = [(int(a), int(b)) for a, b in ckpt.merges]
+                    ByteBPETokenizer(replay, cfg.pattern)  # ids must refer to earlier tokens
+                except ValueError as err:
+                    raise _InputError(
+                        f"{self.run_dir / ckpt.source}: not a byte-level checkpoint ({err}); "
+                        "delete it to train again from the start"
+                    ) from None
+                self.merge_ids = list(replay)
+                token_bytes = [bytes([i]) for i in range(256)]
+                for a, b in replay:
+                    token_bytes.append(token_bytes[a] + token_bytes[b])
+                self.merges = [
+                    (display_bytes(token_bytes[a]), display_bytes(token_bytes[b]))
+                    for a, b in replay
+                ]
+                self.counts = list(ckpt.counts)
+                self.checkpoint_step = ckpt.step
+                self.log(f"resuming from {ckpt.source} at step {ckpt.step}")
+            self._sync_parts()
+        self.status.step = len(self.merges)
+        self.status.update(
+            state="counting",
+            phase="counting",
+            target=self.target,
+            checkpoint_step=self.checkpoint_step,
+        )
         self.log(f"training byte-level BPE on {cfg.corpus_name or path.name}")
-        self.target = cfg.vocab_size - 256
         lines = 0
 
         def documents() -> Iterator[str]:
@@ -1385,13 +1423,31 @@ class Trainer:
                     raise _Cancelled(self.stop_signal)
                 yield doc
 
+        def on_merge(step: int, left: int, right: int, count: int) -> None:
+            if step <= len(replay):
+                if count != self.counts[step - 1]:
+                    raise _InputError(
+                        f"cannot resume: merge {step} of the checkpoint has count "
+                        f"{self.counts[step - 1]}, the corpus gives {count}; delete "
+                        f"{CHECKPOINT} to train again from the start"
+                    )
+                return
+            self.merge_ids.append((left, right))
+
         def progress(step: int, pair: tuple[str, str], count: int, elapsed: float) -> None:
             if self.status.rate_from is None:
-                self.status.rate_from = (time.time(), 0)
+                self.status.rate_from = (time.time(), len(replay))
                 self.status.update(state="merging", phase="merging")
+            if step <= len(replay):
+                return
             self.merges.append(pair)
             self.counts.append(count)
             self.status.step = step
+            if (
+                step - self.checkpoint_step >= cfg.checkpoint_every
+                or time.monotonic() - self.last_checkpoint >= cfg.checkpoint_seconds
+            ):
+                self._write_checkpoint()
             if self.stop_signal is not None or self.status.error is not None:
                 self._check_stop()
             now = time.monotonic()
@@ -1407,10 +1463,19 @@ class Trainer:
                 pattern=cfg.pattern,
                 min_freq=cfg.min_freq,
                 progress=progress,
+                on_merge=on_merge,
+                resume_merges=replay,
             )
+        except ResumeMismatch as err:
+            raise _InputError(
+                f"cannot resume: {err}; delete {CHECKPOINT} to train again from the start"
+            ) from None
         except (ValueError, TypeError) as err:
             raise _InputError(str(err)) from None
+        if list(tok.merges) != self.merge_ids:
+            raise RuntimeError("the trainer's merges differ from the ones recorded in this run")
         self.status.update(phase="writing")
+        self._write_checkpoint(final=True)
         self._write_final_merges()
         training = {
             **tok.training,

@@ -488,3 +488,49 @@ def test_soak_twenty_cancel_resume_cycles_are_byte_identical(
     assert cycles >= 5  # the corpus is long enough for many interruptions
     same = (run.path / "vocab.json").read_bytes() == (ref_run.run.path / "vocab.json").read_bytes()
     assert same
+
+
+# ============================================================================ byte-level BPE runs
+
+
+def _train_cli(out: Path, *args: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "sgpe", "train", "--out", str(out), "--model", "bytebpe", *args]
+    return subprocess.Popen(cmd, cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def test_bytebpe_run_resumes_from_its_checkpoint_to_the_same_vocab(
+    long_corpus: Path, tmp_path: Path
+) -> None:
+    corpus = tmp_path / "si2000.txt"  # 2,000 real lines: a few seconds of byte-level training
+    corpus.write_bytes(b"".join(long_corpus.read_bytes().splitlines(keepends=True)[:2000]))
+    args = ["--vocab-size", "1500", "--checkpoint-every", "50", "--heartbeat-seconds", "0.1"]
+    reference = tmp_path / "reference"
+    proc = _train_cli(reference, "--corpus", str(corpus), *args)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    assert load(reference / "vocab.json").vocab_size == 1500  # exactly the requested size
+
+    out = tmp_path / "run"
+    proc = _train_cli(out, "--corpus", str(corpus), *args)
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, "the trainer ended before it could be stopped"
+        assert time.monotonic() < deadline
+        try:
+            if read_status(out).step >= 300:
+                break
+        except RunError:
+            pass
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 0
+    stopped = read_status(out)
+    assert stopped.state == "cancelled"
+    step = stopped.checkpoint_step
+    assert step >= 300 and f"checkpoint at step {step}: resume to continue" in stopped.message
+
+    proc = _train_cli(out, "--resume")
+    assert proc.wait(timeout=120) == 0
+    log = (out / "train.log").read_text(encoding="utf-8")
+    assert f"resuming from checkpoint.json at step {step}" in log
+    assert (out / "vocab.json").read_bytes() == (reference / "vocab.json").read_bytes()
+    assert (out / "merges.parquet").read_bytes() == (reference / "merges.parquet").read_bytes()
