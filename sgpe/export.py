@@ -1,8 +1,12 @@
 """Hugging Face ``tokenizer.json`` export with exact id parity, for SGPE and byte-level BPE.
 
->>> from sgpe.export import save_hf                                    # doctest: +SKIP
->>> save_hf(sgpe.load("vocab.json"), "tokenizer.json")                # doctest: +SKIP
->>> tokenizers.Tokenizer.from_file("tokenizer.json").encode("ශ්‍රී ලංකා").ids  # doctest: +SKIP
+>>> import sgpe
+>>> from sgpe.defaults import DEFAULT_SGPE
+>>> tok = sgpe.load(DEFAULT_SGPE)
+>>> load_hf(tok).encode("ශ්‍රී ලංකා").ids, tok.encode("ශ්‍රී ලංකා")  # the same ids
+([367, 787], [367, 787])
+
+``save_hf(tok, "tokenizer.json")`` writes the file; ``tokenizers.Tokenizer.from_file`` reads it.
 
 The file uses only stock components (``Split`` pre-tokenizers, ``Replace`` normalizer and
 decoders, a ``BPE`` model), so ``tokenizers`` and ``transformers`` load it without any

@@ -246,10 +246,11 @@ def new_run_id() -> str:
 class RunManager:
     """Start, watch, cancel, resume and delete training runs under ``root``.
 
-    >>> jobs = RunManager("runs")                              # doctest: +SKIP
-    >>> run = jobs.start(RunRequest("sample_data/sinhala.txt", vocab_size=4000))  # doctest: +SKIP
-    >>> jobs.status(run).state                                 # doctest: +SKIP
-    'counting'
+    For example (not a doctest: it starts a trainer process; tests/test_jobs.py runs it)::
+
+        jobs = RunManager("runs")
+        run = jobs.start(RunRequest("sample_data/sinhala.txt", vocab_size=4000))
+        jobs.status(run).state  # 'counting', later 'merging', then 'done'
     """
 
     def __init__(

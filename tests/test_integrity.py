@@ -55,7 +55,6 @@ from sgpe.tokenizer import SPECIAL_TOKENS, Tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO_ROOT / "sample_data"
-SHARED_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
 BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")
 
 # ============================================================================
