@@ -18,9 +18,11 @@ import hashlib
 import io
 import json
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .protocol import TOO_DEEP
 
@@ -75,8 +77,10 @@ def _read_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         raise CorpusError(f"{path}: file not found") from None
-    except (OSError, EOFError, gzip.BadGzipFile) as err:
-        raise CorpusError(f"{path}: cannot be read: {err}") from None
+    except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
+        raise CorpusError(
+            f"{path}: cannot be read: {err}; check the file (for .gz: compress it again)"
+        ) from None
 
 
 def _split_lines(text: str) -> list[str]:
@@ -174,7 +178,7 @@ def _parquet_documents(path: Path) -> Iterator[str]:
             "rename the column that holds the documents to 'text'"
         )
     row = 0
-    for batch in pf.iter_batches(columns=["text"], batch_size=8192):
+    for batch in _parquet_batches(pf, path):
         for value in batch.column(0).to_pylist():
             row += 1
             if value is None:
@@ -184,6 +188,22 @@ def _parquet_documents(path: Path) -> Iterator[str]:
                     f"{path}: row {row}: 'text' must be a string, got {type(value).__name__}"
                 )
             yield value
+
+
+def _parquet_batches(pf: Any, path: Path) -> Iterator[Any]:
+    """The 'text' column in batches; damage found while decoding (pyarrow raises OSError,
+    ArrowInvalid, ...) becomes a CorpusError naming the file."""
+    batches = pf.iter_batches(columns=["text"], batch_size=8192)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except Exception as err:
+            raise CorpusError(
+                f"{path}: damaged parquet data ({err}); write the file again"
+            ) from None
+        yield batch
 
 
 def iter_documents(path: str | Path) -> Iterator[str]:

@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,7 +173,7 @@ def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> N
                     raise fail(
                         f"decompresses to more than {_size_text(limit)}; use a smaller sample"
                     )
-    except (OSError, EOFError) as err:
+    except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
         raise fail(f"not a readable gzip file ({err}); compress it again with gzip") from None
 
 
