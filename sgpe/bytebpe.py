@@ -48,7 +48,16 @@ from typing import Any
 
 import regex
 
-from sgpe.protocol import FORMAT_NAME, TOO_DEEP, MergeStep, Pair, TokenId, WordTrace, display_bytes
+from sgpe.protocol import (
+    FORMAT_NAME,
+    TOO_DEEP,
+    MergeStep,
+    Pair,
+    TokenId,
+    WordTrace,
+    display_bytes,
+    one_line,
+)
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -694,7 +703,7 @@ class ByteBPETokenizer:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise ValueError(f"{source}: not a JSON vocabulary file: {err}") from None
+            raise ValueError(f"{source}: not a JSON vocabulary file: {one_line(err)}") from None
         except RecursionError:
             raise ValueError(f"{source}: {TOO_DEEP}") from None
         return cls.from_dict(data, source=source)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .protocol import TOO_DEEP
+from .protocol import TOO_DEEP, one_line
 
 SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 CHUNK_CHARS = 1 << 22  # about 4M characters per chunk
@@ -79,7 +79,7 @@ def _read_bytes(path: Path) -> bytes:
         raise CorpusError(f"{path}: file not found") from None
     except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
         raise CorpusError(
-            f"{path}: cannot be read: {err}; check the file (for .gz: compress it again)"
+            f"{path}: cannot be read: {one_line(err)}; check the file (for .gz: compress it again)"
         ) from None
 
 
@@ -156,7 +156,7 @@ def _csv_documents(text: str, path: Path) -> Iterator[str]:
                 'as ""'
             ) from None
         raise CorpusError(
-            f"{path}: line {start}: malformed CSV ({err}); quote a field that holds commas, "
+            f"{path}: line {start}: malformed CSV ({one_line(err)}); quote a field that holds commas, "
             'quotes or line breaks, and write a quote inside it as ""'
         ) from None
 
@@ -171,7 +171,7 @@ def _parquet_documents(path: Path) -> Iterator[str]:
     try:
         pf = pq.ParquetFile(path)
     except Exception as err:  # pyarrow raises several types for a bad file
-        raise CorpusError(f"{path}: not a readable parquet file: {err}") from None
+        raise CorpusError(f"{path}: not a readable parquet file: {one_line(err)}") from None
     if "text" not in pf.schema_arrow.names:
         raise CorpusError(
             f"{path}: no 'text' column (columns: {', '.join(pf.schema_arrow.names[:10])}); "
@@ -179,7 +179,14 @@ def _parquet_documents(path: Path) -> Iterator[str]:
         )
     row = 0
     for batch in _parquet_batches(pf, path):
-        for value in batch.column(0).to_pylist():
+        try:
+            values = batch.column(0).to_pylist()
+        except UnicodeDecodeError as err:  # a string column holding bytes that are not UTF-8
+            raise CorpusError(
+                f"{path}: rows {row + 1}-{row + batch.num_rows}: 'text' is not valid UTF-8 "
+                f"({err.reason}); write the column as UTF-8 strings"
+            ) from None
+        for value in values:
             row += 1
             if value is None:
                 continue
@@ -201,7 +208,7 @@ def _parquet_batches(pf: Any, path: Path) -> Iterator[Any]:
             return
         except Exception as err:
             raise CorpusError(
-                f"{path}: damaged parquet data ({err}); write the file again"
+                f"{path}: damaged parquet data ({one_line(err)}); write the file again"
             ) from None
         yield batch
 

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .corpus import CorpusError, corpus_format, iter_documents
+from .protocol import one_line
 from .runs import (
     CONFIG,
     DEFAULT_MIN_FREQ,
@@ -174,7 +175,9 @@ def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> N
                         f"decompresses to more than {_size_text(limit)}; use a smaller sample"
                     )
     except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
-        raise fail(f"not a readable gzip file ({err}); compress it again with gzip") from None
+        raise fail(
+            f"not a readable gzip file ({one_line(err)}); compress it again with gzip"
+        ) from None
 
 
 # ============================================================================ runs

@@ -22,6 +22,12 @@ TOO_DEEP = "JSON nested too deeply to read (more than about 1,000 levels); is th
 FORMAT_NAME = "sgpe-vocab"
 
 
+def one_line(err: object) -> str:
+    """An exception's text on one line (pyarrow and zlib messages can span several), for
+    error messages that must stay one line."""
+    return " ".join(str(err).split())
+
+
 @dataclass(frozen=True)
 class MergeStep:
     """One merge applied while encoding a word: which pair, its rank, and the result."""

@@ -62,7 +62,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from .corpus import CorpusError, CorpusInfo, corpus_format, iter_documents
-from .protocol import TOO_DEEP
+from .protocol import TOO_DEEP, one_line
 from .tokenizer import dumps_json
 
 # ============================================================================ constants
@@ -238,7 +238,7 @@ def read_config(run_dir: str | Path) -> RunConfig:
     except FileNotFoundError:
         raise RunError(f"{run_dir}: no {CONFIG}; this is not a run directory") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise RunError(f"{path}: unreadable ({err}); start a new run") from None
+        raise RunError(f"{path}: unreadable ({one_line(err)}); start a new run") from None
     except RecursionError:
         raise RunError(f"{path}: {TOO_DEEP}") from None
     return RunConfig.from_dict(data, str(path))
@@ -346,14 +346,14 @@ def decode_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         except Exception as err:
             # pyarrow reports a damaged file as OSError, ArrowInvalid, ... (e.g. "Corrupt
             # snappy compressed data"): all of them mean "this file is damaged".
-            raise ValueError(f"{path}: not a readable parquet file ({err})") from None
+            raise ValueError(f"{path}: not a readable parquet file ({one_line(err)})") from None
         if not isinstance(meta, dict):
             raise ValueError(f"{path}: its 'sgpe' metadata is not a JSON object (damaged)")
         return columns, meta
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path}: not valid JSON ({err})") from None
+        raise ValueError(f"{path}: not valid JSON ({one_line(err)})") from None
     except RecursionError:
         raise ValueError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict) or not isinstance(data.get("columns"), dict):
