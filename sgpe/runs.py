@@ -583,21 +583,35 @@ def _parts(run_dir: Path) -> list[tuple[int, int, Path]]:
 
 def read_merges(run_dir: str | Path) -> dict[str, list[Any]]:
     """The merges table of a run so far (columns step, left, right, merged, count): the
-    final ``merges.parquet`` when done, else the part files written at checkpoints."""
+    final ``merges.parquet`` when done, else the part files written at checkpoints.
+    A damaged file raises ``ValueError`` naming it."""
     run_dir = Path(run_dir)
     final = _find_table(run_dir, "merges")
     if final is not None:
-        return decode_table(final)[0]
-    out: dict[str, list[Any]] = {k: [] for k in ("step", "left", "right", "merged", "count")}
+        return _merge_table(final)
+    out: dict[str, list[Any]] = {k: [] for k in MERGE_COLUMNS}
     expected = 1
     for first, last, path in _parts(run_dir):
         if first != expected:
             break  # a gap (a part being replaced during a resume): stop at what is contiguous
-        columns, _ = decode_table(path)
+        columns = _merge_table(path)
         for k in out:
             out[k].extend(columns[k])
         expected = last + 1
     return out
+
+
+MERGE_COLUMNS = ("step", "left", "right", "merged", "count")
+
+
+def _merge_table(path: Path) -> dict[str, list[Any]]:
+    columns, _ = decode_table(path)
+    lengths = {len(v) for k, v in columns.items() if k in MERGE_COLUMNS and isinstance(v, list)}
+    if not all(isinstance(columns.get(k), list) for k in MERGE_COLUMNS) or len(lengths) != 1:
+        raise ValueError(
+            f"{path}: expected columns {', '.join(MERGE_COLUMNS)} of equal length (damaged)"
+        )
+    return {k: columns[k] for k in MERGE_COLUMNS}
 
 
 # ============================================================================ status

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +123,22 @@ def long_corpus(shared_corpora: Path, tmp_path_factory: pytest.TempPathFactory) 
         for _, line in zip(range(10_000), src):
             dst.write(line)
     return path
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A real 1.5 MB tmpfs (a disk that fills up), unmounted afterwards."""
+    mount = tmp_path / "tmpfs"
+    mount.mkdir()
+    try:
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1500k", "tmpfs", str(mount)],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        pytest.skip(f"cannot mount a tmpfs here: {err}")
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", str(mount)], capture_output=True, timeout=10)

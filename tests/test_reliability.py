@@ -443,6 +443,25 @@ def test_kill_during_app_intake_leaves_nothing_visible(tmp_path: Path) -> None:
     assert not staging.exists()
 
 
+def test_full_disk_during_intake_is_one_line_and_leaves_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    tiny_tmpfs: Path,
+    tmp_path: Path,
+) -> None:
+    """A real 1.5 MB tmpfs and a 2 MB corpus: the copy into the run fails with ENOSPC."""
+    corpus = tmp_path / "big.txt"
+    corpus.write_text(("\n".join(SINHALA) + "\n") * 11000, encoding="utf-8")
+    assert corpus.stat().st_size > 2_000_000
+    out = tiny_tmpfs / "run"
+    argv = ["train", "--corpus", str(corpus), "--vocab-size", "700", "--out", str(out)]
+    code, _, err = cli(monkeypatch, capsysbinary, argv)
+    assert code == 1
+    line = one_clear_line(err)
+    assert "cannot create the run directory: No space left on device" in line, line
+    assert list(tiny_tmpfs.iterdir()) == []  # no run, no staging directory, no temp file
+
+
 # ============================================================================ schemas
 
 
