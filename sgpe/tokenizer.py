@@ -19,6 +19,7 @@ the literal string ``[UNK]`` in the input is ordinary text.
 from __future__ import annotations
 
 import contextlib
+import errno
 import heapq
 import json
 import os
@@ -608,7 +609,12 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
 
 def write_text_atomic(path: str | Path, text: str) -> None:
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory; give a file path", str(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:  # name the file asked for, not the temp file next to it
+        raise OSError(err.errno, f"cannot write here: {err.strerror}", str(path)) from None
     try:
         os.fchmod(fd, 0o644)  # mkstemp creates 0600; these are ordinary shareable files
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
@@ -616,7 +622,9 @@ def write_text_atomic(path: str | Path, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename != str(path):  # e.g. ENOSPC mid-write
+            raise OSError(err.errno, err.strerror, str(path)) from err
         raise

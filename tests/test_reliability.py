@@ -490,21 +490,31 @@ def test_soak_twenty_cancel_resume_cycles_are_byte_identical(
     assert reference.state == "done", reference.message
     [ref_run] = mgr.list_runs()
     run = mgr.start(request)
-    cycles = 0
+    cycles = mid_merge = 0
     while cycles < 20:
-        time.sleep(rnd.uniform(0.05, 0.6))
-        st = mgr.status(run)
+        # One stop in four hits whatever the trainer is doing (starting, counting); the
+        # others wait for the merges, then stop it at a random moment of them.
+        phases = rnd.choice([("counting", "merging"), ("merging",), ("merging",), ("merging",)])
+        deadline = time.monotonic() + 60
+        while (st := mgr.status(run)).state not in (*phases, "done"):
+            assert time.monotonic() < deadline, st
+            time.sleep(0.01)
         if st.state == "done":
             break
-        if st.alive:
+        time.sleep(rnd.uniform(0.0, 0.3))
+        try:
             st = mgr.cancel(run, wait=30)
-            assert st.state in ("cancelled", "done"), st.message
-            cycles += 1
-        if st.state != "done" and not st.alive:
-            mgr.resume(run)
+        except RunError:  # it finished in the meantime
+            break
+        assert st.state == "cancelled", st.message
+        cycles += 1
+        mid_merge += "checkpoint at step" in st.message
+        mgr.resume(run)
     final = mgr.wait(run, timeout=300)
     assert final.state == "done", final.message
-    assert cycles >= 5  # the corpus is long enough for many interruptions
+    print(f"soak: {cycles} cancel/resume cycles, {mid_merge} of them mid-merge")
+    assert cycles == 20  # the corpus is long enough for all of them
+    assert mid_merge >= 5  # the others stop a trainer while it starts or counts
     same = (run.path / "vocab.json").read_bytes() == (ref_run.run.path / "vocab.json").read_bytes()
     assert same
 
@@ -553,3 +563,31 @@ def test_bytebpe_run_resumes_from_its_checkpoint_to_the_same_vocab(
     assert f"resuming from checkpoint.json at step {step}" in log
     assert (out / "vocab.json").read_bytes() == (reference / "vocab.json").read_bytes()
     assert (out / "merges.parquet").read_bytes() == (reference / "merges.parquet").read_bytes()
+
+
+# ============================================================================ output paths
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("a_dir", "a_dir: is a directory; give a file path"),
+        ("no_dir/t.json", "no_dir/t.json: cannot write here: No such file or directory"),
+    ],
+)
+def test_export_to_a_bad_path_names_that_path(
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    tmp_path: Path,
+    target: str,
+    message: str,
+) -> None:
+    (tmp_path / "a_dir").mkdir()
+    out = tmp_path / target
+    code, _, err = cli(
+        monkeypatch, capsysbinary, ["export", "--vocab", str(SGPE_4K), "--out", str(out)]
+    )
+    assert code == 2
+    line = one_clear_line(err)
+    assert f"{tmp_path}/{message}" in line and ".tmp" not in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_dir"]  # no temp file left
