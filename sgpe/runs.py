@@ -1312,6 +1312,11 @@ class Trainer:
                 self.target = event.target
             self.status.rate_from = (time.time(), step - 1)
             self.status.update(phase="merging", target=self.target)
+        self._after_merge(step, now)
+
+    def _after_merge(self, step: int, now: float) -> None:
+        """After each recorded merge (both models): checkpoint when due, stop if asked to,
+        show progress at most ten times a second."""
         cfg = self.config
         if (
             step - self.checkpoint_step >= cfg.checkpoint_every
@@ -1457,17 +1462,7 @@ class Trainer:
             self.merges.append(pair)
             self.counts.append(count)
             self.status.step = step
-            if (
-                step - self.checkpoint_step >= cfg.checkpoint_every
-                or time.monotonic() - self.last_checkpoint >= cfg.checkpoint_seconds
-            ):
-                self._write_checkpoint()
-            if self.stop_signal is not None or self.status.error is not None:
-                self._check_stop()
-            now = time.monotonic()
-            if now - self.last_display >= 0.1:
-                self.last_display = now
-                self._show("merging", step, self.target, _rate(self.status))
+            self._after_merge(step, time.monotonic())
 
         self._show("counting", 0, 0, None)
         try:
