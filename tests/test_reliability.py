@@ -591,3 +591,74 @@ def test_export_to_a_bad_path_names_that_path(
     line = one_clear_line(err)
     assert f"{tmp_path}/{message}" in line and ".tmp" not in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_dir"]  # no temp file left
+
+
+# ============================================================================ the command line, swept
+
+BAD_COMMANDS = [
+    (["train", "--corpus", "{c}", "--vocab-size", "-5", "--out", "{o}"], "", "vocab_size must be"),
+    (
+        [
+            "train",
+            "--corpus",
+            "{c}",
+            "--vocab-size",
+            "700",
+            "--checkpoint-every",
+            "0",
+            "--out",
+            "{o}",
+        ],
+        "",
+        "checkpoint_every must be >= 1, got 0",
+    ),
+    (
+        ["train", "--corpus", "{d}", "--vocab-size", "700", "--out", "{o}"],
+        "",
+        "unsupported corpus type",
+    ),
+    (
+        ["train", "--corpus", "{d}.txt", "--vocab-size", "700", "--out", "{o}"],
+        "",
+        ".txt: file not found",
+    ),
+    (
+        ["train", "--corpus", "{c}", "--vocab-size", "256", "--model", "bytebpe", "--out", "{o}"],
+        "",
+        "vocab_size must be at least 257 for bytebpe",
+    ),
+    (["train", "--out", "{d}", "--resume"], "", "no config.json; this is not a run directory"),
+    (["encode", "--vocab", "{d}"], "", "Is a directory"),
+    (["encode", "--vocab", "{c}"], "", "not valid JSON (line 1, column 1"),
+    (
+        ["decode", "--vocab", str(SGPE_4K)],
+        "[99999999999999999999999]\n",
+        "invalid token id: 99999999999999999999999",
+    ),
+    (["decode", "--vocab", str(SGPE_4K)], "[1e400]\n", "expected a JSON list of integer token ids"),
+    (["decode", "--vocab", str(SGPE_4K)], "NaN\n", "expected a JSON list of integer token ids"),
+    (["eval", "--vocab", str(SGPE_4K), "--text", "{d}"], "", "Is a directory"),
+    (
+        ["export", "--vocab", str(SGPE_4K), "--out", "{o}.json", "--check", "{d}.txt"],
+        "",
+        "No such file or directory",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "stdin", "fragment"), BAD_COMMANDS)
+def test_bad_commands_give_one_clear_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    small_corpus: Path,
+    tmp_path: Path,
+    argv: list[str],
+    stdin: str,
+    fragment: str,
+) -> None:
+    (tmp_path / "a_dir").mkdir()
+    where = {"c": str(small_corpus), "d": str(tmp_path / "a_dir"), "o": str(tmp_path / "out")}
+    code, _, err = cli(monkeypatch, capsysbinary, [a.format(**where) for a in argv], stdin)
+    assert code == 2
+    assert fragment in one_clear_line(err)
+    assert not (tmp_path / "out").exists()
