@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +50,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 #: Under CI (``.ci/run`` exports it) a test that needs the shared corpora fails instead of
 #: skipping when they are missing: a green run must mean those tests ran.
-REQUIRE_CORPORA = os.environ.get("SGPE_REQUIRE_CORPORA", "") == "1" or (
-    os.environ.get("CI", "").lower() == "true"
-)
+def corpora_required(environ: Mapping[str, str]) -> bool:
+    return environ.get("SGPE_REQUIRE_CORPORA", "") == "1" or environ.get("CI", "").lower() == "true"
+
+
+REQUIRE_CORPORA = corpora_required(os.environ)
 #: Test functions that read the real corpora: tests/test_honesty.py checks that their
 #: number does not silently shrink.
 MIN_REAL_CORPUS_TESTS = 22

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MIN_REAL_CORPUS_TESTS
+from conftest import MIN_REAL_CORPUS_TESTS, corpora_required
 
 TESTS = Path(__file__).resolve().parent
 REPO_ROOT = TESTS.parent
@@ -42,12 +42,26 @@ def test_missing_corpora_skip_locally_and_fail_under_ci(tmp_path: Path) -> None:
     assert local.returncode == 0, local.stdout
     assert "1 skipped" in local.stdout
     assert f"real corpora ({missing}): 0 tests ran, 1 skipped" in local.stdout
-    for switch in ({"SGPE_REQUIRE_CORPORA": "1"}, {"CI": "true"}):
-        ci = _pytest(switch, missing)
-        assert ci.returncode == 1, ci.stdout
-        assert "1 error" in ci.stdout or "1 failed" in ci.stdout
-        assert f"shared corpora not found at {missing}" in ci.stdout
-        assert "SGPE_REQUIRE_CORPORA=1 (or CI=true) makes this a failure" in ci.stdout
+    ci = _pytest({"SGPE_REQUIRE_CORPORA": "1"}, missing)
+    assert ci.returncode == 1, ci.stdout
+    assert "1 error" in ci.stdout or "1 failed" in ci.stdout
+    assert f"shared corpora not found at {missing}" in ci.stdout
+    assert "SGPE_REQUIRE_CORPORA=1 (or CI=true) makes this a failure" in ci.stdout
+
+
+@pytest.mark.parametrize(
+    ("environ", "required"),
+    [
+        ({}, False),
+        ({"SGPE_REQUIRE_CORPORA": "1"}, True),
+        ({"SGPE_REQUIRE_CORPORA": "0"}, False),
+        ({"CI": "true"}, True),
+        ({"CI": "TRUE"}, True),
+        ({"CI": "false"}, False),
+    ],
+)
+def test_the_ci_switch(environ: dict[str, str], required: bool) -> None:
+    assert corpora_required(environ) is required
 
 
 def test_each_session_counts_the_tests_that_ran_on_real_corpora(shared_corpora: Path) -> None:
