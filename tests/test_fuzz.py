@@ -88,8 +88,23 @@ def hf_4k() -> Any:
 
 # ============================================================================ properties
 
+_STRATEGIES: dict[Callable[..., None], dict[str, Any]] = {}
 
-@given(text=texts, script=st.sampled_from(["auto", "sinhala", "devanagari"]), ls=st.booleans())
+
+def fuzz_property(**strategies: Any) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Record a property's strategies; :func:`_run` builds a fresh Hypothesis test from
+    them for each budget (a ``@given`` test takes one ``settings`` only)."""
+
+    def record(f: Callable[..., None]) -> Callable[..., None]:
+        _STRATEGIES[f] = strategies
+        return f
+
+    return record
+
+
+@fuzz_property(
+    text=texts, script=st.sampled_from(["auto", "sinhala", "devanagari"]), ls=st.booleans()
+)
 def prop_syllabify_is_lossless(text: str, script: str, ls: bool) -> None:
     parts = sgpe.syllabify(text, script=script, leading_space=ls)
     assert "".join(parts) == text
@@ -98,7 +113,7 @@ def prop_syllabify_is_lossless(text: str, script: str, ls: bool) -> None:
     assert [text[s[0] : s[1]] for s in spans] == parts
 
 
-@given(text=texts, which=st.sampled_from(["sgpe", "bytebpe"]))
+@fuzz_property(text=texts, which=st.sampled_from(["sgpe", "bytebpe"]))
 def prop_encode_decode_round_trip(text: str, which: str) -> None:
     tok = sgpe_4k() if which == "sgpe" else byte_4k()
     ids = tok.encode(text)
@@ -106,7 +121,7 @@ def prop_encode_decode_round_trip(text: str, which: str) -> None:
     assert all(type(i) is int and 0 <= i < tok.vocab_size for i in ids)
 
 
-@given(ids=st.lists(st.integers(min_value=-(2**40), max_value=2**40), max_size=20))
+@fuzz_property(ids=st.lists(st.integers(min_value=-(2**40), max_value=2**40), max_size=20))
 def prop_decode_any_ids_is_text_or_a_clear_error(ids: list[int]) -> None:
     for tok in (sgpe_4k(), byte_4k()):
         try:
@@ -116,7 +131,7 @@ def prop_decode_any_ids_is_text_or_a_clear_error(ids: list[int]) -> None:
             assert any(not 0 <= i < tok.vocab_size for i in ids)
 
 
-@given(
+@fuzz_property(
     docs=st.lists(texts, min_size=1, max_size=6),
     probe=texts,
     oov=st.sampled_from(["fallback", "unk"]),
@@ -139,7 +154,7 @@ def prop_train_on_tiny_corpora(docs: list[str], probe: str, oov: str, pieces: st
             assert tok.decode(ids) == text
 
 
-@given(text=texts)
+@fuzz_property(text=texts)
 def prop_export_parity(text: str) -> None:
     assert hf_4k().encode(text, add_special_tokens=False).ids == sgpe_4k().encode(text)
 
@@ -185,7 +200,7 @@ def _corpus_bytes(fmt: str, lines: list[str]) -> bytes:
     return encode_table({"text": lines}, {}, parquet=True)
 
 
-@given(
+@fuzz_property(
     fmt=st.sampled_from([".txt", ".txt.gz", ".jsonl", ".csv", ".parquet"]),
     seed=st.integers(0, 2**32 - 1),
 )
@@ -211,7 +226,7 @@ def prop_corpus_readers_on_mutated_files(fmt: str, seed: int) -> None:
         path.unlink()
 
 
-@given(
+@fuzz_property(
     which=st.sampled_from(["sgpe", "bytebpe", "checkpoint", "config", "table"]),
     seed=st.integers(0, 2**32 - 1),
 )
@@ -297,7 +312,7 @@ def _run(prop: Callable[..., None], examples: int) -> None:
         deadline=None,
         database=None if examples > 10_000 else settings.default.database,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )(prop)()
+    )(given(**_STRATEGIES[prop])(prop))()
 
 
 @pytest.mark.parametrize(("group", "prop"), _ALL, ids=[p.__name__[5:] for _, p in _ALL])
