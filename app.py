@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
-from sgpe.ui import resources, state, style
+from sgpe.ui import render, resources, state, style
 
 st.set_page_config(
     page_title="SGPE Explorer",
@@ -83,6 +83,8 @@ with st.sidebar:
     state.remember("base", base_id)
     state.remember("script", script)
     active = resources.active()
+    for problem in active.problems:
+        st.warning(render.md_escape(problem), icon=":material/warning:")
     tok = active.sgpe
     st.caption(
         f"Active: {tok.vocab_size:,} tokens, {len(tok.merges):,} merges, "

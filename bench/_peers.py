@@ -239,14 +239,14 @@ def load(key: str, path: Path | None = None) -> Any:
 
 
 def derive_bytebpe(src: Path, vocab_size: int, out: Path) -> int:
-    """Our byte-level BPE at a smaller size: the first ``vocab_size - 256`` merges of a
+    """Our byte-level BPE at a smaller size: the first ``vocab_size - 257`` merges of a
     larger vocabulary trained on the same text. Exact because training is greedy and
     deterministic and the stopping size plays no part in choosing merges (checked in
     tests/test_integrity.py). Returns the derived vocabulary size."""
     from sgpe.bytebpe import ByteBPETokenizer
 
     big = ByteBPETokenizer.load(src)
-    small = ByteBPETokenizer(big.merges[: vocab_size - 256], big.pattern, training=big.training)
+    small = ByteBPETokenizer(big.merges[: vocab_size - 257], big.pattern, training=big.training)
     small.save(out, training={**big.training, "derived_from_merges_of": big.vocab_size})
     return small.vocab_size
 

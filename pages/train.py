@@ -307,7 +307,13 @@ def runs_panel() -> None:
     if st.session_state.get("train_curve") not in ids:
         st.session_state["train_curve"] = live[0] if live else ids[0]
     picked = str(st.selectbox("Merge curve of run", ids, key="train_curve"))
-    merges = read_merges(mgr.run(picked).path)
+    try:
+        merges = read_merges(mgr.run(picked).path)
+    except (ValueError, OSError) as err:  # a damaged merges file: say which, keep the page
+        st.warning(
+            render.md_escape(f"The merge curve cannot be shown: {err}"), icon=":material/warning:"
+        )
+        merges = {}
     if merges.get("step"):
         st.plotly_chart(
             charts.merge_curve(

@@ -10,7 +10,8 @@ each chunk. This is the GPT-2 / tiktoken / minbpe design:
   the lowest rank first, leftmost first on ties.
 * ``<|endoftext|>`` is the only special token. It is reserved *after* training at id
   ``256 + number_of_merges``; during training and in `encode` the literal is ordinary text,
-  and only `encode_with_special` maps it to its id.
+  and only `encode_with_special` maps it to its id. A requested ``vocab_size`` counts it,
+  so a tokenizer trained for N ids has at most N ids (``vocab_size - 257`` merges).
 * No pair ever crosses a chunk boundary, neither in training nor in encoding.
 
 Training rule (the same in the slow reference in the tests): at each step the adjacent
@@ -19,9 +20,9 @@ and the merge is applied to every chunk left to right without overlaps (``x x x`
 merge ``(x, x)`` becomes ``xx x``). Training is deterministic: the same texts and
 arguments give the same merges and a byte-identical saved file.
 
->>> tok = ByteBPETokenizer.train(["ab ab ab"], vocab_size=258, pattern="gpt2")
->>> tok.merges
-((97, 98), (32, 256))
+>>> tok = ByteBPETokenizer.train(["ab ab ab"], vocab_size=259, pattern="gpt2")
+>>> tok.merges, tok.vocab_size
+(((97, 98), (32, 256)), 259)
 >>> tok.tokenize("ab ab")
 ['ab', ' ab']
 >>> tok.decode(tok.encode("ab abc"))
@@ -47,7 +48,16 @@ from typing import Any
 
 import regex
 
-from sgpe.protocol import FORMAT_NAME, MergeStep, Pair, TokenId, WordTrace, display_bytes
+from sgpe.protocol import (
+    FORMAT_NAME,
+    TOO_DEEP,
+    MergeStep,
+    Pair,
+    TokenId,
+    WordTrace,
+    display_bytes,
+    one_line,
+)
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -55,7 +65,9 @@ __all__ = [
     "FORMAT_VERSION",
     "SPLIT_PATTERNS",
     "ByteBPETokenizer",
+    "MergeCallback",
     "ProgressCallback",
+    "ResumeMismatch",
 ]
 
 # ============================================================================ constants
@@ -103,6 +115,13 @@ _RESCAN_MAX_BYTES = 512
 #: ``step`` counts merges learned so far (1 for the first), ``left``/``right`` are the
 #: display strings of the merged tokens, ``count`` is the pair's frequency.
 ProgressCallback = Callable[[int, tuple[str, str], int, float], None]
+#: ``on_merge(step, left_id, right_id, count)``: the same event with token ids (what a
+#: checkpoint records; display strings cannot be mapped back to ids).
+MergeCallback = Callable[[int, int, int, int], None]
+
+
+class ResumeMismatch(ValueError):
+    """Merges given to resume from are not the ones this corpus and these settings learn."""
 
 
 # ============================================================================ pre-tokenizer
@@ -164,7 +183,8 @@ def _learn_merges(
     word_counts: Mapping[str, int],
     num_merges: int,
     min_freq: int,
-    on_merge: Callable[[int, int, int, int], None] | None = None,
+    on_merge: MergeCallback | None = None,
+    replay: Sequence[Pair] = (),
 ) -> list[Pair]:
     """Learn up to `num_merges` merges over unique words weighted by their counts.
 
@@ -181,6 +201,11 @@ def _learn_merges(
 
     A merge touches only the words that contain its pair, and only the pairs next to each
     merge site. ``on_merge(step, left_id, right_id, count)`` is called after each merge.
+
+    ``replay``: merges already learned (a checkpoint). They are applied first without
+    searching the queue (the queue entries they leave stale are dropped by the lazy
+    refresh), so training continues exactly as if it had never stopped. A replayed pair
+    that does not occur at least ``min_freq`` times raises :class:`ResumeMismatch`.
     """
     words = list(word_counts)
     weights = [word_counts[w] for w in words]
@@ -199,10 +224,21 @@ def _learn_merges(
     queue = [(-count, pair) for pair, count in pair_counts.items()]
     heapq.heapify(queue)
     merges: list[Pair] = []
+    if len(replay) > num_merges:
+        raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
     while len(merges) < num_merges:
         best = ""
         count = 0
-        while queue:
+        if len(merges) < len(replay):
+            left_id, right_id = replay[len(merges)]
+            best = chr(left_id) + chr(right_id)
+            count = pair_counts.get(best, 0)
+            if count < max(min_freq, 1):
+                raise ResumeMismatch(
+                    f"merge {len(merges) + 1} {replay[len(merges)]} to resume from occurs "
+                    f"{count} times in this corpus"
+                )
+        while queue and not best:
             neg_count, pair = heapq.heappop(queue)
             count = pair_counts.get(pair, 0)
             if count == -neg_count:
@@ -312,18 +348,23 @@ class ByteBPETokenizer:
         pattern: str = DEFAULT_PATTERN,
         min_freq: int = 1,
         progress: ProgressCallback | None = None,
+        on_merge: MergeCallback | None = None,
+        resume_merges: Sequence[Pair] = (),
     ) -> ByteBPETokenizer:
         """Learn a byte-level BPE vocabulary from `texts`.
 
-        `vocab_size` is the number of *mergeable* tokens to aim for: the 256 byte tokens
-        plus ``vocab_size - 256`` merges. ``<|endoftext|>`` is not counted: it is
-        reserved after training at id ``256 + len(merges)``, so the trained tokenizer's
-        `vocab_size` property is ``256 + len(merges) + 1``. Training stops early, without
-        error, when no pair occurs at least `min_freq` times (default 1: when every chunk
-        is a single token), so fewer merges than asked for may be learned.
+        `vocab_size` is the number of token ids to aim for: the 256 byte tokens, up to
+        ``vocab_size - 257`` merges, and ``<|endoftext|>``, reserved after training at id
+        ``256 + len(merges)``. So the trained tokenizer's `vocab_size` property is
+        ``256 + len(merges) + 1``, exactly the requested size unless training stops early,
+        without error, when no pair occurs at least `min_freq` times (default 1: when every
+        chunk is a single token).
 
         `progress` is called after every merge (see `ProgressCallback`); throttle inside
         the callback (e.g. act on every 100th step) if updating a UI is expensive.
+        `on_merge` gets the same event with token ids. `resume_merges` (the merges of a
+        checkpoint of the same training) are replayed before training continues; the
+        result is the same as an uninterrupted run's.
 
         >>> tok = ByteBPETokenizer.train(["ab\\nab\\nab\\nab\\nab"], vocab_size=300)
         >>> tok.merges, tok.vocab_size
@@ -336,9 +377,10 @@ class ByteBPETokenizer:
             )
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
             raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
-        if vocab_size < _BYTE_TOKENS:
+        if vocab_size < _BYTE_TOKENS + 1:
             raise ValueError(
-                f"vocab_size must be at least 256, so every byte has a token; got {vocab_size}"
+                "vocab_size must be at least 257 (a token for every byte and <|endoftext|>); "
+                f"got {vocab_size}"
             )
         if vocab_size > _MAX_VOCAB_SIZE:
             raise ValueError(f"vocab_size must be at most {_MAX_VOCAB_SIZE}; got {vocab_size}")
@@ -360,18 +402,23 @@ class ByteBPETokenizer:
                 word = _byte_string(chunk)
                 word_counts[word] = word_counts.get(word, 0) + count
 
-        on_merge = None
+        callback = on_merge
         if progress is not None:
             token_bytes = [bytes([b]) for b in range(_BYTE_TOKENS)]
             started = time.perf_counter()
-            callback = progress
+            show = progress
 
-            def on_merge(step: int, left: int, right: int, count: int) -> None:
+            def callback(step: int, left: int, right: int, count: int) -> None:
                 token_bytes.append(token_bytes[left] + token_bytes[right])
                 shown = (display_bytes(token_bytes[left]), display_bytes(token_bytes[right]))
-                callback(step, shown, count, time.perf_counter() - started)
+                if on_merge is not None:
+                    on_merge(step, left, right, count)
+                show(step, shown, count, time.perf_counter() - started)
 
-        merges = _learn_merges(word_counts, vocab_size - _BYTE_TOKENS, min_freq, on_merge)
+        replay = _check_merges(list(resume_merges), "resume_merges")
+        merges = _learn_merges(
+            word_counts, vocab_size - _BYTE_TOKENS - 1, min_freq, callback, replay
+        )
         training = {
             "requested_vocab_size": vocab_size,
             "min_freq": min_freq,
@@ -657,7 +704,9 @@ class ByteBPETokenizer:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise ValueError(f"{source}: not a JSON vocabulary file: {err}") from None
+            raise ValueError(f"{source}: not a JSON vocabulary file: {one_line(err)}") from None
+        except RecursionError:
+            raise ValueError(f"{source}: {TOO_DEEP}") from None
         return cls.from_dict(data, source=source)
 
     @classmethod

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
+from .protocol import TOO_DEEP
 from .schema import BUILTIN_SCRIPTS
 
 # Defaults of `train`, shown in its help (the flags themselves default to None so that a
@@ -162,6 +163,11 @@ def _cmd_decode(args: argparse.Namespace) -> int:
                     f"stdin line {number}: not valid JSON ({err.msg} at column {err.colno}); "
                     "each line must be a JSON list of token ids such as [12, 7]"
                 ) from None
+            except RecursionError:
+                raise UsageError(
+                    f"stdin line {number}: {TOO_DEEP} each line must be a JSON list of token "
+                    "ids such as [12, 7]"
+                ) from None
             if not isinstance(ids, list) or not all(type(i) is int for i in ids):
                 raise UsageError(
                     f"stdin line {number}: expected a JSON list of integer token ids, got "
@@ -197,6 +203,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     tok = _load_vocab(args.vocab)
+    if args.cls_sep and args.format != "hf":
+        raise UsageError("--cls-sep: only for --format hf (a tokenizer.json post-processor)")
     if args.format == "meta":
         if getattr(tok, "model", None) != "sgpe":
             raise UsageError("--format meta needs an SGPE vocab.json")
@@ -210,7 +218,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .export import ExportError, check_parity, load_hf, save_hf
 
     try:
-        save_hf(tok, args.out)
+        save_hf(tok, args.out, cls_sep=args.cls_sep)
     except (ExportError, ImportError) as err:
         raise UsageError(str(err)) from None
     if args.check:
@@ -630,6 +638,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--check", metavar="FILE",
         help="also encode every line of FILE both ways; exit 1 on any difference (needs tokenizers)",
+    )  # fmt: skip
+    p.add_argument(
+        "--cls-sep", action="store_true",
+        help="add seed 000's post-processor: [CLS] A [SEP] (pairs: [CLS] A [SEP] B [SEP]) when "
+        "encoding with special tokens (SGPE only; --check compares without them)",
     )  # fmt: skip
     p.set_defaults(func=_cmd_export)
     return parser

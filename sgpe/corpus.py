@@ -18,9 +18,13 @@ import hashlib
 import io
 import json
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from .protocol import TOO_DEEP, one_line
 
 SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 CHUNK_CHARS = 1 << 22  # about 4M characters per chunk
@@ -73,8 +77,10 @@ def _read_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         raise CorpusError(f"{path}: file not found") from None
-    except (OSError, EOFError, gzip.BadGzipFile) as err:
-        raise CorpusError(f"{path}: cannot be read: {err}") from None
+    except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
+        raise CorpusError(
+            f"{path}: cannot be read: {one_line(err)}; check the file (for .gz: compress it again)"
+        ) from None
 
 
 def _split_lines(text: str) -> list[str]:
@@ -95,6 +101,11 @@ def _jsonl_documents(text: str, path: Path) -> Iterator[str]:
                 f"{path}: line {number}: not valid JSON ({err.msg} at column {err.colno}); "
                 'each line must be an object like {"text": "..."}'
             ) from None
+        except RecursionError:
+            raise CorpusError(
+                f"{path}: line {number}: {TOO_DEEP.split(';')[0]}; "
+                'each line must be an object like {"text": "..."}'
+            ) from None
         if not isinstance(obj, dict):
             raise CorpusError(
                 f"{path}: line {number}: expected a JSON object with a 'text' field, "
@@ -111,7 +122,9 @@ def _jsonl_documents(text: str, path: Path) -> Iterator[str]:
 
 
 def _csv_documents(text: str, path: Path) -> Iterator[str]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a quote that is never closed, or text after a closing quote, is an error
+    # (pandas: "EOF inside string"), instead of swallowing the rest of the file.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader)
     except StopIteration:
@@ -124,18 +137,28 @@ def _csv_documents(text: str, path: Path) -> Iterator[str]:
             "rename the column that holds the documents to 'text'"
         )
     col = header.index("text")
+    start = reader.line_num + 1  # the line where the next row starts
     try:
         for row in reader:
-            if not row:
-                continue
-            if col >= len(row):
+            if row and col >= len(row):
                 raise CorpusError(
-                    f"{path}: row {reader.line_num}: has {len(row)} fields, the 'text' column is "
-                    f"number {col + 1}"
+                    f"{path}: line {start}: the row has {len(row)} fields, the 'text' column is "
+                    f"number {col + 1}; give every row a value for each column"
                 )
-            yield row[col]
+            if row:
+                yield row[col]
+            start = reader.line_num + 1
     except csv.Error as err:
-        raise CorpusError(f"{path}: row {reader.line_num}: malformed CSV: {err}") from None
+        if "unexpected end of data" in str(err):
+            raise CorpusError(
+                f"{path}: line {start}: a quoted field opened in this row is never closed (it "
+                'runs to the end of the file); close it with " and write a quote inside a field '
+                'as ""'
+            ) from None
+        raise CorpusError(
+            f"{path}: line {start}: malformed CSV ({one_line(err)}); quote a field that holds commas, "
+            'quotes or line breaks, and write a quote inside it as ""'
+        ) from None
 
 
 def _parquet_documents(path: Path) -> Iterator[str]:
@@ -148,15 +171,22 @@ def _parquet_documents(path: Path) -> Iterator[str]:
     try:
         pf = pq.ParquetFile(path)
     except Exception as err:  # pyarrow raises several types for a bad file
-        raise CorpusError(f"{path}: not a readable parquet file: {err}") from None
+        raise CorpusError(f"{path}: not a readable parquet file: {one_line(err)}") from None
     if "text" not in pf.schema_arrow.names:
         raise CorpusError(
             f"{path}: no 'text' column (columns: {', '.join(pf.schema_arrow.names[:10])}); "
             "rename the column that holds the documents to 'text'"
         )
     row = 0
-    for batch in pf.iter_batches(columns=["text"], batch_size=8192):
-        for value in batch.column(0).to_pylist():
+    for batch in _parquet_batches(pf, path):
+        try:
+            values = batch.column(0).to_pylist()
+        except UnicodeDecodeError as err:  # a string column holding bytes that are not UTF-8
+            raise CorpusError(
+                f"{path}: rows {row + 1}-{row + batch.num_rows}: 'text' is not valid UTF-8 "
+                f"({err.reason}); write the column as UTF-8 strings"
+            ) from None
+        for value in values:
             row += 1
             if value is None:
                 continue
@@ -165,6 +195,22 @@ def _parquet_documents(path: Path) -> Iterator[str]:
                     f"{path}: row {row}: 'text' must be a string, got {type(value).__name__}"
                 )
             yield value
+
+
+def _parquet_batches(pf: Any, path: Path) -> Iterator[Any]:
+    """The 'text' column in batches; damage found while decoding (pyarrow raises OSError,
+    ArrowInvalid, ...) becomes a CorpusError naming the file."""
+    batches = pf.iter_batches(columns=["text"], batch_size=8192)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except Exception as err:
+            raise CorpusError(
+                f"{path}: damaged parquet data ({one_line(err)}); write the file again"
+            ) from None
+        yield batch
 
 
 def iter_documents(path: str | Path) -> Iterator[str]:

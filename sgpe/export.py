@@ -1,8 +1,12 @@
 """Hugging Face ``tokenizer.json`` export with exact id parity, for SGPE and byte-level BPE.
 
->>> from sgpe.export import save_hf                                    # doctest: +SKIP
->>> save_hf(sgpe.load("vocab.json"), "tokenizer.json")                # doctest: +SKIP
->>> tokenizers.Tokenizer.from_file("tokenizer.json").encode("ශ්‍රී ලංකා").ids  # doctest: +SKIP
+>>> import sgpe
+>>> from sgpe.defaults import DEFAULT_SGPE
+>>> tok = sgpe.load(DEFAULT_SGPE)
+>>> load_hf(tok).encode("ශ්‍රී ලංකා").ids, tok.encode("ශ්‍රී ලංකා")  # the same ids
+([367, 787], [367, 787])
+
+``save_hf(tok, "tokenizer.json")`` writes the file; ``tokenizers.Tokenizer.from_file`` reads it.
 
 The file uses only stock components (``Split`` pre-tokenizers, ``Replace`` normalizer and
 decoders, a ``BPE`` model), so ``tokenizers`` and ``transformers`` load it without any
@@ -129,17 +133,29 @@ class ExportError(ValueError):
 # ============================================================================
 
 
-def to_hf(tokenizer: Tokenizer | ByteBPETokenizer) -> dict[str, Any]:
+def to_hf(tokenizer: Tokenizer | ByteBPETokenizer, *, cls_sep: bool = False) -> dict[str, Any]:
     """The ``tokenizer.json`` document (a JSON-ready dict) for an SGPE or byte-level model.
 
     The Hugging Face tokenizer built from it gives exactly ``tokenizer.encode(text)`` for
     every string (see the module docstring for the one exception, literal special tokens).
     Raises :class:`ExportError` if the vocabulary breaks an assumption of the construction.
+
+    ``cls_sep`` (SGPE only) adds seed 000's post-processor, BERT's ``TemplateProcessing``:
+    ``[CLS] A [SEP]`` for one sequence and ``[CLS] A [SEP] B [SEP]`` for a pair (type ids
+    0 and 1). Encoding with ``add_special_tokens=True`` (the default of ``tokenizers`` and
+    ``transformers``) then wraps our ids; with ``add_special_tokens=False`` they are ours.
+    Without it (the default) there is no post-processor, so both give exactly our ids.
     """
     if isinstance(tokenizer, Tokenizer):
         if tokenizer.mode == "hierarchical":
-            return _HierarchicalExport(tokenizer).document()
-        return _SgpeExport(tokenizer).document()
+            document = _HierarchicalExport(tokenizer).document()
+        else:
+            document = _SgpeExport(tokenizer).document()
+        if cls_sep:
+            document["post_processor"] = _cls_sep_template(tokenizer)
+        return document
+    if cls_sep:
+        raise ExportError("cls_sep: only SGPE vocabularies have [CLS] and [SEP] tokens")
     from .bytebpe import ByteBPETokenizer
 
     if isinstance(tokenizer, ByteBPETokenizer):
@@ -150,14 +166,50 @@ def to_hf(tokenizer: Tokenizer | ByteBPETokenizer) -> dict[str, Any]:
     )
 
 
-def to_hf_str(tokenizer: Tokenizer | ByteBPETokenizer) -> str:
+def to_hf_str(tokenizer: Tokenizer | ByteBPETokenizer, *, cls_sep: bool = False) -> str:
     """:func:`to_hf` as JSON text (UTF-8, compact, deterministic)."""
-    return json.dumps(to_hf(tokenizer), ensure_ascii=False, separators=(",", ":"))
+    document = to_hf(tokenizer, cls_sep=cls_sep)
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
-def save_hf(tokenizer: Tokenizer | ByteBPETokenizer, path: str | Path) -> None:
+def save_hf(
+    tokenizer: Tokenizer | ByteBPETokenizer, path: str | Path, *, cls_sep: bool = False
+) -> None:
     """Write ``tokenizer.json`` atomically; load it with ``tokenizers.Tokenizer.from_file``."""
-    write_text_atomic(path, to_hf_str(tokenizer) + "\n")
+    write_text_atomic(path, to_hf_str(tokenizer, cls_sep=cls_sep) + "\n")
+
+
+def _cls_sep_template(tokenizer: Tokenizer) -> dict[str, Any]:
+    """Seed 000's post-processor (its ``export_hf_tokenizer``): ``TemplateProcessing``
+    with ``[CLS] $A [SEP]`` and ``[CLS] $A [SEP] $B:1 [SEP]:1``, ids from the vocabulary."""
+    ids = {}
+    for name in ("[CLS]", "[SEP]"):
+        token_id = tokenizer.token_to_id(name)
+        if token_id is None:
+            raise ExportError(f"cls_sep: the vocabulary has no {name} token")
+        ids[name] = token_id
+
+    def special(name: str, type_id: int) -> dict[str, Any]:
+        return {"SpecialToken": {"id": name, "type_id": type_id}}
+
+    def sequence(name: str, type_id: int) -> dict[str, Any]:
+        return {"Sequence": {"id": name, "type_id": type_id}}
+
+    return {
+        "type": "TemplateProcessing",
+        "single": [special("[CLS]", 0), sequence("A", 0), special("[SEP]", 0)],
+        "pair": [
+            special("[CLS]", 0),
+            sequence("A", 0),
+            special("[SEP]", 0),
+            sequence("B", 1),
+            special("[SEP]", 1),
+        ],
+        "special_tokens": {
+            name: {"id": name, "ids": [token_id], "tokens": [name]}
+            for name, token_id in ids.items()
+        },
+    }
 
 
 def load_hf(source: str | Path | dict[str, Any] | Tokenizer | ByteBPETokenizer) -> Any:

@@ -9,7 +9,8 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   tests the trainer's lock), so an app restarted after a crash, or two app sessions,
   see the same true state of every run. Nothing is kept in memory except the handles of
   child processes, which are only used to reap them.
-* **Intake.** :meth:`RunManager.start` copies the upload into a hidden staging directory,
+* **Intake.** :meth:`RunManager.start` copies the upload into a hidden staging directory
+  (named with its pid: :meth:`poll` removes one whose app process was killed mid-upload),
   checks it (:func:`validate_corpus`) and only then renames it to the run directory, so a
   rejected upload leaves nothing behind. Run ids are generated
   (``20261121-061500-ab12cd``), never derived from a file name.
@@ -37,12 +38,14 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from .corpus import CorpusError, corpus_format, iter_documents
+from .protocol import one_line
 from .runs import (
     CONFIG,
     FINAL_STATES,
@@ -56,7 +59,9 @@ from .runs import (
     min_freq_default,
     read_config,
     read_status,
+    remove_stale_staging,
     run_lock,
+    staging_dir,
     write_status,
 )
 
@@ -181,8 +186,10 @@ def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> N
                     raise fail(
                         f"decompresses to more than {_size_text(limit)}; use a smaller sample"
                     )
-    except (OSError, EOFError) as err:
-        raise fail(f"not a readable gzip file ({err}); compress it again with gzip") from None
+    except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
+        raise fail(
+            f"not a readable gzip file ({one_line(err)}); compress it again with gzip"
+        ) from None
 
 
 # ============================================================================ runs
@@ -257,10 +264,11 @@ def new_run_id() -> str:
 class RunManager:
     """Start, watch, cancel, resume and delete training runs under ``root``.
 
-    >>> jobs = RunManager("runs")                              # doctest: +SKIP
-    >>> run = jobs.start(RunRequest("sample_data/sinhala.txt", vocab_size=4000))  # doctest: +SKIP
-    >>> jobs.status(run).state                                 # doctest: +SKIP
-    'counting'
+    For example (not a doctest: it starts a trainer process; tests/test_jobs.py runs it)::
+
+        jobs = RunManager("runs")
+        run = jobs.start(RunRequest("sample_data/sinhala.txt", vocab_size=4000))
+        jobs.status(run).state  # 'counting', later 'merging', then 'done'
     """
 
     def __init__(
@@ -323,8 +331,7 @@ class RunManager:
         name = Path(name).name  # a file name, never a path
         ext = corpus_format(name)  # CorpusError for an unsupported type
         self.root.mkdir(parents=True, exist_ok=True)
-        staging = self.root / f".incoming-{secrets.token_hex(6)}"
-        staging.mkdir()
+        staging = staging_dir(self.root)
         try:
             target = staging / f"corpus{ext}"
             sha = self._copy_in(request.corpus, target, name)
@@ -414,6 +421,7 @@ class RunManager:
         self._reap()
         launched: list[Run] = []
         with self._root_lock():
+            remove_stale_staging(self.root)  # uploads whose app process was killed
             queued: list[tuple[float, str, Run]] = []
             running = 0
             for run in self._run_dirs():
@@ -556,6 +564,9 @@ class RunManager:
             raise RunError(f"run {run.id} is {st.state}; there is nothing to cancel")
         if st.pid is not None:
             self._signal(st.pid, signal.SIGTERM)
+            # A stopped trainer (SIGSTOP, Ctrl-Z) keeps a SIGTERM pending until it runs
+            # again: continue it so that it can write its checkpoint and end.
+            self._signal(st.pid, signal.SIGCONT)
         self._wait_gone(run, wait)
         st = read_status(run.path)
         if st.state not in FINAL_STATES and not st.alive:

@@ -16,7 +16,16 @@ TokenId = int
 Pair = tuple[TokenId, TokenId]
 Syllable = str
 
+#: The message for JSON nested deeper than Python's parser can follow (a damaged or hostile
+#: file): every reader of JSON in the package turns that RecursionError into this.
+TOO_DEEP = "JSON nested too deeply to read (more than about 1,000 levels); is the file damaged?"
 FORMAT_NAME = "sgpe-vocab"
+
+
+def one_line(err: object) -> str:
+    """An exception's text on one line (pyarrow and zlib messages can span several), for
+    error messages that must stay one line."""
+    return " ".join(str(err).split())
 
 
 @dataclass(frozen=True)

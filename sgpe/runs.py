@@ -23,8 +23,10 @@ Without pyarrow the two tables are written as ``word_counts.json`` / ``merges/*.
 Resume (SGPE model): read ``config.json``, load the word counts (no recount), take the
 newest *valid* checkpoint (strict parse, sha256 of its merges, config fingerprint) and
 replay its merges; the trainer then continues exactly as an uninterrupted run, so the
-resumed ``vocab.json`` is byte-identical. Byte-level BPE runs have no checkpoints: a
-resume retrains from the start (deterministic, so the result is the same too).
+resumed ``vocab.json`` is byte-identical. Byte-level BPE runs checkpoint too (each merge
+as two token ids, since display strings are ambiguous): a resume reads the corpus again
+(a few seconds; it keeps no word counts) and replays the checkpoint's merges without
+searching for them, then continues, again to a byte-identical ``vocab.json``.
 
 Test hooks (environment variables honoured by the trainer, for fault-injection tests
 only): ``SGPE_TEST_FAIL_WRITE_AFTER=N`` makes every data-file write after the first N
@@ -43,7 +45,9 @@ import fcntl
 import hashlib
 import io
 import json
+import math
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -58,6 +62,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from .corpus import CorpusError, CorpusInfo, corpus_format, iter_documents
+from .protocol import TOO_DEEP, one_line
 from .tokenizer import dumps_json
 
 # ============================================================================ constants
@@ -99,6 +104,14 @@ FAIL_WRITE_ENV = "SGPE_TEST_FAIL_WRITE_AFTER"
 # How long a starting trainer waits for the run lock (a reader or the run manager may
 # hold it for a moment).
 LOCK_WAIT_SECONDS = 10.0
+#: The longest checkpoint or heartbeat interval a run may ask for (one hour).
+MAX_INTERVAL_SECONDS = 3600.0
+#: A working trainer whose heartbeat is older than this many intervals is reported as
+#: stalled (a SIGSTOPped or hung process still holds its lock, so the lock alone cannot
+#: tell). Generous, because a busy shared machine delays the heartbeat thread.
+STALL_INTERVALS = 10
+#: ... but never sooner than this many seconds.
+STALL_MIN_SECONDS = 3.0
 
 
 class RunError(Exception):
@@ -144,18 +157,25 @@ class RunConfig:
         else:
             from .bytebpe import ByteBPETokenizer
 
-            if self.vocab_size < 256:
+            if self.vocab_size < 257:
                 raise ValueError(
-                    f"vocab_size must be at least 256 for bytebpe (one token per byte), "
-                    f"got {self.vocab_size}"
+                    "vocab_size must be at least 257 for bytebpe (one token per byte and "
+                    f"<|endoftext|>), got {self.vocab_size}"
                 )
             if self.min_freq < 1:
                 raise ValueError(f"min_freq must be >= 1, got {self.min_freq}")
             ByteBPETokenizer((), self.pattern)  # raises ValueError for a bad pattern
         if self.checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
-        if self.checkpoint_seconds <= 0 or self.heartbeat_seconds <= 0:
-            raise ValueError("checkpoint_seconds and heartbeat_seconds must be > 0")
+        for name in ("checkpoint_seconds", "heartbeat_seconds"):
+            value = getattr(self, name)
+            # inf or nan would make a trainer that never checkpoints, or a heartbeat that
+            # never goes stale (a hung trainer would look healthy forever).
+            if not (math.isfinite(value) and 0 < value <= MAX_INTERVAL_SECONDS):
+                raise ValueError(
+                    f"{name} must be a number of seconds in (0, {MAX_INTERVAL_SECONDS:g}], "
+                    f"got {value!r}"
+                )
 
     def train_settings(self) -> Any:
         """The :class:`sgpe.train.TrainSettings` of an SGPE run."""
@@ -219,7 +239,12 @@ class RunConfig:
                         f"{source}: key {f.name!r} must be a {kind.__name__}, got {value!r}"
                     )
                 kwargs[f.name] = value
-        return cls(**kwargs)
+        config = cls(**kwargs)
+        try:
+            config.validate()
+        except ValueError as err:
+            raise RunError(f"{source}: {err}; start a new run") from None
+        return config
 
 
 def read_config(run_dir: str | Path) -> RunConfig:
@@ -230,7 +255,9 @@ def read_config(run_dir: str | Path) -> RunConfig:
     except FileNotFoundError:
         raise RunError(f"{run_dir}: no {CONFIG}; this is not a run directory") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise RunError(f"{path}: unreadable ({err})") from None
+        raise RunError(f"{path}: unreadable ({one_line(err)}); start a new run") from None
+    except RecursionError:
+        raise RunError(f"{path}: {TOO_DEEP}") from None
     return RunConfig.from_dict(data, str(path))
 
 
@@ -329,21 +356,29 @@ def decode_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:
 
         try:
             table = pq.read_table(path)
-        except OSError:
+            columns = {name: table.column(name).to_pylist() for name in table.column_names}
+            meta = json.loads((table.schema.metadata or {}).get(b"sgpe", b"{}"))
+        except (FileNotFoundError, PermissionError):
             raise
-        except Exception as err:  # pyarrow raises several types for a damaged file
-            raise ValueError(f"{path.name}: not a readable parquet file ({err})") from None
-        raw = (table.schema.metadata or {}).get(b"sgpe", b"{}")
-        return {name: table.column(name).to_pylist() for name in table.column_names}, json.loads(
-            raw
-        )
+        except Exception as err:
+            # pyarrow reports a damaged file as OSError, ArrowInvalid, ... (e.g. "Corrupt
+            # snappy compressed data"): all of them mean "this file is damaged".
+            raise ValueError(f"{path}: not a readable parquet file ({one_line(err)})") from None
+        if not isinstance(meta, dict):
+            raise ValueError(f"{path}: its 'sgpe' metadata is not a JSON object (damaged)")
+        return columns, meta
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path.name}: not valid JSON ({err})") from None
+        raise ValueError(f"{path}: not valid JSON ({one_line(err)})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: {TOO_DEEP}") from None
     if not isinstance(data, dict) or not isinstance(data.get("columns"), dict):
-        raise ValueError(f"{path.name}: expected an object with 'meta' and 'columns'")
-    return data["columns"], data.get("meta") or {}
+        raise ValueError(f"{path}: expected an object with 'meta' and 'columns'")
+    meta = data.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: key 'meta' must be an object")
+    return data["columns"], meta
 
 
 def _table_suffix(parquet: bool) -> str:
@@ -369,16 +404,25 @@ def read_word_counts(run_dir: Path, fingerprint: str) -> tuple[Counter[str], Cor
         raise ValueError("no word_counts file")
     columns, meta = decode_table(path)
     if meta.get("fingerprint") != fingerprint:
-        raise ValueError(f"{path.name} belongs to other settings or another corpus")
+        raise ValueError(f"{path} belongs to other settings or another corpus")
     pieces, counts = columns.get("piece"), columns.get("count")
     info = meta.get("corpus_info")
     if not (isinstance(pieces, list) and isinstance(counts, list) and len(pieces) == len(counts)):
-        raise ValueError(
-            f"{path.name}: columns 'piece' and 'count' are missing or differ in length"
-        )
+        raise ValueError(f"{path}: columns 'piece' and 'count' are missing or differ in length")
     if not isinstance(info, dict) or meta.get("pieces") != len(pieces):
-        raise ValueError(f"{path.name}: metadata is incomplete")
-    return Counter(dict(zip(pieces, counts))), CorpusInfo(**info)
+        raise ValueError(f"{path}: metadata is incomplete")
+    # A damaged file can still decode (a flipped bit inside a count): the checksum written
+    # with the table is what tells a true count from a changed one.
+    if meta.get("sha256") != _counts_sha256(pieces, counts):
+        raise ValueError(f"{path}: sha256 of its pieces and counts does not match (damaged)")
+    try:
+        return Counter(dict(zip(pieces, counts))), CorpusInfo(**info)
+    except TypeError as err:
+        raise ValueError(f"{path}: metadata 'corpus_info' is malformed ({err})") from None
+
+
+def _counts_sha256(pieces: Sequence[Any], counts: Sequence[Any]) -> str:
+    return hashlib.sha256(_canonical([list(pieces), list(counts)])).hexdigest()
 
 
 def write_word_counts(
@@ -386,12 +430,14 @@ def write_word_counts(
 ) -> Path:
     parquet = _have_pyarrow()
     path = run_dir / f"word_counts{_table_suffix(parquet)}"
+    pieces, values = list(counts), list(counts.values())
     meta = {
         "fingerprint": fingerprint,
         "corpus_info": dataclasses.asdict(info),
         "pieces": len(counts),
+        "sha256": _counts_sha256(pieces, values),
     }
-    data = encode_table({"piece": list(counts), "count": list(counts.values())}, meta, parquet)
+    data = encode_table({"piece": pieces, "count": values}, meta, parquet)
     writes.check(path)
     atomic_write(path, data)
     return path
@@ -449,6 +495,8 @@ class Checkpoint:
             raise ValueError(f"not UTF-8 ({err.reason} at byte {err.start})") from None
         except json.JSONDecodeError as err:
             raise ValueError(f"not valid JSON ({err.msg} at byte {err.pos}) — truncated?") from None
+        except RecursionError:
+            raise ValueError(TOO_DEEP) from None
         if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"key 'format' is not {CHECKPOINT_FORMAT!r}")
         if data.get("format_version") != FORMAT_VERSION:
@@ -552,21 +600,35 @@ def _parts(run_dir: Path) -> list[tuple[int, int, Path]]:
 
 def read_merges(run_dir: str | Path) -> dict[str, list[Any]]:
     """The merges table of a run so far (columns step, left, right, merged, count): the
-    final ``merges.parquet`` when done, else the part files written at checkpoints."""
+    final ``merges.parquet`` when done, else the part files written at checkpoints.
+    A damaged file raises ``ValueError`` naming it."""
     run_dir = Path(run_dir)
     final = _find_table(run_dir, "merges")
     if final is not None:
-        return decode_table(final)[0]
-    out: dict[str, list[Any]] = {k: [] for k in ("step", "left", "right", "merged", "count")}
+        return _merge_table(final)
+    out: dict[str, list[Any]] = {k: [] for k in MERGE_COLUMNS}
     expected = 1
     for first, last, path in _parts(run_dir):
         if first != expected:
             break  # a gap (a part being replaced during a resume): stop at what is contiguous
-        columns, _ = decode_table(path)
+        columns = _merge_table(path)
         for k in out:
             out[k].extend(columns[k])
         expected = last + 1
     return out
+
+
+MERGE_COLUMNS = ("step", "left", "right", "merged", "count")
+
+
+def _merge_table(path: Path) -> dict[str, list[Any]]:
+    columns, _ = decode_table(path)
+    lengths = {len(v) for k, v in columns.items() if k in MERGE_COLUMNS and isinstance(v, list)}
+    if not all(isinstance(columns.get(k), list) for k in MERGE_COLUMNS) or len(lengths) != 1:
+        raise ValueError(
+            f"{path}: expected columns {', '.join(MERGE_COLUMNS)} of equal length (damaged)"
+        )
+    return {k: columns[k] for k in MERGE_COLUMNS}
 
 
 # ============================================================================ status
@@ -590,6 +652,9 @@ class RunStatus:
     updated: float | None = None
     checkpoint_step: int = 0
     alive: bool = False
+    #: the trainer exists but is not working: stopped (SIGSTOP, Ctrl-Z) or its heartbeat
+    #: is long overdue; ``message`` says how to continue or cancel it
+    stalled: bool = False
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -603,7 +668,7 @@ class RunStatus:
 def _read_status_file(run_dir: Path) -> dict[str, Any] | None:
     try:
         data = json.loads((run_dir / STATUS).read_text(encoding="utf-8"))
-    except (FileNotFoundError, UnicodeDecodeError, json.JSONDecodeError):
+    except (FileNotFoundError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -623,6 +688,30 @@ def pid_alive(pid: int | None) -> bool:
         return stat.rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return True
+
+
+def pid_stopped(pid: int | None) -> bool:
+    """True if process ``pid`` is stopped (state T or t in ``/proc/<pid>/stat``)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
+
+
+def _finite(value: Any) -> float | None:
+    """A JSON number as a float, or None for anything else (bool, inf, nan, text):
+    status.json is written by other processes and may be damaged."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _whole(value: Any) -> int:
+    """A step count from status.json: a non-negative int, else 0 (damaged or absent)."""
+    return value if type(value) is int and value >= 0 else 0
 
 
 def lock_held(run_dir: Path) -> bool | None:
@@ -647,6 +736,10 @@ def read_status(run_dir: str | Path) -> RunStatus:
     ``interrupted``. The trainer holds an ``flock`` on ``.lock`` while it works, so "gone"
     is exact (no pid reuse, no zombie confusion); for a run without a lock file, the rule is
     a heartbeat older than 3 x its interval and a pid that no longer exists.
+
+    A trainer that holds the lock but does not work is reported ``stalled`` (its state stays
+    ``counting``/``merging``): stopped, per ``/proc/<pid>/stat``, or a heartbeat older than
+    ``STALL_INTERVALS`` intervals. A heartbeat that is not a finite number counts as none.
     """
     run_dir = Path(run_dir)
     data = _read_status_file(run_dir)
@@ -656,18 +749,35 @@ def read_status(run_dir: str | Path) -> RunStatus:
         data = {"state": "queued", "phase": "prepared"}
     state = str(data.get("state", "queued"))
     now = time.time()
-    heartbeat = data.get("heartbeat")
-    age = now - heartbeat if isinstance(heartbeat, (int, float)) else None
+    heartbeat = _finite(data.get("heartbeat"))
+    age = now - heartbeat if heartbeat is not None else None
     pid = data.get("pid") if type(data.get("pid")) is int else None
-    alive = False
+    alive = stalled = False
     message = str(data.get("message", ""))
+    interval = _finite(data.get("heartbeat_interval_s")) or 1.0
+    if not 0 < interval <= MAX_INTERVAL_SECONDS:
+        interval = 1.0
     if state in ACTIVE_STATES:
         held = lock_held(run_dir)
         if held is None:
-            interval = float(data.get("heartbeat_interval_s") or 1.0)
-            alive = pid_alive(pid) or (age is not None and age <= 3 * interval)
+            alive = pid_alive(pid) or (age is not None and 0 <= age <= 3 * interval)
         else:
             alive = held
+        limit = max(STALL_INTERVALS * interval, STALL_MIN_SECONDS)
+        overdue = age is None or not -limit <= age <= limit  # a heartbeat from the future too
+        if alive and pid_stopped(pid):
+            stalled = True
+            message = (
+                f"the trainer (pid {pid}) is stopped (SIGSTOP or Ctrl-Z): `kill -CONT {pid}` "
+                "continues it; Cancel stops it with a checkpoint"
+            )
+        elif alive and overdue:
+            stalled = True
+            ago = f"for {age:.0f} s" if age is not None else "at all"
+            message = (
+                f"the trainer (pid {pid}) has not written a heartbeat {ago} (every {interval:g} s "
+                "expected): it is hung or the machine is overloaded; wait, or cancel it and resume"
+            )
         if not alive:
             # The trainer writes its final status before it exits: re-read, so that a run
             # that finished between our two reads is not misreported.
@@ -689,14 +799,13 @@ def read_status(run_dir: str | Path) -> RunStatus:
             message = f"the trainer (pid {pid}) exited before it started; see {LOG}"
 
     def num(key: str) -> float | None:
-        v = data.get(key)
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        return _finite(data.get(key))
 
     return RunStatus(
         state=state,
         phase=str(data.get("phase", "")),
-        step=int(data.get("step") or 0),
-        target=int(data.get("target") or 0),
+        step=_whole(data.get("step")),
+        target=_whole(data.get("target")),
         merges_per_s=num("merges_per_s"),
         eta_s=num("eta_s"),
         heartbeat=num("heartbeat"),
@@ -705,8 +814,9 @@ def read_status(run_dir: str | Path) -> RunStatus:
         message=message,
         started=num("started"),
         updated=num("updated"),
-        checkpoint_step=int(data.get("checkpoint_step") or 0),
+        checkpoint_step=_whole(data.get("checkpoint_step")),
         alive=alive,
+        stalled=stalled,
         raw=data,
     )
 
@@ -841,18 +951,56 @@ def init_run_dir(run_dir: Path, config: RunConfig, *, phase: str = "prepared") -
     )
 
 
+INCOMING_PREFIX = ".incoming-"
+
+
+def staging_dir(parent: Path, label: str = "") -> Path:
+    """A new hidden directory in ``parent`` where a run is assembled before it is renamed
+    into place, named with this process's id so that :func:`remove_stale_staging` can tell
+    an abandoned one (its creator was killed during intake) from one being filled now."""
+    path = parent / f"{INCOMING_PREFIX}{label}{os.getpid()}-{secrets.token_hex(4)}"
+    path.mkdir(parents=True)
+    return path
+
+
+def remove_stale_staging(parent: Path) -> list[Path]:
+    """Delete staging directories in ``parent`` whose creating process is gone; return them."""
+    removed: list[Path] = []
+    if not parent.is_dir():
+        return removed
+    for p in parent.glob(f"{INCOMING_PREFIX}*"):
+        pid = p.name.rsplit("-", 2)[-2] if p.name.count("-") >= 2 else ""
+        if p.is_dir() and pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
+
+
 def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
-    """Create a new run directory from a corpus file (copied in). Nothing is left behind
-    if any step fails. Returns the config with the corpus fields filled in."""
-    if run_dir.exists() and any(run_dir.iterdir()):
+    """Create a new run directory from a corpus file (copied in); returns the config with
+    the corpus fields filled in.
+
+    The run is assembled in a hidden staging directory next to ``run_dir`` and renamed
+    into place only when complete, so a failure or a kill during intake never leaves a
+    half-made run directory (a killed intake's staging directory is removed by the next
+    :func:`create_run` in the same parent).
+    """
+    if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
         raise RunError(
             f"{run_dir} is not empty; use --resume to continue the run in it, or choose a new --out"
         )
-    created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    parent = run_dir.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_staging(parent)
+        staging = staging_dir(parent, run_dir.name + "-")
+    except OSError as err:
+        raise OSError(
+            err.errno, f"cannot create the run directory: {err.strerror}", str(parent)
+        ) from err
     try:
         try:
-            name, sha = copy_corpus(corpus, run_dir)
+            name, sha = copy_corpus(corpus, staging)
             config = dataclasses.replace(
                 config,
                 corpus=name,
@@ -860,19 +1008,15 @@ def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
                 corpus_sha256=sha,
                 created=time.time(),
             )
-            init_run_dir(run_dir, config)
+            init_run_dir(staging, config)
+            os.rename(staging, run_dir)  # also replaces an empty run_dir
         except OSError as err:
             where = err.filename or run_dir
             raise OSError(
                 err.errno, f"cannot create the run directory: {err.strerror}", str(where)
             ) from err
     except BaseException:
-        if created:
-            shutil.rmtree(run_dir, ignore_errors=True)
-        else:
-            for p in list(run_dir.iterdir()):
-                with contextlib.suppress(OSError):
-                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+        shutil.rmtree(staging, ignore_errors=True)
         raise
     return config
 
@@ -980,6 +1124,7 @@ class Trainer:
         # The merge list so far (checkpoint merges + one entry per progress event).
         self.merges: list[tuple[str, str]] = []
         self.counts: list[int] = []
+        self.merge_ids: list[tuple[int, int]] = []  # bytebpe: the merges as token ids
         self.target = 0
         self.checkpoint_step = 0
         self.part_end = 0
@@ -1022,7 +1167,7 @@ class Trainer:
         try:
             with self._signals():
                 if self.config.model == "bytebpe":
-                    message = self._train_bytebpe()
+                    message = self._train_bytebpe(resume)
                 else:
                     message = self._train_sgpe(resume)
         except _Cancelled as stop:
@@ -1047,8 +1192,6 @@ class Trainer:
             if self.status.data["state"] == "merging" and self.merges:
                 self._write_checkpoint(final=True)
                 message += f"; checkpoint at step {len(self.merges)}: resume to continue"
-            elif self.config.model == "bytebpe":
-                message += "; bytebpe runs have no checkpoints: resume trains again from the start"
             else:
                 message += "; resume to continue"
         except OSError as err:
@@ -1186,6 +1329,11 @@ class Trainer:
                 self.target = event.target
             self.status.rate_from = (time.time(), step - 1)
             self.status.update(phase="merging", target=self.target)
+        self._after_merge(step, now)
+
+    def _after_merge(self, step: int, now: float) -> None:
+        """After each recorded merge (both models): checkpoint when due, stop if asked to,
+        show progress at most ten times a second."""
         cfg = self.config
         if (
             step - self.checkpoint_step >= cfg.checkpoint_every
@@ -1237,7 +1385,10 @@ class Trainer:
         if step == self.checkpoint_step and (self.run_dir / CHECKPOINT).exists():
             return
         self._write_part(step)
-        ckpt = Checkpoint(step, self.target, self.merges, self.counts, self.fingerprint)
+        merges = self.merges
+        if self.config.model == "bytebpe":  # ids, not display strings (those are ambiguous)
+            merges = [(str(a), str(b)) for a, b in self.merge_ids]
+        ckpt = Checkpoint(step, self.target, merges, self.counts, self.fingerprint)
         path = self.run_dir / CHECKPOINT
         self.writes.check(path)
         atomic_write(path, ckpt.to_bytes(), keep_previous=self.run_dir / CHECKPOINT_PREV)
@@ -1256,14 +1407,48 @@ class Trainer:
         shutil.rmtree(self.run_dir / MERGE_PARTS, ignore_errors=True)
 
     # ------------------------------------------------------------------ byte-level BPE
-    def _train_bytebpe(self) -> str:
-        from .bytebpe import ByteBPETokenizer
+    def _train_bytebpe(self, resume: bool) -> str:
+        from .bytebpe import ByteBPETokenizer, ResumeMismatch
+        from .protocol import display_bytes
 
         cfg = self.config
         path = self._corpus_path()
-        self.status.update(state="counting", phase="counting", target=cfg.vocab_size - 256)
+        self.target = cfg.vocab_size - 257
+        replay: list[tuple[int, int]] = []
+        if resume:
+            choice = pick_checkpoint(self.run_dir, self.fingerprint)
+            for note in choice.notes:
+                self.log(note)
+            ckpt = choice.checkpoint
+            if ckpt is not None:
+                try:  # a byte-level checkpoint records each merge as two decimal token ids
+                    replay = [(int(a), int(b)) for a, b in ckpt.merges]
+                    ByteBPETokenizer(replay, cfg.pattern)  # ids must refer to earlier tokens
+                except ValueError as err:
+                    raise _InputError(
+                        f"{self.run_dir / ckpt.source}: not a byte-level checkpoint ({err}); "
+                        "delete it to train again from the start"
+                    ) from None
+                self.merge_ids = list(replay)
+                token_bytes = [bytes([i]) for i in range(256)]
+                for a, b in replay:
+                    token_bytes.append(token_bytes[a] + token_bytes[b])
+                self.merges = [
+                    (display_bytes(token_bytes[a]), display_bytes(token_bytes[b]))
+                    for a, b in replay
+                ]
+                self.counts = list(ckpt.counts)
+                self.checkpoint_step = ckpt.step
+                self.log(f"resuming from {ckpt.source} at step {ckpt.step}")
+            self._sync_parts()
+        self.status.step = len(self.merges)
+        self.status.update(
+            state="counting",
+            phase="counting",
+            target=self.target,
+            checkpoint_step=self.checkpoint_step,
+        )
         self.log(f"training byte-level BPE on {cfg.corpus_name or path.name}")
-        self.target = cfg.vocab_size - 256
         lines = 0
 
         def documents() -> Iterator[str]:
@@ -1274,19 +1459,27 @@ class Trainer:
                     raise _Cancelled(self.stop_signal)
                 yield doc
 
+        def on_merge(step: int, left: int, right: int, count: int) -> None:
+            if step <= len(replay):
+                if count != self.counts[step - 1]:
+                    raise _InputError(
+                        f"cannot resume: merge {step} of the checkpoint has count "
+                        f"{self.counts[step - 1]}, the corpus gives {count}; delete "
+                        f"{CHECKPOINT} to train again from the start"
+                    )
+                return
+            self.merge_ids.append((left, right))
+
         def progress(step: int, pair: tuple[str, str], count: int, elapsed: float) -> None:
             if self.status.rate_from is None:
-                self.status.rate_from = (time.time(), 0)
+                self.status.rate_from = (time.time(), len(replay))
                 self.status.update(state="merging", phase="merging")
+            if step <= len(replay):
+                return
             self.merges.append(pair)
             self.counts.append(count)
             self.status.step = step
-            if self.stop_signal is not None or self.status.error is not None:
-                self._check_stop()
-            now = time.monotonic()
-            if now - self.last_display >= 0.1:
-                self.last_display = now
-                self._show("merging", step, self.target, _rate(self.status))
+            self._after_merge(step, time.monotonic())
 
         self._show("counting", 0, 0, None)
         try:
@@ -1296,10 +1489,19 @@ class Trainer:
                 pattern=cfg.pattern,
                 min_freq=cfg.min_freq,
                 progress=progress,
+                on_merge=on_merge,
+                resume_merges=replay,
             )
+        except ResumeMismatch as err:
+            raise _InputError(
+                f"cannot resume: {err}; delete {CHECKPOINT} to train again from the start"
+            ) from None
         except (ValueError, TypeError) as err:
             raise _InputError(str(err)) from None
+        if list(tok.merges) != self.merge_ids:
+            raise RuntimeError("the trainer's merges differ from the ones recorded in this run")
         self.status.update(phase="writing")
+        self._write_checkpoint(final=True)
         self._write_final_merges()
         training = {
             **tok.training,

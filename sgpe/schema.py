@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .protocol import TOO_DEEP
+
 SCHEMA_FORMAT = "sgpe-schema"
 SCHEMA_FORMAT_VERSION = 1
 CLASS_LETTERS = {
@@ -335,6 +337,8 @@ def parse_schema_text(text: str, source: str = "<schema>") -> Schema:
         raise SchemaError(
             f"{source}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
         ) from None
+    except RecursionError:
+        raise SchemaError(f"{source}: {TOO_DEEP}") from None
     return parse_schema(data, source)
 
 

@@ -19,6 +19,7 @@ the literal string ``[UNK]`` in the input is ordinary text.
 from __future__ import annotations
 
 import contextlib
+import errno
 import heapq
 import json
 import os
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .hierarchical import HierarchicalEncoder, MergeKind
-from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
+from .protocol import FORMAT_NAME, TOO_DEEP, MergeStep, TokenId, WordTrace
 from .words import get_word_splitter
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -166,7 +167,11 @@ class Tokenizer:
         return self.vocab.get(token)
 
     def _check_id(self, token_id: object) -> None:
-        if not isinstance(token_id, int) or not 0 <= token_id < len(self._id_to_token):
+        if (
+            isinstance(token_id, bool)
+            or not isinstance(token_id, int)
+            or not 0 <= token_id < len(self._id_to_token)
+        ):
             raise ValueError(
                 f"invalid token id: {token_id!r} (this vocabulary has ids 0..{len(self._id_to_token) - 1})"
             )
@@ -371,6 +376,10 @@ class Tokenizer:
     def decode_bytes(self, ids: Sequence[TokenId]) -> bytes:
         table = self._token_bytes
         try:
+            # A negative id would index from the end of the table: rejected, as HF
+            # tokenizers and SentencePiece reject it (min() runs in C, once per call).
+            if ids and min(ids) < 0:
+                raise IndexError
             return b"".join([table[i] for i in ids])
         except (IndexError, TypeError):
             for i in ids:
@@ -544,7 +553,7 @@ class Tokenizer:
             raise ValueError(
                 f"{source}: key 'format' must be {FORMAT_NAME!r}; is this an SGPE vocab.json?"
             )
-        if data.get("format_version") != FORMAT_VERSION:
+        if type(data.get("format_version")) is not int or data["format_version"] != FORMAT_VERSION:
             raise ValueError(
                 f"{source}: key 'format_version' is {data.get('format_version')!r}; this version of "
                 f"sgpe reads format_version {FORMAT_VERSION}"
@@ -563,21 +572,40 @@ class Tokenizer:
                 raise ValueError(
                     f"{source}: key 'merges', entry {k}: expected [left, right] strings, got {m!r:.80}"
                 )
-        return cls(
-            vocab=vocab,
-            merges=[(a, b) for a, b in merges],
-            leading_space=bool(_typed(data, "leading_space", bool, source)),
-            script=str(data.get("scripts", "auto")),
-            pieces=str(data.get("pieces", "whitespace")),
-            prepend_space=bool(data.get("prepend_space", False)),
-            oov_policy=str(data.get("oov_policy", "fallback")),
-            prune_freq=int(data.get("prune_freq", 0)),
-            min_freq=int(data.get("min_freq", 2)),
-            special_tokens=_typed(data, "special_tokens", list, source),
-            training=data.get("training") or {},
-            source=source,
-            mode=str(data.get("mode", "paper")),
-        )
+        special = _typed(data, "special_tokens", list, source)
+        if not all(isinstance(t, str) for t in special):
+            raise ValueError(f"{source}: key 'special_tokens' must be a list of strings")
+        training = data.get("training") or {}
+        if not isinstance(training, dict):
+            raise ValueError(f"{source}: key 'training' must be an object, not {_kind(training)}")
+        try:
+            tok = cls(
+                vocab=vocab,
+                merges=[(a, b) for a, b in merges],
+                leading_space=_typed(data, "leading_space", bool, source),
+                script=_option(data, "scripts", "auto", source),
+                pieces=_option(data, "pieces", "whitespace", source),
+                prepend_space=_optional(data, "prepend_space", bool, False, source),
+                oov_policy=_option(data, "oov_policy", "fallback", source),
+                prune_freq=_optional(data, "prune_freq", int, 0, source),
+                min_freq=_optional(data, "min_freq", int, 2, source),
+                special_tokens=special,
+                training=training,
+                source=source,
+                mode=_option(data, "mode", "paper", source),
+            )
+        except ValueError as err:
+            if str(err).startswith(source):
+                raise
+            # The word splitter rejects an unknown script or piece mode without a file name.
+            raise ValueError(f"{source}: {err}") from None
+        size = data.get("vocab_size", len(vocab))
+        if type(size) is not int or size != len(vocab):
+            raise ValueError(
+                f"{source}: key 'vocab_size' is {size!r} but key 'vocab' holds {len(vocab)} "
+                "tokens; set vocab_size to the number of tokens"
+            )
+        return tok
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
@@ -609,9 +637,31 @@ def _bytes_of(token: str) -> bytes:
 def _typed(data: dict[str, Any], key: str, kind: type, source: str) -> Any:
     if key not in data:
         raise ValueError(f"{source}: missing key {key!r}")
-    if not isinstance(data[key], kind):
-        raise ValueError(f"{source}: key {key!r} must be a {kind.__name__}")
-    return data[key]
+    return _optional(data, key, kind, None, source)
+
+
+def _kind(value: Any) -> str:
+    """The JSON name of a value's type, for error messages."""
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
+    names.update({list: "a list", dict: "an object", type(None): "null"})
+    return names.get(type(value), type(value).__name__)
+
+
+def _optional(data: dict[str, Any], key: str, kind: type, default: Any, source: str) -> Any:
+    """``data[key]`` if it has exactly type ``kind`` (``True`` is not an int), else an error
+    naming the file and key; ``default`` when the key is absent."""
+    if key not in data:
+        return default
+    value = data[key]
+    if type(value) is not kind and not (kind in (list, dict) and isinstance(value, kind)):
+        raise ValueError(
+            f"{source}: key {key!r} must be {_kind(kind())}, not {_kind(value)} ({value!r:.40})"
+        )
+    return value
+
+
+def _option(data: dict[str, Any], key: str, default: str, source: str) -> str:
+    return str(_optional(data, key, str, default, source))
 
 
 def read_json(path: str | Path) -> Any:
@@ -628,6 +678,8 @@ def read_json(path: str | Path) -> Any:
         raise ValueError(
             f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
         ) from None
+    except RecursionError:
+        raise ValueError(f"{path}: {TOO_DEEP}") from None
 
 
 def dumps_json(data: Any) -> str:
@@ -659,7 +711,12 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
 
 def write_text_atomic(path: str | Path, text: str) -> None:
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory; give a file path", str(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:  # name the file asked for, not the temp file next to it
+        raise OSError(err.errno, f"cannot write here: {err.strerror}", str(path)) from None
     try:
         os.fchmod(fd, 0o644)  # mkstemp creates 0600; these are ordinary shareable files
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
@@ -667,7 +724,9 @@ def write_text_atomic(path: str | Path, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename != str(path):  # e.g. ENOSPC mid-write
+            raise OSError(err.errno, err.strerror, str(path)) from err
         raise

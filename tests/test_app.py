@@ -12,6 +12,7 @@ run manager and reruns the script itself. Runs go to a temporary ``SGPE_RUNS_DIR
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -425,16 +426,83 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     assert f"{trained.vocab_size:,} tokens" in linked.sidebar.caption[-1].value
 
 
-# ============================================================================ helpers
+# ============================================================================ damaged files
+# (issue 15) The app never shows a traceback for a damaged file: the library's one-line
+# message, and the page still works.
+
+DEEP = "[" * 100_000 + "]" * 100_000
 
 
-@pytest.mark.parametrize("module", ["render", "state", "analysis", "vocabulary"])
-def test_ui_doctests(module: str) -> None:
-    import doctest
-    import importlib
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("deep.jsonl", DEEP + "\n", "deep.jsonl: line 1: JSON nested too deeply to read"),
+        ("quote.csv", 'text\n"never closed\nmore\n', "quote.csv: line 2: a quoted field opened"),
+    ],
+)
+def test_train_upload_of_a_bad_corpus_is_a_clear_error(
+    runs_dir: Path, name: str, content: str, message: str
+) -> None:
+    at = open_page("train.py")
+    at.radio(key="train_source").set_value("upload").run()
+    at.file_uploader(key="train_upload").set_value((name, content.encode(), "text/plain")).run()
+    at.button[0].click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any(message in e for e in errors), errors
+    assert not any(runs_dir.glob("2*")), "a rejected upload leaves no run behind"
 
-    result = doctest.testmod(importlib.import_module(f"sgpe.ui.{module}"))
-    assert result.failed == 0
+
+@pytest.fixture
+def finished_run(runs_dir: Path) -> Any:
+    from sgpe.jobs import RunManager, RunRequest
+
+    mgr = RunManager(runs_dir)
+    run = mgr.start(RunRequest(defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=2500))
+    assert mgr.wait(run, timeout=60).state == "done"
+    return run
+
+
+def test_a_damaged_vocab_of_the_linked_run_falls_back_to_the_shipped_one(
+    finished_run: Any,
+) -> None:
+    vocab = finished_run.path / "vocab.json"
+    good = json.loads(vocab.read_text(encoding="utf-8"))
+    cases = [
+        ('{"format": "sgpe-vocab", "prune_freq": ', "not valid JSON (line 1, column"),
+        (DEEP, "JSON nested too deeply to read"),
+        (json.dumps({**good, "training": "abc"}), "key 'training' must be an object"),
+        (json.dumps({**good, "prune_freq": [1]}), "key 'prune_freq' must be a number"),
+    ]
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    for content, message in cases:
+        vocab.write_text(content, encoding="utf-8")
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.query_params["tok"] = finished_run.id
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        warnings = [w.value.replace("\\", "") for w in at.sidebar.warning]
+        assert len(warnings) == 1, warnings
+        assert warnings[0].startswith(f"Run {finished_run.id} cannot be used: {vocab}: {message}")
+        assert "The shipped vocabulary is used instead" in warnings[0]
+        assert f"Active: {shipped.vocab_size:,} tokens" in at.sidebar.caption[-1].value
+        at.switch_page("pages/compare.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+
+
+def test_a_damaged_merges_file_is_a_warning_on_the_pages(finished_run: Any) -> None:
+    merges = finished_run.path / "merges.parquet"
+    merges.write_bytes(b"not parquet")
+    for page in ("train.py", "merges.py"):
+        at = open_page(page, tok=finished_run.id)
+        assert not at.exception, [e.value for e in at.exception]
+    at = open_page("train.py", tok=finished_run.id)
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any(
+        w.startswith(f"The merge curve cannot be shown: {merges}: not a readable parquet file")
+        for w in warnings
+    ), warnings
 
 
 def test_core_never_imports_the_ui() -> None:

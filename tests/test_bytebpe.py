@@ -55,7 +55,7 @@ def reference_merges(
         for chunk in compiled.findall(text):
             words[tuple(chunk.encode("utf-8"))] += 1
     merges: list[tuple[int, int]] = []
-    while len(merges) < vocab_size - 256:
+    while len(merges) < vocab_size - 257:  # 256 bytes + merges + <|endoftext|> = vocab_size
         pair_counts: Counter[tuple[int, int]] = Counter()
         for word, count in words.items():
             for pair in itertools.pairwise(word):
@@ -108,14 +108,25 @@ def mixed() -> ByteBPETokenizer:
 # ============================================================================ golden: FR-9..FR-15
 
 
-@pytest.mark.parametrize("size", [0, 1, 255, -3])
-def test_train_raises_value_error_for_vocab_size_below_256(size: int) -> None:
-    with pytest.raises(ValueError, match="at least 256, so every byte has a token"):
+@pytest.mark.parametrize("size", [0, 1, 255, 256, -3])
+def test_train_raises_value_error_for_vocab_size_below_257(size: int) -> None:
+    with pytest.raises(
+        ValueError, match=r"at least 257 \(a token for every byte and <\|endoftext\|>\)"
+    ):
         ByteBPETokenizer.train(["abc"], vocab_size=size)
 
 
-def test_vocab_size_256_gives_zero_merges_and_special_at_256() -> None:
-    tok = ByteBPETokenizer.train(["hello hello"], vocab_size=256)
+@pytest.mark.parametrize("size", [257, 258, 300, 1000])
+def test_a_requested_vocab_size_is_the_number_of_ids(size: int) -> None:
+    """The issue-15 bug: 256 bytes + (N - 256) merges + <|endoftext|> made N + 1 ids."""
+    text = (REPO_ROOT / "sample_data" / "sinhala.txt").read_text(encoding="utf-8")
+    tok = ByteBPETokenizer.train(text.splitlines(), size)
+    assert tok.vocab_size == size == 256 + len(tok.merges) + 1
+    assert tok.eot_id == size - 1
+
+
+def test_vocab_size_257_gives_zero_merges_and_special_at_256() -> None:
+    tok = ByteBPETokenizer.train(["hello hello"], vocab_size=257)
     assert tok.merges == ()
     assert tok.special_tokens == {END_OF_TEXT: 256}
     assert tok.vocab_size == 257
@@ -124,7 +135,7 @@ def test_vocab_size_256_gives_zero_merges_and_special_at_256() -> None:
 
 def test_tie_breaking_picks_lexicographically_smallest_pair() -> None:
     # (99, 97) is seen first; (97, 98) is smaller. Both occur once.
-    tok = ByteBPETokenizer.train(["cab"], vocab_size=257)
+    tok = ByteBPETokenizer.train(["cab"], vocab_size=258)
     assert tok.merges == ((97, 98),)
 
 
@@ -149,7 +160,7 @@ def test_min_freq_stops_earlier() -> None:
 
 
 def test_non_overlapping_merge_on_triple_emits_merged_then_trailing() -> None:
-    tok = ByteBPETokenizer.train(["xxx"], vocab_size=257)
+    tok = ByteBPETokenizer.train(["xxx"], vocab_size=258)
     assert tok.merges == ((120, 120),)
     assert tok.encode("xxx") == [256, 120]
     assert tok.tokenize("xxx") == ["xx", "x"]
@@ -177,7 +188,7 @@ def test_worked_example_ab_ab_ab() -> None:
     Step 1 counts (97, 98): 1 + 2 = 3 and (32, 97): 2, so 256 = b"ab".
     Step 2 counts (32, 256): 2, so 257 = b" ab". No pair is left; the special gets 258.
     """
-    tok = ByteBPETokenizer.train(["ab ab ab"], vocab_size=258, pattern="gpt2")
+    tok = ByteBPETokenizer.train(["ab ab ab"], vocab_size=259, pattern="gpt2")
     assert tok.merges == ((97, 98), (32, 256))
     assert tok.token_bytes([256, 257, 258]) == [b"ab", b" ab", b"<|endoftext|>"]
     assert tok.special_tokens == {END_OF_TEXT: 258}
@@ -228,7 +239,7 @@ def test_training_does_not_depend_on_hash_seed() -> None:
 def test_progress_is_called_once_per_merge() -> None:
     calls: list[tuple[int, tuple[str, str], int, float]] = []
     tok = ByteBPETokenizer.train(
-        ["ab ab ab"], 258, pattern="gpt2", progress=lambda *args: calls.append(args)
+        ["ab ab ab"], 259, pattern="gpt2", progress=lambda *args: calls.append(args)
     )
     assert [(step, pair, count) for step, pair, count, _ in calls] == [
         (1, ("a", "b"), 3),
@@ -292,7 +303,7 @@ def test_decode_replaces_invalid_utf8_but_decode_bytes_is_exact() -> None:
 
 
 def test_merge_trace_steps_through_each_merge() -> None:
-    tok = ByteBPETokenizer.train(["ab ab ab"], 258, pattern="gpt2")
+    tok = ByteBPETokenizer.train(["ab ab ab"], 259, pattern="gpt2")
     first, second = tok.merge_trace("ab ab")
     assert first.word == "ab" and first.initial == ("a", "b")
     assert first.steps == (MergeStep(("a", "b"), 0, ("ab",), "bytes"),)
@@ -370,7 +381,7 @@ def _mutated(tok: ByteBPETokenizer, key: str, value: object) -> dict[str, object
 def test_load_rejects_bad_files_naming_file_and_key(
     tmp_path: Path, key: str, value: object, message: str
 ) -> None:
-    tok = ByteBPETokenizer.train(["ab ab ab"], 258, pattern="gpt2")
+    tok = ByteBPETokenizer.train(["ab ab ab"], 259, pattern="gpt2")
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(_mutated(tok, key, value)), encoding="utf-8")
     with pytest.raises(ValueError, match=regex.escape(str(path))) as caught:
@@ -433,7 +444,7 @@ def test_long_chunk_encoder_equals_naive_rescan(mixed: ByteBPETokenizer, text: s
     pattern=st.sampled_from(["gpt2", "o200k"]),
 )
 def test_fast_trainer_equals_reference(texts: list[str], extra_merges: int, pattern: str) -> None:
-    vocab_size = 256 + extra_merges
+    vocab_size = 257 + extra_merges
     tok = ByteBPETokenizer.train(texts, vocab_size, pattern=pattern)
     assert list(tok.merges) == reference_merges(texts, vocab_size, pattern)
 
@@ -443,11 +454,9 @@ def test_fast_trainer_equals_reference(texts: list[str], extra_merges: int, patt
 
 def test_real_sinhala_text_round_trip(shared_corpora: Path) -> None:
     path = shared_corpora / "si_dev.txt"
-    if not path.is_file():
-        pytest.skip(f"shared corpora not found at {path}")
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     tok = ByteBPETokenizer.train(lines[:500], vocab_size=1500)
-    assert len(tok.merges) == 1500 - 256
+    assert len(tok.merges) == 1500 - 257 and tok.vocab_size == 1500
     for line in lines:
         assert tok.decode(tok.encode(line)) == line
     for line in lines[:20]:

@@ -249,7 +249,8 @@ def test_train_bytebpe(
     )
     assert code == 0, err
     tok = load(out / "vocab.json")
-    assert type(tok).__name__ == "ByteBPETokenizer" and tok.num_merges == 144
+    assert type(tok).__name__ == "ByteBPETokenizer" and tok.num_merges == 143
+    assert tok.vocab_size == 400  # 256 bytes + 143 merges + <|endoftext|>
     assert tok.training["corpus"] == "mixed.txt" and tok.training["lines"] == 240
     assert read_status(out).state == "done" and (out / "merges.parquet").exists()
     text = "ශ්‍රී ලංකාව नमस्ते\n".encode()

@@ -472,3 +472,68 @@ def test_bytebpe_duplicate_byte_strings_cannot_be_exported():
     tok = ByteBPETokenizer([(97, 98), (256, 99), (98, 99), (97, 258)])  # "abc" twice
     with pytest.raises(ExportError, match="same bytes"):
         to_hf(tok)
+
+
+# ============================================================================ [CLS]/[SEP]
+
+CLS_TEXTS = ["ශ්‍රී ලංකාව සුන්දර රටකි.", "नमस्ते दुनिया", "", "abc 😀 [UNK]"]
+
+
+def test_cls_sep_post_processor_wraps_our_ids_as_seed_000_did(tmp_path: Path) -> None:
+    """Seed 000's export: TemplateProcessing [CLS] A [SEP] / [CLS] A [SEP] B [SEP]."""
+    tok = sgpe.load(REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    assert (cls, sep) == (2, 3)
+    path = tmp_path / "tokenizer.json"
+    save_hf(tok, path, cls_sep=True)
+    hf = load_hf(path)
+    hf.encode_special_tokens = True  # literal "[UNK]" is text, as in our encoder
+    for text in CLS_TEXTS:
+        ours = tok.encode(text)
+        assert hf.encode(text).ids == [cls, *ours, sep]
+        assert hf.encode(text, add_special_tokens=False).ids == ours
+    a, b = CLS_TEXTS[:2]
+    pair = hf.encode(a, b)
+    assert pair.ids == [cls, *tok.encode(a), sep, *tok.encode(b), sep]
+    assert pair.type_ids == [0] * (len(tok.encode(a)) + 2) + [1] * (len(tok.encode(b)) + 1)
+    assert hf.decode(hf.encode(a).ids) == hf.decode(tok.encode(a))  # specials are skipped
+    assert check_parity(tok, CLS_TEXTS, hf).ok  # parity is checked without specials
+    # Without the option there is no post-processor: both ways give exactly our ids.
+    assert to_hf(tok)["post_processor"] is None
+
+
+def test_cls_sep_with_transformers(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    tok = sgpe.load(REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    path = tmp_path / "tokenizer.json"
+    save_hf(tok, path, cls_sep=True)
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path))
+    text = CLS_TEXTS[0]
+    assert fast(text)["input_ids"] == [2, *tok.encode(text), 3]
+    assert fast(text, add_special_tokens=False)["input_ids"] == tok.encode(text)
+
+
+def test_cls_sep_is_refused_where_it_cannot_apply(tmp_path: Path) -> None:
+    byte = ByteBPETokenizer.train(["ab ab ab"], 259, pattern="gpt2")
+    with pytest.raises(ExportError, match=r"^cls_sep: only SGPE vocabularies have \[CLS\]"):
+        to_hf(byte, cls_sep=True)
+    vocab = REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json"
+    out = tmp_path / "meta.json"
+    cmd = [sys.executable, "-m", "sgpe", "export", "--vocab", str(vocab), "--out", str(out)]
+    done = subprocess.run([*cmd, "--format", "meta", "--cls-sep"], capture_output=True, text=True)
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.strip() == (
+        "sgpe: error: --cls-sep: only for --format hf (a tokenizer.json post-processor)"
+    )
+    check = tmp_path / "lines.txt"
+    check.write_text("\n".join(CLS_TEXTS) + "\n", encoding="utf-8")
+    out = tmp_path / "tokenizer.json"
+    cmd[-1] = str(out)
+    done = subprocess.run(
+        [*cmd, "--cls-sep", "--check", str(check)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "parity: 4 lines, 0 mismatches"
+    assert json.loads(out.read_text(encoding="utf-8"))["post_processor"]["type"] == (
+        "TemplateProcessing"
+    )

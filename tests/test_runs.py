@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -245,24 +245,6 @@ def test_injected_write_failure_fails_the_run_and_keeps_earlier_checkpoints(
     assert ckpt is not None and ckpt.step == 20
     assert resume(out) == 0, stderr_of(out)
     assert_same_result(out, small_reference)
-
-
-@pytest.fixture
-def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    mount = tmp_path / "tmpfs"
-    mount.mkdir()
-    try:
-        done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=1500k", "tmpfs", str(mount)],
-            capture_output=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.TimeoutExpired) as err:
-        pytest.skip(f"cannot mount a tmpfs here: {err}")
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(["umount", str(mount)], capture_output=True, timeout=10)
 
 
 def test_full_disk_fails_the_run_and_keeps_earlier_checkpoints(

@@ -172,6 +172,8 @@ class Active:
     base: Any
     base_choice: Choice
     base_matched: bool  # the baseline was trained on the same corpus at the same size
+    #: why a chosen run's vocabulary is not used (damaged file): shown in the sidebar
+    problems: tuple[str, ...] = ()
 
     def counts(self, which: str) -> list[int] | None:
         """Training count of each merge (by rank) of ``"sgpe"`` or ``"base"``."""
@@ -193,13 +195,31 @@ def resolve(tok_id: str, base_id: str) -> Active:
     else:
         base_choice = matching_baseline(sgpe_choice, base_choices)
         matched = _same_training(sgpe_choice, base_choice)
-    return Active(
-        load_vocab(sgpe_choice.path),
-        sgpe_choice,
-        load_vocab(base_choice.path),
-        base_choice,
-        matched,
-    )
+    problems: list[str] = []
+    sgpe_tok, sgpe_choice = _load_or_shipped(sgpe_choice, sgpe_choices, problems)
+    base_tok, used = _load_or_shipped(base_choice, base_choices, problems)
+    if used is not base_choice:
+        base_choice, matched = used, _same_training(sgpe_choice, used)
+    return Active(sgpe_tok, sgpe_choice, base_tok, base_choice, matched, tuple(problems))
+
+
+def _load_or_shipped(
+    choice: Choice, options: dict[str, Choice], problems: list[str]
+) -> tuple[Any, Choice]:
+    """The choice's tokenizer; if its file is damaged (the library says what is wrong, in
+    one line), the shipped one instead and a note in ``problems``: a page never fails
+    because one run's vocab.json was damaged on disk."""
+    try:
+        return load_vocab(choice.path), choice
+    except (ValueError, OSError) as err:
+        if choice.id == DEFAULT_ID:
+            raise
+        problems.append(
+            f"Run {choice.id} cannot be used: {err}. The shipped vocabulary is used instead; "
+            "delete the run on the Train page, or train it again."
+        )
+        shipped = options[DEFAULT_ID]
+        return load_vocab(shipped.path), shipped
 
 
 def _same_training(a: Choice, b: Choice) -> bool:
