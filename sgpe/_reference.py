@@ -162,10 +162,13 @@ def reference_train(
     prune_freq: int,
     min_freq: int,
     fallback_symbols: Iterable[str] = (),
+    word_chars: frozenset[str] | None = None,
 ) -> list[tuple[str, str]]:
-    """Learn merges by recounting every pair each step. Same rules as :mod:`sgpe.train`:
-    units below ``prune_freq`` are barriers, except the bare form ``X`` of a kept ``" X"``;
-    kept units get ids by (-frequency, string),
+    """Learn merges by recounting every pair each step. Same rules as the paper mode of
+    :mod:`sgpe.train`: units below ``prune_freq`` are barriers, except the bare form ``X``
+    of a kept ``" X"`` when there are fallback symbols, and (script pieces: ``word_chars``
+    given) a boundary unit, one with no word character; kept units get ids by
+    (-frequency, string),
     then the fallback symbols; the best pair is ``min((-count, (id_a, id_b)))``; stop at
     ``vocab_size`` symbols (+5 specials) or when the best count is below ``min_freq``."""
     unit_freq: Counter[str] = Counter()
@@ -173,8 +176,13 @@ def reference_train(
         for u in units_of(piece):
             unit_freq[u] += c
     frequent = {u for u in unit_freq if unit_freq[u] >= prune_freq}
-    # A unit kept with its leading space is also kept without it.
-    kept_set = frequent | {u[1:] for u in frequent if len(u) > 1 and u[0] == " "}
+    if word_chars is not None:
+        frequent |= {u for u in unit_freq if not word_chars.intersection(u)}
+    kept_set = set(frequent)
+    if fallback_symbols:
+        # A unit kept with its leading space is also kept without it.
+        fallback_symbols = list(fallback_symbols)
+        kept_set |= {u[1:] for u in frequent if len(u) > 1 and u[0] == " "}
     kept = sorted(kept_set, key=lambda u: (-unit_freq[u], u))
     symbols = kept + [s for s in fallback_symbols if s not in kept_set]
     ids = {s: i for i, s in enumerate(symbols)}

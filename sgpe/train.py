@@ -193,10 +193,16 @@ class GPETrainer:
             for u in piece_units[p]:
                 unit_freq[u] += c
         kept = {u for u, f in unit_freq.items() if f >= s.prune_freq}
-        # A syllable kept with its leading space is kept bare too: inside a word it would
-        # otherwise be spelled with code points (cutting the syllable), and a missing
-        # " X" is encoded as " " + "X".
-        kept |= {u[1:] for u in kept if len(u) > 1 and u[0] == " "}
+        if s.pieces == "script":
+            # The original keeps every boundary token (a piece with no script letter: Latin,
+            # digits, punctuation), however rare; only syllables are pruned.
+            word_chars = frozenset().union(*(sch.word_chars for sch in schemas_for(s.script)))
+            kept |= {u for u in unit_freq if not word_chars.intersection(u)}
+        if s.oov_policy == "fallback":
+            # A syllable kept with its leading space is kept bare too: inside a word it would
+            # otherwise be spelled with code points (cutting the syllable), and a missing
+            # " X" is encoded as " " + "X". The original (and so the "unk" policy) does not.
+            kept |= {u[1:] for u in kept if len(u) > 1 and u[0] == " "}
         symbols = sorted(kept, key=lambda u: (-unit_freq[u], u))
         if s.oov_policy == "fallback":
             # Code-point fallbacks for Sinhala and Devanagari (as the paper mode always had,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import sgpe
 from sgpe.defaults import DEFAULT_BYTEBPE, DEFAULT_SGPE, PAPER_SGPE, build, sample_documents
 
 
 def test_shipped_vocabularies_are_byte_identical_to_a_rebuild(tmp_path):
-    """Also the proof that the paper mode is unchanged: sgpe_paper_4k.json is the file the
-    project shipped as its default before the hierarchical mode existed (git history of
-    sample_data/vocab/sgpe_4k.json), and the paper mode rebuilds it byte for byte."""
+    """The shipped files are exactly what the trainers make (see also the next test)."""
     sgpe_path, byte_path, paper_path = build(tmp_path)
     assert sgpe_path.read_bytes() == DEFAULT_SGPE.read_bytes()
     assert byte_path.read_bytes() == DEFAULT_BYTEBPE.read_bytes()
@@ -25,3 +26,17 @@ def test_default_vocabularies_round_trip_the_sample_data():
     for line in sample_documents():
         assert tok.decode(tok.encode(line)) == line
         assert byte.decode(byte.encode(line)) == line
+
+
+def test_paper_mode_reproduces_the_first_release():
+    """tests/data/sgpe_4k_v0.1.0.json is the default vocabulary of release 0.1.0, made before
+    the hierarchical mode existed. The paper mode rebuilds it from the same sample data;
+    the one difference is the Devanagari schema's fix: U+A8FF (vowel sign AY) is now a
+    vowel sign, so it joined the fallback code points and took the id of the last merge."""
+    old = json.loads((Path(__file__).parent / "data" / "sgpe_4k_v0.1.0.json").read_text("utf-8"))
+    new = json.loads(PAPER_SGPE.read_text(encoding="utf-8"))
+    assert [tuple(m) for m in new["merges"]] == [tuple(m) for m in old["merges"][:-1]]
+    last = "".join(old["merges"][-1])
+    assert set(new["vocab"]) == (set(old["vocab"]) - {last}) | {"\ua8ff"}
+    same_keys = {k for k in old if k not in ("vocab", "merges", "num_merges", "training")}
+    assert {k: new[k] for k in same_keys} == {k: old[k] for k in same_keys}

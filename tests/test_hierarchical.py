@@ -270,14 +270,16 @@ def test_vocab_file_round_trip_keeps_the_mode(tmp_path: Path) -> None:
 def test_every_script_trains_legal_lossless_and_exports_exactly(
     shared_corpora: Path, lang: str
 ) -> None:
-    """Hierarchical training on 2,000 lines of each language in multi/: no token straddles a
-    syllable on the next 500 lines, every line round-trips, and the HF export agrees."""
+    """Hierarchical training on the first 80% of up to 2,500 lines of each language in
+    multi/: no token straddles a syllable on the rest, every line round-trips, and the HF
+    export agrees."""
     pytest.importorskip("tokenizers")
     from sgpe.export import check_parity, load_hf
 
     with open(shared_corpora / "multi" / f"{lang}.txt", encoding="utf-8") as f:
         lines = [line.rstrip("\n") for _, line in zip(range(2500), f)]
-    train, held_out = lines[:2000], lines[2000:]
+    cut = len(lines) * 4 // 5  # or.txt has fewer lines than the others
+    train, held_out = lines[:cut], lines[cut:]
     tok = sgpe.train(train, vocab_size=2000)
     tokens = straddles = 0
     for line in held_out:

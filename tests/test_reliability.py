@@ -39,6 +39,7 @@ from sgpe.runs import (
     write_status,
 )
 from sgpe.schema import load_schema
+from sgpe.syllabify import syllabify
 from sgpe.tokenizer import Tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -465,13 +466,10 @@ def test_full_disk_during_intake_is_one_line_and_leaves_nothing(
 # ============================================================================ schemas
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="U+A8FF DEVANAGARI VOWEL SIGN AY (Unicode 11) is missing from "
-    "sgpe/schemas/devanagari.json; the schema generator (wt13) regenerates that file",
-)
 def test_devanagari_vowel_sign_ay_is_a_vowel_sign() -> None:
+    """U+A8FF DEVANAGARI VOWEL SIGN AY (Unicode 11) is a vowel sign: it joins its consonant."""
     assert load_schema("devanagari").classify("\ua8ff") == "P"
+    assert syllabify("क\ua8ff") == ["क\ua8ff"]
 
 
 # ============================================================================ soak

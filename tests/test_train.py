@@ -65,11 +65,12 @@ def test_golden_example():
 
 
 def _fallback_symbols(docs: list[str]) -> list[str]:
-    """Code points of every script the documents use (joiners alone do not count)."""
+    """Code points of Sinhala and Devanagari (always, as before the other scripts existed)
+    and of every other script the documents use (joiners alone do not count)."""
     seen = set("".join(docs)) - {"\u200c", "\u200d"}
     cps: set[str] = set()
     for name in BUILTIN_SCRIPTS:
-        if load_schema(name).code_points & seen:
+        if name in ("sinhala", "devanagari") or load_schema(name).code_points & seen:
             cps |= load_schema(name).code_points
     return sorted(cps | FALLBACK_ASCII) + [byte_token(b) for b in range(256)]
 
@@ -112,6 +113,8 @@ def test_fast_trainer_matches_reference(
     ref = reference_train(
         counts, lambda p: reference_syllabify(p, leading_space), vocab_size=vocab_size,
         prune_freq=prune_freq, min_freq=min_freq, fallback_symbols=fallback,
+        word_chars=frozenset().union(*(load_schema(n).word_chars for n in BUILTIN_SCRIPTS))
+        if mode == "script" else None,
     )  # fmt: skip
     fast = GPETrainer(TrainSettings(**{**settings_.to_dict(), "vocab_size": vocab_size})).fit(
         counts
@@ -224,3 +227,23 @@ def test_keeps_words_seen_once(shared_corpora):
     trainer = GPETrainer(TrainSettings(vocab_size=2000, mode="paper", prune_freq=1))
     counts = trainer.count(["අපූර්ව වචනයක්", "සාමාන්‍ය වචනයක්"])
     assert counts[" වචනයක්"] == 2 and counts[" අපූර්ව"] == 1  # " ": prepend_space
+
+
+def test_paper_mode_keeps_boundary_tokens():
+    """docs/decisions.md: with pieces="script" the original never prunes a boundary token
+    (a piece with no script letter); syllables below prune_freq are still pruned."""
+    docs = ["ලංකා ලංකා ශ්\u200dරී 7 x"]
+    tok = sgpe.train(docs, vocab_size=10_000, mode="paper", prune_freq=2, pieces="script",
+                     oov_policy="unk")  # fmt: skip
+    assert {" 7", " x"} <= set(tok.vocab)  # seen once, kept
+    assert " ශ්\u200dරී" not in tok.vocab  # a syllable seen once, pruned
+    assert tok.tokenize("7") == [" 7"]
+
+
+def test_paper_mode_unk_keeps_no_extra_bare_syllables():
+    """docs/decisions.md: only the fallback policy adds the bare X of a kept " X"."""
+    docs = ["ලංකා ලංකා"]
+    unk = sgpe.train(docs, vocab_size=10_000, mode="paper", prune_freq=1, oov_policy="unk")
+    fallback = sgpe.train(docs, vocab_size=10_000, mode="paper", prune_freq=1)
+    assert "ලං" not in unk.vocab and " ලං" in unk.vocab
+    assert "ලං" in fallback.vocab
