@@ -131,6 +131,11 @@ def _csv_documents(text: str, path: Path) -> Iterator[str]:
         raise CorpusError(
             f"{path}: the file is empty; it needs a header row with a 'text' column"
         ) from None
+    except csv.Error as err:  # found by tests/test_fuzz.py: a malformed header row
+        raise CorpusError(
+            f"{path}: line 1: malformed CSV header ({one_line(err)}); the first row must name "
+            'the columns, one of them "text"'
+        ) from None
     if "text" not in header:
         raise CorpusError(
             f"{path}: no 'text' column (columns: {', '.join(header[:10]) or 'none'}); "

@@ -660,3 +660,11 @@ def test_bad_commands_give_one_clear_line(
     assert code == 2
     assert fragment in one_clear_line(err)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_malformed_csv_header_is_a_clear_error(tmp_path: Path) -> None:
+    """Found by the fuzz suite: text after a closing quote in the header row."""
+    path = tmp_path / "bad.csv"
+    path.write_text('"text"x,id\n"a",1\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"bad.csv: line 1: malformed CSV header"):
+        list(iter_documents(path))
