@@ -533,6 +533,25 @@ class HierarchicalEncoder:
         if run:
             _flush(run, run_bytes, self.part_ranks, ids, lengths)
 
+    def ids_of_piece(self, piece: str) -> list[int]:
+        """Token ids of a piece (:meth:`encode_piece` without the lengths, faster)."""
+        out: list[int] = []
+        run: list[int] = []
+        join = self.join_ranks
+        unit = self.unit
+        for text in self.syll(piece):
+            ids, _, joinable = unit(text)
+            if joinable:
+                run.append(ids[0])
+                continue
+            if run:
+                out.extend(bpe(run, join) if len(run) > 1 else run)
+                run = []
+            out.extend(ids)
+        if run:
+            out.extend(bpe(run, join) if len(run) > 1 else run)
+        return out
+
     def encode_piece(self, piece: str) -> tuple[list[int], list[int]]:
         """Token ids of a piece and each token's length in UTF-8 bytes."""
         out: list[int] = []
@@ -577,8 +596,13 @@ def _flush(
         pos += n
 
 
+_LONG_RUN = 24  # runs longer than this merge with the heap (the rescan is quadratic)
+
+
 def bpe(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
     """Merge the leftmost lowest-ranked pair until none applies."""
+    if len(ids) > _LONG_RUN:
+        return bpe_heap(ids, ranks)
     ids = list(ids)
     get = ranks.get
     while len(ids) > 1:
@@ -613,3 +637,47 @@ def bpe_with_sizes(
         ids[at : at + 2] = [best[1]]
         sizes[at : at + 2] = [sizes[at] + sizes[at + 1]]
     return ids, sizes
+
+
+def bpe_heap(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
+    """:func:`bpe` in O(n log n) for long runs: a heap of (rank, position) over a doubly
+    linked list; entries made stale by earlier merges are skipped when popped."""
+    n = len(ids)
+    tok = list(ids)
+    nxt = [*list(range(1, n)), -1]
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int]] = []
+    for i in range(n - 1):
+        r = ranks.get((tok[i], tok[i + 1]))
+        if r is not None:
+            heap.append((r[0], i))
+    heapq.heapify(heap)
+    while heap:
+        rank, i = heapq.heappop(heap)
+        j = nxt[i] if alive[i] else -1
+        if j < 0:
+            continue
+        r = ranks.get((tok[i], tok[j]))
+        if r is None or r[0] != rank:
+            continue
+        tok[i] = r[1]
+        alive[j] = False
+        k = nxt[j]
+        nxt[i] = k
+        if k >= 0:
+            prv[k] = i
+            r2 = ranks.get((tok[i], tok[k]))
+            if r2 is not None:
+                heapq.heappush(heap, (r2[0], i))
+        p = prv[i]
+        if p >= 0:
+            r2 = ranks.get((tok[p], tok[i]))
+            if r2 is not None:
+                heapq.heappush(heap, (r2[0], p))
+    out = []
+    i = 0
+    while i >= 0:
+        out.append(tok[i])
+        i = nxt[i]
+    return out

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import heapq
 import json
 import os
 import re
@@ -29,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from .hierarchical import HierarchicalEncoder, MergeKind
+from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .protocol import FORMAT_NAME, TOO_DEEP, MergeStep, TokenId, WordTrace
 from .words import get_word_splitter
 
@@ -236,7 +235,7 @@ class Tokenizer:
 
     def _encode_piece(self, piece: str) -> list[int]:
         if self._hier is not None:
-            return self._hier.encode_piece(piece)[0]
+            return self._hier.ids_of_piece(piece)
         get = self.vocab.get
         found = [get(u) for u in self._units(piece)]
         if None in found:  # an out-of-vocabulary syllable: the general path
@@ -317,48 +316,8 @@ class Tokenizer:
                 return ids
 
     def _bpe_heap(self, ids: list[int]) -> list[int]:
-        """Same result as the rescan loop in O(n log n): a heap of (rank, position) over a
-        doubly linked list; entries made stale by earlier merges are skipped when popped."""
-        ranks = self._ranks
-        n = len(ids)
-        tok = list(ids)
-        nxt = [*list(range(1, n)), -1]
-        prv = list(range(-1, n - 1))
-        alive = [True] * n
-        heap: list[tuple[int, int]] = []
-        for i in range(n - 1):
-            r = ranks.get((tok[i], tok[i + 1]))
-            if r is not None:
-                heap.append((r[0], i))
-        heapq.heapify(heap)
-        while heap:
-            rank, i = heapq.heappop(heap)
-            j = nxt[i] if alive[i] else -1
-            if j < 0:
-                continue
-            r = ranks.get((tok[i], tok[j]))
-            if r is None or r[0] != rank:
-                continue
-            tok[i] = r[1]
-            alive[j] = False
-            k = nxt[j]
-            nxt[i] = k
-            if k >= 0:
-                prv[k] = i
-                r2 = ranks.get((tok[i], tok[k]))
-                if r2 is not None:
-                    heapq.heappush(heap, (r2[0], i))
-            p = prv[i]
-            if p >= 0:
-                r2 = ranks.get((tok[p], tok[i]))
-                if r2 is not None:
-                    heapq.heappush(heap, (r2[0], p))
-        out = []
-        i = 0
-        while i >= 0:
-            out.append(tok[i])
-            i = nxt[i]
-        return out
+        """Same result as the rescan loop in O(n log n) (see :func:`bpe_heap`)."""
+        return bpe_heap(ids, self._ranks)
 
     # ==================================================================== decoding
     def decode(self, ids: Sequence[TokenId]) -> str:

@@ -289,3 +289,19 @@ def test_every_script_trains_legal_lossless_and_exports_exactly(
     assert tokens > 1_000 and straddles == 0
     report = check_parity(tok, held_out, load_hf(tok))
     assert report.ok, report.mismatches[:1]
+
+
+def test_fast_ids_equal_the_encoder_with_lengths_on_long_pieces(shared_corpora: Path) -> None:
+    """encode() takes a faster path (no lengths, a heap for runs of more than 24 units);
+    it must give the ids of encode_with_spans(), also on whitespace-free text."""
+    with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
+        lines = [line.rstrip("\n") for _, line in zip(range(300), f)]
+    tok = _small_tok()
+    assert tok._hier is not None
+    texts = lines + ["".join(line.split()) for line in lines]  # pieces of 50-500 units
+    assert max(len(t) for t in texts) > 200
+    for text in texts:
+        fresh = sgpe.Tokenizer.from_dict(tok.to_dict())  # empty caches
+        assert fresh.encode(text) == fresh.encode_with_spans(text)[0]
+        for piece in fresh._pieces(text):
+            assert fresh._hier.ids_of_piece(piece) == fresh._hier.encode_piece(piece)[0]
