@@ -295,6 +295,13 @@ def runs_panel() -> None:
         st.rerun(scope="app")  # a run finished or appeared: refresh the sidebar and buttons
     st.subheader(f"Runs ({len(infos)})")
     st.caption(f"Runs directory: {render.md_escape(str(mgr.root))}")
+    for run, reason in mgr.damaged_runs():
+        st.warning(
+            render.md_escape(
+                f"Run {run.id} cannot be shown: {reason}. Its files are untouched; restore the "
+                f"file from a backup, or delete the folder {run.path} to remove the run."
+            )
+        )
     if not infos:
         st.info("No runs yet. Start one above; it trains in a separate process.")
         return

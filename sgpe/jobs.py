@@ -516,6 +516,18 @@ class RunManager:
                 continue
         return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
 
+    def damaged_runs(self) -> list[tuple[Run, str]]:
+        """Run directories that :meth:`list_runs` leaves out because their ``config.json``
+        or ``status.json`` cannot be read, each with the reason (nothing is changed)."""
+        out = []
+        for run in self._run_dirs():
+            try:
+                read_config(run.path)
+                read_status(run.path)
+            except RunError as err:
+                out.append((run, str(err)))
+        return out
+
     def wait(self, run: Run | str, timeout: float = 60.0, interval: float = 0.1) -> RunStatus:
         """Poll until the run is done, failed, cancelled or interrupted (or ``timeout``)."""
         run = self.run(run)

@@ -386,6 +386,20 @@ def test_train_upload_with_a_hostile_file_name(runs_dir: Path) -> None:
     assert "\\<img src=x onerror=alert\\(1\\)\\>\\*\\*b\\*\\*" in shown[0]
 
 
+def test_train_page_names_a_run_whose_config_is_damaged(runs_dir: Path) -> None:
+    from sgpe.jobs import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
+    run = manager.start(RunRequest(text, name="a.txt", vocab_size=400))
+    assert manager.wait(run).state == "done"
+    (run.path / "config.json").write_text("{", encoding="utf-8")
+    at = open_page("train.py")
+    assert not at.exception
+    shown = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert f"Run {run.id} cannot be shown" in shown and "config.json" in shown
+
+
 def test_train_run_and_use_it(runs_dir: Path) -> None:
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt")

@@ -261,6 +261,23 @@ def test_delete(tmp_path: Path) -> None:
         jobs.delete("../../etc")
 
 
+def test_a_damaged_config_is_reported_not_hidden(tmp_path: Path) -> None:
+    """A run whose config.json is damaged is left out of list_runs but named, with the
+    reason, by damaged_runs; its files stay as they were."""
+    jobs = RunManager(tmp_path / "runs")
+    good = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))
+    bad = jobs.start(RunRequest(TEXT.encode(), name="b.txt", **SMALL))
+    assert jobs.wait(good).state == "done" and jobs.wait(bad).state == "done"
+    (bad.path / "config.json").write_text('{"format": "sgpe-run-config", "format_ver', "utf-8")
+    before = sorted((p.name, p.read_bytes()) for p in bad.path.iterdir() if p.is_file())
+    assert [i.run.id for i in jobs.list_runs()] == [good.id]
+    ((run, reason),) = jobs.damaged_runs()
+    assert run.id == bad.id
+    assert "config.json" in reason and "\n" not in reason
+    after = sorted((p.name, p.read_bytes()) for p in bad.path.iterdir() if p.is_file())
+    assert after == before
+
+
 # ============================================================================ kill -9, SIGTERM
 
 
