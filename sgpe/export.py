@@ -649,6 +649,18 @@ class _SgpeExport:
             normalizer = _sequence([{"type": "Prepend", "prepend": " "}, normalizer])
             decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
 
+        return self.finish(vocab, merges, normalizer, pre, decoders)
+
+    def finish(
+        self,
+        vocab: dict[str, int],
+        merges: list[list[str]],
+        normalizer: dict[str, Any] | None,
+        pre: list[dict[str, Any]],
+        decoders: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        """The document around a BPE model with this vocabulary's special tokens."""
+        tok = self.tok
         model = {
             "type": "BPE",
             "dropout": None,
@@ -744,26 +756,7 @@ class _HierarchicalExport(_SgpeExport):
         if tok.prepend_space:
             normalizer = {"type": "Prepend", "prepend": " "}
             decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-        model = {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": "[UNK]" if "[UNK]" in tok.vocab else None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": self.fallback,
-            "ignore_merges": False,
-            "vocab": vocab,
-            "merges": unique,
-        }
-        added = [_added_token(tok.vocab[t], t) for t in tok.special_tokens]
-        return _document(
-            added=added,
-            normalizer=normalizer,
-            pre_tokenizer={"type": "Sequence", "pretokenizers": pre},
-            decoder={"type": "Sequence", "decoders": decoders},
-            model=model,
-        )
+        return self.finish(vocab, unique, normalizer, pre, decoders)
 
 
 # ============================================================================

@@ -603,19 +603,7 @@ def bpe(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[i
     """Merge the leftmost lowest-ranked pair until none applies."""
     if len(ids) > _LONG_RUN:
         return bpe_heap(ids, ranks)
-    ids = list(ids)
-    get = ranks.get
-    while len(ids) > 1:
-        best = None
-        at = 0
-        for i in range(len(ids) - 1):
-            r = get((ids[i], ids[i + 1]))
-            if r is not None and (best is None or r < best):
-                best, at = r, i
-        if best is None:
-            break
-        ids[at : at + 2] = [best[1]]
-    return ids
+    return bpe_with_sizes(ids, ranks)[0]
 
 
 def bpe_with_sizes(
