@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal
+from typing import Any, Literal, TypeVar, cast
 
 from .schema import OTHER
 from .syllabify import Span, Syllabifier, get_syllabifier
@@ -223,6 +223,40 @@ def _pairs(s: str) -> list[str]:
     return [s[k : k + 2] for k in range(len(s) - 1) if s[k] < _BARRIER and s[k + 1] < _BARRIER]
 
 
+def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limit: int) -> str:
+    """The symbol (as ``chr(id)``) for merging the two symbols of ``pair``: an existing id
+    when the concatenation is already a symbol, else a new id appended. Shared by both
+    training modes' merge engines."""
+    merged = symbols[ord(pair[0])] + symbols[ord(pair[1])]
+    sid = symbol_id.get(merged)
+    if sid is None:
+        sid = len(symbols)
+        if sid >= limit:
+            raise ValueError(f"vocab_size above {limit:,} is not supported")
+        symbols.append(merged)
+        symbol_id[merged] = sid
+    return chr(sid)
+
+
+HeapEntry = TypeVar("HeapEntry", bound=tuple[Any, ...])
+
+
+def pop_fresh(
+    heap: list[HeapEntry], count_of: Callable[[HeapEntry], int]
+) -> tuple[HeapEntry, int] | None:
+    """Pop the best entry ``(-count, ...)`` whose count is current (lazy refresh): a stale
+    entry is pushed back with its current count, a consumed one (count 0) dropped. Shared
+    by both training modes' merge engines."""
+    while heap:
+        entry = heapq.heappop(heap)
+        actual = count_of(entry)
+        if actual == -entry[0]:
+            return entry, actual
+        if actual > 0:
+            heapq.heappush(heap, cast(HeapEntry, (-actual, *entry[1:])))
+    return None
+
+
 class HierarchicalEngine:
     """The incremental two-level merge loop."""
 
@@ -264,17 +298,15 @@ class HierarchicalEngine:
         heapq.heapify(self.heap)
 
     def _pop_best(self) -> tuple[str, int, int] | None:
-        heap = self.heap
-        while heap:
-            neg, pair, kind = heapq.heappop(heap)
-            actual = self.counts[kind].get(pair, 0)
-            if actual == -neg:
-                if not self._legal(pair, kind):
-                    continue  # dropped for good: a later count change re-pushes it, so check again
+        counts = self.counts
+        while True:
+            got = pop_fresh(self.heap, lambda entry: counts[entry[2]].get(entry[1], 0))
+            if got is None:
+                return None
+            (_, pair, kind), actual = got
+            if self._legal(pair, kind):
                 return pair, kind, actual
-            if actual > 0:  # stale: re-push with the current count (lazy refresh)
-                heapq.heappush(heap, (-actual, pair, kind))
-        return None
+            # Dropped for good: a later count change re-pushes it, and it is checked again.
 
     def _legal(self, pair: str, kind: int) -> bool:
         key = (pair, kind)
@@ -287,16 +319,7 @@ class HierarchicalEngine:
 
     # ------------------------------------------------------------------ merging
     def _new_symbol(self, pair: str) -> str:
-        st = self.st
-        merged = st.symbols[ord(pair[0])] + st.symbols[ord(pair[1])]
-        sid = st.symbol_id.get(merged)
-        if sid is None:
-            sid = len(st.symbols)
-            if sid >= _LIMIT:
-                raise ValueError(f"vocab_size above {_LIMIT:,} is not supported")
-            st.symbols.append(merged)
-            st.symbol_id[merged] = sid
-        return chr(sid)
+        return merged_symbol(self.st.symbols, self.st.symbol_id, pair, _LIMIT)
 
     def apply(self, pair: str, kind: int) -> None:
         """Merge ``pair`` (of the given kind) everywhere it is counted, updating counts."""

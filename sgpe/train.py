@@ -40,6 +40,8 @@ from .hierarchical import (
     ResumeMismatch,
     build_state,
     merge_kind,
+    merged_symbol,
+    pop_fresh,
 )
 from .schema import schemas_for
 from .syllabify import get_syllabifier
@@ -477,26 +479,12 @@ class _MergeEngine:
         heapq.heapify(self.heap)
 
     def _pop_best(self) -> tuple[str, int] | None:
-        heap = self.heap
         pc = self.pair_counts
-        while heap:
-            neg, pair = heapq.heappop(heap)
-            actual = pc.get(pair, 0)
-            if actual == -neg:
-                return pair, actual
-            if actual > 0:  # stale: re-push with the current count (lazy refresh)
-                heapq.heappush(heap, (-actual, pair))
-        return None
+        got = pop_fresh(self.heap, lambda entry: pc.get(entry[1], 0))
+        return None if got is None else (got[0][1], got[1])
 
     def _new_symbol(self, pair: str) -> str:
-        st = self.st
-        merged = st.symbols[ord(pair[0])] + st.symbols[ord(pair[1])]
-        sid = st.symbol_id.get(merged)
-        if sid is None:
-            sid = len(st.symbols)
-            st.symbols.append(merged)
-            st.symbol_id[merged] = sid
-        return chr(sid)
+        return merged_symbol(self.st.symbols, self.st.symbol_id, pair, 0x110000)
 
     def _apply(self, pair: str, new: str) -> None:
         """Merge ``pair`` into ``new`` in every segment that has it, updating pair counts.
