@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe.schema import BUILTIN_SCRIPTS, SchemaError, load_schema
-from sgpe.syllabify import Syllabifier, get_syllabifier
+from sgpe.syllables import Syllabifier, get_syllabifier
 from sgpe.ui import grammar, render, state
 
 state.require_frame()  # a shared link may reach this page before app.py ran

@@ -7,7 +7,7 @@ import streamlit as st
 
 from sgpe import syllable_spans
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
-from sgpe.syllabify import Span
+from sgpe.syllables import Span
 from sgpe.ui import analysis, grammar, render, resources, state, style
 
 state.require_frame()  # a shared link may reach this page before app.py ran

@@ -8,8 +8,8 @@ from typing import Any
 import streamlit as st
 
 from sgpe.corpus import CorpusError
-from sgpe.jobs import RunInfo, RunRequest
 from sgpe.runs import RunError, read_merges
+from sgpe.runs.manager import RunInfo, RunRequest
 from sgpe.ui import charts, render, resources, state
 
 state.require_frame()  # a shared link may reach this page before app.py ran

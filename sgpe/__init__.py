@@ -1,6 +1,11 @@
 """This is the public API of sgpe: syllable-aware tokenization for Abugida scripts.
 
 >>> from sgpe import syllabify, train, Tokenizer
+
+Layer 1 cuts text into syllables (:func:`syllabify`, :func:`syllable_spans`); Layer 2
+learns merges that respect them (:func:`train`, configured by :class:`TrainSettings`);
+:class:`Tokenizer` encodes and decodes with the result. Everything else lives in the
+sub-modules named in ``docs/architecture.md``.
 """
 
 from __future__ import annotations
@@ -9,9 +14,12 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from .syllabify import syllabify, syllable_spans
+from . import _compat
+from .gpe import TrainSettings, train
+from .syllables import syllabify, syllable_spans
 from .tokenizer import Tokenizer, read_json
-from .train import train
+
+_compat.install()
 
 try:
     __version__ = version("sgpe-explorer")
@@ -21,13 +29,21 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 def load(path: str | Path) -> Any:
     """Load any vocabulary file of this project: SGPE (``Tokenizer``) or byte-level BPE
-    (``sgpe.bytebpe.ByteBPETokenizer``), chosen by the file's ``model`` key."""
+    (``sgpe.baselines.bytebpe.ByteBPETokenizer``), chosen by the file's ``model`` key."""
     data = read_json(path)
     if isinstance(data, dict) and data.get("model") == "bytebpe":
-        from .bytebpe import ByteBPETokenizer
+        from .baselines.bytebpe import ByteBPETokenizer
 
         return ByteBPETokenizer.from_dict(data, source=str(path))
     return Tokenizer.from_dict(data, str(path))
 
 
-__all__ = ["Tokenizer", "__version__", "load", "syllabify", "syllable_spans", "train"]
+__all__ = [
+    "Tokenizer",
+    "TrainSettings",
+    "__version__",
+    "load",
+    "syllabify",
+    "syllable_spans",
+    "train",
+]

@@ -4,7 +4,7 @@
   Sinhala only) branch by branch, with the one deliberate correction of DESIGN.md §3:
   a decomposed two-part vowel sign is one vowel sign, so NFC and NFD text segment alike.
 * :func:`reference_train` recounts every pair on every step (no heap, no index), as
-  minbpe's ``train`` does, and must learn exactly the merges of :mod:`sgpe.train`.
+  minbpe's ``train`` does, and must learn exactly the merges of :mod:`sgpe.gpe`.
 * :func:`reference_encode` applies merges with the rescan loop of seed 000 §4.3.
 
 Nothing here is fast and nothing in the library imports it.
@@ -165,7 +165,7 @@ def reference_train(
     word_chars: frozenset[str] | None = None,
 ) -> list[tuple[str, str]]:
     """Learn merges by recounting every pair each step. Same rules as the paper mode of
-    :mod:`sgpe.train`: units below ``prune_freq`` are barriers, except the bare form ``X``
+    :mod:`sgpe.gpe`: units below ``prune_freq`` are barriers, except the bare form ``X``
     of a kept ``" X"`` when there are fallback symbols, and (script pieces: ``word_chars``
     given) a boundary unit, one with no word character; kept units get ids by
     (-frequency, string),

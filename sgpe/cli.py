@@ -123,7 +123,7 @@ def _load_vocab(path: str) -> Any:
 def _load_tokenizer(args: argparse.Namespace) -> Any:
     """The tokenizer of --vocab, or the meta-vocabulary of --meta."""
     if getattr(args, "meta", None):
-        from .meta import MetaTokenizer
+        from .interop.meta import MetaTokenizer
 
         try:
             return MetaTokenizer.load(args.meta)
@@ -136,7 +136,7 @@ def _load_tokenizer(args: argparse.Namespace) -> Any:
 
 
 def _cmd_syllabify(args: argparse.Namespace) -> int:
-    from .syllabify import get_syllabifier
+    from .syllables import get_syllabifier
 
     try:
         split = get_syllabifier(args.script, args.leading_space)
@@ -208,14 +208,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if args.format == "meta":
         if getattr(tok, "model", None) != "sgpe":
             raise UsageError("--format meta needs an SGPE vocab.json")
-        from .meta import MetaTokenizer
+        from .interop.meta import MetaTokenizer
 
         try:
             MetaTokenizer(tok, args.encoding, vocab_path=args.vocab).save(args.out)
         except ImportError as err:
             raise UsageError(str(err)) from None
         return 0
-    from .export import ExportError, check_parity, load_hf, save_hf
+    from .interop.hf import ExportError, check_parity, load_hf, save_hf
 
     try:
         save_hf(tok, args.out, cls_sep=args.cls_sep)
@@ -397,8 +397,8 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from .jobs import validate_corpus
     from .runs import create_run, read_config, train_run
+    from .runs.manager import validate_corpus
 
     out = Path(args.out)
     if args.resume:

@@ -50,7 +50,7 @@ from functools import cache
 from typing import Any, Literal, TypeVar, cast
 
 from .schema import OTHER
-from .syllabify import Span, Syllabifier, get_syllabifier
+from .syllables import Span, Syllabifier, get_syllabifier
 
 MergeKind = Literal["part", "join"]
 PART: MergeKind = "part"

@@ -3,7 +3,7 @@
 Every metric is computed from one record per text, :class:`Encoded` (token ids, each
 token's span in the text's UTF-8 bytes, the number of UNK ids, the decoded text), which
 :func:`encode_for_metrics` makes for our :class:`~sgpe.tokenizer.Tokenizer`,
-:class:`~sgpe.bytebpe.ByteBPETokenizer`, ``tiktoken.Encoding``, Hugging Face
+:class:`~sgpe.baselines.bytebpe.ByteBPETokenizer`, ``tiktoken.Encoding``, Hugging Face
 ``tokenizers.Tokenizer`` and ``sentencepiece.SentencePieceProcessor`` (the optional
 packages are never imported here: a tokenizer object of theirs can only exist once its
 package is loaded, so we look for the class in ``sys.modules``).
@@ -93,7 +93,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .protocol import TokenId
-from .syllabify import syllabify
+from .syllables import syllabify
 from .tokenizer import Tokenizer
 
 __all__ = [
@@ -447,7 +447,7 @@ def adapter_for(tokenizer: Any) -> Adapter:
         return _token_bytes_adapter(name, tokenizer.encode, tokenizer.token_bytes, tokenizer.decode)
     raise TypeError(
         f"cannot measure a {type(tokenizer).__module__}.{type(tokenizer).__name__}: expected "
-        "sgpe.Tokenizer, sgpe.bytebpe.ByteBPETokenizer, tiktoken.Encoding, "
+        "sgpe.Tokenizer, sgpe.baselines.bytebpe.ByteBPETokenizer, tiktoken.Encoding, "
         "tokenizers.Tokenizer, sentencepiece.SentencePieceProcessor, an object with "
         "encode/token_bytes/decode, or an sgpe.metrics.Adapter"
     )
@@ -626,7 +626,7 @@ def evaluate(
     Each line is encoded on its own; one trailing ``"\\n"`` is removed from a line if
     present, so an open file can be passed directly (but see :func:`read_lines`).
 
-    >>> from sgpe.bytebpe import ByteBPETokenizer
+    >>> from sgpe.baselines.bytebpe import ByteBPETokenizer
     >>> m = evaluate(ByteBPETokenizer(), ["අ ආ"])
     >>> m["tokens"], m["twr"], m["broken"], m["words_with_broken"]
     (7, 3.5, 4, 2)

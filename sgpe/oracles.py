@@ -30,7 +30,7 @@ from typing import Any
 import regex
 
 from .schema import char_set, load_schema
-from .syllabify import syllable_spans
+from .syllables import syllable_spans
 
 # Scripts whose virama is an InCB=Linker in Unicode 15.1+ (UAX #29 GB9c).
 GB9C_SCRIPTS = frozenset({"devanagari", "bengali", "gujarati", "odia", "telugu", "malayalam"})

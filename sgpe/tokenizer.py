@@ -2,7 +2,7 @@
 
 Encoding (seed 000 §4, with the fallback of DESIGN.md §4):
 
-1. split the text into pieces (:mod:`sgpe.words`) and each piece into syllables;
+1. split the text into pieces (:mod:`sgpe.pieces`) and each piece into syllables;
 2. map syllables to ids. A syllable missing from the vocabulary is a merge barrier:
    with ``oov_policy="fallback"`` a missing ``" X"`` becomes ``" "`` + ``"X"``, a missing
    syllable is spelled with code-point tokens, and any other character with its UTF-8
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
+from .pieces import get_word_splitter
 from .protocol import FORMAT_NAME, TOO_DEEP, MergeStep, TokenId, WordTrace
-from .words import get_word_splitter
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 FORMAT_VERSION = 1
@@ -51,7 +51,7 @@ def byte_token(b: int) -> str:
 
 
 class Tokenizer:
-    """A trained SGPE vocabulary. Create with :func:`sgpe.train` or :meth:`Tokenizer.load`."""
+    """A trained SGPE vocabulary. Create with :func:`sgpe.gpe` or :meth:`Tokenizer.load`."""
 
     model = "sgpe"
 
@@ -520,7 +520,7 @@ class Tokenizer:
         if data.get("model", "sgpe") != "sgpe":
             raise ValueError(
                 f"{source}: key 'model' is {data.get('model')!r}; load byte-level vocabularies with "
-                "sgpe.bytebpe.ByteBPETokenizer.load (or sgpe.load, which picks the right class)"
+                "sgpe.baselines.bytebpe.ByteBPETokenizer.load (or sgpe.load, which picks the right class)"
             )
         vocab = _typed(data, "vocab", dict, source)
         if not all(isinstance(k, str) and type(v) is int for k, v in vocab.items()):

@@ -24,7 +24,8 @@ pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e
 from streamlit.testing.v1 import AppTest
 
 import sgpe
-from sgpe import defaults, syllabify
+from sgpe import shipped as defaults
+from sgpe import syllabify
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 APP = str(REPO_ROOT / "app.py")
@@ -42,7 +43,7 @@ def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = tmp_path / "runs"
     monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
     yield root
-    from sgpe.jobs import RunManager
+    from sgpe.runs.manager import RunManager
 
     manager = RunManager(root)
     for info in manager.list_runs():  # stop any trainer a failed test left running
@@ -355,7 +356,7 @@ def test_merges_table_filter() -> None:
 
 
 def _wait_for_runs(root: Path, n: int) -> list[Any]:
-    from sgpe.jobs import RunManager
+    from sgpe.runs.manager import RunManager
 
     manager = RunManager(root)
     infos = manager.list_runs()
@@ -387,7 +388,7 @@ def test_train_upload_with_a_hostile_file_name(runs_dir: Path) -> None:
 
 
 def test_train_page_names_a_run_whose_config_is_damaged(runs_dir: Path) -> None:
-    from sgpe.jobs import RunManager, RunRequest
+    from sgpe.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
@@ -470,7 +471,7 @@ def test_train_upload_of_a_bad_corpus_is_a_clear_error(
 
 @pytest.fixture
 def finished_run(runs_dir: Path) -> Any:
-    from sgpe.jobs import RunManager, RunRequest
+    from sgpe.runs.manager import RunManager, RunRequest
 
     mgr = RunManager(runs_dir)
     run = mgr.start(RunRequest(defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=2500))

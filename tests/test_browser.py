@@ -166,7 +166,7 @@ def app_url(runs_dir: Path) -> Iterator[str]:
 def _stop_trainers(runs_dir: Path) -> None:
     """Cancel any trainer a failed test left running (they run in their own sessions)."""
     try:
-        from sgpe.jobs import RunManager
+        from sgpe.runs.manager import RunManager
     except ImportError:
         return
     manager = RunManager(runs_dir)
@@ -372,7 +372,7 @@ def test_train_on_an_uploaded_corpus_and_use_it(tab: Tab, runs_dir: Path, tmp_pa
         page.get_by_text(re.compile(rf"done · {model} · ")).first.wait_for(timeout=TRAIN_TIMEOUT_MS)
     wait_for_app_idle(page)
     import sgpe
-    from sgpe.jobs import RunManager
+    from sgpe.runs.manager import RunManager
 
     infos = RunManager(runs_dir).list_runs()
     assert {i.config.model: i.status.state for i in infos} == {"sgpe": "done", "bytebpe": "done"}

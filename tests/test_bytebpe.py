@@ -1,4 +1,4 @@
-"""Tests for `sgpe.bytebpe`: the byte-level BPE baseline.
+"""Tests for `sgpe.baselines.bytebpe`: the byte-level BPE baseline.
 
 Three kinds of evidence:
 
@@ -27,7 +27,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sgpe.bytebpe import END_OF_TEXT, SPLIT_PATTERNS, ByteBPETokenizer
+from sgpe.baselines.bytebpe import END_OF_TEXT, SPLIT_PATTERNS, ByteBPETokenizer
 from sgpe.protocol import MergeStep, TokenizerLike
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -217,7 +217,7 @@ def test_training_is_deterministic(tmp_path: Path) -> None:
 def test_training_does_not_depend_on_hash_seed() -> None:
     # The trainer iterates sets of str pairs, whose order changes with PYTHONHASHSEED.
     script = (
-        "from sgpe.bytebpe import ByteBPETokenizer as T; import json, sys; "
+        "from sgpe.baselines.bytebpe import ByteBPETokenizer as T; import json, sys; "
         "texts = json.loads(sys.stdin.read()); "
         "print(T.train(texts, 600).merges)"
     )

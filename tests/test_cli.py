@@ -16,8 +16,8 @@ import pytest
 
 from sgpe import load, syllabify
 from sgpe.cli import main
+from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.runs import read_status
-from sgpe.train import GPETrainer, TrainSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import sgpe
-from sgpe.defaults import DEFAULT_BYTEBPE, DEFAULT_SGPE, PAPER_SGPE, build, sample_documents
+from sgpe.shipped import DEFAULT_BYTEBPE, DEFAULT_SGPE, PAPER_SGPE, build, sample_documents
 
 
 def test_shipped_vocabularies_are_byte_identical_to_a_rebuild(tmp_path):

@@ -12,14 +12,14 @@ import pytest
 SGPE = Path(__file__).resolve().parents[1] / "sgpe"
 MODULES = [
     "sgpe",
-    "sgpe._tiktoken",
-    "sgpe.bytebpe",
-    "sgpe.export",
-    "sgpe.meta",
+    "sgpe.baselines.tiktoken_offline",
+    "sgpe.baselines.bytebpe",
+    "sgpe.interop.hf",
+    "sgpe.interop.meta",
     "sgpe.metrics",
     "sgpe.protocol",
-    "sgpe.syllabify",
-    "sgpe.train",
+    "sgpe.syllables",
+    "sgpe.gpe",
     "sgpe.ui.render",
 ]
 

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 import sgpe
 from sgpe import Tokenizer
-from sgpe.bytebpe import SPLIT_PATTERNS, ByteBPETokenizer
-from sgpe.export import MAX_RUN, ExportError, check_parity, load_hf, save_hf, to_hf
+from sgpe.baselines.bytebpe import SPLIT_PATTERNS, ByteBPETokenizer
+from sgpe.gpe import GPETrainer, TrainSettings
+from sgpe.interop.hf import MAX_RUN, ExportError, check_parity, load_hf, save_hf, to_hf
 from sgpe.tokenizer import byte_token
-from sgpe.train import GPETrainer, TrainSettings
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -404,7 +404,7 @@ def test_to_hf_rejects_other_objects():
 
 
 def test_export_does_not_import_tokenizers_at_import_time():
-    code = "import sys, sgpe, sgpe.export, sgpe.meta; print('tokenizers' in sys.modules, 'tiktoken' in sys.modules)"
+    code = "import sys, sgpe, sgpe.interop.hf, sgpe.interop.meta; print('tokenizers' in sys.modules, 'tiktoken' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sgpe
+from sgpe.gpe import GPETrainer, ResumeError, TrainSettings
 from sgpe.hierarchical import merge_kind
 from sgpe.schema import schemas_for
-from sgpe.syllabify import get_syllabifier
-from sgpe.train import GPETrainer, ResumeError, TrainSettings
+from sgpe.syllables import get_syllabifier
 
 
 def test_golden_example() -> None:
@@ -99,7 +99,7 @@ def _spans_ok(tok: sgpe.Tokenizer, text: str) -> tuple[int, int]:
 
 
 def get_word_splitter(tok: sgpe.Tokenizer):  # type: ignore[no-untyped-def]
-    from sgpe.words import get_word_splitter as get
+    from sgpe.pieces import get_word_splitter as get
 
     return get(tok.script, tok.leading_space, tok.pieces)
 
@@ -182,7 +182,7 @@ def test_hf_export_parity_on_real_and_random_text(
     real_tok: sgpe.Tokenizer, shared_corpora: Path
 ) -> None:
     pytest.importorskip("tokenizers")
-    from sgpe.export import check_parity, load_hf
+    from sgpe.interop.hf import check_parity, load_hf
 
     hf = load_hf(real_tok)
     for name in ("si_dev.txt", "hi_dev.txt", "mixed_dev.txt"):
@@ -274,7 +274,7 @@ def test_every_script_trains_legal_lossless_and_exports_exactly(
     multi/: no token straddles a syllable on the rest, every line round-trips, and the HF
     export agrees."""
     pytest.importorskip("tokenizers")
-    from sgpe.export import check_parity, load_hf
+    from sgpe.interop.hf import check_parity, load_hf
 
     with open(shared_corpora / "multi" / f"{lang}.txt", encoding="utf-8") as f:
         lines = [line.rstrip("\n") for _, line in zip(range(2500), f)]

@@ -536,7 +536,7 @@ def _bench_peers():
 def test_bytebpe_smaller_vocabulary_is_a_merge_prefix(sample_docs, tmp_path):
     """Training stops at a size but never chooses merges by it: the merges at a smaller
     size are the first merges of a larger one, so the benchmark trains once and slices."""
-    from sgpe.bytebpe import ByteBPETokenizer
+    from sgpe.baselines.bytebpe import ByteBPETokenizer
 
     big = ByteBPETokenizer.train(sample_docs, 1500)
     big.save(tmp_path / "big.json")

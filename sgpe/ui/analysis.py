@@ -25,7 +25,7 @@ import regex
 from sgpe import metrics
 from sgpe.protocol import WordTrace
 from sgpe.schema import CLASS_LETTERS, load_schema
-from sgpe.syllabify import Span, syllable_spans, trace
+from sgpe.syllables import Span, syllable_spans, trace
 
 from .render import TokenView, UnitView, char_name, code_points, token_title, visible
 

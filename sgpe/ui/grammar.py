@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sgpe.schema import Schema, SchemaError, parse_schema_text, schemas_for
-from sgpe.syllabify import Span, Syllabifier, trace
+from sgpe.syllables import Span, Syllabifier, trace
 
 from .render import UnitView, char_name, visible
 

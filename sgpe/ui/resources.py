@@ -1,6 +1,6 @@
 """Cached tokenizers, the run manager, and which tokenizers are active.
 
-* The shipped vocabularies (:mod:`sgpe.defaults`) and every finished run's ``vocab.json``
+* The shipped vocabularies (:mod:`sgpe.shipped`) and every finished run's ``vocab.json``
   are loaded once per process (``st.cache_resource``, keyed by path and mtime).
 * Runs live under ``$SGPE_RUNS_DIR`` (default ``runs/`` in the repository); tests point
   it at a temporary directory.
@@ -19,8 +19,8 @@ from typing import Any
 import streamlit as st
 
 import sgpe
-from sgpe import defaults
-from sgpe.jobs import RunInfo, RunManager
+from sgpe import shipped as defaults
+from sgpe.runs.manager import RunInfo, RunManager
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUNS_ENV = "SGPE_RUNS_DIR"
@@ -57,7 +57,7 @@ def load_vocab(path: str | Path) -> Any:
 
 @st.cache_resource(show_spinner="Loading o200k_base…")
 def _o200k() -> Any:
-    from sgpe._tiktoken import load_encoding
+    from sgpe.baselines.tiktoken_offline import load_encoding
 
     return load_encoding("o200k_base")
 
@@ -88,11 +88,11 @@ def _default_counts(model: str) -> list[int] | None:
             progress=lambda e: counts.append(e.count),
         )
         return counts if tok.merges == shipped.merges else None
-    from sgpe.bytebpe import ByteBPETokenizer
+    from sgpe.baselines.bytebpe import ByteBPETokenizer
 
     shipped_base = load_vocab(defaults.DEFAULT_BYTEBPE)
     base = ByteBPETokenizer.train(
-        docs, defaults.DEFAULT_VOCAB_SIZE, progress=lambda s, p, c, e: counts.append(c)
+        docs, shipped.DEFAULT_VOCAB_SIZE, progress=lambda s, p, c, e: counts.append(c)
     )
     return counts if base.merges == shipped_base.merges else None
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sgpe.protocol import display_bytes
-from sgpe.syllabify import syllabify, syllable_spans
+from sgpe.syllables import syllabify, syllable_spans
 
 KIND_ORDER = (
     "special",

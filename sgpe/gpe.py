@@ -2,7 +2,7 @@
 
 Pipeline (DESIGN.md §4, seed 000 §3, paper §5):
 
-1. **Count** pieces of the corpus with one regex (:mod:`sgpe.words`), at C speed.
+1. **Count** pieces of the corpus with one regex (:mod:`sgpe.pieces`), at C speed.
 2. **Syllabify** each unique piece once; count unit (syllable) frequencies.
 3. **Prune** units seen fewer than ``prune_freq`` times: they become merge barriers
    (the paper's UNK sentinel) and, with the ``fallback`` OOV policy, are spelled with
@@ -43,10 +43,10 @@ from .hierarchical import (
     merged_symbol,
     pop_fresh,
 )
+from .pieces import get_word_splitter
 from .schema import schemas_for
-from .syllabify import get_syllabifier
+from .syllables import get_syllabifier
 from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer, byte_token
-from .words import get_word_splitter
 
 OOVPolicy = Literal["fallback", "unk"]
 Mode = Literal["hierarchical", "paper"]

@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .corpus import CorpusError, corpus_format, iter_documents
-from .protocol import one_line
-from .runs import (
+from ..corpus.readers import CorpusError, corpus_format, iter_documents
+from ..protocol import one_line
+from .format import (
     CONFIG,
     FINAL_STATES,
     LOG,

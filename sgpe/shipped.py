@@ -1,7 +1,7 @@
 """The vocabularies shipped with the project, trained from ``sample_data/`` (text written
 for this project), so the app and the examples work on a fresh clone with no set-up.
 
-``python -m sgpe.defaults`` rebuilds them; the tests check the shipped files are
+``python -m sgpe.shipped`` rebuilds them; the tests check the shipped files are
 byte-identical to a rebuild (training is deterministic).
 """
 
@@ -30,8 +30,8 @@ def sample_documents() -> list[str]:
 
 def build(out_dir: Path | None = None) -> tuple[Path, Path, Path]:
     """Train the shipped vocabularies and write them; return their paths."""
-    from .bytebpe import ByteBPETokenizer
-    from .train import train
+    from .baselines.bytebpe import ByteBPETokenizer
+    from .gpe import train
 
     out_dir = out_dir or DEFAULT_SGPE.parent
     out_dir.mkdir(parents=True, exist_ok=True)

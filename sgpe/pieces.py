@@ -6,7 +6,7 @@ space before a piece belongs to it when ``leading_space`` is on):
 * ``"whitespace"`` (default): a piece is a maximal run of non-whitespace characters, as
   in SentencePiece or a Metaspace pre-tokenizer. A word keeps its punctuation and digits,
   so GPE can learn ``"ලංකාව,"`` or ``" 2024"``; syllables are still never split, because
-  the units inside a piece are the syllables of :func:`sgpe.syllabify.syllabify` (other
+  the units inside a piece are the syllables of :func:`sgpe.syllables.syllabify` (other
   characters are single units).
 * ``"script"`` (seed 000 ``segment_into_words``): a piece is a maximal run of a schema's
   word characters (Sinhala block + ZWJ; Devanagari letters/marks + ZWJ/ZWNJ); every other
@@ -23,7 +23,7 @@ from functools import cache
 from typing import Literal
 
 from .schema import char_set, schemas_for
-from .syllabify import get_syllabifier
+from .syllables import get_syllabifier
 
 PieceMode = Literal["whitespace", "script"]
 PIECE_MODES = ("whitespace", "script")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .protocol import TOO_DEEP, one_line
+from ..protocol import TOO_DEEP, one_line
 
 SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 CHUNK_CHARS = 1 << 22  # about 4M characters per chunk

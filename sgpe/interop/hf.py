@@ -1,7 +1,7 @@
 """Hugging Face ``tokenizer.json`` export with exact id parity, for SGPE and byte-level BPE.
 
 >>> import sgpe
->>> from sgpe.defaults import DEFAULT_SGPE
+>>> from sgpe.shipped import DEFAULT_SGPE
 >>> tok = sgpe.load(DEFAULT_SGPE)
 >>> load_hf(tok).encode("ශ්‍රී ලංකා").ids, tok.encode("ශ්‍රී ලංකා")  # the same ids
 ([301, 651], [301, 651])
@@ -20,7 +20,7 @@ Hugging Face BPE starts every pre-token from single characters (or bytes, with
 and merges inside runs of *known* syllables (units in the vocabulary) of one piece. The
 file expresses this in four parts:
 
-1. **Pieces.** ``Split`` with our piece regex (:mod:`sgpe.words`), translated to
+1. **Pieces.** ``Split`` with our piece regex (:mod:`sgpe.pieces`), translated to
    Oniguruma. Python's ``\\s`` is spelled out as an explicit character set: Python counts
    U+001C..U+001F as whitespace, Oniguruma does not.
 2. **Runs.** A second ``Split`` cuts each piece into maximal runs of known units and
@@ -81,7 +81,7 @@ Unicode tables, so a newer Unicode version in ``regex`` cannot disagree with Oni
 ``ByteLevel(use_regex=False)``, BPE over byte-level characters, ``ByteLevel`` decoder.
 
 Does not: export the meta-vocabulary (o200k_base + SGPE), which needs a router that no
-Hugging Face component provides (see :mod:`sgpe.meta`).
+Hugging Face component provides (see :mod:`sgpe.interop.meta`).
 """
 
 from __future__ import annotations
@@ -95,13 +95,13 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .schema import code_point_ranges, schemas_for
-from .syllabify import get_syllabifier
-from .tokenizer import Tokenizer, byte_token, write_text_atomic
-from .words import get_word_splitter
+from ..pieces import get_word_splitter
+from ..schema import code_point_ranges, schemas_for
+from ..syllables import get_syllabifier
+from ..tokenizer import Tokenizer, byte_token, write_text_atomic
 
 if TYPE_CHECKING:
-    from .bytebpe import ByteBPETokenizer
+    from ..baselines.bytebpe import ByteBPETokenizer
 
 __all__ = [
     "MAX_RUN",
@@ -156,12 +156,12 @@ def to_hf(tokenizer: Tokenizer | ByteBPETokenizer, *, cls_sep: bool = False) -> 
         return document
     if cls_sep:
         raise ExportError("cls_sep: only SGPE vocabularies have [CLS] and [SEP] tokens")
-    from .bytebpe import ByteBPETokenizer
+    from ..baselines.bytebpe import ByteBPETokenizer
 
     if isinstance(tokenizer, ByteBPETokenizer):
         return _bytebpe_document(tokenizer)
     raise TypeError(
-        f"to_hf expects an sgpe.Tokenizer or sgpe.bytebpe.ByteBPETokenizer, "
+        f"to_hf expects an sgpe.Tokenizer or sgpe.baselines.bytebpe.ByteBPETokenizer, "
         f"not {type(tokenizer).__name__}"
     )
 
@@ -712,7 +712,7 @@ class _HierarchicalExport(_SgpeExport):
     def known_units(self) -> list[str]:
         """Tokens that are one joinable unit and that the part merges rebuild from their
         characters (so a run of them merges exactly as the encoder's join phase)."""
-        from .hierarchical import joinable_span
+        from ..hierarchical import joinable_span
 
         tok = self.tok
         hier = tok._hier

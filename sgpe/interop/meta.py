@@ -2,7 +2,7 @@
 Devanagari, in one id space (seed 003 §3.1, §3.4, §5).
 
 >>> import sgpe
->>> from sgpe.defaults import DEFAULT_SGPE
+>>> from sgpe.shipped import DEFAULT_SGPE
 >>> meta = MetaTokenizer(sgpe.load(DEFAULT_SGPE))
 >>> ids = meta.encode("ශ්‍රී ලංකා is an island")
 >>> ids  # SGPE ids from 200,019 on, o200k_base ids below
@@ -31,7 +31,7 @@ tokens is never lost; with an SGPE vocabulary trained with ``oov_policy="fallbac
 offset and the SGPE ``vocab.json`` (path relative to the sidecar, with its sha256), so
 :meth:`MetaTokenizer.load` rebuilds the same id space or says what changed.
 
-Does not: train anything (o200k_base is fixed; train the SGPE side with :func:`sgpe.train`),
+Does not: train anything (o200k_base is fixed; train the SGPE side with :func:`sgpe.gpe`),
 or parse tiktoken special tokens from text (``<|endoftext|>`` is encoded as text).
 """
 
@@ -45,10 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._tiktoken import EncodingName
-from .protocol import TokenId, display_bytes
-from .schema import schemas_for
-from .tokenizer import Tokenizer, read_json, write_json_atomic
+from ..baselines.tiktoken_offline import EncodingName
+from ..protocol import TokenId, display_bytes
+from ..schema import schemas_for
+from ..tokenizer import Tokenizer, read_json, write_json_atomic
 
 if TYPE_CHECKING:
     import tiktoken
@@ -117,7 +117,7 @@ class MetaTokenizer:
         absorb_space: bool = True,
         vocab_path: str | Path | None = None,
     ) -> None:
-        from ._tiktoken import ENCODING_NAMES, load_encoding
+        from ..baselines.tiktoken_offline import ENCODING_NAMES, load_encoding
 
         if encoding not in ENCODING_NAMES:
             raise ValueError(
