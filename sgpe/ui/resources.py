@@ -92,7 +92,7 @@ def _default_counts(model: str) -> list[int] | None:
 
     shipped_base = load_vocab(defaults.DEFAULT_BYTEBPE)
     base = ByteBPETokenizer.train(
-        docs, shipped.DEFAULT_VOCAB_SIZE, progress=lambda s, p, c, e: counts.append(c)
+        docs, defaults.DEFAULT_VOCAB_SIZE, progress=lambda s, p, c, e: counts.append(c)
     )
     return counts if base.merges == shipped_base.merges else None
 
