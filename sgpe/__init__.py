@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from . import _compat
+from ._files import read_json
 from .gpe import TrainSettings, train
 from .syllables import syllabify, syllable_spans
-from .tokenizer import Tokenizer, read_json
+from .tokenizer import Tokenizer
 
 _compat.install()
 

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from ._files import TOO_DEEP, split_lines
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
-from .protocol import TOO_DEEP
 from .schema import BUILTIN_SCRIPTS
 
 # Defaults of `train`, shown in its help (the flags themselves default to None so that a
@@ -236,10 +236,7 @@ def _read_text_lines(path: Path) -> list[str]:
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         raise UsageError(f"{path}: line {line}: not valid UTF-8 ({err.reason})") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
+    return split_lines(text)
 
 
 # ---------------------------------------------------------------------------- train

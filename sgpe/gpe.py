@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ._files import byte_token
 from .corpus import CorpusInfo, read_corpus
 from .hierarchical import (
     HierarchicalEngine,
@@ -46,7 +47,7 @@ from .hierarchical import (
 from .pieces import get_word_splitter
 from .schema import schemas_for
 from .syllables import get_syllabifier
-from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer, byte_token
+from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer
 
 OOVPolicy = Literal["fallback", "unk"]
 Mode = Literal["hierarchical", "paper"]

@@ -86,12 +86,12 @@ import re
 import sys
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from pathlib import Path
 from typing import Any, NamedTuple
 
+from ._files import BYTE_TOKEN, read_lines
 from .protocol import TokenId
 from .syllables import syllabify
 from .tokenizer import Tokenizer
@@ -114,7 +114,6 @@ __all__ = [
 
 ByteSpan = tuple[int, int]  # [start, end) in the UTF-8 bytes of the text
 
-_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 _WORD = re.compile(r"\S+")  # `\s` of `re` is exactly str.isspace(), so this agrees with str.split()
 
 
@@ -339,7 +338,7 @@ def _hf_adapter(tok: Any) -> Adapter:
             if all(ch in byte_decoder for ch in token):
                 return bytes(byte_decoder[ch] for ch in token), True
             return None, False
-        if m := _BYTE_PIECE.fullmatch(token):
+        if m := BYTE_TOKEN.fullmatch(token):
             return bytes([int(m.group(1), 16)]), True
         if replacement:
             token = token.replace(replacement, " ")
@@ -384,7 +383,7 @@ def _spm_adapter(sp: Any) -> Adapter:
         data = cache.get(i)
         if data is None:
             piece: str = sp.id_to_piece(i)
-            if sp.is_byte(i) and (m := _BYTE_PIECE.fullmatch(piece)):
+            if sp.is_byte(i) and (m := BYTE_TOKEN.fullmatch(piece)):
                 data = bytes([int(m.group(1), 16)])
             elif sp.is_control(i):
                 data = b""
@@ -597,21 +596,6 @@ def broken_boundaries(
 # ============================================================================
 # Evaluation over many lines
 # ============================================================================
-
-
-def read_lines(path: str | Path) -> Iterator[str]:
-    """Lines of a UTF-8 text file split on ``"\\n"`` only (DESIGN.md §6), streamed.
-
-    A ``"\\r"`` stays in its line; a final newline does not make an extra empty line.
-    """
-    with open(path, encoding="utf-8", newline="") as f:
-        tail = ""
-        while chunk := f.read(1 << 20):
-            parts = (tail + chunk).split("\n")
-            tail = parts.pop()
-            yield from parts
-        if tail:
-            yield tail
 
 
 def _ratio(numerator: float, denominator: float, scale: float = 1.0) -> float:

@@ -16,9 +16,6 @@ TokenId = int
 Pair = tuple[TokenId, TokenId]
 Syllable = str
 
-#: The message for JSON nested deeper than Python's parser can follow (a damaged or hostile
-#: file): every reader of JSON in the package turns that RecursionError into this.
-TOO_DEEP = "JSON nested too deeply to read (more than about 1,000 levels); is the file damaged?"
 FORMAT_NAME = "sgpe-vocab"
 
 

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .protocol import TOO_DEEP
+from ._files import TOO_DEEP
 
 SCHEMA_FORMAT = "sgpe-schema"
 SCHEMA_FORMAT_VERSION = 1
@@ -55,6 +55,22 @@ BUILTIN_SCRIPTS = (
     "kannada",
     "malayalam",
 )
+
+#: The Unicode blocks of each built-in script, main block first: what the meta-vocabulary
+#: routes to SGPE and what the run manager counts as text SGPE has a grammar for.
+#: Devanagari adds Devanagari Extended and Vedic Extensions, which its schema covers.
+SCRIPT_BLOCKS: dict[str, tuple[tuple[int, int], ...]] = {
+    "sinhala": ((0x0D80, 0x0DFF),),
+    "devanagari": ((0x0900, 0x097F), (0xA8E0, 0xA8FF), (0x1CD0, 0x1CFF)),
+    "bengali": ((0x0980, 0x09FF),),
+    "gurmukhi": ((0x0A00, 0x0A7F),),
+    "gujarati": ((0x0A80, 0x0AFF),),
+    "odia": ((0x0B00, 0x0B7F),),
+    "tamil": ((0x0B80, 0x0BFF),),
+    "telugu": ((0x0C00, 0x0C7F),),
+    "kannada": ((0x0C80, 0x0CFF),),
+    "malayalam": ((0x0D00, 0x0D7F),),
+}
 
 # What a grammar may contain besides class letters: grouping, alternation, quantifiers.
 _GRAMMAR_TOKEN = re.compile(r"\(\?:|[A-Z]|[()|*+?]")

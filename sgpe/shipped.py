@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ._files import split_lines
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = ROOT / "sample_data"
 SAMPLE_FILES = ("sinhala.txt", "hindi.txt", "mixed.txt")
@@ -24,7 +26,7 @@ def sample_documents() -> list[str]:
     """All lines of the sample files, in a fixed order."""
     docs: list[str] = []
     for name in SAMPLE_FILES:
-        docs += (SAMPLE_DATA / name).read_text(encoding="utf-8").split("\n")[:-1]
+        docs += split_lines((SAMPLE_DATA / name).read_text(encoding="utf-8"))
     return docs
 
 

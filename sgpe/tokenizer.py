@@ -18,24 +18,23 @@ the literal string ``[UNK]`` in the input is ordinary text.
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import json
-import os
-import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from ._files import (
+    BYTE_TOKEN,
+    byte_token,
+    read_json,
+    write_json_atomic,
+)
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import get_word_splitter
-from .protocol import FORMAT_NAME, TOO_DEEP, MergeStep, TokenId, WordTrace
+from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 FORMAT_VERSION = 1
 REFERENCE_VERSION = "sgpe_v1.0.0"  # seed 000 §3.7; kept so the original encoder can read our files
-_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
 _LONG_RUN = 24  # runs longer than this use the heap-based merge
 
 
@@ -43,11 +42,6 @@ _LONG_RUN = 24  # runs longer than this use the heap-based merge
 # character is a token of its own, so only the bytes of multi-byte UTF-8 sequences are
 # needed (continuation bytes 80..BF and lead bytes C2..F4; C0, C1 and F5..FF never occur).
 FALLBACK_BYTES = tuple(range(0x80, 0xC0)) + tuple(range(0xC2, 0xF5))
-
-
-def byte_token(b: int) -> str:
-    """The fallback token for one byte: ``<0xNN>``."""
-    return f"<0x{b:02X}>"
 
 
 class Tokenizer:
@@ -177,7 +171,7 @@ class Tokenizer:
 
     def is_fallback_token(self, token_id: TokenId) -> bool:
         """True for ``<0xNN>`` byte tokens."""
-        return bool(_BYTE_TOKEN.fullmatch(self._id_to_token[token_id]))
+        return bool(BYTE_TOKEN.fullmatch(self._id_to_token[token_id]))
 
     # ==================================================================== encoding
     def encode(self, text: str, *, prepend_space: bool | None = None) -> list[TokenId]:
@@ -589,7 +583,7 @@ def _names(names: list[str], parts: list[tuple[list[int], bool]]) -> tuple[str, 
 
 
 def _bytes_of(token: str) -> bytes:
-    m = _BYTE_TOKEN.fullmatch(token)
+    m = BYTE_TOKEN.fullmatch(token)
     return bytes([int(m.group(1), 16)]) if m else token.encode("utf-8")
 
 
@@ -621,71 +615,3 @@ def _optional(data: dict[str, Any], key: str, kind: type, default: Any, source: 
 
 def _option(data: dict[str, Any], key: str, default: str, source: str) -> str:
     return str(_optional(data, key, str, default, source))
-
-
-def read_json(path: str | Path) -> Any:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"{path}: file not found") from None
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(
-            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
-        ) from None
-    except RecursionError:
-        raise ValueError(f"{path}: {TOO_DEEP}") from None
-
-
-def dumps_json(data: Any) -> str:
-    """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line
-    at the top level, long lists compact. Identical data gives identical bytes."""
-    lines = ["{"]
-    items = list(data.items())
-    for k, (key, value) in enumerate(items):
-        comma = "," if k < len(items) - 1 else ""
-        if isinstance(value, list) and len(value) > 8:
-            body = ",\n  ".join(json.dumps(v, ensure_ascii=False) for v in value)
-            lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
-        elif isinstance(value, dict) and len(value) > 8:
-            body = ",\n  ".join(
-                f"{json.dumps(kk, ensure_ascii=False)}: {json.dumps(vv, ensure_ascii=False)}"
-                for kk, vv in value.items()
-            )
-            lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
-        else:
-            lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def write_json_atomic(path: str | Path, data: Any) -> None:
-    """Write JSON so that readers see the old file or the new one, never a partial file."""
-    write_text_atomic(path, dumps_json(data))
-
-
-def write_text_atomic(path: str | Path, text: str) -> None:
-    path = Path(path)
-    if path.is_dir():
-        raise IsADirectoryError(errno.EISDIR, "is a directory; give a file path", str(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as err:  # name the file asked for, not the temp file next to it
-        raise OSError(err.errno, f"cannot write here: {err.strerror}", str(path)) from None
-    try:
-        os.fchmod(fd, 0o644)  # mkstemp creates 0600; these are ordinary shareable files
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        if isinstance(err, OSError) and err.filename != str(path):  # e.g. ENOSPC mid-write
-            raise OSError(err.errno, err.strerror, str(path)) from err
-        raise

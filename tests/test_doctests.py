@@ -12,6 +12,7 @@ import pytest
 SGPE = Path(__file__).resolve().parents[1] / "sgpe"
 MODULES = [
     "sgpe",
+    "sgpe._files",
     "sgpe.baselines.tiktoken_offline",
     "sgpe.baselines.bytebpe",
     "sgpe.interop.hf",

@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import os
-import secrets
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -48,9 +46,9 @@ from typing import Any
 
 import regex
 
-from sgpe.protocol import (
+from .._files import TOO_DEEP, write_text_atomic
+from ..protocol import (
     FORMAT_NAME,
-    TOO_DEEP,
     MergeStep,
     Pair,
     TokenId,
@@ -684,18 +682,7 @@ class ByteBPETokenizer:
         `training` argument if given, else `self.training`). Identical models give
         byte-identical files.
         """
-        text = _format_json(self.to_dict(training))
-        target = Path(path)
-        # A fresh name in the same directory, opened with "x" so the umask applies as for
-        # any new file (tempfile.mkstemp would make it owner-only).
-        temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-        try:
-            with open(temp, "x", encoding="utf-8", newline="\n") as out:
-                out.write(text)
-            os.replace(temp, target)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, _format_json(self.to_dict(training)))
 
     @classmethod
     def load(cls, path: str | Path) -> ByteBPETokenizer:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..protocol import TOO_DEEP, one_line
+from .._files import TOO_DEEP, split_lines
+from ..protocol import one_line
 
 SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 CHUNK_CHARS = 1 << 22  # about 4M characters per chunk
@@ -83,15 +84,8 @@ def _read_bytes(path: Path) -> bytes:
         ) from None
 
 
-def _split_lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the final newline ends the last line; it does not start a new one
-    return lines
-
-
 def _jsonl_documents(text: str, path: Path) -> Iterator[str]:
-    for number, line in enumerate(_split_lines(text), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -227,7 +221,7 @@ def iter_documents(path: str | Path) -> Iterator[str]:
         return
     text = _decode_utf8(_read_bytes(path), path)
     if fmt in (".txt", ".txt.gz"):
-        yield from _split_lines(text)
+        yield from split_lines(text)
     elif fmt == ".jsonl":
         yield from _jsonl_documents(text, path)
     else:

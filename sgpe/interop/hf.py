@@ -95,10 +95,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._files import BYTE_TOKEN, byte_token, write_text_atomic
 from ..pieces import get_word_splitter
 from ..schema import code_point_ranges, schemas_for
 from ..syllables import get_syllabifier
-from ..tokenizer import Tokenizer, byte_token, write_text_atomic
+from ..tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     from ..baselines.bytebpe import ByteBPETokenizer
@@ -116,7 +117,6 @@ __all__ = [
 
 # Replaces OOV units under oov_policy="unk"; the first candidate not in the vocabulary wins.
 _SENTINELS = ("\uffff", "\ufffe", "\U0010ffff", "\U0010fffe", "\ufdd0")
-_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
 #: Longest run of known units one regex match may cover (see the module docstring).
 MAX_RUN = 50_000
 # Characters no schema classifies; a unit followed by one of them must never grow.
@@ -401,7 +401,7 @@ class _SgpeExport:
         self.units = sorted(
             t
             for t in tok.vocab
-            if t not in specials and not _BYTE_TOKEN.fullmatch(t) and self._unit_len(t) == len(t)
+            if t not in specials and not BYTE_TOKEN.fullmatch(t) and self._unit_len(t) == len(t)
         )
         self.alphabet = sorted(set().union(*(s.code_points for s in schemas_for(tok.script))))
         self._groups = self._char_groups()
@@ -522,7 +522,7 @@ class _SgpeExport:
 
     def hf_string(self, token: str) -> str:
         """The file's string for one of our tokens (bytes spelled out where needed)."""
-        if token in self.tok.special_tokens or _BYTE_TOKEN.fullmatch(token):
+        if token in self.tok.special_tokens or BYTE_TOKEN.fullmatch(token):
             return token
         return "".join(self.symbols(token))
 
@@ -720,7 +720,7 @@ class _HierarchicalExport(_SgpeExport):
         syll = hier.syll
         out = []
         for t, i in tok.vocab.items():
-            if t in tok.special_tokens or _BYTE_TOKEN.fullmatch(t):
+            if t in tok.special_tokens or BYTE_TOKEN.fullmatch(t):
                 continue
             spans = syll.spans(t)
             if len(spans) != 1 or not joinable_span(syll, t, spans[0]):

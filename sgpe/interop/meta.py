@@ -45,10 +45,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._files import read_json, write_json_atomic
 from ..baselines.tiktoken_offline import EncodingName
 from ..protocol import TokenId, display_bytes
-from ..schema import schemas_for
-from ..tokenizer import Tokenizer, read_json, write_json_atomic
+from ..schema import SCRIPT_BLOCKS, schemas_for
+from ..tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     import tiktoken
@@ -64,20 +65,6 @@ CONFIG_FORMAT = "sgpe-meta"
 CONFIG_FORMAT_VERSION = 1
 CONFIG_NAME = "meta_config.json"
 
-#: Code point ranges routed to SGPE, per schema name (seed 003 §3.1 plus the Devanagari
-#: blocks our schema covers).
-SCRIPT_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
-    "sinhala": ((0x0D80, 0x0DFF),),
-    "devanagari": ((0x0900, 0x097F), (0xA8E0, 0xA8FF), (0x1CD0, 0x1CFF)),
-    "bengali": ((0x0980, 0x09FF),),
-    "gurmukhi": ((0x0A00, 0x0A7F),),
-    "gujarati": ((0x0A80, 0x0AFF),),
-    "odia": ((0x0B00, 0x0B7F),),
-    "tamil": ((0x0B80, 0x0BFF),),
-    "telugu": ((0x0C00, 0x0C7F),),
-    "kannada": ((0x0C80, 0x0CFF),),
-    "malayalam": ((0x0D00, 0x0D7F),),
-}
 DANDAS = "\u0964\u0965"  # end sentences in both scripts: never break an Indic segment
 JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ: continue the segment they follow
 
@@ -136,7 +123,7 @@ class MetaTokenizer:
         # Sinhala would spell Tamil in byte tokens, where o200k_base does better.
         letters = set().union(*map(set, sgpe.vocab)) - set(JOINERS)
         self.scripts = tuple(s.name for s in schemas_for(sgpe.script) if s.code_points & letters)
-        ranges = [r for name in self.scripts for r in SCRIPT_RANGES.get(name, ())]
+        ranges = [r for name in self.scripts for r in SCRIPT_BLOCKS.get(name, ())]
         indic = _range_class(ranges, DANDAS)
         self._indic_run = re.compile(f"{indic}[{indic[1:-1]}{JOINERS}]*")
 
@@ -248,7 +235,7 @@ class MetaTokenizer:
     # ==================================================================== files
     def config(self, vocab_file: str, vocab_sha256: str) -> dict[str, Any]:
         """The ``meta_config.json`` document for this tokenizer."""
-        ranges = [r for name in self.scripts for r in SCRIPT_RANGES.get(name, ())]
+        ranges = [r for name in self.scripts for r in SCRIPT_BLOCKS.get(name, ())]
         return {
             "format": CONFIG_FORMAT,
             "format_version": CONFIG_FORMAT_VERSION,

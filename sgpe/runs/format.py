@@ -62,8 +62,9 @@ from types import FrameType
 from typing import Any, Protocol
 
 from ..corpus.readers import CorpusError, CorpusInfo, corpus_format, iter_documents
-from ..protocol import TOO_DEEP, one_line
-from ..tokenizer import dumps_json
+from .._files import TOO_DEEP, atomic_write, file_sha256
+from ..protocol import one_line
+from .._files import dumps_json
 
 # ============================================================================ constants
 
@@ -286,34 +287,6 @@ class _Writes:
         self.done += 1
 
 
-def atomic_write(
-    path: Path, data: bytes, *, keep_previous: Path | None = None, sync: bool = True
-) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one.
-
-    With ``keep_previous`` the old file is first moved there (the new file is complete and
-    synced before anything is renamed, so at every moment one of the two is valid).
-    """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            if sync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        if keep_previous is not None and path.exists():
-            os.replace(path, keep_previous)
-        os.replace(tmp, path)
-    except BaseException as err:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(err, OSError) and not err.filename:
-            raise OSError(err.errno, err.strerror, str(path)) from err  # name the file
-        raise
 
 
 def _remove_temp_files(directory: Path) -> None:
@@ -923,12 +896,6 @@ def copy_corpus(src: Path, run_dir: Path) -> tuple[str, str]:
     return name, digest.hexdigest()
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def init_run_dir(run_dir: Path, config: RunConfig, *, phase: str = "prepared") -> None:

@@ -46,6 +46,7 @@ from typing import BinaryIO
 
 from ..corpus.readers import CorpusError, corpus_format, iter_documents
 from ..protocol import one_line
+from ..schema import BUILTIN_SCRIPTS, SCRIPT_BLOCKS, load_schema
 from .format import (
     CONFIG,
     FINAL_STATES,
@@ -70,21 +71,12 @@ DEFAULT_ROOT = Path("runs")
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 #: A ``.txt.gz`` may expand to at most this many times the upload limit.
 GZIP_EXPANSION_LIMIT = 5
-#: The scripts SGPE has grammars for, as code-point blocks.
-SUPPORTED_SCRIPTS = {
-    "Sinhala": (0x0D80, 0x0DFF),
-    "Devanagari": (0x0900, 0x097F),
-    "Bengali–Assamese": (0x0980, 0x09FF),
-    "Gurmukhi": (0x0A00, 0x0A7F),
-    "Gujarati": (0x0A80, 0x0AFF),
-    "Odia": (0x0B00, 0x0B7F),
-    "Tamil": (0x0B80, 0x0BFF),
-    "Telugu": (0x0C00, 0x0C7F),
-    "Kannada": (0x0C80, 0x0CFF),
-    "Malayalam": (0x0D00, 0x0D7F),
-}
+#: The scripts SGPE has grammars for, by title, with their main Unicode block.
+SUPPORTED_SCRIPTS = {load_schema(n).title: SCRIPT_BLOCKS[n][0] for n in BUILTIN_SCRIPTS}
 _SCRIPT_CHAR = re.compile(
-    "|".join(f"[\\u{a:04x}-\\u{b:04x}]" for a, b in SUPPORTED_SCRIPTS.values())
+    "|".join(
+        f"[\\u{a:04x}-\\u{b:04x}]" for blocks in SCRIPT_BLOCKS.values() for a, b in blocks
+    )
 )
 _RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
 _ROOT_LOCK = ".jobs.lock"

@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .._files import BYTE_TOKEN
 from .style import KIND_COLOURS, KIND_HELP, TOKEN_COLOURS
 
 # ============================================================================ invisibles
@@ -311,11 +312,10 @@ def step_tokens_html(
 def display_token_html(token: str) -> str:
     """Escaped display string of a token, ``<0xNN>`` parts as small byte chips, a leading
     space as a visible middle dot."""
-    import re
 
     out = []
     pos = 0
-    for m in re.finditer(r"<0x([0-9A-F]{2})>", token):
+    for m in BYTE_TOKEN.finditer(token):
         out.append(_visible_space(html.escape(token[pos : m.start()])))
         out.append(f'<span class="b">{m.group(1)}</span>')
         pos = m.end()

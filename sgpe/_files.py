@@ -1,0 +1,174 @@
+"""Small file and text helpers that every layer shares, written once.
+
+* :func:`atomic_write` / :func:`write_text_atomic` / :func:`write_json_atomic`: a reader
+  (or a ``kill -9``) sees the old file or the new one, never half a file;
+* :func:`read_json`: JSON with one-line errors that name the file and the problem;
+* :func:`dumps_json`: the canonical JSON text of our files (identical data, identical bytes);
+* :func:`split_lines` / :func:`read_lines`: lines split on ``"\\n"`` only, so a ``"\\r"`` or
+  a form feed stays inside its line as it does in every corpus reader of the project;
+* :func:`byte_token` / :data:`BYTE_TOKEN`: the ``<0xNN>`` spelling of one byte;
+* :func:`file_sha256`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import re
+import secrets
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+#: The message for JSON nested deeper than Python's parser can follow (a damaged or hostile
+#: file): every reader of JSON in the package turns that RecursionError into this.
+TOO_DEEP = "JSON nested too deeply to read (more than about 1,000 levels); is the file damaged?"
+
+#: A byte token as it appears in token strings: ``<0xE0>`` (upper-case hex, two digits).
+BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def byte_token(b: int) -> str:
+    """The token string of one byte: ``<0xNN>``.
+
+    >>> byte_token(0xE0)
+    '<0xE0>'
+    """
+    return f"<0x{b:02X}>"
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def atomic_write(
+    path: str | Path, data: bytes, *, keep_previous: Path | None = None, sync: bool = True
+) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one.
+
+    The temp file sits next to the target (``.<name>.<pid>.<thread>.<random>.tmp``, so a
+    run directory can tell a dead writer's leftovers from its own) and is created with
+    mode 0644 under the umask, like any new file. With ``keep_previous`` the old file is
+    first moved there; the new file is complete and synced before anything is renamed, so
+    at every moment one of the two is valid. Errors name ``path``, never the temp file.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory; give a file path", str(path))
+    tmp = path.with_name(
+        f".{path.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(3)}.tmp"
+    )
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError as err:
+        raise OSError(err.errno, f"cannot write here: {err.strerror}", str(path)) from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        if keep_previous is not None and path.exists():
+            os.replace(path, keep_previous)
+        os.replace(tmp, path)
+    except BaseException as err:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename != str(path):  # e.g. ENOSPC mid-write
+            raise OSError(err.errno, err.strerror, str(path)) from err
+        raise
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """:func:`atomic_write` of UTF-8 text (newlines written as they are)."""
+    atomic_write(path, text.encode("utf-8"))
+
+
+def dumps_json(data: Any) -> str:
+    """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line at
+    the top level, one item per line in long lists and dicts. Identical data gives
+    identical bytes."""
+    lines = ["{"]
+    items = list(data.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k < len(items) - 1 else ""
+        if isinstance(value, list) and len(value) > 8:
+            body = ",\n  ".join(json.dumps(v, ensure_ascii=False) for v in value)
+            lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
+        elif isinstance(value, dict) and len(value) > 8:
+            body = ",\n  ".join(
+                f"{json.dumps(kk, ensure_ascii=False)}: {json.dumps(vv, ensure_ascii=False)}"
+                for kk, vv in value.items()
+            )
+            lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
+        else:
+            lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write :func:`dumps_json` of ``data`` atomically."""
+    write_text_atomic(path, dumps_json(data))
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file; every failure is a ``ValueError`` of one line naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: file not found") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(
+            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
+        ) from None
+    except RecursionError:
+        raise ValueError(f"{path}: {TOO_DEEP}") from None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines split on ``"\\n"`` only; the final newline ends the last line, it does not
+    start a new one.
+
+    >>> split_lines("a\\r\\nb\\n")
+    ['a\\r', 'b']
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def read_lines(path: str | Path) -> Iterator[str]:
+    """:func:`split_lines` of a UTF-8 text file, streamed in 1 MiB blocks."""
+    with open(path, encoding="utf-8", newline="") as f:
+        tail = ""
+        while chunk := f.read(1 << 20):
+            parts = (tail + chunk).split("\n")
+            tail = parts.pop()
+            yield from parts
+        if tail:
+            yield tail
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex sha256 of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
