@@ -121,6 +121,31 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
 # ---------------------------------------------------------------------------- reading
 
 
+def parse_json(
+    text: str,
+    where: object,
+    *,
+    hint: str = "",
+    one_line: bool = False,
+    error: type[Exception] = ValueError,
+) -> Any:
+    """Parse JSON text; a failure raises ``error`` with one line that starts with ``where``
+    (a file, or ``"<file>: line 7"``), says what is wrong and, with ``hint``, what is
+    expected. ``one_line`` text (a JSONL line) reports only the column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        at = (
+            f"{err.msg} at column {err.colno}"
+            if one_line
+            else (f"line {err.lineno}, column {err.colno}: {err.msg}")
+        )
+        raise error(f"{where}: not valid JSON ({at})" + (f"; {hint}" if hint else "")) from None
+    except RecursionError:
+        deep = f"{TOO_DEEP.split(';')[0]}; {hint}" if hint else TOO_DEEP
+        raise error(f"{where}: {deep}") from None
+
+
 def read_json(path: str | Path) -> Any:
     """Parse a JSON file; every failure is a ``ValueError`` of one line naming the file."""
     path = Path(path)
@@ -130,14 +155,7 @@ def read_json(path: str | Path) -> Any:
         raise ValueError(f"{path}: file not found") from None
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(
-            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
-        ) from None
-    except RecursionError:
-        raise ValueError(f"{path}: {TOO_DEEP}") from None
+    return parse_json(text, path)
 
 
 def split_lines(text: str) -> list[str]:

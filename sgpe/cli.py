@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from ._files import TOO_DEEP, split_lines
+from ._files import parse_json, split_lines
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
 from .schema import BUILTIN_SCRIPTS
 
@@ -156,18 +156,13 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
     def decoded() -> Iterator[str]:
         for number, line in _input_lines():
-            try:
-                ids = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise UsageError(
-                    f"stdin line {number}: not valid JSON ({err.msg} at column {err.colno}); "
-                    "each line must be a JSON list of token ids such as [12, 7]"
-                ) from None
-            except RecursionError:
-                raise UsageError(
-                    f"stdin line {number}: {TOO_DEEP} each line must be a JSON list of token "
-                    "ids such as [12, 7]"
-                ) from None
+            ids = parse_json(
+                line,
+                f"stdin line {number}",
+                hint="each line must be a JSON list of token ids such as [12, 7]",
+                one_line=True,
+                error=UsageError,
+            )
             if not isinstance(ids, list) or not all(type(i) is int for i in ids):
                 raise UsageError(
                     f"stdin line {number}: expected a JSON list of integer token ids, got "

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._files import TOO_DEEP
+from ._files import parse_json
 
 SCHEMA_FORMAT = "sgpe-schema"
 SCHEMA_FORMAT_VERSION = 1
@@ -347,15 +347,7 @@ def parse_schema(data: Any, source: str = "<schema>") -> Schema:
 
 def parse_schema_text(text: str, source: str = "<schema>") -> Schema:
     """Validate a schema given as JSON text (a file's content, or a user's edit in the app)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise SchemaError(
-            f"{source}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
-        ) from None
-    except RecursionError:
-        raise SchemaError(f"{source}: {TOO_DEEP}") from None
-    return parse_schema(data, source)
+    return parse_schema(parse_json(text, source, error=SchemaError), source)
 
 
 def load_schema_file(path: str | Path) -> Schema:

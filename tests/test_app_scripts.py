@@ -94,7 +94,7 @@ def test_own_schema_is_validated_with_the_key_and_reason() -> None:
         "'Q', which 'classes' does not define"
     ]
     area.set_value("{ not json").run()
-    assert "not valid JSON (line 1, column 3)" in at.error[0].value
+    assert "not valid JSON (line 1, column 3: " in at.error[0].value
 
 
 def test_own_schema_changes_the_syllables_at_once() -> None:

@@ -16,7 +16,6 @@ import csv
 import gzip
 import hashlib
 import io
-import json
 import re
 import zlib
 from collections.abc import Iterable, Iterator
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import TOO_DEEP, split_lines
+from .._files import parse_json, split_lines
 from ..protocol import one_line
 
 SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
@@ -88,18 +87,13 @@ def _jsonl_documents(text: str, path: Path) -> Iterator[str]:
     for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise CorpusError(
-                f"{path}: line {number}: not valid JSON ({err.msg} at column {err.colno}); "
-                'each line must be an object like {"text": "..."}'
-            ) from None
-        except RecursionError:
-            raise CorpusError(
-                f"{path}: line {number}: {TOO_DEEP.split(';')[0]}; "
-                'each line must be an object like {"text": "..."}'
-            ) from None
+        obj = parse_json(
+            line,
+            f"{path}: line {number}",
+            hint='each line must be an object like {"text": "..."}',
+            one_line=True,
+            error=CorpusError,
+        )
         if not isinstance(obj, dict):
             raise CorpusError(
                 f"{path}: line {number}: expected a JSON object with a 'text' field, "
