@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -464,16 +464,12 @@ class _MergeEngine:
     def __init__(self, state: _State) -> None:
         self.st = state
         pc: dict[str, int] = {}
-        where: dict[str, set[int]] = {}
+        where: defaultdict[str, set[int]] = defaultdict(set)
         for wi, (w, c) in enumerate(zip(state.words, state.counts)):
             for k in range(len(w) - 1):
                 p = w[k : k + 2]
                 pc[p] = pc.get(p, 0) + c
-                bucket = where.get(p)
-                if bucket is None:
-                    where[p] = {wi}
-                else:
-                    bucket.add(wi)
+                where[p].add(wi)
         self.pair_counts = pc
         self.pair_to_words = where
         self.heap = [(-c, p) for p, c in pc.items()]
@@ -514,11 +510,7 @@ class _MergeEngine:
                 pc[p] = pc.get(p, 0) + c
                 if new in p:
                     touched.add(p)
-                    bucket = where.get(p)
-                    if bucket is None:
-                        where[p] = {wi}
-                    else:
-                        bucket.add(wi)
+                    where[p].add(wi)
         pc.pop(pair, None)
         heap = self.heap
         for p in touched:

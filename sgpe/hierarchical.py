@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -267,7 +267,12 @@ class HierarchicalEngine:
         self._checked: dict[tuple[str, int], bool] = {}
         # kind 0 (part): counts over unit types; kind 1 (join): counts over words.
         self.counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
-        self.where: tuple[dict[str, set[int]], dict[str, set[int]]] = ({}, {})
+        # pair -> indexes of the unit types (0) or words (1) that hold it; read with
+        # .pop/.get only, so a lookup never adds an empty entry.
+        self.where: tuple[defaultdict[str, set[int]], defaultdict[str, set[int]]] = (
+            defaultdict(set),
+            defaultdict(set),
+        )
         for k, (parts, w) in enumerate(zip(state.unit_parts, state.unit_weight)):
             self._add(0, parts, w, k)
         for wi, (word, c) in enumerate(zip(state.words, state.counts)):
@@ -281,11 +286,7 @@ class HierarchicalEngine:
         new = _pairs(s)
         for p in new:
             pc[p] = pc.get(p, 0) + weight
-            bucket = where.get(p)
-            if bucket is None:
-                where[p] = {index}
-            else:
-                bucket.add(index)
+            where[p].add(index)
         return new
 
     def _sub(self, kind: int, s: str, weight: int) -> None:
@@ -378,11 +379,7 @@ class HierarchicalEngine:
                         p = nw[j : j + 2]
                         pc[p] = pc.get(p, 0) + c
                         new_pairs.add(p)
-                        bucket = where.get(p)
-                        if bucket is None:
-                            where[p] = {wi}
-                        else:
-                            bucket.add(wi)
+                        where[p].add(wi)
                 i = old.find(ph, i + 1)
         touched.update((p, 1) for p in new_pairs)
 
@@ -413,11 +410,7 @@ class HierarchicalEngine:
                 pc[p] = get(p, 0) + c
                 if new in p:
                     new_pairs.add(p)
-                    bucket = where.get(p)
-                    if bucket is None:
-                        where[p] = {wi}
-                    else:
-                        bucket.add(wi)
+                    where[p].add(wi)
         touched.update((p, 1) for p in new_pairs)
 
     # ------------------------------------------------------------------ loop
@@ -557,28 +550,19 @@ class HierarchicalEncoder:
             _flush(run, run_bytes, self.part_ranks, ids, lengths)
 
     def ids_of_piece(self, piece: str) -> list[int]:
-        """Token ids of a piece (:meth:`encode_piece` without the lengths, faster)."""
-        out: list[int] = []
-        run: list[int] = []
-        join = self.join_ranks
-        unit = self.unit
-        for text in self.syll(piece):
-            ids, _, joinable = unit(text)
-            if joinable:
-                run.append(ids[0])
-                continue
-            if run:
-                out.extend(bpe(run, join) if len(run) > 1 else run)
-                run = []
-            out.extend(ids)
-        if run:
-            out.extend(bpe(run, join) if len(run) > 1 else run)
-        return out
+        """Token ids of a piece."""
+        return self._encode(piece, None)
 
     def encode_piece(self, piece: str) -> tuple[list[int], list[int]]:
         """Token ids of a piece and each token's length in UTF-8 bytes."""
-        out: list[int] = []
         lengths: list[int] = []
+        return self._encode(piece, lengths), lengths
+
+    def _encode(self, piece: str, lengths: list[int] | None) -> list[int]:
+        """Assemble each unit with the part merges (cached per unit), then join runs of
+        whole joinable units with the join merges; token lengths go to ``lengths`` when it
+        is given (the ids-only path skips that bookkeeping: it is the hot path of encode)."""
+        out: list[int] = []
         run: list[int] = []
         run_len: list[int] = []
         join = self.join_ranks
@@ -587,16 +571,31 @@ class HierarchicalEncoder:
             ids, lens, joinable = unit(text)
             if joinable:
                 run.append(ids[0])
-                run_len.append(lens[0])
+                if lengths is not None:
+                    run_len.append(lens[0])
                 continue
             if run:
-                _flush(run, run_len, join, out, lengths)
+                _join_run(run, run_len, join, out, lengths)
                 run, run_len = [], []
             out.extend(ids)
-            lengths.extend(lens)
+            if lengths is not None:
+                lengths.extend(lens)
         if run:
-            _flush(run, run_len, join, out, lengths)
-        return out, lengths
+            _join_run(run, run_len, join, out, lengths)
+        return out
+
+
+def _join_run(
+    run: list[int],
+    run_len: list[int],
+    ranks: dict[tuple[int, int], tuple[int, int]],
+    out: list[int],
+    lengths: list[int] | None,
+) -> None:
+    if lengths is None:
+        out.extend(bpe(run, ranks) if len(run) > 1 else run)
+    else:
+        _flush(run, run_len, ranks, out, lengths)
 
 
 def _flush(
