@@ -33,6 +33,7 @@ from typing import Any
 from . import corpora, records, render
 from .peers import FIXED, PEERS, code_fingerprint, derive_bytebpe, file_sha256, run_training
 
+HELP = "in-domain compression at 4k-32k against every peer"
 # The peers of this bench, in the order of its tables.
 KEYS = [
     "sgpe-fallback", "sgpe-unk", "hf-metaspace", "spm-bpe", "spm-unigram",

@@ -28,18 +28,24 @@ XGENRE = {
 
 #: Every language with real text and a schema: language -> (file, schema).
 SCRIPTS = {
-    "Sinhala": ("si_train.txt", "sinhala"),
-    "Hindi": ("hi_train.txt", "devanagari"),
-    "Marathi": ("multi/mr.txt", "devanagari"),
-    "Nepali": ("multi/ne.txt", "devanagari"),
-    "Bengali": ("multi/bn.txt", "bengali"),
-    "Punjabi": ("multi/pa.txt", "gurmukhi"),
-    "Gujarati": ("multi/gu.txt", "gujarati"),
-    "Odia": ("multi/or.txt", "odia"),
-    "Tamil": ("multi/ta.txt", "tamil"),
-    "Telugu": ("multi/te.txt", "telugu"),
-    "Kannada": ("multi/kn.txt", "kannada"),
-    "Malayalam": ("multi/ml.txt", "malayalam"),
+    language: (file, schema)
+    for language, file, schema in map(
+        str.split,
+        """
+        Sinhala     si_train.txt    sinhala
+        Hindi       hi_train.txt    devanagari
+        Marathi     multi/mr.txt    devanagari
+        Nepali      multi/ne.txt    devanagari
+        Bengali     multi/bn.txt    bengali
+        Punjabi     multi/pa.txt    gurmukhi
+        Gujarati    multi/gu.txt    gujarati
+        Odia        multi/or.txt    odia
+        Tamil       multi/ta.txt    tamil
+        Telugu      multi/te.txt    telugu
+        Kannada     multi/kn.txt    kannada
+        Malayalam   multi/ml.txt    malayalam
+        """.strip().splitlines(),
+    )
 }
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from . import corpora, records, render
 from .peers import load_encoding, meta_tokenizer, read_lines
 
+HELP = "the meta-vocabulary (o200k_base + SGPE) vs o200k_base"
 # Dev file -> the training files of its SGPE side.
 DEV_FILES = {
     "mixed_dev": ("si_train", "hi_train"),

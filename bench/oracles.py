@@ -16,6 +16,7 @@ from collections import Counter
 
 from .corpora import ROOT
 
+HELP = "the syllabifier vs HarfBuzz and grapheme clusters"
 DOCS = ROOT / "docs" / "scripts.md"
 BEGIN, END = "<!-- ORACLE TABLE BEGIN -->\n", "<!-- ORACLE TABLE END -->\n"
 

@@ -7,7 +7,8 @@ Every training runs in a fresh Python process (``run_training``, which calls
 reports are that process's own: ``train_peak_rss_mb`` is its ``ru_maxrss`` (interpreter
 and imports included) and ``train_base_rss_mb`` the same measure just before training
 starts. This module imports nothing heavy at the top for that reason: an HF training
-process must not pay for the ``sgpe`` package in its peak memory.
+process must not pay for the ``sgpe`` package in its peak memory (but the byte-level one
+with the o200k regex, which takes the regex from the library).
 
 Peers keep their own defaults otherwise (HF trains on every core, SentencePiece with its
 default threads unless a peer says ``num_threads``); SGPE and our byte-level BPE are
@@ -36,19 +37,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# tiktoken's o200k_base split regex (the library's byte-level baseline has the same one
-# under the name "o200k"); HF's Split pre-tokenizer takes it as a string.
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
+
+def o200k_pattern() -> str:
+    """tiktoken's o200k_base split regex (the library's byte-level baseline keeps it)."""
+    from sgpe.bytebpe import SPLIT_PATTERNS
+
+    return SPLIT_PATTERNS["o200k"]
 
 
 @dataclass(frozen=True)
@@ -204,7 +198,7 @@ def _train_hf(
         if pre == "bytelevel-o200k":
             tk.pre_tokenizer = pre_tokenizers.Sequence(
                 [
-                    pre_tokenizers.Split(Regex(O200K_PATTERN), behavior="isolated"),
+                    pre_tokenizers.Split(Regex(o200k_pattern()), behavior="isolated"),
                     pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
                 ]
             )
@@ -253,9 +247,12 @@ def _import_for(peer: Peer) -> None:
     if kit in ("sgpe", "bytebpe"):
         import sgpe
         import sgpe.bytebpe
-        import sgpe.metrics  # noqa: F401
+        import sgpe.metrics
     elif kit == "hf":
         import tokenizers  # noqa: F401
+
+        if peer.options.get("pre") == "bytelevel-o200k":  # its regex is the library's
+            import sgpe.bytebpe  # noqa: F401
     elif kit == "spm":
         import sentencepiece  # noqa: F401
 
@@ -351,11 +348,9 @@ def derive_bytebpe(src: Path, vocab_size: int, out: Path) -> int:
 
 
 def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+    from sgpe.runs import file_sha256 as sha256_of_file
+
+    return sha256_of_file(path)
 
 
 def code_fingerprint(key: str) -> str:
@@ -379,7 +374,7 @@ def code_fingerprint(key: str) -> str:
     # The training code and settings, not the labels: renaming a row must not retrain it.
     h.update(inspect.getsource(_TRAINERS[peer.kit]).encode())
     h.update(json.dumps(peer.options, sort_keys=True).encode())
-    h.update(O200K_PATTERN.encode())
+    h.update(o200k_pattern().encode())
     return h.hexdigest()[:16]
 
 
@@ -423,7 +418,7 @@ def splitter(kind: str) -> Callable[[str], list[Any]]:
 
     if kind == "hf-metaspace":
         return pre_tokenizers.Metaspace().pre_tokenize_str  # type: ignore[no-any-return]
-    split = pre_tokenizers.Split(Regex(O200K_PATTERN), behavior="isolated")
+    split = pre_tokenizers.Split(Regex(o200k_pattern()), behavior="isolated")
     return split.pre_tokenize_str  # type: ignore[no-any-return]
 
 

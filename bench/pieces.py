@@ -17,6 +17,7 @@ from typing import Any
 from . import corpora, records, render
 from .peers import read_lines
 
+HELP = "TWR of the piece modes and the dummy space"
 OPTIONS: list[dict[str, Any]] = [{"pieces": "script"}, {"prepend_space": False}, {}]
 VOCAB = 32_000
 

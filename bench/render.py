@@ -991,6 +991,13 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _speed_report(results: Path) -> None:
+    rec = read_json(results / "speed.json")
+    if isinstance(rec, list):  # written before the speed benches were merged: kept as it is
+        raise FileNotFoundError("speed.json holds no records of python -m bench speed")
+    _write(results / "speed.md", speed_markdown(rec))
+
+
 def _compression_reports(results: Path, html_too: bool) -> None:
     df, meta = load_compression(results)
     _write(results / "compression.md", compression_markdown(df, meta))
@@ -1003,7 +1010,7 @@ def _compression_reports(results: Path, html_too: bool) -> None:
 REPORTS: dict[str, Callable[[Path], None]] = {
     "xgenre": lambda d: _write(d / "xgenre.md", xgenre_markdown(read_csv(d / "xgenre.csv")) + "\n"),
     "compression": lambda d: _compression_reports(d, html_too=False),
-    "speed": lambda d: _write(d / "speed.md", speed_markdown(read_json(d / "speed.json"))),
+    "speed": lambda d: _speed_report(d),
     "scripts": lambda d: _write(
         d / "scripts_compression.md", scripts_markdown(read_json(d / "scripts_compression.json"))
     ),
@@ -1020,8 +1027,10 @@ README_BLOCKS: dict[str, Callable[[Path], str]] = {
     "scripts-speed": lambda d: scripts_speed_table(read_json(d / "scripts_speed.json")["rows"]),
     "xgenre": lambda d: xgenre_readme(read_csv(d / "xgenre.csv")),
     "compression": compression_readme,
-    "speed": lambda d: speed_readme(read_json(d / "speed.json")),
 }
+# Not yet a block: the README's Performance table, whose numbers come from a run made
+# before the two speed benches were one (its records were not kept). `python -m bench
+# speed` prints the table (`speed_readme`) for the next update.
 
 
 def write_reports(results: Path, names: list[str] | None = None, html: bool = False) -> list[str]:

@@ -21,7 +21,7 @@ encoding SGPE / tiktoken ≥ 0.5, ``syllabify`` ≥ 5 M characters per second.
 Every measurement runs in its own process (its ``ru_maxrss`` is the peak memory, imports
 included), repeated with the tools interleaved so that drifting load hits all alike;
 reports give medians and ratios (SGPE / peer), which are what to compare on a shared
-machine. Writes ``bench/results/speed.json`` and ``speed.md``. About 6 minutes.
+machine. Writes ``bench/results/speed.json`` and ``speed.md``. A few minutes.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from .peers import (
     splitter,
 )
 
+HELP = "training, encoding, syllabify speed and memory vs peers"
 FRACTIONS = (0.25, 0.5, 1.0)
 QUICK_FRACTIONS = (0.02, 0.05)
 TRAINERS = ("sgpe-fallback", "hf-metaspace", "hf-bytelevel-o200k", "spm-bpe")

@@ -26,6 +26,7 @@ from typing import Any
 from . import corpora, records, render
 from .peers import PEERS, read_lines, run_training
 
+HELP = "compression on text of another genre (the README's headline)"
 KEYS = ("sgpe-fallback", "sgpe-paper", "hf-bpe", "hf-bpe-bytes", "spm-bpe-bytes", "spm-unigram-bytes")  # fmt: skip
 SIZES = (4000, 8000, 16000, 32000)
 
