@@ -1,7 +1,7 @@
 """SGPE against the tokenizers people use, trained on the same text at the same sizes.
 
 Trains on ``si_train.txt`` and ``hi_train.txt`` at vocabulary sizes 4k, 8k, 16k and 32k
-every peer of ``PEERS`` (settings in ``bench/peers.py``), plus the fixed tiktoken
+every peer of ``KEYS`` (settings in ``bench/peers.py``), plus the fixed tiktoken
 ``o200k_base`` and ``cl100k_base``. Each training runs in its own process (its own time
 and peak memory) and is cached in a scratch folder keyed by corpus and code, so a re-run
 only evaluates. Our byte-level BPE is trained once at the largest size; smaller sizes are
