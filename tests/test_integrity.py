@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -517,25 +516,14 @@ def test_encoding_known_text_never_cuts_a_unit(sample_docs):
 
 
 # ============================================================================
-# Merge-prefix property (bench/compression.py derives smaller byte-level vocabularies)
+# Merge-prefix property (the compression bench derives smaller byte-level vocabularies)
 # ============================================================================
-
-
-def _bench_peers():
-    """bench/_peers.py, imported by path (bench/ is not a package)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("_bench_peers", REPO_ROOT / "bench" / "_peers.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_bytebpe_smaller_vocabulary_is_a_merge_prefix(sample_docs, tmp_path):
     """Training stops at a size but never chooses merges by it: the merges at a smaller
     size are the first merges of a larger one, so the benchmark trains once and slices."""
+    from bench.peers import derive_bytebpe
     from sgpe.baselines.bytebpe import ByteBPETokenizer
 
     big = ByteBPETokenizer.train(sample_docs, 1500)
@@ -545,7 +533,7 @@ def test_bytebpe_smaller_vocabulary_is_a_merge_prefix(sample_docs, tmp_path):
         small = ByteBPETokenizer.train(sample_docs, size)
         assert small.merges == big.merges[: size - 257]
         derived_path = tmp_path / f"derived-{size}.json"
-        _bench_peers().derive_bytebpe(tmp_path / "big.json", size, derived_path)
+        derive_bytebpe(tmp_path / "big.json", size, derived_path)
         derived = ByteBPETokenizer.load(derived_path)
         assert derived.merges == small.merges
         assert derived.encode(text) == small.encode(text)

@@ -1,0 +1,70 @@
+"""Where measurements are kept: plain records (lists of dicts) as JSON or CSV in
+``bench/results/``, next to the run's metadata. The measuring modules write them and
+``bench/render.py`` reads them, so reports and the README can be rewritten without
+measuring again."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def run_meta(command: str, started: float, **extra: Any) -> dict[str, Any]:
+    """What a reader needs to weigh a run's numbers: how it was run, how long it took,
+    on what machine, with which versions."""
+    from .peers import versions
+
+    return {
+        "command": command,
+        "wall_s": time.perf_counter() - started,
+        "machine": f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}",
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "versions": ", ".join(f"{k} {v}" for k, v in versions().items()),
+        **extra,
+    }
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=1, ensure_ascii=False, default=str)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def read_csv(path: Path) -> list[dict[str, Any]]:
+    """Rows of a CSV with numbers as numbers (ints where they are whole)."""
+
+    def value(text: str) -> Any:
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                pass
+        return text
+
+    with open(path, newline="", encoding="utf-8") as f:
+        return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]], meta: dict[str, Any]) -> None:
+    """A bench's rows and its run's record, as one JSON file."""
+    write_json(path, {"meta": meta, "rows": rows})

@@ -1,0 +1,168 @@
+"""The benchmarks' package: its commands, its registries, and the README tables it makes.
+
+Fast: nothing here trains on the corpora. The README's generated tables are rendered
+from the saved results in bench/results/ and must equal the README's text, so the two
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SHARED_CORPORA
+
+from bench import corpora, peers, render
+from bench.__main__ import commands, main
+from bench.records import RESULTS, read_csv
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_help_lists_every_command_with_its_line():
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--help"],
+        cwd=README.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = " ".join(done.stdout.split())  # argparse wraps long lines
+    for name, module in commands().items():
+        assert f"{name} {module.HELP}" in listed
+    assert set(commands()) == {
+        "xgenre", "compression", "speed", "scripts", "scripts-speed", "meta", "pieces",
+        "oracles", "readme",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(render.README_BLOCKS))
+def test_readme_table_is_rendered_from_saved_results(name):
+    text = README.read_text(encoding="utf-8")
+    assert render.readme_block(text, name) == render.README_BLOCKS[name](RESULTS) + "\n"
+
+
+def test_readme_has_no_stale_block_and_check_says_so(tmp_path):
+    text = README.read_text(encoding="utf-8")
+    assert render.update_readme(text) == text
+    assert main(["readme", "--check", "--readme", str(README)]) == 0
+    stale = tmp_path / "README.md"
+    stale.write_text(text.replace("| 1.766 | 2.170 | **1.712** |", "| 1.767 | 2.170 | **1.712** |"))
+    assert main(["readme", "--check", "--readme", str(stale)]) == 1
+
+
+def test_a_missing_readme_block_is_an_error():
+    with pytest.raises(ValueError, match="README has no block <!-- bench:scripts -->"):
+        render.update_readme("# a README without generated tables\n")
+
+
+def test_xgenre_readme_table_bolds_every_lowest_twr_and_divides_sgpe_by_hf():
+    def row(size: int, peer: str, twr: float, torn: float) -> dict:
+        return {"lang": "si", "train": "si_train_news.txt", "test": "si_test_legal.txt",
+                "size": size, "peer": peer, "twr": twr, "straddling_per_1k": torn}  # fmt: skip
+
+    rows = [
+        row(4000, "sgpe-fallback", 1.5, 0), row(4000, "sgpe-paper", 1.6, 0),
+        row(4000, "hf-bpe", 1.2, 80.4), row(4000, "hf-bpe-bytes", 1.2, 81),
+        row(8000, "sgpe-fallback", 1.1, 0), row(8000, "sgpe-paper", 1.3, 0),
+        row(8000, "hf-bpe", 1.25, 9.6), row(8000, "hf-bpe-bytes", 1.4, 10),
+    ]  # fmt: skip
+    assert render.xgenre_readme(rows).splitlines()[2:] == [
+        "| si news → legal | 4k | 1.500 | 1.600 | **1.200** | **1.200** | 1.250 | 0, 80 |",
+        "| | 8k | **1.100** | 1.300 | 1.250 | 1.400 | 0.880 | 0, 10 |",
+    ]
+
+
+def test_every_peer_in_the_results_is_in_the_registry():
+    keys = {r["peer"] for r in read_csv(RESULTS / "xgenre.csv")}
+    keys |= {r["key"] for r in read_csv(RESULTS / "compression.csv")}
+    assert keys <= set(peers.PEERS)
+    assert keys >= {"sgpe-fallback", "hf-bpe", "hf-metaspace", "o200k_base"}
+
+
+def test_peer_registry_is_consistent():
+    labels = [p.label for p in peers.PEERS.values()]
+    assert len(labels) == len(set(labels))
+    for key, p in peers.PEERS.items():
+        assert p.key == key
+        assert (p.family == "fixed") == (p.kit == "tiktoken") == (key in peers.FIXED)
+        assert p.suffix == {"spm": ".model", "tiktoken": ""}.get(p.kit, ".json")
+        if p.kit != "tiktoken":
+            assert p.kit in peers._TRAINERS
+    # Settings, not labels, decide whether a cached model is still good.
+    assert peers.code_fingerprint("hf-bpe") != peers.code_fingerprint("hf-bpe-bytes")
+
+
+def test_training_runs_in_its_own_process(tmp_path):
+    corpus = README.parent / "sample_data" / "sinhala.txt"
+    stats = peers.run_training("hf-metaspace", corpus, 300, tmp_path / "hf.json")
+    assert stats["vocab_actual"] == 300
+    assert stats["train_peak_rss_mb"] >= stats["train_base_rss_mb"] > 0
+    tok = peers.load("hf-metaspace", tmp_path / "hf.json")
+    assert tok.get_vocab_size() == 300
+
+
+def test_missing_corpora_are_one_clear_error(tmp_path):
+    with pytest.raises(SystemExit, match=r"corpora not found: .*nowhere does not exist.*--corpora"):
+        corpora.require(tmp_path / "nowhere", "si_train.txt")
+    (tmp_path / "si_train.txt").write_text("x\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"missing in .*: .*si_dev\.txt$|missing in .*si_dev\.txt"):
+        corpora.require(tmp_path, "si_train.txt", "si_dev.txt")
+    assert corpora.require(tmp_path, "si_train.txt") == [tmp_path / "si_train.txt"]
+
+
+def test_the_bench_reads_the_corpora_the_tests_read():
+    assert corpora.DEFAULT == SHARED_CORPORA
+
+
+def test_every_corpus_file_of_the_benches_exists(shared_corpora):
+    from sgpe.oracles import CORPUS_FILES
+
+    names = corpora.every_file() + [n for files in CORPUS_FILES.values() for n in files]
+    assert [n for n in names if not (shared_corpora / n).is_file()] == []
+
+
+def test_speed_table_gives_medians_and_ratios():
+    def runs(*seconds: float, **fields: float) -> list[dict]:
+        return [{"seconds": s, "chars": 2_000_000, "peak_mb": 50.0, **fields} for s in seconds]
+
+    def trains(*seconds: float) -> list[dict]:
+        return [{"train_s": s, "train_peak_rss_mb": 100.0 + s} for s in seconds]
+
+    encode = {
+        "sgpe": runs(2.0, 1.0, 4.0, batch_seconds=None, warm_seconds=0.25),
+        "tiktoken": runs(0.5, 0.5, 0.5, batch_seconds=0.4, warm_seconds=None),
+        "hf-metaspace": runs(1.0, 1.0, 1.0, batch_seconds=0.5, warm_seconds=None),
+    }
+    size = {
+        "fraction": 1.0, "lines": 10, "chars": 2_000_000,
+        "split": {"sgpe": runs(0.5, 0.6, 0.4), "sgpe-dfa": runs(20.0, 20.0, 20.0),
+                  "hf-metaspace": runs(2.0, 2.0, 2.0), "hf-split-o200k": runs(2.0, 2.0, 2.0)},
+        "train": {"sgpe-fallback": trains(6.0, 9.0, 3.0), "hf-metaspace": trains(2.0, 2.0, 2.0),
+                  "hf-bytelevel-o200k": trains(3.0, 3.0, 3.0), "spm-bpe": trains(1.0, 1.0, 1.0)},
+        "encode": encode,
+    }  # fmt: skip
+    quality = {
+        "sgpe-fallback": {"tokens": 100, "twr": 1.1, "cpt": 5.0, "unk": 0, "roundtrip_fail": 0},
+        "spm-bpe": {"tokens": 120, "twr": 1.2, "cpt": 4.5, "unk": 0, "roundtrip_fail": 1},
+    }
+    meta = {"command": "python -m bench speed", "machine": "2 CPUs, Linux x86_64", "wall_s": 60.0,
+            "date": "today", "versions": "-", "repeats": 3, "vocab": 32000, "corpus": "si_train.txt"}  # fmt: skip
+    rec = {"meta": meta, "sizes": [size], "dev": {"name": "si_dev.txt", "encode": encode, "quality": quality}}  # fmt: skip
+    rows = render.speed_readme(rec).splitlines()
+    assert rows[4:9] == [
+        "| training wall time | 6.00 s | HF `tokenizers` BPE + Metaspace 2.00 s | 3.00 | ≤ 1.5 |",
+        "| training peak RSS | 109 MB | HF Metaspace 102 MB | | ≤ 1 GB |",
+        "| encoding si_dev.txt, one thread, cold cache | 1.00 M chars/s "
+        "| tiktoken o200k_base 4.00 M chars/s | 0.25 | ≥ 0.5 |",
+        "| encoding, warm cache | 8.00 M chars/s | | | |",
+        "| `syllabify` | 4.00 M chars/s | table-driven DFA matcher 0.10 M chars/s | 40× | ≥ 5 M/s |",
+    ]
+    assert rows[-2:] == [
+        "| SGPE (defaults: hierarchical, fallback, dummy prefix) | 100 | **1.100** | **5.000** | 0 | 0 |",
+        "| SentencePiece BPE, same file and size | 120 | 1.200 | 4.500 | — | 1 |",
+    ]
+    assert "| 1 (10 lines, in-sample) | 1.00 | 4.00 | 2.00 | 0.25 | 0.50 | 5.00 / 4.00 | 50 / 50 / 50 |" in render.speed_markdown(rec)  # fmt: skip
