@@ -175,12 +175,13 @@ def _broken_in_vocab_units(tok: Any, lines: list[str]) -> int:
     from itertools import accumulate
 
     from sgpe import syllabify
-    from sgpe.metrics import adapter_for, broken_boundaries
+    from sgpe.adapters import as_tokenizer
+    from sgpe.metrics import broken_boundaries
 
-    adapter = adapter_for(tok)
+    measure = as_tokenizer(tok).measure
     count = 0
     for line in lines:
-        result = broken_boundaries(line, adapter(line).spans)
+        result = broken_boundaries(line, measure(line).spans)
         if not result.broken:
             continue
         units = syllabify(line)

@@ -2,11 +2,10 @@
 
 Every metric is computed from one record per text, :class:`Encoded` (token ids, each
 token's span in the text's UTF-8 bytes, the number of UNK ids, the decoded text), which
-:func:`encode_for_metrics` makes for our :class:`~sgpe.tokenizer.Tokenizer`,
-:class:`~sgpe.baselines.bytebpe.ByteBPETokenizer`, ``tiktoken.Encoding``, Hugging Face
-``tokenizers.Tokenizer`` and ``sentencepiece.SentencePieceProcessor`` (the optional
-packages are never imported here: a tokenizer object of theirs can only exist once its
-package is loaded, so we look for the class in ``sys.modules``).
+:meth:`~sgpe.protocol.TokenizerLike.measure` of the tokenizer contract makes: our
+:class:`~sgpe.tokenizer.Tokenizer` and :class:`~sgpe.baselines.bytebpe.ByteBPETokenizer`
+directly, ``tiktoken.Encoding``, Hugging Face ``tokenizers.Tokenizer`` and
+``sentencepiece.SentencePieceProcessor`` through :func:`sgpe.adapters.as_tokenizer`.
 
 Definitions (:func:`evaluate`). They are those of ``shared/ANCHORS.md``, whose o200k_base
 and Hugging Face rows on ``si_dev.txt``/``hi_dev.txt`` these functions reproduce exactly:
@@ -46,31 +45,7 @@ and Hugging Face rows on ``si_dev.txt``/``hi_dev.txt`` these functions reproduce
 * **inexact_lines**: lines whose spans could not be read off the tokens' own bytes and
   were aligned from offsets (see :attr:`Encoded.exact`).
 
-How spans are obtained, per tokenizer (all exact except where said):
-
-* ours: ``Tokenizer.encode_with_spans`` (an ``[UNK]`` spans the syllable it replaced);
-* ``ByteBPETokenizer`` and ``tiktoken``: cumulative lengths of ``token_bytes`` /
-  ``decode_tokens_bytes``; any object with ``encode`` and ``token_bytes`` the same way;
-* Hugging Face: the token strings are read as bytes (through GPT-2's byte alphabet for a
-  ``ByteLevel`` pre-tokenizer or decoder; otherwise ``<0xNN>`` -> that byte and the
-  ``Metaspace`` replacement character -> space); when they spell the text (allowing one
-  added leading space), spans are their cumulative lengths. Otherwise (an UNK, WordPiece
-  ``##``, a normalizer, a pre-tokenizer that drops whitespace) ``Encoding.offsets`` are
-  used, which the Python binding reports in *code points of the original text* (also for
-  byte-level models and after a normalizer), converted to bytes. Offsets cannot show a cut
-  inside a character, except that tokens of known byte length (byte-level ones,
-  ``<0xNN>``) sharing one character's offsets are given consecutive bytes;
-* SentencePiece: pieces mapped to bytes (``▁`` -> space, ``<0xNN>`` -> that byte, control
-  pieces -> nothing). When they concatenate to the text, or to ``" " + text`` (the dummy
-  prefix, which is then dropped from the first piece), spans are exact. Otherwise
-  (an ``<unk>``, whitespace normalisation, a literal ``▁`` in the text) the byte offsets
-  of SentencePiece's own ``proto`` output are used; there every byte piece of a character
-  but the last has an empty span, so they are given one byte each when their number
-  equals the character's length. The edges of a gap (text the pieces do not cover, e.g.
-  removed extra whitespace) are cuts like any other.
-
-Spans from offsets are made monotone (a token starting before the previous one ends starts
-where it ends), so tokens with identical offsets add no cut.
+How spans are obtained for each kind of tokenizer is described in :mod:`sgpe.adapters`.
 
 >>> from sgpe.metrics import broken_boundaries, spans_from_token_bytes
 >>> text = "ශ්‍රී ලංකාව"  # units: ශ්‍රී (15 bytes), " " (1), ලං (6), කා (6), ව (3)
@@ -81,23 +56,25 @@ BrokenBoundaries(broken=1, word_flags=[True, False], positions=[6], straddling=0
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-from ._files import BYTE_TOKEN, read_lines
-from .protocol import TokenId
+from ._files import read_lines
+from .adapters import as_tokenizer
+from .protocol import TokenizerLike
+from .spans import (  # re-exported: the metrics' record and span helpers
+    ByteSpan,
+    Encoded,
+    TokenId,
+    spans_from_char_offsets,
+    spans_from_token_bytes,
+)
 from .syllables import syllabify
-from .tokenizer import Tokenizer
 
 __all__ = [
-    "Adapter",
     "BrokenBoundaries",
     "ByteSpan",
     "Encoded",
@@ -112,7 +89,6 @@ __all__ = [
     "token_byte_spans",
 ]
 
-ByteSpan = tuple[int, int]  # [start, end) in the UTF-8 bytes of the text
 
 _WORD = re.compile(r"\S+")  # `\s` of `re` is exactly str.isspace(), so this agrees with str.split()
 
@@ -122,342 +98,23 @@ _WORD = re.compile(r"\S+")  # `\s` of `re` is exactly str.isspace(), so this agr
 # ============================================================================
 
 
-@dataclass(frozen=True)
-class Encoded:
-    """One text as the metrics see it.
-
-    ``spans[i]`` is token ``i``'s ``[start, end)`` in ``text.encode("utf-8")``. ``exact`` is
-    True when the spans come from the tokens' own bytes (or our tokenizer's own span
-    output) and tile the text; False when they were aligned from offsets (module docstring).
-    """
-
-    ids: list[TokenId]
-    spans: list[ByteSpan]
-    unk: int
-    decoded: str
-    exact: bool = True
-
-    @property
-    def tokens(self) -> int:
-        return len(self.ids)
-
-
-def spans_from_token_bytes(pieces: Iterable[bytes]) -> list[ByteSpan]:
-    """Byte spans of consecutive tokens from their bytes (cumulative lengths).
-
-    >>> spans_from_token_bytes([b"ab", b"", b"\\xe0\\xb6"])
-    [(0, 2), (2, 2), (2, 4)]
-    """
-    ends = list(accumulate(map(len, pieces)))
-    starts = [0, *ends[:-1]] if ends else []
-    return list(zip(starts, ends, strict=True))
-
-
-def _align_pieces(text_bytes: bytes, pieces: Sequence[bytes]) -> list[ByteSpan] | None:
-    """Spans of `pieces` in `text_bytes` if they spell it, allowing one added leading space
-    (SentencePiece's dummy prefix, ByteLevel's ``add_prefix_space``); else None."""
-    joined = b"".join(pieces)
-    if joined == text_bytes:
-        return spans_from_token_bytes(pieces)
-    if joined[:1] == b" " and joined[1:] == text_bytes:
-        return [(max(s - 1, 0), max(e - 1, 0)) for s, e in spans_from_token_bytes(pieces)]
-    return None
-
-
-def _monotone(spans: Iterable[ByteSpan]) -> list[ByteSpan]:
-    """Clamp spans so each starts no earlier than the previous one ended."""
-    out: list[ByteSpan] = []
-    pos = 0
-    for start, end in spans:
-        start = max(start, pos)
-        end = max(end, start)
-        out.append((start, end))
-        pos = end
-    return out
-
-
-def _split_shared_offsets(
-    spans: Sequence[ByteSpan], lengths: Sequence[int | None] | None
-) -> list[ByteSpan]:
-    """Give tokens that share one start offset (byte pieces of one character, as HF and
-    SentencePiece report them) consecutive sub-spans of their known byte lengths, when
-    those lengths add up to the shared span; then make the spans monotone."""
-    out = list(spans)
-    if lengths is not None:
-        n = len(out)
-        i = 0
-        while i < n:
-            start = out[i][0]
-            j = i
-            while j + 1 < n and out[j + 1][0] == start:
-                j += 1
-            if j > i:
-                run = range(i, j + 1)
-                end = max(out[k][1] for k in run)
-                known = [lengths[k] for k in run]
-                sizes = [size or 0 for size in known]
-                if (
-                    None not in known
-                    and all(out[k][1] in (start, end) for k in run)
-                    and sum(sizes) == end - start
-                ):
-                    pos = start
-                    for k, size in zip(run, sizes, strict=True):
-                        out[k] = (pos, pos + size)
-                        pos += size
-            i = j + 1
-    return _monotone(out)
-
-
-def spans_from_char_offsets(
-    text: str,
-    offsets: Sequence[tuple[int, int]],
-    byte_lengths: Sequence[int | None] | None = None,
-) -> list[ByteSpan]:
-    """Byte spans from code-point offsets into `text` (Hugging Face ``Encoding.offsets``).
-
-    `byte_lengths` optionally gives a token's byte length where it is known (byte tokens),
-    so that several tokens reported with one character's offsets can be told apart.
-
-    >>> spans_from_char_offsets("අa", [(0, 1), (1, 2)])
-    [(0, 3), (3, 4)]
-    >>> spans_from_char_offsets("අ", [(0, 1)] * 3, byte_lengths=[1, 1, 1])
-    [(0, 1), (1, 2), (2, 3)]
-    """
-    size = len(text)
-    positions = sorted({p for span in offsets for p in span})
-    if positions and (positions[0] < 0 or positions[-1] > size):
-        raise ValueError(f"offsets must lie within 0..{size} (the text's length in code points)")
-    byte_at: dict[int, int] = {}
-    char_pos = byte_pos = 0
-    for p in positions:
-        byte_pos += len(text[char_pos:p].encode("utf-8"))
-        char_pos = p
-        byte_at[p] = byte_pos
-    spans = [(byte_at[s], byte_at[e]) for s, e in offsets]
-    return _split_shared_offsets(spans, byte_lengths)
-
-
 # ============================================================================
-# Adapters: any tokenizer -> Encoded
+# Any tokenizer -> Encoded
 # ============================================================================
 
 
-@dataclass(frozen=True)
-class Adapter:
-    """How the metrics talk to one tokenizer: `encode` is the tokenizer's own call (the
-    part :func:`evaluate` times); `finish` turns its result into an :class:`Encoded`."""
-
-    name: str
-    encode: Callable[[str], Any]
-    finish: Callable[[str, Any], Encoded]
-
-    def __call__(self, text: str) -> Encoded:
-        return self.finish(text, self.encode(text))
-
-
-def _sgpe_adapter(tok: Tokenizer) -> Adapter:
-    unk_id = tok.unk_id
-
-    def finish(text: str, raw: tuple[list[TokenId], list[ByteSpan]]) -> Encoded:
-        ids, spans = raw
-        unk = ids.count(unk_id) if unk_id >= 0 else 0
-        return Encoded(ids, spans, unk, tok.decode(ids), exact=True)
-
-    return Adapter("sgpe", tok.encode_with_spans, finish)
-
-
-def _token_bytes_adapter(
-    name: str,
-    encode: Callable[[str], list[TokenId]],
-    token_bytes: Callable[[list[TokenId]], list[bytes]],
-    decode: Callable[[list[TokenId]], str],
-) -> Adapter:
-    """Byte-level tokenizers: spans are the cumulative lengths of the tokens' bytes."""
-
-    def finish(text: str, ids: list[TokenId]) -> Encoded:
-        ids = list(ids)
-        pieces = token_bytes(ids)
-        spans = _align_pieces(text.encode("utf-8"), pieces)
-        exact = spans is not None
-        if spans is None:  # the tokenizer changed the text: its bytes are all we know
-            size = len(text.encode("utf-8"))
-            spans = [(min(s, size), min(e, size)) for s, e in spans_from_token_bytes(pieces)]
-        return Encoded(ids, spans, 0, decode(ids), exact=exact)
-
-    return Adapter(name, encode, finish)
-
-
-def _find_type(component: Any, type_name: str) -> dict[str, Any] | None:
-    """The first part of a tokenizer.json component (Sequences searched) of `type_name`."""
-    if isinstance(component, dict):
-        if component.get("type") == type_name:
-            return component
-        component = [v for v in component.values() if isinstance(v, list)]
-    if isinstance(component, list):
-        for part in component:
-            found = _find_type(part, type_name)
-            if found is not None:
-                return found
-    return None
-
-
-def _gpt2_byte_decoder() -> dict[str, int]:
-    """The inverse of GPT-2's ``bytes_to_unicode`` (the alphabet of HF ``ByteLevel``)."""
-    visible = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    chars = list(visible)
-    extra = 0
-    for b in range(256):
-        if b not in visible:
-            visible.append(b)
-            chars.append(256 + extra)
-            extra += 1
-    return {chr(c): b for b, c in zip(visible, chars, strict=True)}
-
-
-def _hf_adapter(tok: Any) -> Adapter:
-    config = json.loads(tok.to_str())
-    pre_tokenizer, decoder = config.get("pre_tokenizer"), config.get("decoder")
-    byte_level = (
-        _find_type(pre_tokenizer, "ByteLevel") or _find_type(decoder, "ByteLevel")
-    ) is not None
-    metaspace = _find_type(pre_tokenizer, "Metaspace") or _find_type(decoder, "Metaspace")
-    replacement: str | None = metaspace.get("replacement", "\u2581") if metaspace else None
-    model = config.get("model") or {}
-    unk_id: int | None = None
-    if isinstance(model.get("unk_token"), str):
-        unk_id = tok.token_to_id(model["unk_token"])
-    elif isinstance(model.get("unk_id"), int):
-        unk_id = model["unk_id"]
-    byte_decoder = _gpt2_byte_decoder() if byte_level else {}
-
-    def token_bytes(token: str) -> tuple[bytes | None, bool]:
-        """A token's bytes if they can be read off its string, and whether that is sure
-        (byte-level alphabet, ``<0xNN>``) rather than a guess to be checked."""
-        if byte_level:
-            if all(ch in byte_decoder for ch in token):
-                return bytes(byte_decoder[ch] for ch in token), True
-            return None, False
-        if m := BYTE_TOKEN.fullmatch(token):
-            return bytes([int(m.group(1), 16)]), True
-        if replacement:
-            token = token.replace(replacement, " ")
-        return token.encode("utf-8"), False
-
-    def encode(text: str) -> Any:
-        return tok.encode(text, add_special_tokens=False)
-
-    def finish(text: str, encoding: Any) -> Encoded:
-        ids = list(encoding.ids)
-        unk = ids.count(unk_id) if unk_id is not None else 0
-        decoded = tok.decode(ids, skip_special_tokens=False)
-        read = [token_bytes(t) for t in encoding.tokens]
-        pieces = [piece for piece, _ in read if piece is not None]
-        if not unk and len(pieces) == len(ids):
-            spans = _align_pieces(text.encode("utf-8"), pieces)
-            if spans is not None:
-                return Encoded(ids, spans, unk, decoded, exact=True)
-        lengths = [len(piece) if piece is not None and sure else None for piece, sure in read]
-        spans = spans_from_char_offsets(text, encoding.offsets, lengths)
-        return Encoded(ids, spans, unk, decoded, exact=False)
-
-    return Adapter("huggingface", encode, finish)
-
-
-def _spm_piece_offsets(sp: Any, text: str) -> list[ByteSpan] | None:
-    """SentencePiece's own byte offsets of each piece in `text` (None if unavailable)."""
-    for out_type in ("proto", "immutable_proto"):  # sentencepiece >= 0.2.1, older ones
-        try:
-            proto = sp.encode(text, out_type=out_type)
-        except (ValueError, TypeError, RuntimeError, ImportError):
-            continue
-        return [(piece.begin, piece.end) for piece in proto.pieces]
-    return None
-
-
-def _spm_adapter(sp: Any) -> Adapter:
-    unk_id: int = sp.unk_id()
-    cache: dict[int, bytes] = {}
-
-    def piece_bytes(i: int) -> bytes:
-        data = cache.get(i)
-        if data is None:
-            piece: str = sp.id_to_piece(i)
-            if sp.is_byte(i) and (m := BYTE_TOKEN.fullmatch(piece)):
-                data = bytes([int(m.group(1), 16)])
-            elif sp.is_control(i):
-                data = b""
-            else:
-                data = piece.replace("\u2581", " ").encode("utf-8")
-            cache[i] = data
-        return data
-
-    def encode(text: str) -> list[TokenId]:
-        return list(sp.encode(text, out_type=int))
-
-    def finish(text: str, ids: list[TokenId]) -> Encoded:
-        unk = ids.count(unk_id)
-        decoded: str = sp.decode(ids)
-        pieces = [piece_bytes(i) for i in ids]
-        if not unk:
-            spans = _align_pieces(text.encode("utf-8"), pieces)
-            if spans is not None:
-                return Encoded(ids, spans, unk, decoded, exact=True)
-        offsets = _spm_piece_offsets(sp, text)
-        if offsets is None or len(offsets) != len(ids):
-            size = len(text.encode("utf-8"))
-            clamped = [(min(s, size), min(e, size)) for s, e in spans_from_token_bytes(pieces)]
-            return Encoded(ids, clamped, unk, decoded, exact=False)
-        lengths = [1 if sp.is_byte(i) else None for i in ids]
-        return Encoded(ids, _split_shared_offsets(offsets, lengths), unk, decoded, exact=False)
-
-    return Adapter("sentencepiece", encode, finish)
-
-
-def _is_instance(obj: object, module_name: str, class_name: str) -> bool:
-    """isinstance against a class of an optional package, without importing it: if the
-    package is not loaded, no object of that class can exist."""
-    module = sys.modules.get(module_name)
-    cls = getattr(module, class_name, None) if module is not None else None
-    return isinstance(cls, type) and isinstance(obj, cls)
-
-
-def adapter_for(tokenizer: Any) -> Adapter:
-    """The :class:`Adapter` for a tokenizer object (an :class:`Adapter` is returned as is).
-
-    Recognises our ``Tokenizer`` and ``ByteBPETokenizer``, ``tiktoken.Encoding``,
-    ``tokenizers.Tokenizer``, ``sentencepiece.SentencePieceProcessor`` and any object with
-    ``encode(text)``, ``token_bytes(ids)`` and ``decode(ids)``.
-    """
-    if isinstance(tokenizer, Adapter):
-        return tokenizer
-    if isinstance(tokenizer, Tokenizer):
-        return _sgpe_adapter(tokenizer)
-    if _is_instance(tokenizer, "tiktoken", "Encoding"):
-        return _token_bytes_adapter(
-            "tiktoken", tokenizer.encode_ordinary, tokenizer.decode_tokens_bytes, tokenizer.decode
-        )
-    if _is_instance(tokenizer, "tokenizers", "Tokenizer"):
-        return _hf_adapter(tokenizer)
-    if _is_instance(tokenizer, "sentencepiece", "SentencePieceProcessor"):
-        return _spm_adapter(tokenizer)
-    if all(callable(getattr(tokenizer, a, None)) for a in ("encode", "token_bytes", "decode")):
-        name = str(getattr(tokenizer, "model", type(tokenizer).__name__))
-        return _token_bytes_adapter(name, tokenizer.encode, tokenizer.token_bytes, tokenizer.decode)
-    raise TypeError(
-        f"cannot measure a {type(tokenizer).__module__}.{type(tokenizer).__name__}: expected "
-        "sgpe.Tokenizer, sgpe.baselines.bytebpe.ByteBPETokenizer, tiktoken.Encoding, "
-        "tokenizers.Tokenizer, sentencepiece.SentencePieceProcessor, an object with "
-        "encode/token_bytes/decode, or an sgpe.metrics.Adapter"
-    )
+def adapter_for(tokenizer: Any) -> TokenizerLike:
+    """The tokenizer contract for any supported tokenizer (:func:`sgpe.adapters.as_tokenizer`)."""
+    return as_tokenizer(tokenizer)
 
 
 def encode_for_metrics(tokenizer: Any, text: str) -> Encoded:
     """Encode `text` with any supported tokenizer into an :class:`Encoded` record.
 
-    For many texts, build the adapter once with :func:`adapter_for` and call it.
+    For many texts, get the contract once with :func:`sgpe.adapters.as_tokenizer` and call
+    its ``measure``.
     """
-    return adapter_for(tokenizer)(text)
+    return as_tokenizer(tokenizer).measure(text)
 
 
 def token_byte_spans(tokenizer: Any, text: str) -> tuple[list[TokenId], list[ByteSpan]]:
@@ -615,19 +272,15 @@ def evaluate(
     >>> m["tokens"], m["twr"], m["broken"], m["words_with_broken"]
     (7, 3.5, 4, 2)
     """
-    adapter = adapter_for(tokenizer)
-    encode, finish = adapter.encode, adapter.finish
-    clock = time.perf_counter
+    measure = as_tokenizer(tokenizer).measure
     n_lines = chars = words = tokens = unk = roundtrip_fail = 0
     broken = words_with_broken = inexact = straddling = spelled = 0
     seconds = 0.0
     for line in lines:
         if line.endswith("\n"):
             line = line[:-1]
-        started = clock()
-        raw = encode(line)
-        seconds += clock() - started
-        encoded = finish(line, raw)
+        encoded = measure(line)
+        seconds += encoded.seconds
         result = broken_boundaries(line, encoded.spans, script=script)
         n_lines += 1
         chars += len(line)

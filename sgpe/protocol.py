@@ -12,7 +12,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-TokenId = int
+from .spans import ByteSpan, Encoded, TokenId
+
+__all__ = [
+    "FORMAT_NAME",
+    "ByteSpan",
+    "Encoded",
+    "MergeStep",
+    "Pair",
+    "Syllable",
+    "TokenId",
+    "TokenizerLike",
+    "TraceableTokenizer",
+    "WordTrace",
+    "display_bytes",
+    "one_line",
+]
+
 Pair = tuple[TokenId, TokenId]
 Syllable = str
 
@@ -52,9 +68,12 @@ class WordTrace:
 
 @runtime_checkable
 class TokenizerLike(Protocol):
-    """What the app, CLI and metrics need from any tokenizer of this project."""
+    """The tokenizer contract: what the metrics, the app, the bench and the exports ask of
+    any tokenizer. Ours (:class:`~sgpe.tokenizer.Tokenizer`,
+    :class:`~sgpe.baselines.bytebpe.ByteBPETokenizer`) meet it themselves; tiktoken, Hugging
+    Face and SentencePiece tokenizers meet it through :func:`sgpe.adapters.as_tokenizer`."""
 
-    model: str  # "sgpe" or "bytebpe"
+    name: str  # a short label: "sgpe", "bytebpe", "tiktoken:o200k_base", "huggingface", ...
 
     @property
     def vocab_size(self) -> int: ...
@@ -63,9 +82,22 @@ class TokenizerLike(Protocol):
 
     def decode(self, ids: Sequence[TokenId]) -> str: ...
 
-    def tokenize(self, text: str) -> list[str]: ...
-
     def token_bytes(self, ids: Sequence[TokenId]) -> list[bytes]: ...
+
+    def measure(self, text: str) -> Encoded:
+        """Ids, each token's byte span in the text, UNK count, the decoded text and the
+        time of the tokenizer's own encode call: everything :mod:`sgpe.metrics` needs."""
+        ...
+
+
+@runtime_checkable
+class TraceableTokenizer(TokenizerLike, Protocol):
+    """The contract of the tokenizers this project trains: the app's pages also show their
+    token strings and merge steps, and save them."""
+
+    model: str  # the vocabulary file's "model": "sgpe" or "bytebpe"
+
+    def tokenize(self, text: str) -> list[str]: ...
 
     def id_to_token(self, token_id: TokenId) -> str: ...
 

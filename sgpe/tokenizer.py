@@ -18,6 +18,7 @@ the literal string ``[UNK]`` in the input is ordinary text.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -31,6 +32,7 @@ from ._files import (
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import get_word_splitter
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
+from .spans import Encoded
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 FORMAT_VERSION = 1
@@ -48,6 +50,7 @@ class Tokenizer:
     """A trained SGPE vocabulary. Create with :func:`sgpe.gpe` or :meth:`Tokenizer.load`."""
 
     model = "sgpe"
+    name = "sgpe"
 
     def __init__(
         self,
@@ -202,6 +205,14 @@ class Tokenizer:
         first token carries the added space)."""
         names = self._id_to_token
         return [names[i] for i in self.encode(text)]
+
+    def measure(self, text: str) -> Encoded:
+        """:meth:`encode_with_spans` as the metrics read it (the tokenizer contract)."""
+        started = time.perf_counter()
+        ids, spans = self.encode_with_spans(text)
+        seconds = time.perf_counter() - started
+        unk = ids.count(self.unk_id) if self.unk_id >= 0 else 0
+        return Encoded(ids, spans, unk, self.decode(ids), exact=True, seconds=seconds)
 
     def encode_with_spans(self, text: str) -> tuple[list[TokenId], list[tuple[int, int]]]:
         """Ids and each token's span in the UTF-8 bytes of ``text`` (an ``[UNK]`` spans

@@ -19,6 +19,7 @@ MODULES = [
     "sgpe.interop.meta",
     "sgpe.metrics",
     "sgpe.protocol",
+    "sgpe.spans",
     "sgpe.syllables",
     "sgpe.gpe",
     "sgpe.ui.render",

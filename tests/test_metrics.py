@@ -26,11 +26,10 @@ from hypothesis import strategies as st
 
 import sgpe
 from sgpe import syllabify
+from sgpe.adapters import as_tokenizer
 from sgpe.baselines.bytebpe import ByteBPETokenizer
 from sgpe.metrics import (
-    Adapter,
     Encoded,
-    adapter_for,
     broken_boundaries,
     encode_for_metrics,
     evaluate,
@@ -40,6 +39,7 @@ from sgpe.metrics import (
     spans_from_token_bytes,
     token_byte_spans,
 )
+from sgpe.protocol import TokenizerLike
 from sgpe.tokenizer import Tokenizer
 
 TEXT = "ශ්‍රී ලංකාව"
@@ -205,18 +205,60 @@ def test_read_lines_splits_on_newline_only(tmp_path: Path) -> None:
 
 
 def test_unknown_tokenizer_type_is_rejected() -> None:
-    with pytest.raises(TypeError, match=r"cannot measure a builtins\.str"):
-        adapter_for("o200k_base")
+    with pytest.raises(TypeError, match=r"cannot use a builtins\.str as a tokenizer"):
+        as_tokenizer("o200k_base")
 
 
-def test_a_custom_adapter_is_used_as_is() -> None:
-    def finish(text: str, ids: list[int]) -> Encoded:
-        return Encoded(ids, [(0, 6), (6, 31)], 0, text)
+class TwoTokens:
+    """A tokenizer of its own that meets the contract (sgpe.protocol.TokenizerLike)."""
 
-    adapter = Adapter("two-tokens", lambda text: [7, 8], finish)
-    assert adapter_for(adapter) is adapter
-    assert token_byte_spans(adapter, TEXT) == ([7, 8], [(0, 6), (6, 31)])
-    assert evaluate(adapter, [TEXT])["broken"] == 1
+    name = "two-tokens"
+    vocab_size = 9
+
+    def encode(self, text: str) -> list[int]:
+        return [7, 8]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return TEXT
+
+    def token_bytes(self, ids: Sequence[int]) -> list[bytes]:
+        data = TEXT.encode()
+        return [data[:6], data[6:]]
+
+    def measure(self, text: str) -> Encoded:
+        return Encoded([7, 8], [(0, 6), (6, 31)], 0, text)
+
+
+def test_a_tokenizer_that_meets_the_contract_is_used_as_is() -> None:
+    tok = TwoTokens()
+    assert isinstance(tok, TokenizerLike)
+    assert as_tokenizer(tok) is tok
+    assert token_byte_spans(tok, TEXT) == ([7, 8], [(0, 6), (6, 31)])
+    assert evaluate(tok, [TEXT])["broken"] == 1
+
+
+def test_every_tokenizer_meets_the_contract(sgpe_tiny: Tokenizer) -> None:
+    """Ours directly; tiktoken, Hugging Face and SentencePiece through their adapters."""
+    import tiktoken
+
+    from sgpe.baselines.bytebpe import ByteBPETokenizer
+    from sgpe.baselines.tiktoken_offline import load_encoding
+
+    byte = ByteBPETokenizer()
+    tok: Any
+    o200k = as_tokenizer(load_encoding("o200k_base"))
+    assert isinstance(load_encoding("o200k_base"), tiktoken.Encoding)
+    for tok, name in [(sgpe_tiny, "sgpe"), (byte, "bytebpe"), (o200k, "tiktoken:o200k_base")]:
+        assert isinstance(tok, TokenizerLike)
+        assert as_tokenizer(tok) is tok
+        assert tok.name == name
+        encoded = tok.measure(TEXT)
+        assert encoded.ids == tok.encode(TEXT)
+        # SGPE spells the space it prepends (decode removes it again).
+        spelled = b"".join(tok.token_bytes(encoded.ids))
+        assert spelled == (b" " if name == "sgpe" else b"") + TEXT.encode()
+        assert tok.decode(encoded.ids) == TEXT == encoded.decoded
+        assert encoded.spans[-1][1] == len(TEXT.encode())
 
 
 # ============================================================================ properties
@@ -404,11 +446,12 @@ def _spm_model(**options: Any) -> Any:
 
 def _spm_offset_spans(sp: Any, text: str, ids: list[int]) -> list[tuple[int, int]]:
     """Spans from SentencePiece's own byte offsets (its proto output), for comparison."""
-    from sgpe.metrics import _split_shared_offsets, _spm_piece_offsets
+    from sgpe.adapters import _spm_piece_offsets
+    from sgpe.spans import split_shared_offsets
 
     offsets = _spm_piece_offsets(sp, text)
     assert offsets is not None
-    return _split_shared_offsets(offsets, [1 if sp.is_byte(i) else None for i in ids])
+    return split_shared_offsets(offsets, [1 if sp.is_byte(i) else None for i in ids])
 
 
 def test_sentencepiece_dummy_prefix_is_aligned() -> None:

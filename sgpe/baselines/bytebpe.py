@@ -56,6 +56,7 @@ from ..protocol import (
     display_bytes,
     one_line,
 )
+from ..spans import Encoded, measure_by_token_bytes
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -303,6 +304,7 @@ class ByteBPETokenizer:
     """
 
     model = MODEL_NAME
+    name = MODEL_NAME
 
     def __init__(
         self,
@@ -552,6 +554,13 @@ class ByteBPETokenizer:
         return [ord(token) for token in tokens if token]
 
     # ------------------------------------------------------------------------ decoding
+
+    def measure(self, text: str) -> Encoded:
+        """Ids and their byte spans as the metrics read them (the tokenizer contract)."""
+        started = time.perf_counter()
+        ids = self.encode(text)
+        seconds = time.perf_counter() - started
+        return measure_by_token_bytes(text, ids, seconds, self.token_bytes, self.decode)
 
     def token_bytes(self, ids: Sequence[TokenId]) -> list[bytes]:
         """The bytes of each token; raises ValueError for an id outside the vocabulary."""
