@@ -8,8 +8,10 @@ token's span in the text's UTF-8 bytes, the number of UNK ids, the decoded text)
 packages are never imported here: a tokenizer object of theirs can only exist once its
 package is loaded, so we look for the class in ``sys.modules``).
 
-Definitions (:func:`evaluate`). They are those of ``shared/ANCHORS.md``, whose o200k_base
-and Hugging Face rows on ``si_dev.txt``/``hi_dev.txt`` these functions reproduce exactly:
+Definitions (:func:`evaluate`). They are the ones the project's first measurements of
+existing tokenizers used, and these functions reproduce those o200k_base and Hugging Face
+numbers on ``si_dev.txt``/``hi_dev.txt`` exactly (``tests/test_metrics.py``); the
+glossary (``docs/glossary.md``) says each in words:
 
 * **line**: one document. A file is split on ``"\\n"`` only (:func:`read_lines`; a ``"\\r"``
   stays part of its line), and each line is encoded on its own, without its newline.
@@ -600,7 +602,7 @@ def broken_boundaries(
 
 
 def read_lines(path: str | Path) -> Iterator[str]:
-    """Lines of a UTF-8 text file split on ``"\\n"`` only (DESIGN.md §6), streamed.
+    """Lines of a UTF-8 text file split on ``"\\n"`` only (as the command line does), streamed.
 
     A ``"\\r"`` stays in its line; a final newline does not make an extra empty line.
     """

@@ -1,5 +1,6 @@
 """The WWHO meta-vocabulary: o200k_base for Latin and other text, SGPE for Sinhala and
-Devanagari, in one id space (seed 003 §3.1, §3.4, §5).
+Devanagari, in one id space: the design of WWHO, the code-switching tokenizer that
+accompanies the original SGPE (``docs/decisions.md`` says where we follow it and where not).
 
 >>> import sgpe
 >>> from sgpe.shipped import DEFAULT_SGPE
@@ -64,8 +65,8 @@ CONFIG_FORMAT = "sgpe-meta"
 CONFIG_FORMAT_VERSION = 1
 CONFIG_NAME = "meta_config.json"
 
-#: Code point ranges routed to SGPE, per schema name (seed 003 §3.1 plus the Devanagari
-#: blocks our schema covers).
+#: Code point ranges routed to SGPE, per schema name (WWHO's router routes the Sinhala and
+#: Devanagari blocks; we add the other Devanagari blocks our schema covers and each schema's block).
 SCRIPT_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "sinhala": ((0x0D80, 0x0DFF),),
     "devanagari": ((0x0900, 0x097F), (0xA8E0, 0xA8FF), (0x1CD0, 0x1CFF)),
