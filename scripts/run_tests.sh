@@ -4,7 +4,7 @@
 #   bash scripts/run_tests.sh                      # everything except slow tests
 #   bash scripts/run_tests.sh --runslow            # include slow tests
 #   bash scripts/run_tests.sh -m "not browser"     # skip the end-to-end browser test
-# Exit code is pytest's.
+# Exit code: 1 if a lint, format or type check fails (before pytest runs), else pytest's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -13,6 +13,23 @@ PYTHON="${PYTHON:-python}"
 echo "run_tests: pip install -e .[dev]" >&2
 "$PYTHON" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
     -e ".[dev]"
+
+# Lint, format and type checks first (ruff on every Python file, mypy --strict on sgpe/): the
+# hooks of .pre-commit-config.yaml, the same a commit runs. They only check, never rewrite,
+# and a failure stops here, before the long test run. Outside a git checkout (pre-commit
+# needs one) the same tools run directly. The hooks find ruff and python on PATH: put the
+# chosen interpreter's own bin directory first, so they are the ones pip just installed.
+PATH="$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')"):$PATH"
+export PATH
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    echo "run_tests: pre-commit run --all-files (ruff check, ruff format --check, mypy)" >&2
+    "$PYTHON" -m pre_commit run --all-files
+else
+    echo "run_tests: ruff check, ruff format --check, mypy (not a git checkout)" >&2
+    "$PYTHON" -m ruff check --force-exclude .
+    "$PYTHON" -m ruff format --check --force-exclude .
+    "$PYTHON" -m mypy
+fi
 
 # The browser test needs Debian's chromium and Noto fonts. A failure here is not fatal:
 # tests/test_browser.py then skips with a reason instead of failing the whole run.

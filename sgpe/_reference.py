@@ -1,11 +1,12 @@
 """Slow, obviously correct copies of the algorithms: a teaching text and the test oracle.
 
-* :func:`reference_syllabify` transcribes seed 000 §2.2 (the original LinguisTrie loop,
-  Sinhala only) branch by branch, with the one deliberate correction of DESIGN.md §3:
-  a decomposed two-part vowel sign is one vowel sign, so NFC and NFD text segment alike.
+* :func:`reference_syllabify` transcribes the original LinguisTrie loop (Sinhala only)
+  branch by branch, with one deliberate correction (``docs/decisions.md``): a decomposed
+  two-part vowel sign is one vowel sign, so NFC and NFD text segment alike.
 * :func:`reference_train` recounts every pair on every step (no heap, no index), as
   minbpe's ``train`` does, and must learn exactly the merges of :mod:`sgpe.gpe`.
-* :func:`reference_encode` applies merges with the rescan loop of seed 000 §4.3.
+* :func:`reference_encode` applies merges with the original encoder's rescan loop: find
+  the lowest-ranked adjacent pair, merge its leftmost occurrence, scan again.
 
 Nothing here is fast and nothing in the library imports it.
 """
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable
 import regex
 
 # ============================================================================
-# Layer 1: seed 000 §2.2, Sinhala
+# Layer 1: the original LinguisTrie loop, Sinhala
 # ============================================================================
 
 HAL = "\u0dca"
@@ -47,7 +48,7 @@ def _vowel_sign_length(text: str, pos: int) -> int:
 
 
 def reference_syllabify(text: str, leading_space: bool = False) -> list[str]:
-    """Seed 000 §2.2 ``LinguisTrie.tokenize``, transcribed, plus the vowel-sign correction."""
+    """The original ``LinguisTrie.tokenize``, transcribed, plus the vowel-sign correction."""
     tokens: list[str] = []
     n = len(text)
     pos = 0
@@ -223,7 +224,7 @@ def reference_train(
 
 
 def reference_encode_units(units: list[str], merges: list[tuple[str, str]]) -> list[str]:
-    """Seed 000 §4.3: apply the single best-ranked merge, rescan, repeat."""
+    """The original encoder's loop: apply the single best-ranked merge, rescan, repeat."""
     rank: dict[tuple[str, str], int] = {}
     for r, m in enumerate(merges):
         rank.setdefault(m, r)

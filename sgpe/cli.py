@@ -1,4 +1,7 @@
-"""The command line: ``python -m sgpe {syllabify,train,encode,decode,eval,export}`` (DESIGN.md §6).
+"""The command line: ``python -m sgpe {syllabify,train,encode,decode,eval,export}``.
+
+The commands and their flags are a stable contract (scripts and benchmarks call them);
+``docs/architecture.md`` lists them with the files they read and write.
 
 Text goes through stdin/stdout as UTF-8 whatever the locale. Input lines are split on
 ``\\n`` only (a trailing ``\\r`` is part of the line); each input line gives one output
@@ -467,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--leading-space",
         action="store_true",
-        help="attach a space to the syllable after it (seed 000 §2.3)",
+        help="attach the last plain space before a syllable to it, as the original SGPE did",
     )
     p.set_defaults(func=_cmd_syllabify)
 
@@ -633,7 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--cls-sep", action="store_true",
-        help="add seed 000's post-processor: [CLS] A [SEP] (pairs: [CLS] A [SEP] B [SEP]) when "
+        help="add the original SGPE export's post-processor: [CLS] A [SEP] (pairs: [CLS] A [SEP] B [SEP]) when "
         "encoding with special tokens (SGPE only; --check compares without them)",
     )  # fmt: skip
     p.set_defaults(func=_cmd_export)

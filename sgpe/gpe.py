@@ -1,6 +1,9 @@
 """Layer 2 (GPE): learn BPE merges over whole syllables, only inside pieces (words).
 
-Pipeline (DESIGN.md §4, seed 000 §3, paper §5):
+:class:`GPETrainer` trains both modes (settings, counting, checkpoints, exact resume); the
+default mode's merge engine is :mod:`sgpe.hierarchical`. The pipeline below is the paper
+mode's (``mode="paper"``): the original SGPE trainer with the changes listed in
+``docs/decisions.md``.
 
 1. **Count** pieces of the corpus with one regex (:mod:`sgpe.pieces`), at C speed.
 2. **Syllabify** each unique piece once; count unit (syllable) frequencies.

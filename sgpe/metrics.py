@@ -7,8 +7,10 @@ token's span in the text's UTF-8 bytes, the number of UNK ids, the decoded text)
 directly, ``tiktoken.Encoding``, Hugging Face ``tokenizers.Tokenizer`` and
 ``sentencepiece.SentencePieceProcessor`` through :func:`sgpe.adapters.as_tokenizer`.
 
-Definitions (:func:`evaluate`). They are those of ``shared/ANCHORS.md``, whose o200k_base
-and Hugging Face rows on ``si_dev.txt``/``hi_dev.txt`` these functions reproduce exactly:
+Definitions (:func:`evaluate`). They are the ones the project's first measurements of
+existing tokenizers used, and these functions reproduce those o200k_base and Hugging Face
+numbers on ``si_dev.txt``/``hi_dev.txt`` exactly (``tests/test_metrics.py``); the
+glossary (``docs/glossary.md``) says each in words:
 
 * **line**: one document. A file is split on ``"\\n"`` only (:func:`read_lines`; a ``"\\r"``
   stays part of its line), and each line is encoded on its own, without its newline.

@@ -1,6 +1,6 @@
 """Group text into *pieces* (words); merges join syllables only inside a piece.
 
-Two ways to cut pieces, both with the leading-space rule of seed 000 §2.3 (the plain
+Two ways to cut pieces, both with the original SGPE's leading-space rule (the plain
 space before a piece belongs to it when ``leading_space`` is on):
 
 * ``"whitespace"`` (default): a piece is a maximal run of non-whitespace characters, as
@@ -8,12 +8,12 @@ space before a piece belongs to it when ``leading_space`` is on):
   so GPE can learn ``"ලංකාව,"`` or ``" 2024"``; syllables are still never split, because
   the units inside a piece are the syllables of :func:`sgpe.syllables.syllabify` (other
   characters are single units).
-* ``"script"`` (seed 000 ``segment_into_words``): a piece is a maximal run of a schema's
+* ``"script"`` (the original's ``segment_into_words``): a piece is a maximal run of a schema's
   word characters (Sinhala block + ZWJ; Devanagari letters/marks + ZWJ/ZWNJ); every other
   character is its own piece ("boundary token") and never merges.
 
 Whitespace characters are always single pieces. The splitter is one regex, so a corpus is
-split at C speed and each unique piece is syllabified once (DESIGN.md §4).
+split at C speed and each unique piece is syllabified once.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ The output is total and lossless: every character lands in exactly one token, so
 * ``whitespace``  a single whitespace character.
 
 With ``leading_space=True`` the last plain space of a whitespace run is prefixed to the
-token that follows it (seed 000 §2.3); tabs, newlines and the other spaces of the run stay
+token that follows it, as in the original SGPE; tabs, newlines and the other spaces of the run stay
 single tokens. ``script="auto"`` uses every built-in schema at once: their syllables start
 with disjoint characters, so one alternation routes each run of text to its own grammar.
 
@@ -17,28 +17,33 @@ Matching uses the schema's grammar regex (fast, C speed), once per distinct
 space-delimited word: words repeat, so their tokens are reused from a bounded cache. The schema's DFA table drives
 :func:`trace` (per-character class and state for the UI) and :func:`syllabify_dfa`, a
 table-driven matcher kept as an independent second definition; the tests prove both give
-identical output and ``bench/syllabify_speed.py`` measures them (the regex is ~20x faster).
+identical output, and the benchmarks in ``bench/`` measure them (the regex is ~20x faster).
 
-Where this differs from the paper and WWHO (seed 000 wins, see DESIGN.md §3):
+The original Sinhala syllable has three definitions that do not quite agree: the DFA
+table of the SGPE paper, the loop of the original implementation (``LinguisTrie``), and
+the table-driven DFA of WWHO, its code-switching successor. Where they differ, the
+original implementation wins (``docs/decisions.md``):
 
-* Paper, Table 2 (seed 004): ``ZWJ_SEEN`` has no transition on P, H or M, so ``C H Z P``
-  becomes ``C H Z`` + orphan ``P``; seed 000 (and we) keep ``C H Z P`` whole (Path 2 of the
-  conjunct loop absorbs ``H Z``, then the post-cluster step takes the vowel sign).
-  Likewise ``C H Z H`` and ``C H Z M`` are one syllable here.
-* Paper, Table 2: a bare ZWJ at the start goes to ``ORPHAN``; seed 000 passes it through.
-  Both emit it as one single-character token; only the kind differs (we say passthrough).
-* Paper and seed 000 alike: a doubled vowel sign ``C P P`` is ``C P`` + orphan ``P``, and
-  a doubled virama ``C H H`` is ``C H`` + orphan ``H``. WWHO's table-driven DFA (seed 003)
-  emits an independent vowel immediately (an ``emit_state``), so ``V M`` (e.g. ``අං``)
-  becomes two tokens there and one here; and it silently falls back when no accept state
-  is reached (its known issue 8), where our DFA always accepts the longest valid prefix.
-* Correction of seed 000 (all three sources): a decomposed two-part vowel sign (U+0DD9
+* The paper's table has no transition from its ``ZWJ_SEEN`` state on P, H or M, so
+  ``C H Z P`` becomes ``C H Z`` + orphan ``P``; the original implementation (and we) keep
+  ``C H Z P`` whole (its conjunct loop absorbs a ``H Z`` that no consonant follows, then
+  the vowel sign is taken after the cluster). Likewise ``C H Z H`` and ``C H Z M`` are one
+  syllable here.
+* The paper's table sends a bare ZWJ at the start to its orphan state; the original
+  implementation passes it through. Both emit it as one single-character token; only the
+  kind differs (we say passthrough).
+* The paper and the original implementation alike: a doubled vowel sign ``C P P`` is
+  ``C P`` + orphan ``P``, and a doubled virama ``C H H`` is ``C H`` + orphan ``H``. WWHO's
+  DFA emits an independent vowel immediately, so ``V M`` (e.g. ``අං``) becomes two tokens
+  there and one here; and when it reaches no accepting state it silently falls back,
+  where our DFA always accepts the longest valid prefix.
+* A correction of all three: a decomposed two-part vowel sign (U+0DD9
   followed by U+0DCA, U+0DCF [U+0DCA] or U+0DDF; and U+0DDC U+0DCA) is one P symbol, after a
   consonant cluster and as an orphan alike, so NFC and NFD text give the same syllables.
 * The eight generated scripts (Bengali to Malayalam) follow one template grammar with
   per-script rules; ``docs/scripts.md`` lists them and checks them against HarfBuzz and
   Unicode grapheme clusters (``sgpe/oracles.py``).
-* Devanagari (not in seed 000) follows the WWHO description: ``C N? (H Z? C N?)* (H (Z P?)?
+* Devanagari (not in the original SGPE) follows WWHO's description: ``C N? (H Z? C N?)* (H (Z P?)?
   | P)? M* | V M*`` with Z = ZWJ or ZWNJ and M = candrabindu, anusvara, visarga, Vedic marks.
 """
 
@@ -53,7 +58,7 @@ from typing import Literal, NamedTuple
 from .schema import OTHER, Schema, schemas_for
 
 Kind = Literal["syllable", "orphan", "passthrough", "whitespace"]
-# Seed 000 §2.3: only these four characters take part in leading-space handling.
+# As in the original SGPE, only these four characters take part in leading-space handling.
 LS_WHITESPACE = " \t\n\r"
 _CACHE_LIMIT = 200_000  # distinct parts remembered per syllabifier (then it starts afresh)
 

@@ -1,6 +1,6 @@
 """The SGPE tokenizer: ``vocab.json`` in and out, encode, decode, tokenize, merge trace.
 
-Encoding (seed 000 §4, with the fallback of DESIGN.md §4):
+Encoding (the original SGPE encoder, plus a lossless fallback; ``docs/algorithms.md``):
 
 1. split the text into pieces (:mod:`sgpe.pieces`) and each piece into syllables;
 2. map syllables to ids. A syllable missing from the vocabulary is a merge barrier:
@@ -8,8 +8,8 @@ Encoding (seed 000 §4, with the fallback of DESIGN.md §4):
    syllable is spelled with code-point tokens, and any other character with its UTF-8
    byte tokens ``<0xNN>``; with ``"unk"`` it becomes ``[UNK]`` as in the paper;
 3. inside each run of known syllables apply the merges by rank: repeatedly merge the
-   leftmost occurrence of the lowest-ranked adjacent pair (seed 000 §4.3). Long runs use
-   a heap over a linked list instead of rescanning.
+   leftmost occurrence of the lowest-ranked adjacent pair, as the original encoder does.
+   Long runs use a heap over a linked list instead of rescanning.
 
 Results are cached per piece. ``decode`` concatenates token bytes, so with ``fallback``
 ``decode(encode(x)) == x`` for every string. Special tokens are never parsed from text:
@@ -36,7 +36,7 @@ from .spans import Encoded
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 FORMAT_VERSION = 1
-REFERENCE_VERSION = "sgpe_v1.0.0"  # seed 000 §3.7; kept so the original encoder can read our files
+REFERENCE_VERSION = "sgpe_v1.0.0"  # the original trainer's; kept so its encoder reads our files
 _LONG_RUN = 24  # runs longer than this use the heap-based merge
 
 
@@ -293,7 +293,7 @@ class Tokenizer:
         return out
 
     def _bpe(self, ids: list[int]) -> list[int]:
-        """Seed 000 §4.3: merge the leftmost lowest-ranked pair until none applies."""
+        """Merge the leftmost lowest-ranked pair until none applies (the original encoder's rule)."""
         n = len(ids)
         if n < 2:
             return ids
@@ -503,7 +503,7 @@ class Tokenizer:
         if not isinstance(data, dict):
             raise ValueError(f"{source}: a vocabulary file must hold a JSON object")
         if "format" not in data and str(data.get("version", "")).startswith("sgpe_v1"):
-            # A vocabulary written by the original SGPE trainer (seed 000 §3.7).
+            # A vocabulary written by the original SGPE trainer (no ``format`` key; Sinhala only).
             data = {
                 **data,
                 "format": FORMAT_NAME,

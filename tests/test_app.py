@@ -442,7 +442,7 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
 
 
 # ============================================================================ damaged files
-# (issue 15) The app never shows a traceback for a damaged file: the library's one-line
+# The app never shows a traceback for a damaged file: the library's one-line
 # message, and the page still works.
 
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -118,7 +118,7 @@ def test_train_raises_value_error_for_vocab_size_below_257(size: int) -> None:
 
 @pytest.mark.parametrize("size", [257, 258, 300, 1000])
 def test_a_requested_vocab_size_is_the_number_of_ids(size: int) -> None:
-    """The issue-15 bug: 256 bytes + (N - 256) merges + <|endoftext|> made N + 1 ids."""
+    """A bug once fixed: 256 bytes + (N - 256) merges + <|endoftext|> made N + 1 ids."""
     text = (REPO_ROOT / "sample_data" / "sinhala.txt").read_text(encoding="utf-8")
     tok = ByteBPETokenizer.train(text.splitlines(), size)
     assert tok.vocab_size == size == 256 + len(tok.merges) + 1

@@ -1,4 +1,4 @@
-"""The command line (DESIGN.md §6): ``main([...])`` in-process with real stdin/stdout bytes,
+"""The command line (docs/architecture.md): ``main([...])`` in-process with real stdin/stdout bytes,
 plus subprocess smoke tests of ``python -m sgpe`` (locale-independent UTF-8, a progress bar
 on a real pseudo-terminal)."""
 

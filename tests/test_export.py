@@ -62,7 +62,7 @@ STOCK_TYPES = {
 
 
 def lines_of(path: Path) -> list[str]:
-    """Lines split on ``\\n`` only (DESIGN.md §6), without the empty string after a final LF."""
+    """Lines split on ``\\n`` only (as the command line does), without the empty string after a final LF."""
     text = path.read_text(encoding="utf-8")
     lines = text.split("\n")
     return lines[:-1] if lines and lines[-1] == "" else lines
@@ -480,7 +480,7 @@ CLS_TEXTS = ["ශ්‍රී ලංකාව සුන්දර රටකි.",
 
 
 def test_cls_sep_post_processor_wraps_our_ids_as_seed_000_did(tmp_path: Path) -> None:
-    """Seed 000's export: TemplateProcessing [CLS] A [SEP] / [CLS] A [SEP] B [SEP]."""
+    """The original SGPE export's post-processor: TemplateProcessing [CLS] A [SEP] / [CLS] A [SEP] B [SEP]."""
     tok = sgpe.load(REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     assert (cls, sep) == (2, 3)

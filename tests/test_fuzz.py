@@ -1,4 +1,4 @@
-"""Fuzzing (issue 15): Hypothesis round-trip and no-crash properties over every script's
+"""Fuzzing: Hypothesis round-trip and no-crash properties over every script's
 repertoire (each schema's code points, ZWJ/ZWNJ, spaces, newlines) mixed with arbitrary
 Unicode, for the syllabifier, training on tiny corpora, encode/decode, Hugging Face export
 parity, every corpus reader on mutated files, and every reader of our own files on

@@ -1,4 +1,4 @@
-"""Tests that cannot hide failures (issue 15): under CI a test that needs the shared corpora
+"""Tests that cannot hide failures: under CI a test that needs the shared corpora
 fails when they are missing instead of skipping; every session reports how many tests
 ran on the real corpora; and the number of such tests cannot silently shrink."""
 

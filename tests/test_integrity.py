@@ -1,13 +1,13 @@
 """Structural integrity: every grammatical syllable stays whole, every SGPE token is whole syllables.
 
-Two batteries (issue 6, item 3):
+Two batteries:
 
 1. **Exhaustive syllable battery.** Every combination of the families below, over every
    code point of the schema's classes (``sgpe/schemas/*.json``), must be exactly one
    syllable: ``syllabify(s) == [s]``. The number of strings checked per family is asserted
    exactly (and equals the product of the class sizes), so a shrinking class or a skipped
-   loop shows up as a failure. The reference's "1,703 conjunct formations" (seed 004,
-   Appendix C) are a subset of these families.
+   loop shows up as a failure. The 1,703 conjunct formations that the SGPE paper
+   enumerates in an appendix are a subset of these families.
 
    * Sinhala: ``C`` = 45 code points (U+0D9A..U+0DC6; U+0DB2, U+0DBC, U+0DBE and U+0DBF are
      unassigned but inside the schema's range), ``P`` = 24 vowel-sign symbols (19 code

@@ -535,8 +535,9 @@ def test_o200k_on_si_dev_matches_anchors(si_dev: list[str]) -> None:
     from sgpe.baselines.tiktoken_offline import load_encoding
 
     m = evaluate(load_encoding("o200k_base"), si_dev)
-    # shared/ANCHORS.md, "tiktoken o200k_base" on si_dev: TWR 3.575, CPT 1.837,
-    # broken/1k 275.5, words_with_broken 60.64 %, no UNK, no round-trip failure.
+    # What the project's first measurement of o200k_base on si_dev found, with these
+    # definitions (docs/glossary.md): TWR 3.575, CPT 1.837, broken/1k 275.5,
+    # words_with_broken 60.64 %, no UNK, no round-trip failure.
     assert (m["lines"], m["chars"], m["words"]) == (2540, 378_939, 57_697)
     assert round(m["twr"], 3) == 3.575
     assert round(m["cpt"], 3) == 1.837

@@ -1,4 +1,4 @@
-"""Bad inputs and faults (issue 15): every case is a clear one-line error that says what,
+"""Bad inputs and faults (docs/reliability.md): every case is a clear one-line error that says what,
 where and how to fix it, or the right behaviour; never a traceback, an "internal error",
 or lost or silently changed data. The library, the command line and the run reader are
 each tried; the app's cases are in test_app.py, kill/resume byte identity in

@@ -27,7 +27,7 @@ def test_builtin_schemas_load(name):
 def test_sinhala_classes_match_the_paper():
     s = load_schema("sinhala")
     sizes = {k: len(v) for k, v in s.classes.items()}
-    assert sizes == {"C": 45, "V": 18, "P": 19, "H": 1, "Z": 1, "M": 2}  # paper Table 5: 86 in all
+    assert sizes == {"C": 45, "V": 18, "P": 19, "H": 1, "Z": 1, "M": 2}  # as in the SGPE paper: 86
     assert sum(sizes.values()) == 86
 
 

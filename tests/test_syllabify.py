@@ -1,4 +1,4 @@
-"""Layer 1: the fast syllabifier against seed 000's algorithm, the DFA tables and real text."""
+"""Layer 1: the fast syllabifier against the original LinguisTrie loop, the DFA tables and real text."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_golden_syllables(text, expected):
     ],
 )
 def test_leading_space_table(text, expected):
-    """Seed 000 §2.3: only the last plain space of a whitespace run joins the next token."""
+    """As in the original SGPE, only the last plain space of a whitespace run joins the next token."""
     assert syllabify(text, leading_space=True) == expected
 
 

@@ -65,7 +65,7 @@ def test_round_trip_any_string(tok, text):
     )
 )
 def test_encode_matches_reference_merge_loop(tok, text):
-    """Inside each run of known syllables, merges follow seed 000 §4.3 exactly."""
+    """Inside each run of known syllables, merges follow the original encoder's rescan loop exactly."""
     expected: list[str] = []
     for piece in tok._splitter.pieces(" " + text if text else text):  # prepend_space
         for seg, is_run in tok._segments(piece):
@@ -176,7 +176,7 @@ def test_load_rejects_non_json(tmp_path):
 
 
 def test_reads_a_reference_sgpe_vocab(tmp_path):
-    """A vocab.json as written by the original trainer (seed 000 §3.7) loads with unk policy."""
+    """A vocab.json as written by the original SGPE trainer loads with the unk policy."""
     ref = {
         "version": "sgpe_v1.0.0", "vocab_size": 9, "special_tokens": ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
         "num_merges": 1, "prune_freq": 100, "leading_space": True,

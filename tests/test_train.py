@@ -223,7 +223,7 @@ def test_settings_are_validated():
 
 
 def test_keeps_words_seen_once(shared_corpora):
-    """The reference drops hapax words before pruning (ANCHORS 3a); we keep every piece."""
+    """The original trainer drops words seen once before pruning; we keep every piece."""
     trainer = GPETrainer(TrainSettings(vocab_size=2000, mode="paper", prune_freq=1))
     counts = trainer.count(["අපූර්ව වචනයක්", "සාමාන්‍ය වචනයක්"])
     assert counts[" වචනයක්"] == 2 and counts[" අපූර්ව"] == 1  # " ": prepend_space

@@ -140,9 +140,9 @@ def to_hf(tokenizer: Tokenizer | ByteBPETokenizer, *, cls_sep: bool = False) -> 
     every string (see the module docstring for the one exception, literal special tokens).
     Raises :class:`ExportError` if the vocabulary breaks an assumption of the construction.
 
-    ``cls_sep`` (SGPE only) adds seed 000's post-processor, BERT's ``TemplateProcessing``:
-    ``[CLS] A [SEP]`` for one sequence and ``[CLS] A [SEP] B [SEP]`` for a pair (type ids
-    0 and 1). Encoding with ``add_special_tokens=True`` (the default of ``tokenizers`` and
+    ``cls_sep`` (SGPE only) adds the post-processor of the original SGPE export, BERT's
+    ``TemplateProcessing``: ``[CLS] A [SEP]`` for one sequence and ``[CLS] A [SEP] B [SEP]``
+    for a pair (type ids 0 and 1). Encoding with ``add_special_tokens=True`` (the default of ``tokenizers`` and
     ``transformers``) then wraps our ids; with ``add_special_tokens=False`` they are ours.
     Without it (the default) there is no post-processor, so both give exactly our ids.
     """
@@ -180,8 +180,8 @@ def save_hf(
 
 
 def _cls_sep_template(tokenizer: Tokenizer) -> dict[str, Any]:
-    """Seed 000's post-processor (its ``export_hf_tokenizer``): ``TemplateProcessing``
-    with ``[CLS] $A [SEP]`` and ``[CLS] $A [SEP] $B:1 [SEP]:1``, ids from the vocabulary."""
+    """The original SGPE export's post-processor (its ``export_hf_tokenizer``):
+    ``TemplateProcessing`` with ``[CLS] $A [SEP]`` and ``[CLS] $A [SEP] $B:1 [SEP]:1``, ids from the vocabulary."""
     ids = {}
     for name in ("[CLS]", "[SEP]"):
         token_id = tokenizer.token_to_id(name)

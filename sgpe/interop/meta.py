@@ -1,5 +1,6 @@
 """The WWHO meta-vocabulary: o200k_base for Latin and other text, SGPE for Sinhala and
-Devanagari, in one id space (seed 003 §3.1, §3.4, §5).
+Devanagari, in one id space: the design of WWHO, the code-switching tokenizer that
+accompanies the original SGPE (``docs/decisions.md`` says where we follow it and where not).
 
 >>> import sgpe
 >>> from sgpe.shipped import DEFAULT_SGPE

@@ -1,4 +1,4 @@
-"""Run directories (DESIGN.md §5): the files of one training run, the trainer that fills
+"""Run directories: the files of one training run, the trainer that fills
 them, and the reader that reports a run's true state from those files alone.
 
 A run directory holds::

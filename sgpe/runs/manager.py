@@ -1,7 +1,7 @@
 """Background training runs: corpus intake, start, watch, cancel, resume, delete.
 
 A :class:`RunManager` works over a runs root (default ``runs/``). Each run is a directory
-``<root>/<run-id>/`` laid out as in :mod:`sgpe.runs` (DESIGN.md §5), trained by a separate
+``<root>/<run-id>/`` laid out as in :mod:`sgpe.runs`, trained by a separate
 process ``python -m sgpe train --out <dir> --resume`` started with
 ``subprocess.Popen(..., start_new_session=True)``, output to ``<dir>/train.log``.
 
