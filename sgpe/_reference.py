@@ -39,6 +39,11 @@ DECOMPOSED_VOWEL_SIGNS = (
 )
 
 
+def _after_modifier(text: str, pos: int) -> int:
+    """The position after an optional post-modifier (anusvara, visarga) at ``pos``."""
+    return pos + 1 if pos < len(text) and text[pos] in POST_MODIFIERS else pos
+
+
 def _vowel_sign_length(text: str, pos: int) -> int:
     """Length of the vowel sign at ``pos`` (0 if there is none)."""
     for seq in DECOMPOSED_VOWEL_SIGNS:
@@ -88,8 +93,7 @@ def reference_syllabify(text: str, leading_space: bool = False) -> list[str]:
                 pos += sign
             elif pos < n and text[pos] == HAL:
                 pos += 1
-            if pos < n and text[pos] in POST_MODIFIERS:
-                pos += 1
+            pos = _after_modifier(text, pos)
             tokens.append(pending_space + text[start:pos])
             pending_space = ""
             continue
@@ -97,8 +101,7 @@ def reference_syllabify(text: str, leading_space: bool = False) -> list[str]:
         if ch in VOWELS:
             start = pos
             pos += 1
-            if pos < n and text[pos] in POST_MODIFIERS:
-                pos += 1
+            pos = _after_modifier(text, pos)
             tokens.append(pending_space + text[start:pos])
             pending_space = ""
             continue
