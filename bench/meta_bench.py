@@ -156,9 +156,17 @@ def main(argv: list[str] | None = None) -> int:
         "--vocab", type=Path, help="use this SGPE vocab.json for every file instead of training"
     )
     parser.add_argument(
-        "--vocab-size", type=int, default=32_000, help="SGPE vocabulary size to train"
+        "--vocab-size",
+        type=int,
+        default=sgpe.TrainSettings().vocab_size,
+        help="SGPE vocabulary size to train",
     )
-    parser.add_argument("--prune-freq", type=int, default=2, help="prune_freq for training")
+    parser.add_argument(
+        "--prune-freq",
+        type=int,
+        default=sgpe.TrainSettings().prune_freq,
+        help="prune_freq for training",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
     if not args.corpora.is_dir():

@@ -10,7 +10,8 @@ import streamlit as st
 from sgpe.corpus import CorpusError
 from sgpe.runs import RunError, read_merges
 from sgpe.runs.manager import RunInfo, RunRequest
-from sgpe.ui import charts, render, resources, state
+from sgpe.settings import RunMechanics, TrainSettings, default
+from sgpe.ui import charts, render, resources, state, train_form
 
 state.require_frame()  # a shared link may reach this page before app.py ran
 
@@ -25,6 +26,9 @@ STATE_ICONS = {
     "interrupted": ":orange[:material/warning:]",
 }
 UPLOAD_TYPES = ["txt", "gz", "jsonl", "csv", "parquet"]
+# Checkpoints more often than the library's default, so the merge curve below fills in
+# while a run works (a checkpoint of a few thousand merges takes milliseconds).
+APP_MECHANICS = RunMechanics(checkpoint_every=200, checkpoint_seconds=1.0)
 
 mgr = resources.run_manager()
 
@@ -119,59 +123,13 @@ with st.container(border=True):
         picked = st.selectbox("Sample file", list(files), key="train_sample")
         if picked:
             corpus, name = files[picked], picked
+    script = str(state.option("script", default("script")))
     with st.form("train_form", border=False):
-        mode = st.radio(
-            "Training mode",
-            ["hierarchical", "paper"],
-            horizontal=True,
-            key="train_mode",
-            help="hierarchical: starts from code points; merges build parts of one syllable "
-            "or join whole syllables, so no token crosses a syllable boundary. paper: the "
-            "original SGPE, every syllable of the corpus is a base token.",
-        )
-        c1, c2, c3 = st.columns(3)
-        vocab_size = c1.number_input(
-            "Vocabulary size",
-            300,
-            1_000_000,
-            4000,
-            step=500,
-            key="train_vocab",
-            help="Everything counted: special tokens, base "
-            "symbols (and fallback tokens) and merges.",
-        )
-        prune_freq = c2.number_input(
-            "Prune frequency",
-            0,
-            1_000_000,
-            1,
-            key="train_prune",
-            help="hierarchical: characters seen fewer times are left out of the base alphabet; "
-            "paper: syllables seen fewer times are dropped. Either way they are spelled with "
-            "fallback tokens.",
-        )
-        min_freq = c3.number_input(
-            "Minimum pair frequency",
-            1,
-            1_000_000,
-            1,
-            key="train_min",
-            help="Stop merging when the best pair is rarer. 1 lets the vocabulary reach the "
-            "requested size; the original paper used 2.",
-        )
-        c4, c5, c6 = st.columns(3)
-        leading_space = c4.toggle("Leading space", True, key="train_ls")
-        oov = c5.radio(
-            "OOV policy",
-            ["fallback", "unk"],
-            horizontal=True,
-            key="train_oov",
-            help="fallback: lossless code-point/byte tokens; unk: [UNK] as in the paper.",
-        )
-        baseline = c6.toggle("Also train the byte-level baseline", True, key="train_base")
+        values = train_form.form_values()
+        baseline = st.toggle("Also train the byte-level baseline", True, key="train_base")
         st.caption(
-            f"Script grammar: {state.option('script', 'auto')} (chosen in the sidebar). The "
-            "baseline uses the same corpus and vocabulary size."
+            f"Script grammar: {script} (chosen in the sidebar). The baseline uses the same "
+            "corpus and vocabulary size."
         )
         submitted = st.form_submit_button("Start training", type="primary")
 
@@ -181,29 +139,16 @@ if submitted:
     else:
         started = []
         try:
-            common = {
-                "corpus": corpus,
-                "name": name,
-                "vocab_size": int(vocab_size),
-                "checkpoint_every": 200,
-                "checkpoint_seconds": 1.0,
-            }
+            values["vocab_size"] = int(values["vocab_size"])
+            settings = TrainSettings(**values, script=script)
             started.append(
-                mgr.start(
-                    RunRequest(
-                        **common,
-                        model="sgpe",
-                        mode=str(mode),
-                        prune_freq=int(prune_freq),
-                        min_freq=int(min_freq),
-                        leading_space=leading_space,
-                        oov_policy=str(oov),
-                        script=str(state.option("script", "auto")),
-                    )
-                )
+                mgr.start(RunRequest(corpus, name, settings=settings, mechanics=APP_MECHANICS))
             )
             if baseline:
-                started.append(mgr.start(RunRequest(**common, model="bytebpe")))
+                base = TrainSettings(model="bytebpe", vocab_size=settings.vocab_size)
+                started.append(
+                    mgr.start(RunRequest(corpus, name, settings=base, mechanics=APP_MECHANICS))
+                )
         except (CorpusError, ValueError, RunError) as err:
             st.error(render.md_escape(str(err)))
         if started:

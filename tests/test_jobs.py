@@ -173,7 +173,7 @@ def test_size_limit(tmp_path: Path) -> None:
 
 def test_bad_settings_leave_nothing(tmp_path: Path) -> None:
     root = tmp_path / "runs"
-    with pytest.raises(ValueError, match="oov_policy must be 'fallback' or 'unk'"):
+    with pytest.raises(ValueError, match="oov_policy must be one of fallback, unk"):
         RunManager(root).start(RunRequest(TEXT.encode(), name="c.txt", oov_policy="drop"))
     with pytest.raises(ValueError, match=r"name .* is required"):
         RunManager(root).start(RunRequest(TEXT.encode()))

@@ -8,6 +8,7 @@ run in its own process, and the manager that starts, watches, cancels and resume
 
 from __future__ import annotations
 
+from ..settings import MODELS
 from .format import (
     ACTIVE_STATES,
     CHECKPOINT,
@@ -16,7 +17,6 @@ from .format import (
     FAIL_WRITE_ENV,
     FINAL_STATES,
     INCOMING_PREFIX,
-    MODELS,
     STATES,
     STATUS,
     VOCAB,

@@ -26,7 +26,6 @@ Streamlit code.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import gzip
 import hashlib
@@ -42,10 +41,11 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..corpus.readers import CorpusError, corpus_format, iter_documents
 from ..protocol import one_line
+from ..settings import MECHANICS_FIELDS, TRAIN_FIELDS, RunMechanics, TrainSettings, split_options
 from .format import (
     CONFIG,
     FINAL_STATES,
@@ -56,7 +56,6 @@ from .format import (
     RunStatus,
     _read_status_file,
     init_run_dir,
-    min_freq_default,
     read_config,
     read_status,
     remove_stale_staging,
@@ -210,50 +209,49 @@ class RunInfo:
     status: RunStatus
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RunRequest:
     """What to train: the corpus (a path, the bytes of an upload, or a binary file object
-    such as Streamlit's ``UploadedFile``) and the settings (see ``python -m sgpe train -h``).
+    such as Streamlit's ``UploadedFile``) and the settings.
 
     ``name`` is the upload's file name; it decides the format by its extension and is
-    recorded in ``vocab.json``. It is required unless ``corpus`` is a path.
+    recorded in ``vocab.json``. It is required unless ``corpus`` is a path. The settings
+    are :class:`~sgpe.settings.TrainSettings` and :class:`~sgpe.settings.RunMechanics`
+    objects, or their fields as keywords (``RunRequest(path, vocab_size=4000,
+    checkpoint_every=200)``), with their defaults.
     """
 
     corpus: str | Path | bytes | BinaryIO
-    name: str | None = None
-    model: str = "sgpe"
-    vocab_size: int = 32_000
-    mode: str = "hierarchical"
-    prune_freq: int = 2
-    min_freq: int | None = None  # None: 1 (2 for the sgpe paper mode)
-    oov_policy: str = "fallback"
-    script: str = "auto"
-    pieces: str = "whitespace"
-    leading_space: bool = True
-    pattern: str = "o200k"
-    checkpoint_every: int = 1000
-    checkpoint_seconds: float = 5.0
-    heartbeat_seconds: float = 1.0
+    name: str | None
+    settings: TrainSettings
+    mechanics: RunMechanics
+
+    def __init__(
+        self,
+        corpus: str | Path | bytes | BinaryIO,
+        name: str | None = None,
+        *,
+        settings: TrainSettings | None = None,
+        mechanics: RunMechanics | None = None,
+        **options: Any,
+    ) -> None:
+        train, mech = split_options(options, "RunRequest")
+        if (train and settings is not None) or (mech and mechanics is not None):
+            raise TypeError("RunRequest: give the settings objects or flat keywords, not both")
+        object.__setattr__(self, "corpus", corpus)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "settings", settings or TrainSettings(**train))
+        object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in TRAIN_FIELDS:
+            return getattr(object.__getattribute__(self, "settings"), name)
+        if name in MECHANICS_FIELDS:
+            return getattr(object.__getattribute__(self, "mechanics"), name)
+        raise AttributeError(f"RunRequest has no attribute {name!r}")
 
     def config(self) -> RunConfig:
-        min_freq = (
-            self.min_freq if self.min_freq is not None else min_freq_default(self.model, self.mode)
-        )
-        return RunConfig(
-            model=self.model,
-            vocab_size=self.vocab_size,
-            mode=self.mode,
-            prune_freq=self.prune_freq,
-            min_freq=min_freq,
-            oov_policy=self.oov_policy,
-            script=self.script,
-            pieces=self.pieces,
-            leading_space=self.leading_space,
-            pattern=self.pattern,
-            checkpoint_every=self.checkpoint_every,
-            checkpoint_seconds=self.checkpoint_seconds,
-            heartbeat_seconds=self.heartbeat_seconds,
-        )
+        return RunConfig(self.settings, self.mechanics)
 
 
 def new_run_id() -> str:
@@ -336,8 +334,8 @@ class RunManager:
             target = staging / f"corpus{ext}"
             sha = self._copy_in(request.corpus, target, name)
             validate_corpus(target, name=name, max_bytes=self.max_upload_bytes)
-            config = dataclasses.replace(
-                config, corpus=target.name, corpus_name=name, corpus_sha256=sha, created=time.time()
+            config = config.replace(
+                corpus=target.name, corpus_name=name, corpus_sha256=sha, created=time.time()
             )
             init_run_dir(staging, config)
             with self._root_lock():

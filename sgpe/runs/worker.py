@@ -4,55 +4,47 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
-import fcntl
-import hashlib
 import io
-import json
-import math
 import os
-import secrets
 import shutil
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
-from ..corpus.readers import CorpusError, CorpusInfo, corpus_format, iter_documents
-from ..protocol import TOO_DEEP, one_line
-from ..tokenizer import dumps_json
+from ..corpus.readers import CorpusError, CorpusInfo, iter_documents
+from ..settings import info
 from .format import (
     ACTIVE_STATES,
     CHECKPOINT,
     CHECKPOINT_CORRUPT,
     CHECKPOINT_PREV,
-    Checkpoint,
-    CheckpointChoice,
     LOG,
     MERGE_PARTS,
-    RunConfig,
-    RunError,
     STATUS,
     VOCAB,
-    _StatusFile,
-    _Writes,
+    Checkpoint,
+    CheckpointChoice,
+    RunConfig,
+    RunError,
     _find_table,
     _have_pyarrow,
     _merge_columns,
     _parts,
     _read_status_file,
     _remove_temp_files,
+    _StatusFile,
     _table_suffix,
+    _Writes,
     atomic_write,
-    file_sha256,
     encode_table,
+    file_sha256,
     pick_checkpoint,
     read_config,
     read_status,
@@ -60,7 +52,6 @@ from .format import (
     run_lock,
     write_word_counts,
 )
-
 
 
 class Display(Protocol):
@@ -502,8 +493,8 @@ class RunWorker:
             tok = ByteBPETokenizer.train(
                 documents(),
                 cfg.vocab_size,
-                pattern=cfg.pattern,
-                min_freq=cfg.min_freq,
+                pattern=cfg.settings.pattern,
+                min_freq=cfg.settings.min_count,
                 progress=progress,
                 on_merge=on_merge,
                 resume_merges=replay,
@@ -538,13 +529,14 @@ def _rate(status: _StatusFile) -> float | None:
 
 
 def _describe(config: RunConfig) -> str:
-    if config.model == "bytebpe":
-        return f"bytebpe vocab_size={config.vocab_size} min_freq={config.min_freq} pattern={config.pattern}"
-    return (
-        f"sgpe mode={config.mode} vocab_size={config.vocab_size} prune_freq={config.prune_freq} "
-        f"min_freq={config.min_freq} oov={config.oov_policy} script={config.script} "
-        f"pieces={config.pieces} leading_space={config.leading_space}"
-    )
+    """The run's settings in one line (those that apply to its model)."""
+    s = config.settings
+    parts = [
+        f"{f.name}={getattr(s, f.name)}"
+        for f in dataclasses.fields(s)
+        if f.name != "model" and s.model in info(f).models
+    ]
+    return f"{s.model} " + " ".join(parts)
 
 
 def _os_message(err: OSError) -> str:
