@@ -20,6 +20,7 @@ MODULES = [
     "sgpe.protocol",
     "sgpe.syllables",
     "sgpe.gpe",
+    "sgpe.settings",
     "sgpe.ui.render",
 ]
 

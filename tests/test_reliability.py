@@ -298,7 +298,9 @@ def test_config_rejects_infinite_or_nan_intervals(tmp_path: Path, value: float) 
     with pytest.raises(ValueError, match=r"^checkpoint_seconds must be a number of seconds in"):
         RunConfig(checkpoint_seconds=value).validate()
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(RunConfig(heartbeat_seconds=value).to_dict()), encoding="utf-8")
+    # (a config.json edited by hand, or by another program: RunConfig cannot write one)
+    data = RunConfig().to_dict() | {"heartbeat_seconds": value}
+    path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RunError, match=f"^{path}: heartbeat_seconds must be"):
         read_config(tmp_path)
 

@@ -702,6 +702,26 @@ class RunStatus:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
+    def resumable(self) -> bool:
+        """Whether resuming can help: a run that stopped (interrupted, cancelled) or failed
+        for a reason outside its settings and corpus (a full disk, a killed writer). A run
+        that failed because of its settings or corpus fails the same way again."""
+        if self.state in ("interrupted", "cancelled"):
+            return True
+        return self.state == "failed" and self.raw.get("resumable") is not False
+
+    @property
+    def trained_size(self) -> int | None:
+        """The size of the finished vocabulary (None until done)."""
+        value = self.raw.get("vocab_size")
+        return value if self.state == "done" and type(value) is int else None
+
+    @property
+    def stop_reason(self) -> str:
+        """Why a finished run stopped where it did, in words ("" if unknown)."""
+        return str(self.raw.get("stopped") or "") if self.state == "done" else ""
+
+    @property
     def fraction(self) -> float:
         """Progress of the merges, 0..1 (1 when done)."""
         if self.state == "done":
@@ -897,6 +917,10 @@ class _StatusFile:
         }
         self.step = 0  # updated by the main thread on every merge (no lock: an int store)
         self.rate_from: tuple[float, int] | None = None  # (time, step) when merging started
+        # (time, step) of the first checkpoint: the ETA is measured from there, because the
+        # first merges (the most frequent pairs, touching the most words) run at another
+        # speed than the rest, and an ETA from them alone is far off.
+        self.eta_from: tuple[float, int] | None = None
         self.error: OSError | None = None
         self._final = False
         self._stop = threading.Event()
@@ -916,7 +940,11 @@ class _StatusFile:
             if now - t0 > 0.05 and self.step > s0:
                 rate = (self.step - s0) / (now - t0)
                 d["merges_per_s"] = round(rate, 1)
-                d["eta_s"] = round(max(0, d["target"] - self.step) / rate, 1)
+            if self.eta_from is not None:
+                t1, s1 = self.eta_from
+                if now - t1 > 0.05 and self.step > s1:
+                    measured = (self.step - s1) / (now - t1)
+                    d["eta_s"] = round(max(0, d["target"] - self.step) / measured, 1)
 
     def update(self, **fields: Any) -> None:
         """Change fields and write now (raises OSError if the write fails)."""

@@ -15,9 +15,16 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   rejected upload leaves nothing behind. Run ids are generated
   (``20261121-061500-ab12cd``), never derived from a file name.
 * **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
-  beyond that leaves the run ``queued``; queued runs are launched, oldest first, by the
-  next call of :meth:`poll` -- which :meth:`list_runs` and :meth:`status` call, so the
-  app's polling fragment drives the queue. Nothing runs in the background of the app.
+  beyond that leaves the run ``queued``. The queue moves without any page open: a trainer
+  that ends (done, failed or cancelled) launches the oldest queued runs its slot frees
+  (:func:`start_queued`, reading ``max_running`` from ``<root>/.queue.json``, which
+  :meth:`RunManager.start` writes), and so does :meth:`RunManager.poll`, which the app
+  calls once when it starts (queued runs whose trainer was killed outright, or that were
+  left when the machine restarted, start then).
+* **Reading has no side effects.** :meth:`list_runs`, :meth:`status`, :meth:`wait` and
+  :meth:`damaged_runs` only read files: they never launch, signal or kill a trainer.
+* **Ownership.** A run may record an owner (the app's browser session): :meth:`delete`
+  with ``as_owner`` refuses another owner's run. Library callers pass no owner.
 
 This module does not train (that is :mod:`sgpe.runs`, in the child process) and has no
 Streamlit code.
@@ -29,6 +36,7 @@ import contextlib
 import fcntl
 import gzip
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -55,6 +63,7 @@ from .format import (
     RunError,
     RunStatus,
     _read_status_file,
+    atomic_write,
     init_run_dir,
     read_config,
     read_status,
@@ -87,6 +96,11 @@ _SCRIPT_CHAR = re.compile(
 )
 _RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
 _ROOT_LOCK = ".jobs.lock"
+#: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
+#: that start queued runs when they end.
+QUEUE_FILE = ".queue.json"
+#: ``{"owner": "..."}`` in a run directory: who started the run (see RunManager.delete).
+OWNER_FILE = "owner.json"
 
 
 # ============================================================================ intake
@@ -191,6 +205,86 @@ def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> N
         ) from None
 
 
+# ============================================================================ sizes
+
+
+@dataclass(frozen=True)
+class SizeRange:
+    """The vocabulary sizes a corpus allows for some settings (:func:`size_range`)."""
+
+    documents: int
+    base: int  # base symbols (the alphabet the merges start from)
+    smallest: int  # base + special tokens: a smaller vocab_size cannot be trained
+    largest: int  # an upper bound: training cannot go beyond it (it may stop sooner)
+
+    def problem(self, vocab_size: int) -> str:
+        """Why ``vocab_size`` does not fit this corpus ("" if it does)."""
+        if vocab_size < self.smallest:
+            return (
+                f"{vocab_size:,} is below the smallest size for this corpus and these "
+                f"settings: {self.smallest:,} (the {self.base:,} base symbols and the special "
+                "tokens are always in); choose at least that, or raise the prune frequency"
+            )
+        if vocab_size > self.largest:
+            return (
+                f"{vocab_size:,} is more than this corpus can give: training stops by "
+                f"{self.largest:,} tokens at the latest, when no pair of tokens is left to "
+                "merge; choose a smaller size or a larger corpus"
+            )
+        return ""
+
+
+def size_range(corpus: str | Path, settings: TrainSettings) -> SizeRange:
+    """The smallest and (an upper bound of) the largest ``vocab_size`` that ``settings``
+    (its ``vocab_size`` aside) can train on ``corpus``, reading the corpus once.
+
+    Every merge makes one token less in at least one entry of the trainer's tables (the
+    syllable types for merges inside a syllable, the unique pieces for joins, in the
+    paper mode the unique segments), so the merges are at most the sum of (symbols - 1)
+    over those entries. A byte-level model gets its fixed 257 and no upper bound."""
+    from ..gpe import GPETrainer
+    from ..hierarchical import unit_joinable
+    from ..tokenizer import SPECIAL_TOKENS
+
+    if settings.model == "bytebpe":
+        documents = sum(1 for _ in iter_documents(Path(corpus)))
+        return SizeRange(documents, 256, 257, 2**31 - 1)
+    trainer = GPETrainer(settings)
+    counts = trainer.count(Path(corpus))
+    documents = trainer.corpus_info.documents if trainer.corpus_info else 0
+    specials = len(SPECIAL_TOKENS)
+    if settings.hierarchical:
+        base = trainer.base_alphabet(counts)
+        known = set(base)
+        piece_units = trainer._piece_units(counts)
+        types = sorted({u for units in piece_units.values() for u in units})
+        part_merges = sum(_runs_minus_one([ch in known for ch in u]) for u in types)
+        joinable = dict(zip(types, unit_joinable(types, settings.script, settings.leading_space)))
+        join_merges = sum(
+            _runs_minus_one([joinable[u] and all(ch in known for ch in u) for u in units])
+            for units in piece_units.values()
+        )
+        n_base = len(base)
+        largest = specials + n_base + part_merges + join_merges
+    else:
+        state, _ = trainer._prepare(counts)
+        n_base = len(state.symbols)
+        largest = specials + n_base + sum(len(w) - 1 for w in state.words)
+    return SizeRange(documents, n_base, n_base + specials, largest)
+
+
+def _runs_minus_one(ok: list[bool]) -> int:
+    """Sum of (length - 1) over the maximal runs of True."""
+    total = run = 0
+    for flag in [*ok, False]:
+        if flag:
+            run += 1
+        else:
+            total += max(0, run - 1)
+            run = 0
+    return total
+
+
 # ============================================================================ runs
 
 
@@ -207,6 +301,31 @@ class RunInfo:
     run: Run
     config: RunConfig
     status: RunStatus
+    owner: str | None = None
+
+
+def read_owner(run_dir: Path) -> str | None:
+    """The owner recorded for a run (None: no owner, or an unreadable file)."""
+    try:
+        data = json.loads((run_dir / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    owner = data.get("owner") if isinstance(data, dict) else None
+    return owner if isinstance(owner, str) else None
+
+
+def start_queued(root: str | Path) -> list[Run]:
+    """Launch the queued runs of a managed runs root that its free slots allow (the
+    ``max_running`` in its ``.queue.json``); nothing for a folder without one."""
+    root = Path(root)
+    try:
+        data = json.loads((root / QUEUE_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    limit = data.get("max_running") if isinstance(data, dict) else None
+    if type(limit) is not int or limit < 1:
+        raise RunError(f"{root / QUEUE_FILE}: key 'max_running' must be an integer >= 1")
+    return RunManager(root, max_running=limit).poll()
 
 
 @dataclass(frozen=True, init=False)
@@ -225,6 +344,8 @@ class RunRequest:
     name: str | None
     settings: TrainSettings
     mechanics: RunMechanics
+    #: who starts the run (e.g. the app's browser session); see RunManager.delete
+    owner: str | None
 
     def __init__(
         self,
@@ -233,6 +354,7 @@ class RunRequest:
         *,
         settings: TrainSettings | None = None,
         mechanics: RunMechanics | None = None,
+        owner: str | None = None,
         **options: Any,
     ) -> None:
         train, mech = split_options(options, "RunRequest")
@@ -242,6 +364,7 @@ class RunRequest:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "settings", settings or TrainSettings(**train))
         object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
+        object.__setattr__(self, "owner", owner)
 
     def __getattr__(self, name: str) -> Any:
         if name in TRAIN_FIELDS:
@@ -338,6 +461,10 @@ class RunManager:
                 corpus=target.name, corpus_name=name, corpus_sha256=sha, created=time.time()
             )
             init_run_dir(staging, config)
+            if request.owner is not None:
+                atomic_write(
+                    staging / OWNER_FILE, json.dumps({"owner": request.owner}).encode("utf-8")
+                )
             with self._root_lock():
                 while True:
                     run_id = new_run_id()
@@ -348,8 +475,17 @@ class RunManager:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+        self._write_queue_file()
         self.poll()
         return Run(run_id, final)
+
+    def _write_queue_file(self) -> None:
+        """Record ``max_running`` for the trainers that start queued runs when they end."""
+        atomic_write(
+            self.root / QUEUE_FILE,
+            json.dumps({"max_running": self.max_running}).encode("utf-8"),
+            sync=False,
+        )
 
     def _copy_in(self, source: str | Path | bytes | BinaryIO, target: Path, name: str) -> str:
         limit = self.max_upload_bytes
@@ -498,20 +634,24 @@ class RunManager:
 
     # ------------------------------------------------------------------ watch
     def status(self, run: Run | str) -> RunStatus:
-        """The run's state (launching queued runs first, see :meth:`poll`)."""
+        """The run's state, from its files (nothing is launched or stopped)."""
         run = self.run(run)
-        self.poll()
+        self._reap()
         return read_status(run.path)
 
     def list_runs(self) -> list[RunInfo]:
-        """Every run under the root, newest first (launching queued runs first)."""
-        self.poll()
+        """Every run under the root, newest first, from their files (nothing is launched
+        or stopped; finished child processes of this manager are reaped)."""
+        self._reap()
         out = []
         for run in self._run_dirs():
             try:
-                out.append(RunInfo(run, read_config(run.path), read_status(run.path)))
+                info = RunInfo(
+                    run, read_config(run.path), read_status(run.path), read_owner(run.path)
+                )
             except RunError:
                 continue
+            out.append(info)
         return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
 
     def damaged_runs(self) -> list[tuple[Run, str]]:
@@ -527,7 +667,8 @@ class RunManager:
         return out
 
     def wait(self, run: Run | str, timeout: float = 60.0, interval: float = 0.1) -> RunStatus:
-        """Poll until the run is done, failed, cancelled or interrupted (or ``timeout``)."""
+        """Read the run's state until it is done, failed, cancelled or interrupted (or
+        ``timeout``); queued runs start by themselves (see the module docstring)."""
         run = self.run(run)
         deadline = time.monotonic() + timeout
         while True:
@@ -596,6 +737,11 @@ class RunManager:
             raise RunError(f"run {run.id} is already done; start a new run to train again")
         if st.alive or st.state not in ("interrupted", "cancelled", "failed"):
             raise RunError(f"run {run.id} is {st.state}; only a stopped run can be resumed")
+        if not st.resumable:
+            raise RunError(
+                f"run {run.id} failed because of its settings or corpus ({st.message}); "
+                "resuming would fail the same way: start a new run with other settings"
+            )
         with run_lock(run.path, wait=2.0):
             data = _read_status_file(run.path) or {}
             write_status(
@@ -609,13 +755,21 @@ class RunManager:
                     "message": f"waiting to resume from step {st.checkpoint_step}",
                 },
             )
+        self._write_queue_file()
         self.poll()
         return read_status(run.path)
 
-    def delete(self, run: Run | str, *, force: bool = False) -> None:
+    def delete(self, run: Run | str, *, force: bool = False, as_owner: str | None = None) -> None:
         """Remove a run directory. Refuses while a trainer works on it, unless ``force``
-        (the trainer is then killed first)."""
+        (the trainer is then killed first), and, with ``as_owner``, a run that another
+        owner started (pass ``as_owner=None`` only for an administrator)."""
         run = self.run(run)
+        owner = read_owner(run.path)
+        if as_owner is not None and owner is not None and owner != as_owner:
+            raise RunError(
+                f"run {run.id} was started in another browser session; only its owner or an "
+                "administrator can delete it"
+            )
         with self._root_lock():
             st = read_status(run.path)
             if st.alive:

@@ -137,6 +137,7 @@ class RunWorker:
         self.part_end = 0
         self.last_checkpoint = time.monotonic()
         self.last_display = 0.0
+        self.trained_size = 0  # the finished vocabulary's size
 
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
@@ -187,11 +188,28 @@ class RunWorker:
             self.log("internal error:\n" + traceback.format_exc().rstrip())
             return self._end_failed(f"internal error: {type(err).__name__}: {err}", 1)
         try:
-            self.status.final(state="done", phase="done", step=len(self.merges), message=message)
+            self.status.final(
+                state="done",
+                phase="done",
+                step=len(self.merges),
+                message=message,
+                vocab_size=self.trained_size,
+                stopped=self._stop_reason(),
+            )
         except OSError as err:
             return TrainResult("failed", 1, f"cannot write {STATUS}: {_os_message(err)}")
         self.log(message)
         return TrainResult("done", 0, message)
+
+    def _stop_reason(self) -> str:
+        """Why training ended at the size it did."""
+        asked = self.config.vocab_size
+        if self.trained_size >= asked:
+            return "reached the requested size"
+        return (
+            f"stopped at {self.trained_size:,} of {asked:,} tokens: no pair of tokens occurs "
+            f"{self.config.min_freq} times or more (min_freq) in the corpus any more"
+        )
 
     def _end_cancelled(self, stop: _Cancelled) -> TrainResult:
         message = f"cancelled by {stop}"
@@ -218,7 +236,9 @@ class RunWorker:
     def _end_failed(self, message: str, code: int) -> TrainResult:
         self.log(f"failed: {message}", show=False)
         try:
-            self.status.final(state="failed", message=message)
+            # Exit code 2 is a failure of the run's input (settings, corpus): resuming
+            # would fail the same way, so the run says so.
+            self.status.final(state="failed", message=message, resumable=code != 2)
         except OSError as err:
             return TrainResult(
                 "failed", 1, f"cannot write {STATUS}: {_os_message(err)} ({message})"
@@ -297,6 +317,7 @@ class RunWorker:
         self._write_checkpoint(final=True)
         self._write_final_merges()
         tok.save(self.run_dir / VOCAB)
+        self.trained_size = tok.vocab_size
         done = f"done: {VOCAB} with {tok.vocab_size:,} tokens ({len(self.merges):,} merges)"
         return f"{done}; {message}" if message else done
 
@@ -402,6 +423,8 @@ class RunWorker:
         self.checkpoint_step = step
         self.last_checkpoint = time.monotonic()
         self.status.data["checkpoint_step"] = step
+        if self.status.eta_from is None and self.status.rate_from is not None:
+            self.status.eta_from = (time.time(), step)
 
     def _write_final_merges(self) -> None:
         parquet = _have_pyarrow()
@@ -517,6 +540,7 @@ class RunWorker:
             "lines": lines,
         }
         tok.save(self.run_dir / VOCAB, training=training)
+        self.trained_size = tok.vocab_size
         return f"done: {VOCAB} with {tok.vocab_size:,} tokens ({tok.num_merges:,} merges)"
 
 
@@ -568,4 +592,19 @@ def train_run(
             return TrainResult(
                 "done", 0, f"{run_dir} is already done ({VOCAB}); nothing to do", unchanged=True
             )
-        return RunWorker(run_dir, config, display).run(resume)
+        result = RunWorker(run_dir, config, display).run(resume)
+    _start_next(run_dir)
+    return result
+
+
+def _start_next(run_dir: Path) -> None:
+    """A run of a managed runs root (see :mod:`sgpe.runs.manager`) that ends starts the
+    queued runs its slot frees, so the queue moves with no app page open. Never fails the
+    run that ended: a problem is written to its log."""
+    from .manager import start_queued
+
+    try:
+        start_queued(run_dir.absolute().parent)
+    except Exception as err:
+        with contextlib.suppress(OSError), open(run_dir / LOG, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} could not start queued runs: {err}\n")
