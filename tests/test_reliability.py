@@ -442,7 +442,9 @@ def test_kill_during_app_intake_leaves_nothing_visible(tmp_path: Path) -> None:
     )
     [staging] = list(root.glob(f"{INCOMING_PREFIX}*"))
     mgr = RunManager(root)
-    assert mgr.list_runs() == []  # poll() removed the abandoned upload
+    assert mgr.list_runs() == []  # the abandoned upload is not a run
+    assert staging.exists()  # listing changes nothing ...
+    mgr.poll()  # ... the next start, or the app's start, removes it
     assert not staging.exists()
 
 
