@@ -34,8 +34,15 @@ DEV_FILES = {
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
+    from sgpe.settings import TrainSettings
+
     ap.add_argument("--vocab", type=Path, help="use this SGPE vocab.json for every file")
-    ap.add_argument("--vocab-size", type=int, default=32_000, help="SGPE vocabulary size")
+    ap.add_argument(
+        "--vocab-size",
+        type=int,
+        default=TrainSettings().vocab_size,
+        help="SGPE vocabulary size",
+    )
 
 
 def _row(corpus: str, name: str, vocab: int, lines: list[str], ids: list[list[int]]) -> dict[str, Any]:  # fmt: skip

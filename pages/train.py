@@ -9,8 +9,9 @@ import streamlit as st
 
 from sgpe.corpus import CorpusError
 from sgpe.runs import RunError, read_merges
-from sgpe.runs.manager import RunInfo, RunRequest
-from sgpe.ui import charts, render, resources, state
+from sgpe.runs.manager import GZIP_EXPANSION_LIMIT, RunInfo, RunRequest
+from sgpe.settings import RunMechanics, TrainSettings, default
+from sgpe.ui import charts, render, resources, state, train_form
 
 state.require_frame()  # a shared link may reach this page before app.py ran
 
@@ -25,6 +26,9 @@ STATE_ICONS = {
     "interrupted": ":orange[:material/warning:]",
 }
 UPLOAD_TYPES = ["txt", "gz", "jsonl", "csv", "parquet"]
+# Checkpoints more often than the library's default, so the merge curve below fills in
+# while a run works (a checkpoint of a few thousand merges takes milliseconds).
+APP_MECHANICS = RunMechanics(checkpoint_every=200, checkpoint_seconds=1.0)
 
 mgr = resources.run_manager()
 
@@ -62,7 +66,7 @@ def _choose(param: str, widget: str, value: str) -> None:
 
 def delete(run_id: str) -> None:
     try:
-        mgr.delete(run_id)
+        mgr.delete(run_id, as_owner=None if train_form.is_admin() else train_form.owner_id())
     except RunError as err:
         _note("error", str(err))
         return
@@ -106,6 +110,17 @@ with st.container(border=True):
     corpus: Any = None
     name: str | None = None
     if source == "upload":
+        limit = mgr.max_upload_bytes
+        st.caption(
+            "Upload limit: "
+            + (
+                f"{limit / 2**20:,.0f} MB per file (a .txt.gz may expand to "
+                f"{GZIP_EXPANSION_LIMIT * limit / 2**20:,.0f} MB)"
+                if limit is not None
+                else "none"
+            )
+            + ". Larger corpora: train with `python -m sgpe train` and open the run here."
+        )
         upload = st.file_uploader(
             "Corpus file: .txt (one document per line), .txt.gz, .jsonl, .csv or .parquet "
             "(a text field/column)",
@@ -119,98 +134,71 @@ with st.container(border=True):
         picked = st.selectbox("Sample file", list(files), key="train_sample")
         if picked:
             corpus, name = files[picked], picked
-    with st.form("train_form", border=False):
-        mode = st.radio(
-            "Training mode",
-            ["hierarchical", "paper"],
-            horizontal=True,
-            key="train_mode",
-            help="hierarchical: starts from code points; merges build parts of one syllable "
-            "or join whole syllables, so no token crosses a syllable boundary. paper: the "
-            "original SGPE, every syllable of the corpus is a base token.",
-        )
-        c1, c2, c3 = st.columns(3)
-        vocab_size = c1.number_input(
-            "Vocabulary size",
-            300,
-            1_000_000,
-            4000,
-            step=500,
-            key="train_vocab",
-            help="Everything counted: special tokens, base "
-            "symbols (and fallback tokens) and merges.",
-        )
-        prune_freq = c2.number_input(
-            "Prune frequency",
-            0,
-            1_000_000,
-            1,
-            key="train_prune",
-            help="hierarchical: characters seen fewer times are left out of the base alphabet; "
-            "paper: syllables seen fewer times are dropped. Either way they are spelled with "
-            "fallback tokens.",
-        )
-        min_freq = c3.number_input(
-            "Minimum pair frequency",
-            1,
-            1_000_000,
-            1,
-            key="train_min",
-            help="Stop merging when the best pair is rarer. 1 lets the vocabulary reach the "
-            "requested size; the original paper used 2.",
-        )
-        c4, c5, c6 = st.columns(3)
-        leading_space = c4.toggle("Leading space", True, key="train_ls")
-        oov = c5.radio(
-            "OOV policy",
-            ["fallback", "unk"],
-            horizontal=True,
-            key="train_oov",
-            help="fallback: lossless code-point/byte tokens; unk: [UNK] as in the paper.",
-        )
-        baseline = c6.toggle("Also train the byte-level baseline", True, key="train_base")
-        st.caption(
-            f"Script grammar: {state.option('script', 'auto')} (chosen in the sidebar). The "
-            "baseline uses the same corpus and vocabulary size."
-        )
-        submitted = st.form_submit_button("Start training", type="primary")
-
-if submitted:
+    script = str(state.option("script", default("script")))
+    values = train_form.form_values()
+    baseline = st.toggle("Also train the byte-level baseline", True, key="train_base")
+    st.caption(
+        f"Script grammar: {script} (chosen in the sidebar). The baseline uses the same "
+        "corpus and vocabulary size."
+    )
+    problems: list[str] = []
+    settings: TrainSettings | None = None
+    try:
+        values["vocab_size"] = int(values["vocab_size"])
+        settings = TrainSettings(**values, script=script)
+    except ValueError as err:
+        problems.append(str(err))
     if corpus is None:
-        st.error("Choose a corpus first: upload a file or pick one from sample_data/.")
-    else:
-        started = []
-        try:
-            common = {
-                "corpus": corpus,
-                "name": name,
-                "vocab_size": int(vocab_size),
-                "checkpoint_every": 200,
-                "checkpoint_seconds": 1.0,
-            }
+        problems.append("Choose a corpus: upload a file or pick one from sample_data/.")
+    elif settings is not None:
+        found = train_form.corpus_range(corpus, str(name), settings)
+        if isinstance(found, str):
+            problems.append(found)
+        else:
+            st.caption(
+                f"This corpus with these settings: {found.documents:,} documents, a base "
+                f"alphabet of {found.base:,} symbols, so a vocabulary of {found.smallest:,} "
+                f"to at most {found.largest:,} tokens."
+            )
+            problem = found.problem(settings.vocab_size)
+            if problem and settings.vocab_size < found.smallest:
+                problems.append(f"Vocabulary size {problem}.")
+            elif problem:
+                st.warning(render.md_escape(f"Vocabulary size {problem}."), icon=":material/info:")
+        if baseline and settings.vocab_size < 257:
+            problems.append(
+                "The byte-level baseline needs a vocabulary size of at least 257 (a token per "
+                "byte and <|endoftext|>); raise the size or turn the baseline off."
+            )
+    for problem in problems:
+        st.error(render.md_escape(problem))
+    submitted = st.button(
+        "Start training", type="primary", disabled=bool(problems), key="train_start"
+    )
+
+if submitted and settings is not None:
+    started = []
+    owner = train_form.owner_id()
+    try:
+        started.append(
+            mgr.start(
+                RunRequest(corpus, name, settings=settings, mechanics=APP_MECHANICS, owner=owner)
+            )
+        )
+        if baseline:
+            base = TrainSettings(model="bytebpe", vocab_size=settings.vocab_size)
             started.append(
                 mgr.start(
-                    RunRequest(
-                        **common,
-                        model="sgpe",
-                        mode=str(mode),
-                        prune_freq=int(prune_freq),
-                        min_freq=int(min_freq),
-                        leading_space=leading_space,
-                        oov_policy=str(oov),
-                        script=str(state.option("script", "auto")),
-                    )
+                    RunRequest(corpus, name, settings=base, mechanics=APP_MECHANICS, owner=owner)
                 )
             )
-            if baseline:
-                started.append(mgr.start(RunRequest(**common, model="bytebpe")))
-        except (CorpusError, ValueError, RunError) as err:
-            st.error(render.md_escape(str(err)))
-        if started:
-            st.session_state["train_note"] = (
-                "success",
-                "Started " + " and ".join(f"run {r.id}" for r in started) + ".",
-            )
+    except (CorpusError, ValueError, RunError) as err:
+        st.error(render.md_escape(str(err)))
+    if started:
+        st.session_state["train_note"] = (
+            "success",
+            "Started " + " and ".join(f"run {r.id}" for r in started) + ".",
+        )
 
 st.session_state.pop("train_full_rerun", None)  # this is a full run already
 note = st.session_state.pop("train_note", None)
@@ -224,19 +212,35 @@ def _eta(seconds: float | None) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def show_run(info: RunInfo, active_ids: set[str]) -> None:
+def _size(info: RunInfo) -> str:
+    """The trained size once done (and why training stopped there), else the request."""
+    cfg, stt = info.config, info.status
+    if stt.trained_size is not None:
+        why = f" ({stt.stop_reason})" if stt.trained_size != cfg.vocab_size else ""
+        return f"{stt.trained_size:,} tokens{why}"
+    return f"{cfg.vocab_size:,} tokens requested"
+
+
+def show_run(info: RunInfo, active_ids: set[str], owner: str, admin: bool) -> None:
     cfg, stt, run_id = info.config, info.status, info.run.id
     model = "SGPE" if cfg.model == "sgpe" else "byte-level BPE"
+    mine = info.owner is None or info.owner == owner
     with st.container(border=True):
         in_use = " · **in use**" if run_id in active_ids else ""
+        theirs = "" if mine else " · another session's run"
         st.markdown(
             f"{STATE_ICONS.get(stt.state, '')} **{stt.state}** · {model} · "
-            f"{cfg.vocab_size:,} tokens · {render.md_escape(cfg.corpus_name)} · "
-            f"run `{run_id}`{in_use}"
+            f"{render.md_escape(_size(info))} · {render.md_escape(cfg.corpus_name)} · "
+            f"run `{run_id}`{in_use}{theirs}"
         )
         rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
         if stt.state == "done":
             progress = f"done: {stt.step:,} merges"
+        elif stt.state == "merging" and stt.eta_s is None:
+            progress = (
+                f"merging: step {stt.step:,} of {stt.target:,} · {rate} · "
+                "ETA after the first checkpoint"
+            )
         else:
             progress = (
                 f"{stt.phase or stt.state}: step {stt.step:,} of {stt.target:,} · "
@@ -264,7 +268,7 @@ def show_run(info: RunInfo, active_ids: set[str]) -> None:
                     args=(run_id,),
                     icon=":material/stop:",
                 )
-            if stt.state in ("interrupted", "cancelled", "failed"):
+            if stt.resumable:
                 st.button(
                     "Resume",
                     key=f"resume_{run_id}",
@@ -272,7 +276,7 @@ def show_run(info: RunInfo, active_ids: set[str]) -> None:
                     args=(run_id,),
                     icon=":material/play_arrow:",
                 )
-            if not stt.alive:
+            if not stt.alive and (mine or admin):
                 st.button(
                     "Delete",
                     key=f"delete_{run_id}",
@@ -307,8 +311,9 @@ def runs_panel() -> None:
         return
     act = resources.active()
     active_ids = {act.sgpe_choice.id, act.base_choice.id}
+    owner, admin = train_form.owner_id(), train_form.is_admin()
     for info in infos:
-        show_run(info, active_ids)
+        show_run(info, active_ids, owner, admin)
     ids = [i.run.id for i in infos]
     live = [i.run.id for i in infos if i.status.state in ACTIVE]
     if st.session_state.get("train_curve") not in ids:

@@ -28,32 +28,7 @@ from typing import IO, Any, NoReturn
 
 from ._files import parse_json, split_lines
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
-from .schema import BUILTIN_SCRIPTS
-
-# Defaults of `train`, shown in its help (the flags themselves default to None so that a
-# resume can tell which ones were given).
-TRAIN_DEFAULTS: dict[str, Any] = {
-    "model": "sgpe",
-    "mode": "hierarchical",
-    "prune_freq": 2,
-    "min_freq": "1, or 2 for --mode paper",
-    "oov": "fallback",
-    "script": "auto",
-    "pieces": "whitespace",
-    "pattern": "o200k",
-    "checkpoint_every": 1000,
-    "checkpoint_seconds": 5.0,
-    "heartbeat_seconds": 1.0,
-}
-SGPE_ONLY = (
-    "mode",
-    "prune_freq",
-    "oov",
-    "script",
-    "pieces",
-    "no_leading_space",
-    "no_prepend_space",
-)
+from .settings import choices, cli_flag, default, default_text, info, settings_fields
 
 
 class UsageError(Exception):
@@ -317,70 +292,67 @@ def _rate_eta(step: int, target: int, rate: float | None) -> str:
     return f", {rate:,.0f} merges/s, ETA {eta:,.0f} s"
 
 
+def _setting_dest(f: Any) -> str:
+    """The argparse destination of a setting's flag (``--oov`` -> ``oov``)."""
+
+    flag = cli_flag(f)
+    return flag[2:].replace("-", "_")
+
+
+def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given on the command line, as field values (absent flags left out)."""
+
+    given: dict[str, Any] = {}
+    for f in settings_fields():
+        value = getattr(args, _setting_dest(f))
+        if value is None or (value is False and _is_switch(f)):
+            continue
+        given[f.name] = (not value) if _is_switch(f) else value
+    if args.vocab_size is not None:
+        given["vocab_size"] = args.vocab_size
+    return given
+
+
+def _is_switch(f: Any) -> bool:
+
+    return cli_flag(f).startswith("--no-")
+
+
 def _config_from_args(args: argparse.Namespace) -> Any:
-    from .runs import RunConfig, min_freq_default
+    from .runs import RunConfig
 
-    model = args.model or TRAIN_DEFAULTS["model"]
-    if model == "bytebpe":
-        given = [f for f in SGPE_ONLY if getattr(args, f) not in (None, False)]
-        if given:
-            flags = ", ".join("--" + f.replace("_", "-") for f in given)
-            raise UsageError(f"{flags}: only for --model sgpe")
-    elif args.pattern is not None:
-        raise UsageError("--pattern: only for --model bytebpe")
-
-    def pick(name: str, default: Any) -> Any:
-        value = getattr(args, name)
-        return default if value is None else value
-
-    return RunConfig(
-        model=model,
-        vocab_size=args.vocab_size,
-        mode=pick("mode", TRAIN_DEFAULTS["mode"]),
-        prune_freq=pick("prune_freq", TRAIN_DEFAULTS["prune_freq"]),
-        min_freq=pick("min_freq", min_freq_default(model, pick("mode", TRAIN_DEFAULTS["mode"]))),
-        oov_policy=pick("oov", TRAIN_DEFAULTS["oov"]),
-        script=pick("script", TRAIN_DEFAULTS["script"]),
-        pieces=pick("pieces", TRAIN_DEFAULTS["pieces"]),
-        leading_space=not args.no_leading_space,
-        prepend_space=not args.no_prepend_space,
-        pattern=pick("pattern", TRAIN_DEFAULTS["pattern"]),
-        checkpoint_every=pick("checkpoint_every", TRAIN_DEFAULTS["checkpoint_every"]),
-        checkpoint_seconds=pick("checkpoint_seconds", TRAIN_DEFAULTS["checkpoint_seconds"]),
-        heartbeat_seconds=pick("heartbeat_seconds", TRAIN_DEFAULTS["heartbeat_seconds"]),
-    )
+    given = _given_settings(args)
+    model = given.get("model", default("model"))
+    wrong = [
+        cli_flag(f) for f in settings_fields() if f.name in given and model not in info(f).models
+    ]
+    if wrong:
+        only = " or ".join(m for m in ("sgpe", "bytebpe") if m != model)
+        raise UsageError(f"{', '.join(wrong)}: only for --model {only}")
+    try:
+        return RunConfig(**given)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
     """With --resume the run's config.json rules; a flag that contradicts it is an error."""
     from .runs import file_sha256
 
-    pairs = {
-        "model": "model",
-        "vocab_size": "vocab_size",
-        "mode": "mode",
-        "prune_freq": "prune_freq",
-        "min_freq": "min_freq",
-        "oov": "oov_policy",
-        "script": "script",
-        "pieces": "pieces",
-        "pattern": "pattern",
-        "checkpoint_every": "checkpoint_every",
-        "checkpoint_seconds": "checkpoint_seconds",
-        "heartbeat_seconds": "heartbeat_seconds",
-    }
-    for flag, key in pairs.items():
-        value = getattr(args, flag)
-        if value is not None and value != getattr(config, key):
+    given = _given_settings(args)
+    for f in settings_fields():
+        if f.name not in given or given[f.name] == getattr(config, f.name):
+            continue
+        flag = cli_flag(f)
+        if _is_switch(f):
             raise UsageError(
-                f"--{flag.replace('_', '-')} {value} differs from the run's config.json "
-                f"({getattr(config, key)}); a resumed run keeps its settings: omit the flag, or "
-                "start a new run with another --out"
+                f"{flag} differs from the run's config.json ({f.name.replace('_', ' ')} on)"
             )
-    if args.no_leading_space and config.leading_space:
-        raise UsageError("--no-leading-space differs from the run's config.json (leading_space on)")
-    if args.no_prepend_space and config.prepend_space:
-        raise UsageError("--no-prepend-space differs from the run's config.json (prepend_space on)")
+        raise UsageError(
+            f"{flag} {given[f.name]} differs from the run's config.json "
+            f"({getattr(config, f.name)}); a resumed run keeps its settings: omit the flag, or "
+            "start a new run with another --out"
+        )
     if args.corpus is not None:
         path = Path(args.corpus)
         if not path.is_file():
@@ -412,10 +384,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 f"{out} is not empty; use --resume to continue the run in it, or choose a new --out"
             )
         config = _config_from_args(args)
-        try:
-            config.validate()
-        except ValueError as err:
-            raise UsageError(str(err)) from None
         corpus = Path(args.corpus)
         summary = validate_corpus(corpus, max_bytes=None, require_script=False)
         if summary.script_characters == 0:
@@ -463,8 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--script",
-        choices=("auto", *BUILTIN_SCRIPTS),
-        default="auto",
+        choices=choices("script"),
+        default=default("script"),
         help="grammar to use; auto picks one per character run",
     )
     p.add_argument(
@@ -484,14 +452,10 @@ def build_parser() -> argparse.ArgumentParser:
             "checkpoint; --resume continues byte-identically."
         ),
     )
-    d = TRAIN_DEFAULTS
     p.add_argument(
         "--corpus",
         metavar="FILE",
         help=f"corpus file ({', '.join(SUPPORTED_SUFFIXES)}); copied into RUN_DIR",
-    )
-    p.add_argument(
-        "--vocab-size", metavar="N", type=int, help="vocabulary size, special tokens included"
     )
     p.add_argument(
         "--out",
@@ -499,70 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="run directory (new or empty; with --resume: an existing run)",
     )
-    p.add_argument("--model", choices=("sgpe", "bytebpe"), help=f"(default: {d['model']})")
-    p.add_argument(
-        "--mode",
-        choices=("hierarchical", "paper"),
-        help="sgpe training mode: hierarchical (code-point base, merges that build parts of "
-        "one syllable or join whole syllables) or paper (the original SGPE: whole syllables "
-        f"as the base) (default: {d['mode']})",
-    )
-    p.add_argument(
-        "--prune-freq",
-        metavar="K",
-        type=int,
-        help="hierarchical: keep characters seen at least K times in the base alphabet; "
-        f"paper: drop syllables seen fewer than K times (default: {d['prune_freq']})",
-    )
-    p.add_argument(
-        "--min-freq",
-        metavar="F",
-        type=int,
-        help=f"stop when the best pair occurs fewer than F times (default: {d['min_freq']})",
-    )
-    p.add_argument(
-        "--oov",
-        choices=("fallback", "unk"),
-        help=f"unknown syllables: lossless fallback or [UNK] (default: {d['oov']})",
-    )
-    p.add_argument("--script", choices=("auto", *BUILTIN_SCRIPTS), help=f"(default: {d['script']})")
-    p.add_argument(
-        "--pieces",
-        choices=("whitespace", "script"),
-        help=f"what a word is: non-space runs or script runs (default: {d['pieces']})",
-    )
-    p.add_argument(
-        "--no-leading-space",
-        action="store_true",
-        help="do not attach the space before a word to its first syllable",
-    )
-    p.add_argument(
-        "--no-prepend-space",
-        action="store_true",
-        help="do not add a space before each document (SentencePiece's dummy prefix)",
-    )
-    p.add_argument(
-        "--pattern",
-        help=f"bytebpe split regex or name: o200k, cl100k, gpt2 (default: {d['pattern']})",
-    )
-    p.add_argument(
-        "--checkpoint-every",
-        metavar="M",
-        type=int,
-        help=f"write a checkpoint every M merges (default: {d['checkpoint_every']})",
-    )
-    p.add_argument(
-        "--checkpoint-seconds",
-        metavar="S",
-        type=float,
-        help=f"... and at least every S seconds (default: {d['checkpoint_seconds']})",
-    )
-    p.add_argument(
-        "--heartbeat-seconds",
-        metavar="S",
-        type=float,
-        help=f"rewrite status.json every S seconds (default: {d['heartbeat_seconds']})",
-    )
+    _add_setting_flags(p)
     p.add_argument(
         "--resume",
         action="store_true",
@@ -602,8 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text", metavar="FILE", required=True, help="evaluation text")
     p.add_argument(
         "--script",
-        choices=("auto", *BUILTIN_SCRIPTS),
-        default="auto",
+        choices=choices("script"),
+        default=default("script"),
         help="grammar used to find syllable boundaries",
     )
     p.set_defaults(func=_cmd_eval)
@@ -641,6 +542,30 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.set_defaults(func=_cmd_export)
     return parser
+
+
+def _add_setting_flags(p: argparse.ArgumentParser) -> None:
+    """One flag per field of TrainSettings and RunMechanics (sgpe/settings.py), with its
+    help and default from there. The flags default to None so that a resume can tell which
+    ones were given."""
+
+    for f in settings_fields():
+        meta = info(f)
+        flag = cli_flag(f)
+        only = f"{' and '.join(meta.models)}: " if len(meta.models) == 1 else ""
+        if _is_switch(f):
+            p.add_argument(flag, action="store_true", help=f"{only}do not {meta.help}")
+            continue
+        kind = type(f.default) if f.default is not None else int
+        when = "required for a new run" if meta.cli_required else f"default: {default_text(f.name)}"
+        options: dict[str, Any] = {"help": f"{only}{meta.help} ({when})"}
+        if choices(f.name):
+            options["choices"] = choices(f.name)
+        elif kind in (int, float):
+            options["type"] = kind
+        if meta.metavar:
+            options["metavar"] = meta.metavar
+        p.add_argument(flag, **options)
 
 
 def _vocab_or_meta(p: argparse.ArgumentParser) -> None:

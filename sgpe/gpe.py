@@ -32,9 +32,9 @@ import heapq
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 from ._files import byte_token
 from .corpus import CorpusInfo, read_corpus
@@ -49,84 +49,14 @@ from .hierarchical import (
 )
 from .pieces import get_word_splitter
 from .schema import schemas_for
+from .settings import MODES, TRAIN_FIELDS, Mode, OOVPolicy, TrainSettings, default_min_freq
 from .syllables import get_syllabifier
 from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer
 
-OOVPolicy = Literal["fallback", "unk"]
-Mode = Literal["hierarchical", "paper"]
-MODES = ("hierarchical", "paper")
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
 # carriage return) with character tokens rather than bytes; the space is needed anyway for
 # the " X" -> " " + "X" rule.
 FALLBACK_ASCII = frozenset(chr(c) for c in range(0x20, 0x7F)) | {"\t", "\n", "\r"}
-
-
-def default_min_freq(mode: str) -> int:
-    """The default ``min_freq`` of a training mode (see :class:`TrainSettings`)."""
-    return 2 if mode == "paper" else 1
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    """Everything that determines the learned vocabulary (and nothing else)."""
-
-    vocab_size: int = 32_000
-    # "hierarchical" (default): code-point base, merges that build parts of one syllable
-    # or join whole syllables (sgpe/hierarchical.py). "paper": the original SGPE, whole
-    # syllables as the base alphabet.
-    mode: Mode = "hierarchical"
-    # paper: syllables seen fewer times are merge barriers; hierarchical: characters seen
-    # fewer times stay out of the base alphabet (spelled with byte tokens).
-    prune_freq: int = 2
-    # Stop merging when the best pair is rarer. None: 1 for hierarchical (the vocabulary
-    # reaches the requested size, as SentencePiece's does; on hi_train_stories.txt at 32k
-    # that is 5.6% fewer tokens on held-out reviews than stopping at 2, bench/xgenre.py),
-    # 2 for paper (the original's choice, kept so paper vocabularies stay as they were).
-    min_freq: int | None = None
-    leading_space: bool = True
-    oov_policy: OOVPolicy = "fallback"
-    script: str = "auto"
-    pieces: str = "whitespace"
-    # Like SentencePiece's dummy prefix / Metaspace's prepend_scheme="always": every
-    # non-empty document gets a leading space, so a line's first word is the same token
-    # as the word inside a line; decode removes it again. Only with leading_space;
-    # None (the default) means "same as leading_space".
-    prepend_space: bool | None = None
-
-    def __post_init__(self) -> None:
-        if self.min_freq is None:
-            object.__setattr__(self, "min_freq", default_min_freq(self.mode))
-        if not isinstance(self.vocab_size, int) or self.vocab_size < len(SPECIAL_TOKENS) + 1:
-            raise ValueError(
-                f"vocab_size must be an integer above {len(SPECIAL_TOKENS)}, got {self.vocab_size!r}"
-            )
-        if self.prune_freq < 0 or self.min_count < 1:
-            raise ValueError(
-                f"prune_freq must be >= 0 and min_freq >= 1 (got {self.prune_freq}, {self.min_freq})"
-            )
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        if self.oov_policy not in ("fallback", "unk"):
-            raise ValueError(f"oov_policy must be 'fallback' or 'unk', got {self.oov_policy!r}")
-        schemas_for(self.script)  # raises for an unknown script
-        if self.prepend_space is None:
-            object.__setattr__(self, "prepend_space", self.leading_space)
-        if self.prepend_space and not self.leading_space:
-            raise ValueError(
-                "prepend_space needs leading_space=True (the space joins the first word)"
-            )
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-    @property
-    def min_count(self) -> int:
-        """``min_freq`` after the mode's default was applied."""
-        return self.min_freq if self.min_freq is not None else default_min_freq(self.mode)
-
-    @property
-    def hierarchical(self) -> bool:
-        return self.mode == "hierarchical"
 
 
 @dataclass(frozen=True)
@@ -171,6 +101,11 @@ class GPETrainer:
     """
 
     def __init__(self, settings: TrainSettings) -> None:
+        if settings.model != "sgpe":
+            raise ValueError(
+                f"GPETrainer trains SGPE vocabularies, not model {settings.model!r}; train "
+                "the byte-level baseline with sgpe.baselines.bytebpe.ByteBPETokenizer.train"
+            )
         self.settings = settings
         self.splitter = get_word_splitter(settings.script, settings.leading_space, settings.pieces)
         self.corpus_info: CorpusInfo | None = None
@@ -417,15 +352,8 @@ class GPETrainer:
         return Tokenizer(
             vocab=vocab,
             merges=merges,
-            leading_space=s.leading_space,
-            script=s.script,
-            pieces=s.pieces,
-            prepend_space=bool(s.prepend_space),
-            oov_policy=s.oov_policy,
-            prune_freq=s.prune_freq,
-            min_freq=s.min_count,
+            **s.vocab_metadata(),
             training=training,
-            mode=s.mode,
             merge_kinds=kinds,
         )
 
@@ -574,32 +502,38 @@ class _MergeEngine:
 def train(
     corpus: str | Path | Iterable[str],
     *,
-    vocab_size: int = 32_000,
-    mode: Mode = "hierarchical",
-    prune_freq: int = 2,
-    min_freq: int | None = None,
-    leading_space: bool = True,
-    oov_policy: OOVPolicy = "fallback",
-    script: str = "auto",
-    pieces: str = "whitespace",
-    prepend_space: bool | None = None,
     progress: ProgressFn | None = None,
+    **settings: Any,
 ) -> Tokenizer:
     """Train an SGPE tokenizer on a corpus file (.txt/.jsonl/.csv/.parquet) or documents.
 
+    The keyword arguments are the fields of :class:`sgpe.settings.TrainSettings`
+    (``vocab_size``, ``mode``, ``prune_freq``, ``min_freq``, ``leading_space``,
+    ``prepend_space``, ``oov_policy``, ``script``, ``pieces``), with its defaults.
     ``vocab_size`` counts everything: the 5 special tokens, the base symbols (syllables,
     and with ``oov_policy="fallback"`` the schemas' code points and 256 byte tokens) and
     the merged tokens.
     """
-    settings = TrainSettings(
-        vocab_size=vocab_size,
-        mode=mode,
-        prune_freq=prune_freq,
-        min_freq=min_freq,
-        leading_space=leading_space,
-        oov_policy=oov_policy,
-        script=script,
-        pieces=pieces,
-        prepend_space=prepend_space,
-    )
-    return GPETrainer(settings).train(corpus, progress=progress)
+    unknown = sorted(set(settings) - TRAIN_FIELDS)
+    if unknown:
+        raise TypeError(
+            f"train() got an unknown setting {', '.join(map(repr, unknown))}; the settings "
+            f"are the fields of TrainSettings: {', '.join(sorted(TRAIN_FIELDS))}"
+        )
+    return GPETrainer(TrainSettings(**settings)).train(corpus, progress=progress)
+
+
+__all__ = [
+    "FALLBACK_ASCII",
+    "MODES",
+    "CheckpointFn",
+    "GPETrainer",
+    "Mode",
+    "OOVPolicy",
+    "ProgressEvent",
+    "ProgressFn",
+    "ResumeError",
+    "TrainSettings",
+    "default_min_freq",
+    "train",
+]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ._files import split_lines
+from .settings import TrainSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = ROOT / "sample_data"
@@ -20,6 +21,11 @@ DEFAULT_SGPE = SAMPLE_DATA / "vocab" / "sgpe_4k.json"
 # a test proves that mode still gives the vocabulary it gave before the hierarchical mode.
 PAPER_SGPE = SAMPLE_DATA / "vocab" / "sgpe_paper_4k.json"
 DEFAULT_BYTEBPE = SAMPLE_DATA / "vocab" / "bytebpe_4k.json"
+# The settings of the three, from the one settings type. The sample files are small
+# (a few thousand lines), so prune_freq=1 keeps every character they have.
+SGPE_SETTINGS = TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1)
+PAPER_SETTINGS = TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1, mode="paper")
+BYTEBPE_SETTINGS = TrainSettings(model="bytebpe", vocab_size=DEFAULT_VOCAB_SIZE)
 
 
 def sample_documents() -> list[str]:
@@ -33,21 +39,22 @@ def sample_documents() -> list[str]:
 def build(out_dir: Path | None = None) -> tuple[Path, Path, Path]:
     """Train the shipped vocabularies and write them; return their paths."""
     from .baselines.bytebpe import ByteBPETokenizer
-    from .gpe import train
+    from .gpe import GPETrainer
 
     out_dir = out_dir or DEFAULT_SGPE.parent
     out_dir.mkdir(parents=True, exist_ok=True)
     docs = sample_documents()
     corpus = "sample_data: " + ", ".join(SAMPLE_FILES)
-    tok = train(docs, vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1)
+    tok = GPETrainer(SGPE_SETTINGS).train(docs)
     tok.training["corpus"] = corpus
     sgpe_path = out_dir / DEFAULT_SGPE.name
     tok.save(sgpe_path)
-    paper = train(docs, vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1, mode="paper")
+    paper = GPETrainer(PAPER_SETTINGS).train(docs)
     paper.training["corpus"] = corpus
     paper_path = out_dir / PAPER_SGPE.name
     paper.save(paper_path)
-    byte = ByteBPETokenizer.train(docs, DEFAULT_VOCAB_SIZE)
+    b = BYTEBPE_SETTINGS
+    byte = ByteBPETokenizer.train(docs, b.vocab_size, pattern=b.pattern, min_freq=b.min_count)
     byte_path = out_dir / DEFAULT_BYTEBPE.name
     byte.save(byte_path, training={"corpus": corpus})
     return sgpe_path, byte_path, paper_path

@@ -32,6 +32,7 @@ from ._files import (
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import get_word_splitter
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
+from .settings import ORIGINAL_TRAINER, UNRECORDED
 from .spans import Encoded
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -57,17 +58,17 @@ class Tokenizer:
         vocab: dict[str, int],
         merges: Sequence[tuple[str, str]],
         *,
-        leading_space: bool = True,
-        script: str = "auto",
-        pieces: str = "whitespace",
-        prepend_space: bool = False,
-        oov_policy: str = "fallback",
-        prune_freq: int = 0,
-        min_freq: int = 2,
+        leading_space: bool = UNRECORDED["leading_space"],
+        script: str = UNRECORDED["script"],
+        pieces: str = UNRECORDED["pieces"],
+        prepend_space: bool = UNRECORDED["prepend_space"],
+        oov_policy: str = UNRECORDED["oov_policy"],
+        prune_freq: int = UNRECORDED["prune_freq"],
+        min_freq: int = UNRECORDED["min_freq"],
         special_tokens: Sequence[str] = SPECIAL_TOKENS,
         training: dict[str, Any] | None = None,
         source: str = "<vocab>",
-        mode: str = "paper",
+        mode: str = UNRECORDED["mode"],
         merge_kinds: Sequence[MergeKind] | None = None,
     ) -> None:
         self.vocab = dict(vocab)
@@ -488,7 +489,7 @@ class Tokenizer:
             "pieces": self.pieces,
             "prepend_space": self.prepend_space,
             "oov_policy": self.oov_policy,
-            **({"mode": self.mode} if self.mode != "paper" else {}),
+            **({"mode": self.mode} if self.mode != UNRECORDED["mode"] else {}),
             "training": self.training,
             "merges": [list(m) for m in self.merges],
             "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
@@ -508,10 +509,7 @@ class Tokenizer:
                 **data,
                 "format": FORMAT_NAME,
                 "format_version": FORMAT_VERSION,
-                "model": "sgpe",
-                "scripts": "sinhala",
-                "pieces": "script",
-                "oov_policy": "unk",
+                **ORIGINAL_TRAINER,
             }
         if data.get("format") != FORMAT_NAME:
             raise ValueError(
@@ -522,7 +520,7 @@ class Tokenizer:
                 f"{source}: key 'format_version' is {data.get('format_version')!r}; this version of "
                 f"sgpe reads format_version {FORMAT_VERSION}"
             )
-        if data.get("model", "sgpe") != "sgpe":
+        if data.get("model", UNRECORDED["model"]) != "sgpe":
             raise ValueError(
                 f"{source}: key 'model' is {data.get('model')!r}; load byte-level vocabularies with "
                 "sgpe.baselines.bytebpe.ByteBPETokenizer.load (or sgpe.load, which picks the right class)"
@@ -547,16 +545,18 @@ class Tokenizer:
                 vocab=vocab,
                 merges=[(a, b) for a, b in merges],
                 leading_space=_typed(data, "leading_space", bool, source),
-                script=_option(data, "scripts", "auto", source),
-                pieces=_option(data, "pieces", "whitespace", source),
-                prepend_space=_optional(data, "prepend_space", bool, False, source),
-                oov_policy=_option(data, "oov_policy", "fallback", source),
-                prune_freq=_optional(data, "prune_freq", int, 0, source),
-                min_freq=_optional(data, "min_freq", int, 2, source),
+                script=_option(data, "scripts", UNRECORDED["script"], source),
+                pieces=_option(data, "pieces", UNRECORDED["pieces"], source),
+                prepend_space=_optional(
+                    data, "prepend_space", bool, UNRECORDED["prepend_space"], source
+                ),
+                oov_policy=_option(data, "oov_policy", UNRECORDED["oov_policy"], source),
+                prune_freq=_optional(data, "prune_freq", int, UNRECORDED["prune_freq"], source),
+                min_freq=_optional(data, "min_freq", int, UNRECORDED["min_freq"], source),
                 special_tokens=special,
                 training=training,
                 source=source,
-                mode=_option(data, "mode", "paper", source),
+                mode=_option(data, "mode", UNRECORDED["mode"], source),
             )
         except ValueError as err:
             if str(err).startswith(source):

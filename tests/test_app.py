@@ -374,8 +374,8 @@ def test_train_upload_with_a_hostile_file_name(runs_dir: Path) -> None:
     corpus = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
     at.file_uploader(key="train_upload").set_value((name, corpus, "text/plain")).run()
     at.toggle(key="train_base").set_value(False)
-    at.number_input(key="train_vocab").set_value(1000)
-    at.button[0].click()
+    at.number_input(key="train_vocab_size").set_value(1000)
+    at.button(key="train_start").click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     (info,) = _wait_for_runs(runs_dir, 1)
@@ -404,8 +404,8 @@ def test_train_page_names_a_run_whose_config_is_damaged(runs_dir: Path) -> None:
 def test_train_run_and_use_it(runs_dir: Path) -> None:
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt")
-    at.number_input(key="train_vocab").set_value(2500)
-    at.button[0].click()  # the form's submit button is the first button
+    at.number_input(key="train_vocab_size").set_value(2500)
+    at.button(key="train_start").click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Started run" in s.value for s in at.success)
@@ -441,6 +441,96 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     assert f"{trained.vocab_size:,} tokens" in linked.sidebar.caption[-1].value
 
 
+def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
+    from sgpe.settings import TrainSettings, default
+
+    at = open_page("train.py")
+    s = TrainSettings()
+    assert at.radio(key="train_mode").value == s.mode
+    assert at.number_input(key="train_vocab_size").value == s.vocab_size
+    assert at.number_input(key="train_prune_freq").value == s.prune_freq
+    assert at.number_input(key="train_min_freq").value is default("min_freq")  # the mode's
+    assert at.toggle(key="train_leading_space").value is s.leading_space
+    assert at.radio(key="train_oov_policy").value == s.oov_policy
+
+
+def test_train_form_checks_the_size_against_the_corpus(runs_dir: Path) -> None:
+    """The base alphabet and the largest size of the chosen corpus are shown; a size
+    below the smallest is an inline error and Start is off; above the largest, a warning."""
+    from sgpe.runs.manager import size_range
+    from sgpe.settings import TrainSettings
+
+    at = open_page("train.py")
+    at.selectbox(key="train_sample").set_value("sinhala.txt").run()
+    limits = size_range(defaults.SAMPLE_DATA / "sinhala.txt", TrainSettings())
+    captions = " ".join(c.value for c in at.caption)
+    assert (
+        f"a base alphabet of {limits.base:,} symbols, so a vocabulary of {limits.smallest:,} "
+        f"to at most {limits.largest:,} tokens"
+    ) in captions
+    at.number_input(key="train_vocab_size").set_value(100).run()
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any(
+        "100 is below the smallest size" in e and f"{limits.smallest:,}" in e for e in errors
+    )
+    assert any("baseline needs a vocabulary size of at least 257" in e for e in errors)
+    assert at.button(key="train_start").disabled
+    at.number_input(key="train_vocab_size").set_value(limits.smallest).run()
+    assert not at.error and not at.button(key="train_start").disabled
+    at.number_input(key="train_vocab_size").set_value(limits.largest + 1).run()
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any("more than this corpus can give" in w for w in warnings), warnings
+    assert not at.button(key="train_start").disabled
+    # another mode has another base alphabet, shown at once
+    at.radio(key="train_mode").set_value("paper").run()
+    paper = size_range(defaults.SAMPLE_DATA / "sinhala.txt", TrainSettings(mode="paper"))
+    assert f"a base alphabet of {paper.base:,} symbols" in " ".join(c.value for c in at.caption)
+    assert not list(runs_dir.glob("2*")), "checking the form starts nothing"
+
+
+def test_the_train_page_lists_runs_without_launching_them(runs_dir: Path) -> None:
+    """A queued run with a free slot stays queued while the page shows it, rerun after
+    rerun (only a trainer ending, a start, or the app starting launches queued runs)."""
+    from sgpe.runs import create_run
+    from sgpe.runs.manager import RunRequest, new_run_id
+
+    at = open_page("train.py")  # the app's start (its one poll) is behind us
+    run_dir = runs_dir / new_run_id()
+    corpus = defaults.SAMPLE_DATA / "sinhala.txt"
+    create_run(run_dir, RunRequest(corpus, vocab_size=400).config(), corpus)
+    before = (run_dir / "status.json").read_bytes()
+    for _ in range(3):
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    assert any("**queued**" in m.value for m in at.markdown)
+    assert (run_dir / "status.json").read_bytes() == before
+
+
+def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: Any) -> None:
+    """No Resume for a run that failed because of its settings; no Delete for another
+    session's run unless SGPE_ADMIN=1."""
+    import json as json_
+
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
+    failed = manager.start(RunRequest(text, name="a.txt", vocab_size=20))
+    theirs = manager.start(RunRequest(text, name="b.txt", vocab_size=400, owner="someone"))
+    assert manager.wait(failed).state == "failed" and manager.wait(theirs).state == "done"
+    at = open_page("train.py")
+    keys = {b.key for b in at.button}
+    assert f"resume_{failed.id}" not in keys and f"delete_{failed.id}" in keys
+    assert f"delete_{theirs.id}" not in keys and f"use_{theirs.id}" in keys
+    assert any("another session's run" in m.value for m in at.markdown)
+    monkeypatch.setenv("SGPE_ADMIN", "1")
+    at.run()
+    assert f"delete_{theirs.id}" in {b.key for b in at.button}
+    at.button(key=f"delete_{theirs.id}").click().run()
+    assert not theirs.path.exists()
+    assert json_.loads((failed.path / "status.json").read_text())["resumable"] is False
+
+
 # ============================================================================ damaged files
 # The app never shows a traceback for a damaged file: the library's one-line
 # message, and the page still works.
@@ -461,11 +551,11 @@ def test_train_upload_of_a_bad_corpus_is_a_clear_error(
     at = open_page("train.py")
     at.radio(key="train_source").set_value("upload").run()
     at.file_uploader(key="train_upload").set_value((name, content.encode(), "text/plain")).run()
-    at.button[0].click()
-    at.run()
     assert not at.exception, [e.value for e in at.exception]
+    # the upload is checked before anything is submitted: the error shows, Start is off
     errors = [e.value.replace("\\", "") for e in at.error]
     assert any(message in e for e in errors), errors
+    assert at.button(key="train_start").disabled
     assert not any(runs_dir.glob("2*")), "a rejected upload leaves no run behind"
 
 

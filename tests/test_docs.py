@@ -110,7 +110,7 @@ PATH = re.compile(
 )
 #: Files that other branches are creating while this one is written; the documentation
 #: already names them by role. Integrator: empty this once they exist on main.
-PENDING = {"sgpe/settings.py"}
+PENDING: set[str] = set()
 
 
 def _resolves(base: Path, target: str) -> bool:

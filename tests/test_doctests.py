@@ -22,6 +22,7 @@ MODULES = [
     "sgpe.spans",
     "sgpe.syllables",
     "sgpe.gpe",
+    "sgpe.settings",
     "sgpe.ui.render",
 ]
 

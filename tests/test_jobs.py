@@ -18,8 +18,16 @@ import pytest
 from sgpe import load
 from sgpe.corpus import CorpusError
 from sgpe.gpe import GPETrainer, TrainSettings
-from sgpe.runs import RunError, pick_checkpoint, read_config, read_status
-from sgpe.runs.manager import RunManager, RunRequest, validate_corpus
+from sgpe.runs import RunError, create_run, pick_checkpoint, read_config, read_status
+from sgpe.runs.manager import (
+    QUEUE_FILE,
+    RunManager,
+    RunRequest,
+    new_run_id,
+    size_range,
+    validate_corpus,
+)
+from sgpe.settings import TrainSettings as Settings
 
 SINHALA = [
     "ශ්‍රී ලංකාව ඉන්දියන් සාගරයේ පිහිටි ලස්සන දූපතකි.",
@@ -35,8 +43,10 @@ SMALL = {"vocab_size": 1000, "heartbeat_seconds": 0.1}
 
 
 def leftovers(root: Path) -> list[str]:
-    """Entries of a runs root other than the manager's lock file."""
-    return sorted(p.name for p in root.iterdir() if p.name != ".jobs.lock") if root.exists() else []
+    """Entries of a runs root other than the manager's lock and queue files."""
+    if not root.exists():
+        return []
+    return sorted(p.name for p in root.iterdir() if p.name not in (".jobs.lock", QUEUE_FILE))
 
 
 def parquet_bytes(column: str, values: list[str]) -> bytes:
@@ -173,7 +183,7 @@ def test_size_limit(tmp_path: Path) -> None:
 
 def test_bad_settings_leave_nothing(tmp_path: Path) -> None:
     root = tmp_path / "runs"
-    with pytest.raises(ValueError, match="oov_policy must be 'fallback' or 'unk'"):
+    with pytest.raises(ValueError, match="oov_policy must be one of fallback, unk"):
         RunManager(root).start(RunRequest(TEXT.encode(), name="c.txt", oov_policy="drop"))
     with pytest.raises(ValueError, match=r"name .* is required"):
         RunManager(root).start(RunRequest(TEXT.encode()))
@@ -233,7 +243,7 @@ def test_queue_cancel_and_two_readers(tmp_path: Path) -> None:
     other = RunManager(root, max_running=1)
     assert [i.run.id for i in other.list_runs()] == [third.id, second.id, first.id]
     assert jobs.wait(first, timeout=60).state == "done"
-    # Whoever polls next launches the queued run.
+    # The first trainer, ending, launched the queued run.
     assert other.wait(second, timeout=60).state == "done"
     for run in (first, second, third):
         a, b = jobs.status(run), other.status(run)
@@ -243,6 +253,121 @@ def test_queue_cancel_and_two_readers(tmp_path: Path) -> None:
         jobs.resume(first)
     with pytest.raises(RunError, match="is done; there is nothing to cancel"):
         jobs.cancel(first)
+
+
+def _wait_files(path: Path, timeout: float = 90.0) -> str:
+    """A run's state from its files alone (no manager), once it is final."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = read_status(path).state
+        if state in ("done", "failed", "cancelled", "interrupted"):
+            return state
+        time.sleep(0.1)
+    return read_status(path).state
+
+
+def test_a_queued_run_finishes_with_no_page_open(tmp_path: Path) -> None:
+    """Two runs with capacity 1: the second is queued. Then nobody is left to poll (the
+    manager is gone, no page is open): the first trainer starts the second when it ends."""
+    root = tmp_path / "runs"
+    jobs = RunManager(root, max_running=1)
+    first = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))
+    second = jobs.start(RunRequest(TEXT.encode(), name="b.txt", **SMALL))
+    assert read_status(second.path).state == "queued" and read_status(second.path).pid is None
+    del jobs  # close everything: only the trainer processes are left
+    assert _wait_files(first.path) == "done"
+    assert _wait_files(second.path) == "done"
+    # the same text, the same vocabulary as the first run (and as a run nobody queued)
+    assert load(second.path / "vocab.json").merges == load(first.path / "vocab.json").merges
+
+
+def test_reading_runs_has_no_side_effects(tmp_path: Path) -> None:
+    """A queued run with a free slot (left by a restart) stays queued however often the
+    runs are listed, read or waited for; only poll() (the app's start) launches it."""
+    root = tmp_path / "runs"
+    jobs = RunManager(root, max_running=1)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    run_dir = root / new_run_id()
+    create_run(run_dir, RunRequest(corpus, **SMALL).config(), corpus)
+    before = (run_dir / "status.json").read_bytes()
+    for _ in range(3):
+        (info,) = jobs.list_runs()
+        assert info.status.state == "queued"
+        assert jobs.status(info.run.id).state == "queued"
+        assert jobs.wait(info.run.id, timeout=0.2).state == "queued"
+        jobs.damaged_runs()
+    assert (run_dir / "status.json").read_bytes() == before  # nothing was written
+    assert [r.id for r in jobs.poll()] == [run_dir.name]
+    assert jobs.wait(run_dir.name, timeout=60).state == "done"
+
+
+def test_a_run_failed_by_its_settings_offers_no_resume(tmp_path: Path) -> None:
+    """A vocabulary size below the corpus's base alphabet fails the run; resuming cannot
+    fix that, so the status says so and resume() refuses with the reason."""
+    jobs = RunManager(tmp_path / "runs")
+    run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", vocab_size=50))
+    st = jobs.wait(run)
+    assert st.state == "failed" and "smaller than the base vocabulary" in st.message
+    assert not st.resumable
+    with pytest.raises(RunError, match="resuming would fail the same way: start a new run"):
+        jobs.resume(run)
+
+
+def test_the_trained_size_and_why_training_stopped(tmp_path: Path) -> None:
+    """A run asked for more than its corpus gives reports the size it reached and why."""
+    jobs = RunManager(tmp_path / "runs")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    limits = size_range(corpus, Settings())
+    run = jobs.start(RunRequest(corpus, vocab_size=limits.largest))
+    st = jobs.wait(run)
+    trained = load(run.path / "vocab.json").vocab_size
+    assert st.state == "done" and st.trained_size == trained
+    assert limits.smallest <= trained <= limits.largest
+    if trained < limits.largest:
+        assert st.stop_reason == (
+            f"stopped at {trained:,} of {limits.largest:,} tokens: no pair of tokens occurs "
+            "1 times or more (min_freq) in the corpus any more"
+        )
+    small = jobs.start(RunRequest(corpus, vocab_size=limits.smallest + 10))
+    st = jobs.wait(small)
+    assert (st.trained_size, st.stop_reason) == (limits.smallest + 10, "reached the requested size")
+
+
+def test_size_range_bounds_what_training_reaches(tmp_path: Path) -> None:
+    """The smallest size is exact (one less fails); the largest is an upper bound that a
+    run asked for far more never passes."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    for settings in (Settings(), Settings(mode="paper", min_freq=1)):
+        limits = size_range(corpus, settings)
+        assert limits.documents == len(LINES)
+        with pytest.raises(ValueError, match=f"Use vocab_size >= {limits.smallest}"):
+            GPETrainer(settings.replace(vocab_size=limits.smallest - 1)).train(corpus)
+        GPETrainer(settings.replace(vocab_size=limits.smallest)).train(corpus)
+        full = GPETrainer(settings.replace(vocab_size=10 * limits.largest)).train(corpus)
+        assert limits.smallest < full.vocab_size <= limits.largest
+        assert "below the smallest size" in limits.problem(limits.smallest - 1)
+        assert limits.problem(limits.smallest) == limits.problem(limits.largest) == ""
+        assert "more than this corpus can give" in limits.problem(limits.largest + 1)
+
+
+def test_only_the_owner_deletes_a_run(tmp_path: Path) -> None:
+    jobs = RunManager(tmp_path / "runs")
+    run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", owner="alice", **SMALL))
+    assert jobs.wait(run).state == "done"
+    (info,) = jobs.list_runs()
+    assert info.owner == "alice"
+    with pytest.raises(RunError, match="started in another browser session"):
+        jobs.delete(run, as_owner="bob")
+    assert run.path.exists()
+    jobs.delete(run, as_owner="alice")
+    assert not run.path.exists()
+    other = jobs.start(RunRequest(TEXT.encode(), name="a.txt", owner="alice", **SMALL))
+    assert jobs.wait(other).state == "done"
+    jobs.delete(other)  # no owner given: an administrator (or a library caller)
+    assert not other.path.exists()
 
 
 def test_delete(tmp_path: Path) -> None:

@@ -298,7 +298,9 @@ def test_config_rejects_infinite_or_nan_intervals(tmp_path: Path, value: float) 
     with pytest.raises(ValueError, match=r"^checkpoint_seconds must be a number of seconds in"):
         RunConfig(checkpoint_seconds=value).validate()
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(RunConfig(heartbeat_seconds=value).to_dict()), encoding="utf-8")
+    # (a config.json edited by hand, or by another program: RunConfig cannot write one)
+    data = RunConfig().to_dict() | {"heartbeat_seconds": value}
+    path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RunError, match=f"^{path}: heartbeat_seconds must be"):
         read_config(tmp_path)
 
@@ -440,7 +442,9 @@ def test_kill_during_app_intake_leaves_nothing_visible(tmp_path: Path) -> None:
     )
     [staging] = list(root.glob(f"{INCOMING_PREFIX}*"))
     mgr = RunManager(root)
-    assert mgr.list_runs() == []  # poll() removed the abandoned upload
+    assert mgr.list_runs() == []  # the abandoned upload is not a run
+    assert staging.exists()  # listing changes nothing ...
+    mgr.poll()  # ... the next start, or the app's start, removes it
     assert not staging.exists()
 
 

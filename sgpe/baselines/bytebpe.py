@@ -46,6 +46,8 @@ from typing import Any
 
 import regex
 
+from sgpe.settings import default, default_min_freq
+
 from .._files import TOO_DEEP, write_text_atomic
 from ..protocol import (
     FORMAT_NAME,
@@ -94,7 +96,7 @@ SPLIT_PATTERNS: dict[str, str] = {
     ),
     "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
 }
-DEFAULT_PATTERN = "o200k"
+DEFAULT_PATTERN: str = default("pattern")  # declared with the other settings
 
 END_OF_TEXT = "<|endoftext|>"
 FORMAT_VERSION = 1
@@ -346,7 +348,7 @@ class ByteBPETokenizer:
         vocab_size: int,
         *,
         pattern: str = DEFAULT_PATTERN,
-        min_freq: int = 1,
+        min_freq: int | None = None,
         progress: ProgressCallback | None = None,
         on_merge: MergeCallback | None = None,
         resume_merges: Sequence[Pair] = (),
@@ -357,7 +359,8 @@ class ByteBPETokenizer:
         ``vocab_size - 257`` merges, and ``<|endoftext|>``, reserved after training at id
         ``256 + len(merges)``. So the trained tokenizer's `vocab_size` property is
         ``256 + len(merges) + 1``, exactly the requested size unless training stops early,
-        without error, when no pair occurs at least `min_freq` times (default 1: when every
+        without error, when no pair occurs at least `min_freq` times (by default, see
+        ``sgpe.settings.MIN_FREQ_DEFAULTS``: when every
         chunk is a single token).
 
         `progress` is called after every merge (see `ProgressCallback`); throttle inside
@@ -384,6 +387,8 @@ class ByteBPETokenizer:
             )
         if vocab_size > _MAX_VOCAB_SIZE:
             raise ValueError(f"vocab_size must be at most {_MAX_VOCAB_SIZE}; got {vocab_size}")
+        if min_freq is None:
+            min_freq = default_min_freq("", MODEL_NAME)
         if isinstance(min_freq, bool) or not isinstance(min_freq, int) or min_freq < 1:
             raise ValueError(f"min_freq must be an int >= 1; got {min_freq!r}")
         pattern_string, _ = _resolve_pattern(pattern)

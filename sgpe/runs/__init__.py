@@ -9,6 +9,7 @@ run in its own process, and the manager that starts, watches, cancels and resume
 from __future__ import annotations
 
 from .._files import atomic_write, file_sha256
+from ..settings import MODELS
 from .format import (
     ACTIVE_STATES,
     CHECKPOINT,
@@ -17,7 +18,6 @@ from .format import (
     FAIL_WRITE_ENV,
     FINAL_STATES,
     INCOMING_PREFIX,
-    MODELS,
     STATES,
     STATUS,
     VOCAB,

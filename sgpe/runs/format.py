@@ -43,28 +43,36 @@ import dataclasses
 import errno
 import fcntl
 import hashlib
-import io
 import json
 import math
 import os
 import secrets
 import shutil
-import signal
-import sys
 import threading
 import time
-import traceback
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
-from typing import Any, Protocol
+from typing import Any
 
-from ..corpus.readers import CorpusError, CorpusInfo, corpus_format, iter_documents
-from .._files import TOO_DEEP, atomic_write, file_sha256
+from .._files import TOO_DEEP, atomic_write, dumps_json
+from ..corpus.readers import CorpusInfo, corpus_format
 from ..protocol import one_line
-from .._files import dumps_json
+from ..settings import _NOTHING as _NO_ABSENT
+from ..settings import (
+    MAX_INTERVAL_SECONDS,
+    MECHANICS_FIELDS,
+    MODELS,
+    TRAIN_FIELDS,
+    RunMechanics,
+    TrainSettings,
+    default,
+    default_min_freq,
+    info,
+    settings_fields,
+    split_options,
+)
 
 # ============================================================================ constants
 
@@ -88,25 +96,16 @@ STATES = ("queued", "counting", "merging", "done", "failed", "cancelled", "inter
 ACTIVE_STATES = frozenset({"counting", "merging"})
 FINAL_STATES = frozenset({"done", "failed", "cancelled"})
 
-MODELS = ("sgpe", "bytebpe")
-DEFAULT_MIN_FREQ = {"sgpe": 1, "bytebpe": 1}  # sgpe paper mode: 2 (default_min_freq)
 
-
-def min_freq_default(model: str, mode: str = "hierarchical") -> int:
+def min_freq_default(model: str, mode: str = default("mode")) -> int:
     """The default ``min_freq`` of a run of this model (and SGPE training mode)."""
-    if model == "sgpe":
-        from ..gpe import default_min_freq
-
-        return default_min_freq(mode)
-    return DEFAULT_MIN_FREQ.get(model, 1)
+    return default_min_freq(mode, model)
 
 
 FAIL_WRITE_ENV = "SGPE_TEST_FAIL_WRITE_AFTER"
 # How long a starting trainer waits for the run lock (a reader or the run manager may
 # hold it for a moment).
 LOCK_WAIT_SECONDS = 10.0
-#: The longest checkpoint or heartbeat interval a run may ask for (one hour).
-MAX_INTERVAL_SECONDS = 3600.0
 #: A working trainer whose heartbeat is older than this many intervals is reported as
 #: stalled (a SIGSTOPped or hung process still holds its lock, so the lock alone cannot
 #: tell). Generous, because a busy shared machine delays the heartbeat thread.
@@ -122,97 +121,112 @@ class RunError(Exception):
 # ============================================================================ config
 
 
-@dataclass(frozen=True)
-class RunConfig:
-    """The settings a run was started with, stored as ``config.json``.
+#: The corpus fields of ``config.json`` (the other keys are the settings' fields).
+CORPUS_FIELDS = ("corpus", "corpus_name", "corpus_sha256", "created")
 
-    ``corpus`` is the file name of the corpus copy inside the run directory;
-    ``corpus_name`` is the original file name, recorded in ``vocab.json``.
+
+@dataclass(frozen=True, init=False)
+class RunConfig:
+    """The settings a run was started with, stored as ``config.json``: the fields of
+    :class:`~sgpe.settings.TrainSettings` and :class:`~sgpe.settings.RunMechanics` flat, and
+    the corpus identity. ``corpus`` is the file name of the corpus copy inside the run
+    directory; ``corpus_name`` is the original file name, recorded in ``vocab.json``.
+
+    Build one with the two settings objects or with flat keywords
+    (``RunConfig(vocab_size=700, checkpoint_every=5)``); every setting is readable as an
+    attribute (``config.vocab_size``).
     """
 
-    model: str = "sgpe"
-    vocab_size: int = 32_000
-    mode: str = "hierarchical"
-    prune_freq: int = 2
-    min_freq: int = 2
-    oov_policy: str = "fallback"
-    script: str = "auto"
-    pieces: str = "whitespace"
-    leading_space: bool = True
-    prepend_space: bool = True  # takes effect only with leading_space
-    pattern: str = "o200k"
-    checkpoint_every: int = 1000
-    checkpoint_seconds: float = 5.0
-    heartbeat_seconds: float = 1.0
-    corpus: str = ""
-    corpus_name: str = ""
-    corpus_sha256: str = ""
-    created: float = 0.0  # unix time; not part of the fingerprint
+    settings: TrainSettings
+    mechanics: RunMechanics
+    corpus: str
+    corpus_name: str
+    corpus_sha256: str
+    created: float  # unix time; not part of the fingerprint
+
+    def __init__(
+        self,
+        settings: TrainSettings | None = None,
+        mechanics: RunMechanics | None = None,
+        *,
+        corpus: str = "",
+        corpus_name: str = "",
+        corpus_sha256: str = "",
+        created: float = 0.0,
+        **options: Any,
+    ) -> None:
+        train, mech = split_options(options, "RunConfig")
+        if (train and settings is not None) or (mech and mechanics is not None):
+            raise TypeError("RunConfig: give the settings objects or flat keywords, not both")
+        set_ = object.__setattr__
+        set_(self, "settings", settings if settings is not None else TrainSettings(**train))
+        set_(self, "mechanics", mechanics if mechanics is not None else RunMechanics(**mech))
+        set_(self, "corpus", corpus)
+        set_(self, "corpus_name", corpus_name)
+        set_(self, "corpus_sha256", corpus_sha256)
+        set_(self, "created", created)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names that are not attributes: the settings' fields.
+        if name in TRAIN_FIELDS:
+            return getattr(object.__getattribute__(self, "settings"), name)
+        if name in MECHANICS_FIELDS:
+            return getattr(object.__getattribute__(self, "mechanics"), name)
+        raise AttributeError(f"RunConfig has no attribute {name!r}")
+
+    def replace(self, **changes: Any) -> RunConfig:
+        """A copy with some fields (settings or corpus fields) changed."""
+        train, mech = split_options(
+            {k: v for k, v in changes.items() if k not in CORPUS_FIELDS}, "RunConfig.replace"
+        )
+        corpus = {k: changes.get(k, getattr(self, k)) for k in CORPUS_FIELDS}
+        return RunConfig(
+            self.settings.replace(**train) if train else self.settings,
+            dataclasses.replace(self.mechanics, **mech) if mech else self.mechanics,
+            **corpus,
+        )
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first bad setting."""
-        if self.model not in MODELS:
-            raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
-        if self.model == "sgpe":
-            self.train_settings()
-        else:
-            from ..baselines.bytebpe import ByteBPETokenizer
+        """Raise ``ValueError`` naming the first bad setting (the settings types check
+        themselves on construction, so a config that exists is valid)."""
 
-            if self.vocab_size < 257:
-                raise ValueError(
-                    "vocab_size must be at least 257 for bytebpe (one token per byte and "
-                    f"<|endoftext|>), got {self.vocab_size}"
-                )
-            if self.min_freq < 1:
-                raise ValueError(f"min_freq must be >= 1, got {self.min_freq}")
-            ByteBPETokenizer((), self.pattern)  # raises ValueError for a bad pattern
-        if self.checkpoint_every < 1:
-            raise ValueError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
-        for name in ("checkpoint_seconds", "heartbeat_seconds"):
-            value = getattr(self, name)
-            # inf or nan would make a trainer that never checkpoints, or a heartbeat that
-            # never goes stale (a hung trainer would look healthy forever).
-            if not (math.isfinite(value) and 0 < value <= MAX_INTERVAL_SECONDS):
-                raise ValueError(
-                    f"{name} must be a number of seconds in (0, {MAX_INTERVAL_SECONDS:g}], "
-                    f"got {value!r}"
-                )
-
-    def train_settings(self) -> Any:
-        """The :class:`sgpe.gpe.TrainSettings` of an SGPE run."""
-        from ..gpe import TrainSettings
-
-        return TrainSettings(
-            vocab_size=self.vocab_size,
-            mode=self.mode,  # type: ignore[arg-type]
-            prune_freq=self.prune_freq,
-            min_freq=self.min_freq,
-            leading_space=self.leading_space,
-            prepend_space=self.prepend_space and self.leading_space,
-            oov_policy=self.oov_policy,  # type: ignore[arg-type]
-            script=self.script,
-            pieces=self.pieces,
-        )
+    def train_settings(self) -> TrainSettings:
+        """The :class:`~sgpe.settings.TrainSettings` of the run."""
+        return self.settings
 
     def fingerprint(self) -> str:
         """sha256 of everything that determines the result (settings + corpus identity);
-        checkpoints and word counts carry it so that they are never mixed across runs."""
-        if self.model == "sgpe":
-            keys = ["vocab_size", "prune_freq", "min_freq", "oov_policy", "script", "pieces"]
-            keys += ["leading_space", "prepend_space"]
-            if self.mode != "paper":
-                keys.append("mode")  # so that runs made before the modes keep their fingerprint
-        else:
-            keys = ["vocab_size", "min_freq", "pattern"]
-        data = {k: getattr(self, k) for k in ["model", *keys, "corpus_name", "corpus_sha256"]}
+        checkpoints and word counts carry it so that they are never mixed across runs.
+
+        A setting whose value is its ``absent`` value (what an older ``config.json``
+        without it meant) is left out, so runs made before it existed keep their
+        fingerprint and still resume."""
+        s = self.settings
+        data: dict[str, Any] = {"model": s.model}
+        for f in dataclasses.fields(TrainSettings):
+            meta = info(f)
+            if f.name == "model" or s.model not in meta.models:
+                continue
+            value = getattr(s, f.name)
+            if f.name in _ABSENT and value == _ABSENT[f.name]:
+                continue
+            data[f.name] = value
+        data["corpus_name"] = self.corpus_name
+        data["corpus_sha256"] = self.corpus_sha256
         data["format_version"] = FORMAT_VERSION
         return hashlib.sha256(_canonical(data)).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
+        """``config.json``: one flat object (every setting resolved to its value)."""
+        flat = self.settings.to_dict()
+        if flat["prepend_space"] is None:  # bytebpe: not used; written as before
+            flat["prepend_space"] = flat["leading_space"]
         return {
             "format": CONFIG_FORMAT,
             "format_version": FORMAT_VERSION,
-            **dataclasses.asdict(self),
+            **flat,
+            **self.mechanics.to_dict(),
+            **{k: getattr(self, k) for k in CORPUS_FIELDS},
         }
 
     @classmethod
@@ -226,26 +240,55 @@ class RunConfig:
                 f"{source}: key 'format_version' is {data.get('format_version')!r}; this version "
                 f"of sgpe reads {FORMAT_VERSION}"
             )
-        kwargs: dict[str, Any] = {}
-        if data.get("model", "sgpe") == "sgpe" and "mode" not in data:
-            kwargs["mode"] = "paper"  # written before the hierarchical mode existed
-        for f in dataclasses.fields(cls):
-            if f.name in data:
-                value = data[f.name]
-                kind = type(getattr(cls(), f.name))
+        model = data.get("model", default("model"))
+        options: dict[str, Any] = {}
+        for f in settings_fields():
+            meta = info(f)
+            if f.name != "model" and model in MODELS and model not in meta.models:
+                continue  # written for every run; means nothing for this model
+            if f.name not in data:
+                if f.name in _ABSENT:
+                    options[f.name] = _ABSENT[f.name]
+                continue
+            options[f.name] = _typed(data[f.name], f, source)
+        if options.get("leading_space") is False and options.get("prepend_space"):
+            # Written by versions that stored the flag as given; a dummy space needs the
+            # leading space, and those versions trained without it too.
+            options["prepend_space"] = False
+        corpus: dict[str, Any] = {}
+        for name in CORPUS_FIELDS:
+            if name in data:
+                kind = float if name == "created" else str
+                value = data[name]
                 if kind is float and isinstance(value, int) and not isinstance(value, bool):
                     value = float(value)
                 if type(value) is not kind:
                     raise RunError(
-                        f"{source}: key {f.name!r} must be a {kind.__name__}, got {value!r}"
+                        f"{source}: key {name!r} must be a {kind.__name__}, got {value!r}"
                     )
-                kwargs[f.name] = value
-        config = cls(**kwargs)
+                corpus[name] = value
         try:
-            config.validate()
+            return cls(**options, **corpus)
         except ValueError as err:
             raise RunError(f"{source}: {err}; start a new run") from None
-        return config
+
+
+#: What a ``config.json`` written before a setting existed means (Setting.absent).
+_ABSENT: dict[str, Any] = {
+    f.name: info(f).absent for f in settings_fields() if info(f).absent is not _NO_ABSENT
+}
+
+
+def _typed(value: Any, f: dataclasses.Field[Any], source: str) -> Any:
+    """A ``config.json`` value checked against the type of the field's default (an int
+    where a float is expected is taken; anything else that differs is an error)."""
+    example = f.default if f.default is not None else (True if f.name == "prepend_space" else 1)
+    kind = type(example)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if type(value) is not kind:
+        raise RunError(f"{source}: key {f.name!r} must be a {kind.__name__}, got {value!r}")
+    return value
 
 
 def read_config(run_dir: str | Path) -> RunConfig:
@@ -285,8 +328,6 @@ class _Writes:
                 str(path),
             )
         self.done += 1
-
-
 
 
 def _remove_temp_files(directory: Path) -> None:
@@ -631,6 +672,26 @@ class RunStatus:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
+    def resumable(self) -> bool:
+        """Whether resuming can help: a run that stopped (interrupted, cancelled) or failed
+        for a reason outside its settings and corpus (a full disk, a killed writer). A run
+        that failed because of its settings or corpus fails the same way again."""
+        if self.state in ("interrupted", "cancelled"):
+            return True
+        return self.state == "failed" and self.raw.get("resumable") is not False
+
+    @property
+    def trained_size(self) -> int | None:
+        """The size of the finished vocabulary (None until done)."""
+        value = self.raw.get("vocab_size")
+        return value if self.state == "done" and type(value) is int else None
+
+    @property
+    def stop_reason(self) -> str:
+        """Why a finished run stopped where it did, in words ("" if unknown)."""
+        return str(self.raw.get("stopped") or "") if self.state == "done" else ""
+
+    @property
     def fraction(self) -> float:
         """Progress of the merges, 0..1 (1 when done)."""
         if self.state == "done":
@@ -826,6 +887,10 @@ class _StatusFile:
         }
         self.step = 0  # updated by the main thread on every merge (no lock: an int store)
         self.rate_from: tuple[float, int] | None = None  # (time, step) when merging started
+        # (time, step) of the first checkpoint: the ETA is measured from there, because the
+        # first merges (the most frequent pairs, touching the most words) run at another
+        # speed than the rest, and an ETA from them alone is far off.
+        self.eta_from: tuple[float, int] | None = None
         self.error: OSError | None = None
         self._final = False
         self._stop = threading.Event()
@@ -845,7 +910,11 @@ class _StatusFile:
             if now - t0 > 0.05 and self.step > s0:
                 rate = (self.step - s0) / (now - t0)
                 d["merges_per_s"] = round(rate, 1)
-                d["eta_s"] = round(max(0, d["target"] - self.step) / rate, 1)
+            if self.eta_from is not None:
+                t1, s1 = self.eta_from
+                if now - t1 > 0.05 and self.step > s1:
+                    measured = (self.step - s1) / (now - t1)
+                    d["eta_s"] = round(max(0, d["target"] - self.step) / measured, 1)
 
     def update(self, **fields: Any) -> None:
         """Change fields and write now (raises OSError if the write fails)."""
@@ -894,8 +963,6 @@ def copy_corpus(src: Path, run_dir: Path) -> tuple[str, str]:
         os.fsync(fout.fileno())
     os.replace(tmp, dst)
     return name, digest.hexdigest()
-
-
 
 
 def init_run_dir(run_dir: Path, config: RunConfig, *, phase: str = "prepared") -> None:
@@ -968,8 +1035,7 @@ def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
     try:
         try:
             name, sha = copy_corpus(corpus, staging)
-            config = dataclasses.replace(
-                config,
+            config = config.replace(
                 corpus=name,
                 corpus_name=config.corpus_name or corpus.name,
                 corpus_sha256=sha,

@@ -15,9 +15,16 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   rejected upload leaves nothing behind. Run ids are generated
   (``20261121-061500-ab12cd``), never derived from a file name.
 * **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
-  beyond that leaves the run ``queued``; queued runs are launched, oldest first, by the
-  next call of :meth:`poll` -- which :meth:`list_runs` and :meth:`status` call, so the
-  app's polling fragment drives the queue. Nothing runs in the background of the app.
+  beyond that leaves the run ``queued``. The queue moves without any page open: a trainer
+  that ends (done, failed or cancelled) launches the oldest queued runs its slot frees
+  (:func:`start_queued`, reading ``max_running`` from ``<root>/.queue.json``, which
+  :meth:`RunManager.start` writes), and so does :meth:`RunManager.poll`, which the app
+  calls once when it starts (queued runs whose trainer was killed outright, or that were
+  left when the machine restarted, start then).
+* **Reading has no side effects.** :meth:`list_runs`, :meth:`status`, :meth:`wait` and
+  :meth:`damaged_runs` only read files: they never launch, signal or kill a trainer.
+* **Ownership.** A run may record an owner (the app's browser session): :meth:`delete`
+  with ``as_owner`` refuses another owner's run. Library callers pass no owner.
 
 This module does not train (that is :mod:`sgpe.runs`, in the child process) and has no
 Streamlit code.
@@ -26,10 +33,10 @@ Streamlit code.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import gzip
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -42,11 +49,13 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
+from .._files import atomic_write
 from ..corpus.readers import CorpusError, corpus_format, iter_documents
 from ..protocol import one_line
 from ..schema import BUILTIN_SCRIPTS, SCRIPT_BLOCKS, load_schema
+from ..settings import MECHANICS_FIELDS, TRAIN_FIELDS, RunMechanics, TrainSettings, split_options
 from .format import (
     CONFIG,
     FINAL_STATES,
@@ -57,7 +66,6 @@ from .format import (
     RunStatus,
     _read_status_file,
     init_run_dir,
-    min_freq_default,
     read_config,
     read_status,
     remove_stale_staging,
@@ -74,12 +82,15 @@ GZIP_EXPANSION_LIMIT = 5
 #: The scripts SGPE has grammars for, by title, with their main Unicode block.
 SUPPORTED_SCRIPTS = {load_schema(n).title: SCRIPT_BLOCKS[n][0] for n in BUILTIN_SCRIPTS}
 _SCRIPT_CHAR = re.compile(
-    "|".join(
-        f"[\\u{a:04x}-\\u{b:04x}]" for blocks in SCRIPT_BLOCKS.values() for a, b in blocks
-    )
+    "|".join(f"[\\u{a:04x}-\\u{b:04x}]" for blocks in SCRIPT_BLOCKS.values() for a, b in blocks)
 )
 _RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
 _ROOT_LOCK = ".jobs.lock"
+#: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
+#: that start queued runs when they end.
+QUEUE_FILE = ".queue.json"
+#: ``{"owner": "..."}`` in a run directory: who started the run (see RunManager.delete).
+OWNER_FILE = "owner.json"
 
 
 # ============================================================================ intake
@@ -184,6 +195,86 @@ def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> N
         ) from None
 
 
+# ============================================================================ sizes
+
+
+@dataclass(frozen=True)
+class SizeRange:
+    """The vocabulary sizes a corpus allows for some settings (:func:`size_range`)."""
+
+    documents: int
+    base: int  # base symbols (the alphabet the merges start from)
+    smallest: int  # base + special tokens: a smaller vocab_size cannot be trained
+    largest: int  # an upper bound: training cannot go beyond it (it may stop sooner)
+
+    def problem(self, vocab_size: int) -> str:
+        """Why ``vocab_size`` does not fit this corpus ("" if it does)."""
+        if vocab_size < self.smallest:
+            return (
+                f"{vocab_size:,} is below the smallest size for this corpus and these "
+                f"settings: {self.smallest:,} (the {self.base:,} base symbols and the special "
+                "tokens are always in); choose at least that, or raise the prune frequency"
+            )
+        if vocab_size > self.largest:
+            return (
+                f"{vocab_size:,} is more than this corpus can give: training stops by "
+                f"{self.largest:,} tokens at the latest, when no pair of tokens is left to "
+                "merge; choose a smaller size or a larger corpus"
+            )
+        return ""
+
+
+def size_range(corpus: str | Path, settings: TrainSettings) -> SizeRange:
+    """The smallest and (an upper bound of) the largest ``vocab_size`` that ``settings``
+    (its ``vocab_size`` aside) can train on ``corpus``, reading the corpus once.
+
+    Every merge makes one token less in at least one entry of the trainer's tables (the
+    syllable types for merges inside a syllable, the unique pieces for joins, in the
+    paper mode the unique segments), so the merges are at most the sum of (symbols - 1)
+    over those entries. A byte-level model gets its fixed 257 and no upper bound."""
+    from ..gpe import GPETrainer
+    from ..hierarchical import unit_joinable
+    from ..tokenizer import SPECIAL_TOKENS
+
+    if settings.model == "bytebpe":
+        documents = sum(1 for _ in iter_documents(Path(corpus)))
+        return SizeRange(documents, 256, 257, 2**31 - 1)
+    trainer = GPETrainer(settings)
+    counts = trainer.count(Path(corpus))
+    documents = trainer.corpus_info.documents if trainer.corpus_info else 0
+    specials = len(SPECIAL_TOKENS)
+    if settings.hierarchical:
+        base = trainer.base_alphabet(counts)
+        known = set(base)
+        piece_units = trainer._piece_units(counts)
+        types = sorted({u for units in piece_units.values() for u in units})
+        part_merges = sum(_runs_minus_one([ch in known for ch in u]) for u in types)
+        joinable = dict(zip(types, unit_joinable(types, settings.script, settings.leading_space)))
+        join_merges = sum(
+            _runs_minus_one([joinable[u] and all(ch in known for ch in u) for u in units])
+            for units in piece_units.values()
+        )
+        n_base = len(base)
+        largest = specials + n_base + part_merges + join_merges
+    else:
+        state, _ = trainer._prepare(counts)
+        n_base = len(state.symbols)
+        largest = specials + n_base + sum(len(w) - 1 for w in state.words)
+    return SizeRange(documents, n_base, n_base + specials, largest)
+
+
+def _runs_minus_one(ok: list[bool]) -> int:
+    """Sum of (length - 1) over the maximal runs of True."""
+    total = run = 0
+    for flag in [*ok, False]:
+        if flag:
+            run += 1
+        else:
+            total += max(0, run - 1)
+            run = 0
+    return total
+
+
 # ============================================================================ runs
 
 
@@ -200,52 +291,80 @@ class RunInfo:
     run: Run
     config: RunConfig
     status: RunStatus
+    owner: str | None = None
 
 
-@dataclass(frozen=True)
+def read_owner(run_dir: Path) -> str | None:
+    """The owner recorded for a run (None: no owner, or an unreadable file)."""
+    try:
+        data = json.loads((run_dir / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    owner = data.get("owner") if isinstance(data, dict) else None
+    return owner if isinstance(owner, str) else None
+
+
+def start_queued(root: str | Path) -> list[Run]:
+    """Launch the queued runs of a managed runs root that its free slots allow (the
+    ``max_running`` in its ``.queue.json``); nothing for a folder without one."""
+    root = Path(root)
+    try:
+        data = json.loads((root / QUEUE_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    limit = data.get("max_running") if isinstance(data, dict) else None
+    if type(limit) is not int or limit < 1:
+        raise RunError(f"{root / QUEUE_FILE}: key 'max_running' must be an integer >= 1")
+    return RunManager(root, max_running=limit).poll()
+
+
+@dataclass(frozen=True, init=False)
 class RunRequest:
     """What to train: the corpus (a path, the bytes of an upload, or a binary file object
-    such as Streamlit's ``UploadedFile``) and the settings (see ``python -m sgpe train -h``).
+    such as Streamlit's ``UploadedFile``) and the settings.
 
     ``name`` is the upload's file name; it decides the format by its extension and is
-    recorded in ``vocab.json``. It is required unless ``corpus`` is a path.
+    recorded in ``vocab.json``. It is required unless ``corpus`` is a path. The settings
+    are :class:`~sgpe.settings.TrainSettings` and :class:`~sgpe.settings.RunMechanics`
+    objects, or their fields as keywords (``RunRequest(path, vocab_size=4000,
+    checkpoint_every=200)``), with their defaults.
     """
 
     corpus: str | Path | bytes | BinaryIO
-    name: str | None = None
-    model: str = "sgpe"
-    vocab_size: int = 32_000
-    mode: str = "hierarchical"
-    prune_freq: int = 2
-    min_freq: int | None = None  # None: 1 (2 for the sgpe paper mode)
-    oov_policy: str = "fallback"
-    script: str = "auto"
-    pieces: str = "whitespace"
-    leading_space: bool = True
-    pattern: str = "o200k"
-    checkpoint_every: int = 1000
-    checkpoint_seconds: float = 5.0
-    heartbeat_seconds: float = 1.0
+    name: str | None
+    settings: TrainSettings
+    mechanics: RunMechanics
+    #: who starts the run (e.g. the app's browser session); see RunManager.delete
+    owner: str | None
+
+    def __init__(
+        self,
+        corpus: str | Path | bytes | BinaryIO,
+        name: str | None = None,
+        *,
+        settings: TrainSettings | None = None,
+        mechanics: RunMechanics | None = None,
+        owner: str | None = None,
+        **options: Any,
+    ) -> None:
+        train, mech = split_options(options, "RunRequest")
+        if (train and settings is not None) or (mech and mechanics is not None):
+            raise TypeError("RunRequest: give the settings objects or flat keywords, not both")
+        object.__setattr__(self, "corpus", corpus)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "settings", settings or TrainSettings(**train))
+        object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
+        object.__setattr__(self, "owner", owner)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in TRAIN_FIELDS:
+            return getattr(object.__getattribute__(self, "settings"), name)
+        if name in MECHANICS_FIELDS:
+            return getattr(object.__getattribute__(self, "mechanics"), name)
+        raise AttributeError(f"RunRequest has no attribute {name!r}")
 
     def config(self) -> RunConfig:
-        min_freq = (
-            self.min_freq if self.min_freq is not None else min_freq_default(self.model, self.mode)
-        )
-        return RunConfig(
-            model=self.model,
-            vocab_size=self.vocab_size,
-            mode=self.mode,
-            prune_freq=self.prune_freq,
-            min_freq=min_freq,
-            oov_policy=self.oov_policy,
-            script=self.script,
-            pieces=self.pieces,
-            leading_space=self.leading_space,
-            pattern=self.pattern,
-            checkpoint_every=self.checkpoint_every,
-            checkpoint_seconds=self.checkpoint_seconds,
-            heartbeat_seconds=self.heartbeat_seconds,
-        )
+        return RunConfig(self.settings, self.mechanics)
 
 
 def new_run_id() -> str:
@@ -328,10 +447,14 @@ class RunManager:
             target = staging / f"corpus{ext}"
             sha = self._copy_in(request.corpus, target, name)
             validate_corpus(target, name=name, max_bytes=self.max_upload_bytes)
-            config = dataclasses.replace(
-                config, corpus=target.name, corpus_name=name, corpus_sha256=sha, created=time.time()
+            config = config.replace(
+                corpus=target.name, corpus_name=name, corpus_sha256=sha, created=time.time()
             )
             init_run_dir(staging, config)
+            if request.owner is not None:
+                atomic_write(
+                    staging / OWNER_FILE, json.dumps({"owner": request.owner}).encode("utf-8")
+                )
             with self._root_lock():
                 while True:
                     run_id = new_run_id()
@@ -342,8 +465,17 @@ class RunManager:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+        self._write_queue_file()
         self.poll()
         return Run(run_id, final)
+
+    def _write_queue_file(self) -> None:
+        """Record ``max_running`` for the trainers that start queued runs when they end."""
+        atomic_write(
+            self.root / QUEUE_FILE,
+            json.dumps({"max_running": self.max_running}).encode("utf-8"),
+            sync=False,
+        )
 
     def _copy_in(self, source: str | Path | bytes | BinaryIO, target: Path, name: str) -> str:
         limit = self.max_upload_bytes
@@ -492,20 +624,24 @@ class RunManager:
 
     # ------------------------------------------------------------------ watch
     def status(self, run: Run | str) -> RunStatus:
-        """The run's state (launching queued runs first, see :meth:`poll`)."""
+        """The run's state, from its files (nothing is launched or stopped)."""
         run = self.run(run)
-        self.poll()
+        self._reap()
         return read_status(run.path)
 
     def list_runs(self) -> list[RunInfo]:
-        """Every run under the root, newest first (launching queued runs first)."""
-        self.poll()
+        """Every run under the root, newest first, from their files (nothing is launched
+        or stopped; finished child processes of this manager are reaped)."""
+        self._reap()
         out = []
         for run in self._run_dirs():
             try:
-                out.append(RunInfo(run, read_config(run.path), read_status(run.path)))
+                info = RunInfo(
+                    run, read_config(run.path), read_status(run.path), read_owner(run.path)
+                )
             except RunError:
                 continue
+            out.append(info)
         return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
 
     def damaged_runs(self) -> list[tuple[Run, str]]:
@@ -521,7 +657,8 @@ class RunManager:
         return out
 
     def wait(self, run: Run | str, timeout: float = 60.0, interval: float = 0.1) -> RunStatus:
-        """Poll until the run is done, failed, cancelled or interrupted (or ``timeout``)."""
+        """Read the run's state until it is done, failed, cancelled or interrupted (or
+        ``timeout``); queued runs start by themselves (see the module docstring)."""
         run = self.run(run)
         deadline = time.monotonic() + timeout
         while True:
@@ -590,6 +727,11 @@ class RunManager:
             raise RunError(f"run {run.id} is already done; start a new run to train again")
         if st.alive or st.state not in ("interrupted", "cancelled", "failed"):
             raise RunError(f"run {run.id} is {st.state}; only a stopped run can be resumed")
+        if not st.resumable:
+            raise RunError(
+                f"run {run.id} failed because of its settings or corpus ({st.message}); "
+                "resuming would fail the same way: start a new run with other settings"
+            )
         with run_lock(run.path, wait=2.0):
             data = _read_status_file(run.path) or {}
             write_status(
@@ -603,13 +745,21 @@ class RunManager:
                     "message": f"waiting to resume from step {st.checkpoint_step}",
                 },
             )
+        self._write_queue_file()
         self.poll()
         return read_status(run.path)
 
-    def delete(self, run: Run | str, *, force: bool = False) -> None:
+    def delete(self, run: Run | str, *, force: bool = False, as_owner: str | None = None) -> None:
         """Remove a run directory. Refuses while a trainer works on it, unless ``force``
-        (the trainer is then killed first)."""
+        (the trainer is then killed first), and, with ``as_owner``, a run that another
+        owner started (pass ``as_owner=None`` only for an administrator)."""
         run = self.run(run)
+        owner = read_owner(run.path)
+        if as_owner is not None and owner is not None and owner != as_owner:
+            raise RunError(
+                f"run {run.id} was started in another browser session; only its owner or an "
+                "administrator can delete it"
+            )
         with self._root_lock():
             st = read_status(run.path)
             if st.alive:

@@ -4,54 +4,45 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
-import fcntl
-import hashlib
 import io
-import json
-import math
 import os
-import secrets
 import shutil
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
-from ..corpus.readers import CorpusError, CorpusInfo, corpus_format, iter_documents
-from ..protocol import one_line
-from .._files import TOO_DEEP
-from .._files import dumps_json
 from .._files import atomic_write, file_sha256
+from ..corpus.readers import CorpusError, CorpusInfo, iter_documents
+from ..settings import info
 from .format import (
     ACTIVE_STATES,
     CHECKPOINT,
     CHECKPOINT_CORRUPT,
     CHECKPOINT_PREV,
-    Checkpoint,
-    CheckpointChoice,
     LOG,
     MERGE_PARTS,
-    RunConfig,
-    RunError,
     STATUS,
     VOCAB,
-    _StatusFile,
-    _Writes,
+    Checkpoint,
+    CheckpointChoice,
+    RunConfig,
+    RunError,
     _find_table,
     _have_pyarrow,
     _merge_columns,
     _parts,
     _read_status_file,
     _remove_temp_files,
+    _StatusFile,
     _table_suffix,
+    _Writes,
     encode_table,
     pick_checkpoint,
     read_config,
@@ -60,7 +51,6 @@ from .format import (
     run_lock,
     write_word_counts,
 )
-
 
 
 class Display(Protocol):
@@ -146,6 +136,7 @@ class RunWorker:
         self.part_end = 0
         self.last_checkpoint = time.monotonic()
         self.last_display = 0.0
+        self.trained_size = 0  # the finished vocabulary's size
 
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
@@ -196,11 +187,28 @@ class RunWorker:
             self.log("internal error:\n" + traceback.format_exc().rstrip())
             return self._end_failed(f"internal error: {type(err).__name__}: {err}", 1)
         try:
-            self.status.final(state="done", phase="done", step=len(self.merges), message=message)
+            self.status.final(
+                state="done",
+                phase="done",
+                step=len(self.merges),
+                message=message,
+                vocab_size=self.trained_size,
+                stopped=self._stop_reason(),
+            )
         except OSError as err:
             return TrainResult("failed", 1, f"cannot write {STATUS}: {_os_message(err)}")
         self.log(message)
         return TrainResult("done", 0, message)
+
+    def _stop_reason(self) -> str:
+        """Why training ended at the size it did."""
+        asked = self.config.vocab_size
+        if self.trained_size >= asked:
+            return "reached the requested size"
+        return (
+            f"stopped at {self.trained_size:,} of {asked:,} tokens: no pair of tokens occurs "
+            f"{self.config.min_freq} times or more (min_freq) in the corpus any more"
+        )
 
     def _end_cancelled(self, stop: _Cancelled) -> TrainResult:
         message = f"cancelled by {stop}"
@@ -227,7 +235,9 @@ class RunWorker:
     def _end_failed(self, message: str, code: int) -> TrainResult:
         self.log(f"failed: {message}", show=False)
         try:
-            self.status.final(state="failed", message=message)
+            # Exit code 2 is a failure of the run's input (settings, corpus): resuming
+            # would fail the same way, so the run says so.
+            self.status.final(state="failed", message=message, resumable=code != 2)
         except OSError as err:
             return TrainResult(
                 "failed", 1, f"cannot write {STATUS}: {_os_message(err)} ({message})"
@@ -306,6 +316,7 @@ class RunWorker:
         self._write_checkpoint(final=True)
         self._write_final_merges()
         tok.save(self.run_dir / VOCAB)
+        self.trained_size = tok.vocab_size
         done = f"done: {VOCAB} with {tok.vocab_size:,} tokens ({len(self.merges):,} merges)"
         return f"{done}; {message}" if message else done
 
@@ -411,6 +422,8 @@ class RunWorker:
         self.checkpoint_step = step
         self.last_checkpoint = time.monotonic()
         self.status.data["checkpoint_step"] = step
+        if self.status.eta_from is None and self.status.rate_from is not None:
+            self.status.eta_from = (time.time(), step)
 
     def _write_final_merges(self) -> None:
         parquet = _have_pyarrow()
@@ -502,8 +515,8 @@ class RunWorker:
             tok = ByteBPETokenizer.train(
                 documents(),
                 cfg.vocab_size,
-                pattern=cfg.pattern,
-                min_freq=cfg.min_freq,
+                pattern=cfg.settings.pattern,
+                min_freq=cfg.settings.min_count,
                 progress=progress,
                 on_merge=on_merge,
                 resume_merges=replay,
@@ -526,6 +539,7 @@ class RunWorker:
             "lines": lines,
         }
         tok.save(self.run_dir / VOCAB, training=training)
+        self.trained_size = tok.vocab_size
         return f"done: {VOCAB} with {tok.vocab_size:,} tokens ({tok.num_merges:,} merges)"
 
 
@@ -538,13 +552,14 @@ def _rate(status: _StatusFile) -> float | None:
 
 
 def _describe(config: RunConfig) -> str:
-    if config.model == "bytebpe":
-        return f"bytebpe vocab_size={config.vocab_size} min_freq={config.min_freq} pattern={config.pattern}"
-    return (
-        f"sgpe mode={config.mode} vocab_size={config.vocab_size} prune_freq={config.prune_freq} "
-        f"min_freq={config.min_freq} oov={config.oov_policy} script={config.script} "
-        f"pieces={config.pieces} leading_space={config.leading_space}"
-    )
+    """The run's settings in one line (those that apply to its model)."""
+    s = config.settings
+    parts = [
+        f"{f.name}={getattr(s, f.name)}"
+        for f in dataclasses.fields(s)
+        if f.name != "model" and s.model in info(f).models
+    ]
+    return f"{s.model} " + " ".join(parts)
 
 
 def _os_message(err: OSError) -> str:
@@ -576,4 +591,19 @@ def train_run(
             return TrainResult(
                 "done", 0, f"{run_dir} is already done ({VOCAB}); nothing to do", unchanged=True
             )
-        return RunWorker(run_dir, config, display).run(resume)
+        result = RunWorker(run_dir, config, display).run(resume)
+    _start_next(run_dir)
+    return result
+
+
+def _start_next(run_dir: Path) -> None:
+    """A run of a managed runs root (see :mod:`sgpe.runs.manager`) that ends starts the
+    queued runs its slot frees, so the queue moves with no app page open. Never fails the
+    run that ended: a problem is written to its log."""
+    from .manager import start_queued
+
+    try:
+        start_queued(run_dir.absolute().parent)
+    except Exception as err:
+        with contextlib.suppress(OSError), open(run_dir / LOG, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} could not start queued runs: {err}\n")

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ import streamlit as st
 
 import sgpe
 from sgpe import shipped as defaults
+from sgpe.runs import RunError
 from sgpe.runs.manager import RunInfo, RunManager
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +38,12 @@ def runs_root() -> Path:
 
 @st.cache_resource(show_spinner=False)
 def _manager(root: str) -> RunManager:
-    return RunManager(root)
+    manager = RunManager(root)
+    # Once per app process: runs left queued when the app (or the machine) stopped start
+    # now. After this, trainers start the queue themselves; reading never does.
+    with contextlib.suppress(OSError, RunError):
+        manager.poll()
+    return manager
 
 
 def run_manager() -> RunManager:
@@ -133,7 +140,8 @@ def finished_runs() -> list[RunInfo]:
 
 def _run_choice(info: RunInfo) -> Choice:
     cfg = info.config
-    label = f"{cfg.corpus_name or 'corpus'}, {cfg.vocab_size:,} (run {info.run.id[-6:]})"
+    size = info.status.trained_size or cfg.vocab_size  # what was trained, not what was asked
+    label = f"{cfg.corpus_name or 'corpus'}, {size:,} (run {info.run.id[-6:]})"
     return Choice(
         info.run.id,
         label,
