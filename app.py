@@ -1,7 +1,9 @@
 """SGPE Explorer: the frame of the app (page config, shared sidebar, navigation).
 
 Run with ``bash scripts/run_app.sh`` (or ``streamlit run app.py``). The pages in
-``pages/`` are thin: they read widgets, call :mod:`sgpe`, and render with :mod:`sgpe.ui`.
+``app_pages/`` are thin: they read widgets, call :mod:`sgpe`, and render with :mod:`sgpe.ui`.
+They are not in a directory named ``pages/``: Streamlit would also serve such files on
+their own (its older multipage mode), without this frame, to a link that arrives first.
 The sidebar chooses the active SGPE tokenizer (the shipped one, trained on
 ``sample_data/``, or any finished training run), its byte-level baseline, and the script.
 """
@@ -23,17 +25,22 @@ st.set_page_config(
 st.html(style.CSS)
 
 PAGES = [
-    st.Page("pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),
+    st.Page("app_pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),
     st.Page(
-        "pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
+        "app_pages/compare.py",
+        title="Compare",
+        icon=":material/compare_arrows:",
+        url_path="compare",
     ),
-    st.Page("pages/merges.py", title="Merges", icon=":material/merge:", url_path="merges"),
-    st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train"),
+    st.Page("app_pages/merges.py", title="Merges", icon=":material/merge:", url_path="merges"),
     st.Page(
-        "pages/grammar.py", title="Grammar", icon=":material/account_tree:", url_path="grammar"
+        "app_pages/train.py", title="Train", icon=":material/model_training:", url_path="train"
     ),
     st.Page(
-        "pages/vocabulary.py",
+        "app_pages/grammar.py", title="Grammar", icon=":material/account_tree:", url_path="grammar"
+    ),
+    st.Page(
+        "app_pages/vocabulary.py",
         title="Vocabulary",
         icon=":material/dictionary:",
         url_path="vocabulary",

@@ -1,6 +1,6 @@
 """The Streamlit app under ``streamlit.testing.v1.AppTest`` (no browser).
 
-* every page in ``pages/`` renders without an exception (ids are the file names);
+* every page in ``app_pages/`` renders without an exception (ids are the file names);
 * one scripted interaction per page, asserting rendered values against :mod:`sgpe`;
 * user text is HTML-escaped (``<script>`` and ``<img onerror>`` payloads);
 * the text and options round-trip through the URL; a 1 MB text is capped for display.
@@ -29,11 +29,10 @@ from sgpe import syllabify
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 APP = str(REPO_ROOT / "app.py")
-PAGES = sorted(p.name for p in (REPO_ROOT / "pages").glob("*.py"))
+PAGES = sorted(p.name for p in (REPO_ROOT / "app_pages").glob("*.py"))
 TIMEOUT = 60
 
 PHRASE = "ශ්\u200dරී ලංකාව"  # ශ්‍රී ලංකාව with its ZWJ written out
-V1_START = {"test_every_page_runs_inside_the_frame"}
 XSS = "<script>alert(1)</script><img src=x onerror=alert(1)> ක"
 
 
@@ -51,36 +50,13 @@ def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             manager.cancel(info.run.id, wait=5.0)
 
 
-@pytest.fixture(autouse=True)
-def navigation_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run pages through app.py's st.navigation, as a server does once any session ran it.
-
-    Streamlit runs a ``pages/`` file on its own ("multipage v1") until some session has
-    called ``st.navigation``; the server decides that once per process, AppTest again
-    before every run. Pages then rerun into the frame (``state.require_frame``), which
-    would drop a form submission of that run. The tests in ``V1_START`` keep AppTest's
-    behaviour and check that escape itself.
-    """
-    if request.node.originalname in V1_START:
-        return
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
 def open_page(page: str, **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
     if page != "syllables.py":
-        at.switch_page(f"pages/{page}").run()
+        at.switch_page(f"app_pages/{page}").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -115,16 +91,39 @@ def test_every_page_renders(page: str) -> None:
 def test_pages_are_all_in_navigation() -> None:
     app = (REPO_ROOT / "app.py").read_text(encoding="utf-8")
     for page in PAGES:
-        assert f'"pages/{page}"' in app
+        assert f'"app_pages/{page}"' in app
 
 
 @pytest.mark.parametrize("page", PAGES, ids=PAGES)
 def test_every_page_runs_inside_the_frame(page: str) -> None:
-    """A page reached directly (a shared link, or AppTest's switch_page) still gets the
-    sidebar of app.py, not Streamlit's legacy pages/ navigation."""
+    """A page reached through app.py's st.navigation gets its sidebar and stylesheet."""
     at = open_page(page)
     assert [s.key for s in at.sidebar.selectbox] == ["side_tok", "side_base", "side_script"]
     assert any("--sgpe-font" in b for b in html_bodies(at))  # the frame's stylesheet
+
+
+def test_the_sidebar_only_reads_the_runs(runs_dir: Path) -> None:
+    """Listing runs for the sidebar starts nothing: a queued run stays queued."""
+    from sgpe.runs.format import RunConfig, create_run, read_status
+
+    run_dir = runs_dir / "20260101-000000-abcdef"
+    create_run(run_dir, RunConfig(vocab_size=400), defaults.SAMPLE_DATA / "sinhala.txt")
+    before = sorted(p.name for p in run_dir.iterdir())
+    at = open_page("syllables.py")
+    at.run()
+    status = read_status(run_dir)
+    assert (status.state, status.pid) == ("queued", None)
+    assert sorted(p.name for p in run_dir.iterdir()) == before  # no train.log, nothing new
+    assert list(at.sidebar.selectbox(key="side_tok").options) == ["shipped: sample_data, 4,000"]
+
+
+def test_shipped_merge_counts_come_from_the_file() -> None:
+    at = open_page("merges.py")
+    at.text_input(key="mrg_filter").set_value("ලං").run()
+    table = at.dataframe[-1].value
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    assert shipped.merge_counts is not None
+    assert list(table["count"]) == [shipped.merge_counts[r] for r in table["rank"]]
 
 
 # ============================================================================ Syllables
@@ -424,7 +423,7 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     assert f"{trained.vocab_size:,} tokens" in at.sidebar.caption[-1].value
     assert at.query_params["tok"] == sgpe_run.run.id
     assert any("is now the active SGPE tokenizer" in s.value.replace("\\", "") for s in at.success)
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     assert not at.exception
     summary = at.dataframe[0].value
     text = at.text_area(key="cmp_text").value
@@ -502,7 +501,7 @@ def test_a_damaged_vocab_of_the_linked_run_falls_back_to_the_shipped_one(
         assert warnings[0].startswith(f"Run {finished_run.id} cannot be used: {vocab}: {message}")
         assert "The shipped vocabulary is used instead" in warnings[0]
         assert f"Active: {shipped.vocab_size:,} tokens" in at.sidebar.caption[-1].value
-        at.switch_page("pages/compare.py").run()
+        at.switch_page("app_pages/compare.py").run()
         assert not at.exception, [e.value for e in at.exception]
 
 

@@ -49,9 +49,8 @@ TRAIN_TIMEOUT_MS = 60_000
 # container, so Playwright's full_page cannot extend it).
 VIEWPORT = {"width": 1400, "height": 2200}
 
-# Compare first: the first request after the server starts is then a link to a page other
-# than the main one, which Streamlit would serve without app.py's frame (pages/ "v1")
-# unless the page reruns into it (sgpe.ui.state.require_frame).
+# Compare first: the first request after the server starts is then a deep link to a page
+# other than the main one, which must get app.py's frame (its sidebar) all the same.
 PAGES = {
     "compare": "compare",
     "syllables": "",

@@ -20,7 +20,8 @@ import streamlit as st
 
 import sgpe
 from sgpe import shipped as defaults
-from sgpe.runs.manager import RunInfo, RunManager
+from sgpe.runs.format import CONFIG, RunError, read_config, read_status
+from sgpe.runs.manager import Run, RunInfo, RunManager
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUNS_ENV = "SGPE_RUNS_DIR"
@@ -70,36 +71,9 @@ def o200k() -> tuple[Any, str | None]:
         return None, f"o200k_base is not available: {err}"
 
 
-@st.cache_resource(show_spinner="Recomputing training counts…")
-def _default_counts(model: str) -> list[int] | None:
-    """Training counts of the shipped vocabularies' merges, by retraining them (well under a
-    second; training is deterministic, and the result is checked against the file)."""
-    docs = defaults.sample_documents()
-    counts: list[int] = []
-    if model == "sgpe":
-        shipped = load_vocab(defaults.DEFAULT_SGPE)
-        tok = sgpe.train(
-            docs,
-            vocab_size=shipped.vocab_size,
-            mode=shipped.mode,
-            prune_freq=shipped.prune_freq,
-            min_freq=shipped.min_freq,
-            leading_space=shipped.leading_space,
-            progress=lambda e: counts.append(e.count),
-        )
-        return counts if tok.merges == shipped.merges else None
-    from sgpe.baselines.bytebpe import ByteBPETokenizer
-
-    shipped_base = load_vocab(defaults.DEFAULT_BYTEBPE)
-    base = ByteBPETokenizer.train(
-        docs, defaults.DEFAULT_VOCAB_SIZE, progress=lambda s, p, c, e: counts.append(c)
-    )
-    return counts if base.merges == shipped_base.merges else None
-
-
 @st.cache_data(show_spinner=False, max_entries=32)
 def _run_counts(run_dir: str, mtime: float) -> list[int] | None:
-    from sgpe.runs import read_merges
+    from sgpe.runs.format import read_merges
 
     try:
         counts = read_merges(run_dir).get("count")
@@ -124,11 +98,25 @@ class Choice:
 
 
 def finished_runs() -> list[RunInfo]:
-    """Finished runs (newest first); an unreadable runs root gives none."""
+    """Finished runs (newest first), read from their files only; an unreadable runs root
+    gives none. Listing never changes anything: no queued run is launched, no staging
+    directory removed (that is the Train page's business, through the run manager)."""
+    root = runs_root()
     try:
-        return [r for r in run_manager().list_runs() if r.status.state == "done"]
+        dirs = sorted(
+            p for p in root.iterdir() if not p.name.startswith(".") and (p / CONFIG).is_file()
+        )
     except OSError:
         return []
+    out = []
+    for path in dirs:
+        try:
+            info = RunInfo(Run(path.name, path), read_config(path), read_status(path))
+        except (RunError, OSError):
+            continue  # the Train page names damaged runs; the sidebar just leaves them out
+        if info.status.state == "done":
+            out.append(info)
+    return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
 
 
 def _run_choice(info: RunInfo) -> Choice:
@@ -176,12 +164,20 @@ class Active:
     problems: tuple[str, ...] = ()
 
     def counts(self, which: str) -> list[int] | None:
-        """Training count of each merge (by rank) of ``"sgpe"`` or ``"base"``."""
-        choice = self.sgpe_choice if which == "sgpe" else self.base_choice
-        if choice.id == DEFAULT_ID:
-            return _default_counts(choice.model)
-        run_dir = choice.path.parent
-        return _run_counts(str(run_dir), choice.path.stat().st_mtime)
+        """Training count of each merge (by rank) of ``"sgpe"`` or ``"base"``: recorded in
+        the vocabulary file by the trainer; for a run whose file predates that, its merge
+        table; else None (unknown)."""
+        choice, tok = (
+            (self.sgpe_choice, self.sgpe) if which == "sgpe" else (self.base_choice, self.base)
+        )
+        recorded = getattr(tok, "merge_counts", None)
+        if recorded is not None or choice.id == DEFAULT_ID:
+            return recorded
+        try:
+            mtime = choice.path.stat().st_mtime
+        except OSError:
+            return None
+        return _run_counts(str(choice.path.parent), mtime)
 
 
 def resolve(tok_id: str, base_id: str) -> Active:

@@ -27,25 +27,6 @@ DEFAULT_TEXT = (
 )
 
 
-def require_frame() -> None:
-    """Make sure a page runs inside ``app.py`` (its sidebar and ``st.navigation``).
-
-    Streamlit runs a file of a ``pages/`` directory on its own, without the entrypoint
-    ("multipage v1"), until some session of the process has called ``st.navigation``:
-    e.g. when the first request after a server start is a shared link to ``/compare``,
-    or in ``AppTest`` after ``switch_page``. Then switch the process to ``st.navigation``
-    and rerun: the same URL now runs ``app.py``, which routes to this page (a file's v1
-    page hash and its ``st.Page`` url_path hash are the same). Every page calls this first.
-    """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # a Streamlit without it has no v1 fallback to escape
-        return
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def _opts() -> dict[str, Any]:
     opts: dict[str, Any] = st.session_state.setdefault("opts", {})
     return opts

@@ -12,8 +12,6 @@ from sgpe.runs import RunError, read_merges
 from sgpe.runs.manager import RunInfo, RunRequest
 from sgpe.ui import charts, render, resources, state
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
 ACTIVE = ("queued", "counting", "merging")
 STATE_ICONS = {
     "queued": ":material/schedule:",

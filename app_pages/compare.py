@@ -11,8 +11,6 @@ import streamlit as st
 from sgpe import metrics
 from sgpe.ui import analysis, charts, grammar, render, resources, state
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
 RENDER_LIMIT = 3_000  # characters drawn as token spans per tokenizer
 
 

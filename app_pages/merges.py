@@ -7,8 +7,6 @@ import streamlit as st
 
 from sgpe.ui import analysis, render, resources, state
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
 DEFAULT_WORDS = "ශ්\u200dරී ලංකාව ලස්සන රටකි"
 MAX_CHARS = 400  # the stepper is for a word or a sentence
 

@@ -12,8 +12,6 @@ import streamlit as st
 from sgpe.ui import charts, render, resources, state
 from sgpe.ui import vocabulary as vocab_stats
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
 SHARED_TEXT = "the shared text (Syllables/Compare)"
 
 
