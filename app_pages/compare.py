@@ -1,4 +1,4 @@
-"""Compare: the same text through SGPE, the byte-level BPE baseline and o200k_base."""
+"""Compare: one text through 2-4 tokenizers, in columns side by side (stacked on a phone)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,13 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, grammar, render, resources, state
+from sgpe.ui import analysis, charts, grammar, render, resources, state, uploads
 
 RENDER_LIMIT = 3_000  # characters drawn as token spans per tokenizer
+MAX_COLUMNS = 4
+# Equal budget: the SGPE vocabulary and the byte-level one trained on the same corpus at
+# the same size; the OpenAI encodings (100k-200k tokens) are one click away.
+DEFAULT_PICK = ("sgpe", "base")
 
 
 @st.cache_data(show_spinner="Tokenizing…", max_entries=24)
@@ -24,22 +28,45 @@ def evaluate(key: str, _tokenizer: Any, lines: tuple[str, ...]) -> dict[str, Any
     return metrics.evaluate(_tokenizer, lines)
 
 
-def tokenizer_key(choice: resources.Choice) -> str:
-    return f"{choice.id}:{choice.path}:{choice.path.stat().st_mtime}"
+def parse_pick(raw: str) -> list[str]:
+    return [k for k in raw.split(",") if k]
 
 
 st.title("Compare")
 st.caption(
-    "One text, three tokenizers. A token with a **red left edge** starts inside a syllable "
+    "One text, side by side. A token with a **red left edge** starts inside a syllable "
     "and tears it (a token reaches across the syllable's edge); a **grey left edge** is a "
     "boundary between two parts of one syllable that SGPE spells from its own learned "
-    "parts (the syllable stays intact, it is just not one token); **boxed hex** like `E0 B6` are bytes that are not a whole "
-    "character; a **dotted underline** marks SGPE fallback pieces (a syllable missing from "
-    "its vocabulary, spelled with code points or bytes). Hover a token for its id, bytes "
-    "and code points."
+    "parts (the syllable stays intact, it is just not one token); **boxed hex** like "
+    "`E0 B6` are bytes that are not a whole character; a **dotted underline** marks SGPE "
+    "fallback pieces. Hover, tap or click a token for its id, text, bytes, code points "
+    "and what it does to the syllables."
 )
 
 text = state.text_area("cmp", height=110)
+active = resources.active()
+entries, problems = resources.catalogue(active)
+for problem in problems:
+    st.warning(render.md_escape(problem), icon=":material/warning:")
+
+default_pick = [k for k in DEFAULT_PICK if k in entries]
+pick = st.multiselect(
+    f"Tokenizers (2 to {MAX_COLUMNS})",
+    list(entries),
+    format_func=lambda k: f"{entries[k].name}: {entries[k].vocab_size:,} tokens",
+    max_selections=MAX_COLUMNS,
+    key=state.init_widget(
+        "cmp_pick",
+        "cmp",
+        default_pick,
+        parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
+    ),
+    help="The default compares like with like: SGPE and byte-level BPE with the same "
+    "vocabulary size, trained on the same corpus. Add OpenAI's o200k_base or "
+    "cl100k_base, or any finished run.",
+)
+pick = [k for k in pick if k in entries]
+state.remember("cmp", ",".join(pick))
 c1, c2, _spare = st.columns([1, 1, 2])
 show_ids = c1.toggle(
     "Show token ids", key=state.init_widget("cmp_ids", "ids", False, state.parse_bool)
@@ -50,85 +77,66 @@ show_invisible = c2.toggle(
 )
 state.remember("ids", show_ids)
 state.remember("cinv", show_invisible)
+chosen = [entries[k] for k in pick]
 
-active = resources.active()
-encoding, why_not = resources.o200k()
-entries: list[tuple[str, str, Any, str]] = [
-    ("SGPE", tokenizer_key(active.sgpe_choice), active.sgpe, active.sgpe_choice.label),
-    (
-        "Byte-level BPE",
-        tokenizer_key(active.base_choice),
-        active.base,
-        active.base_choice.label
-        + (
-            ""
-            if active.base_matched
-            else " — not trained on the same corpus as the SGPE vocabulary"
-        ),
-    ),
-]
-if encoding is not None:
-    entries.append(("o200k_base", "o200k_base", encoding, "OpenAI o200k_base (tiktoken, offline)"))
-else:
-    st.warning(render.md_escape(why_not or ""))
-
-missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
-if missing:
-    st.info(
-        f"The SGPE vocabulary ({render.md_escape(active.sgpe_choice.label)}) was trained "
-        f"without any {render.md_escape(', '.join(missing))} text, so it spells that text "
-        "with byte tokens (the dotted underlines below). Train a vocabulary on text of that "
-        "script on the Train page to compare like with like."
-    )
-results = [analyse(name, key, tok, text) for name, key, tok, _ in entries]
-summary = pd.DataFrame([{"tokenizer": r.name, **r.counts} for r in results]).set_index("tokenizer")
-st.dataframe(
-    summary.drop(columns=["characters", "words"]).style.format(
-        {"TWR": "{:.2f}", "chars/token": "{:.2f}"}
-    ),
-    width="stretch",
-)
-st.caption(
-    f"{len(text):,} characters, {results[0].counts['words']:,} words. TWR = tokens per "
-    "word; a broken boundary is a token boundary strictly inside a syllable; fallback "
-    "tokens are SGPE's byte and code-point pieces ([UNK] with the unk policy)."
-)
-if len(text) > RENDER_LIMIT:
-    st.info(
-        f"Long text: the spans below show about the first {RENDER_LIMIT:,} characters; "
-        "the counts cover all of it."
-    )
-
-for (name, _, _tok, label), result in zip(entries, results):
-    counts = result.counts
-    st.subheader(name)
-    st.caption(render.md_escape(label))
-    cols = st.columns(6)
-    cols[0].metric("Tokens", f"{int(counts['tokens']):,}")
-    cols[1].metric("TWR", f"{counts['TWR']:.2f}", help="Tokens per whitespace word")
-    cols[2].metric("Chars/token", f"{counts['chars/token']:.2f}")
-    cols[3].metric(
-        "Broken boundaries",
-        f"{int(counts['broken boundaries']):,}",
-        help="Token boundaries strictly inside a syllable (torn or between learned parts)",
-    )
-    cols[4].metric(
-        "Torn syllables",
-        f"{int(counts['torn syllables (straddling cuts)']):,}",
-        help="Boundaries inside a syllable next to a token that reaches across the "
-        "syllable's edge. Always 0 for SGPE.",
-    )
-    cols[5].metric(
-        "Words with a broken syllable", f"{int(counts['words with a broken syllable']):,}"
-    )
-    st.html(
-        render.tokens_html(
-            result.views, show_ids=show_ids, show_invisible=show_invisible, name=name
+if len(chosen) < 2:
+    st.info("Pick at least two tokenizers to compare (SGPE and byte-level BPE by default).")
+if not text.strip():
+    st.info("The text is empty: type or paste some text above to see its tokens.")
+elif chosen:
+    missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
+    if missing and "sgpe" in pick:
+        st.info(
+            f"The SGPE vocabulary ({render.md_escape(active.sgpe_choice.label)}) was trained "
+            f"without any {render.md_escape(', '.join(missing))} text, so it spells that text "
+            "with byte tokens (the dotted underlines below). Train a vocabulary on text of "
+            "that script on the Train page to compare like with like."
         )
+    results = [analyse(e.name, e.cache_key, e.tokenizer, text) for e in chosen]
+    summary = pd.DataFrame([{"tokenizer": r.name, **r.counts} for r in results]).set_index(
+        "tokenizer"
     )
-    if show_ids:
-        with st.expander(f"{name}: token ids ({len(result.ids):,})"):
-            st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
+    if len(text) > RENDER_LIMIT:
+        st.info(
+            f"Long text: the tokens below show about the first {RENDER_LIMIT:,} characters; "
+            "the counts cover all of it."
+        )
+    with st.container(key="cmp_columns"):
+        columns = st.columns(len(chosen), gap="small")
+    for col, entry, result in zip(columns, chosen, results):
+        counts = result.counts
+        with col, st.container(key=f"cmp_col_{entry.key.replace(':', '_')}"):
+            st.markdown(f"**{render.md_escape(entry.name)}**")
+            st.caption(render.md_escape(f"{entry.label} · {entry.vocab_size:,} tokens"))
+            st.markdown(
+                f"{int(counts['tokens']):,} tokens · TWR {counts['TWR']:.2f} · "
+                f"{int(counts['broken boundaries']):,} broken boundaries · "
+                f"{int(counts['torn syllables (straddling cuts)']):,} torn"
+            )
+            st.html(
+                render.tokens_html(
+                    result.views,
+                    show_ids=show_ids,
+                    show_invisible=show_invisible,
+                    name=entry.name,
+                )
+            )
+            if show_ids:
+                with st.expander(f"Token ids ({len(result.ids):,})"):
+                    st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
+    st.plotly_chart(charts.compare_summary(summary), width="stretch", key="cmp_summary")
+    st.dataframe(
+        summary.drop(columns=["characters", "words"]).style.format(
+            {"TWR": "{:.2f}", "chars/token": "{:.2f}"}
+        ),
+        width="stretch",
+    )
+    st.caption(
+        f"{len(text):,} characters, {int(results[0].counts['words']):,} words. TWR = tokens "
+        "per word; a broken boundary is a token boundary strictly inside a syllable; torn = "
+        "such a boundary next to a token that reaches across the syllable's edge; fallback "
+        "tokens are SGPE's byte and code-point pieces ([UNK] with the unk policy)."
+    )
 
 st.divider()
 st.subheader("On a whole corpus")
@@ -144,6 +152,7 @@ source = str(source)
 state.remember("corpus", source)
 state.sync_url(
     {
+        "cmp": ",".join(pick) if pick != default_pick else None,
         "ids": "1" if show_ids else None,
         "cinv": "1" if show_invisible else None,
         "corpus": source if source != next(iter(files), None) else None,
@@ -155,23 +164,20 @@ corpus_name: str = source
 if source == "upload…":
     upload = st.file_uploader("A UTF-8 .txt file", type=["txt"], key="cmp_upload")
     if upload is not None:
-        try:
-            lines = tuple(upload.getvalue().decode("utf-8").split("\n"))
+        read, why_not = uploads.text_lines(upload.name[:80], upload.getvalue())
+        if read is None:
+            st.error(render.md_escape(why_not or ""), icon=":material/error:")
+        else:
+            lines = tuple(read)
             corpus_name = upload.name[:80]
-        except UnicodeDecodeError as err:
-            st.error(
-                render.md_escape(
-                    f"{upload.name}: not UTF-8 text ({err.reason} at byte {err.start})."
-                )
-            )
 else:
     lines = tuple(metrics.read_lines(Path(files[source])))
 
-if lines is not None:
+if lines is not None and chosen:
     rows = []
-    for name, key, tok, _ in entries:
-        m = evaluate(key, tok, lines)
-        rows.append({"tokenizer": name, **m})
+    for entry in chosen:
+        m = evaluate(entry.cache_key, entry.tokenizer, lines)
+        rows.append({"tokenizer": entry.name, **m})
     table = pd.DataFrame(rows)
     shown = table[
         [
@@ -206,12 +212,7 @@ if lines is not None:
     metric = st.radio(
         "Chart",
         ["twr", "cpt", "broken_per_1k", "tokens"],
-        format_func={
-            "twr": "tokens per word (TWR)",
-            "cpt": "characters per token",
-            "broken_per_1k": "broken boundaries per 1k tokens",
-            "tokens": "tokens",
-        }.__getitem__,
+        format_func=charts.METRIC_TITLES.__getitem__,
         horizontal=True,
         key="cmp_chart",
     )

@@ -268,13 +268,18 @@ def test_compare_counts_match_the_library() -> None:
     at = open_page("compare.py")
     at.text_area(key="cmp_text").set_value(PHRASE).run()
     assert not at.exception
+    # Equal budget by default: SGPE and the byte-level baseline of the same size.
+    assert at.multiselect(key="cmp_pick").value == ["sgpe", "base"]
+    assert list(at.dataframe[0].value.index) == ["SGPE", "Byte-level BPE"]
+    at.multiselect(key="cmp_pick").set_value(["sgpe", "base", "o200k_base"]).run()
+    assert at.query_params["cmp"] == "sgpe,base,o200k_base"
     shipped = sgpe.load(defaults.DEFAULT_SGPE)
     summary = at.dataframe[0].value
     assert list(summary.index) == ["SGPE", "Byte-level BPE", "o200k_base"]
     assert summary.loc["SGPE", "tokens"] == len(shipped.encode(PHRASE))
     assert summary.loc["SGPE", "broken boundaries"] == 0
     assert summary.loc["Byte-level BPE", "broken boundaries"] > 0
-    bodies = [b for b in html_bodies(at) if "sgpe-tokens" in b]
+    bodies = [b for b in html_bodies(at) if "data-tokenizer=" in b]
     assert len(bodies) == 3
     sgpe_tokens = span_texts(bodies[0], "tok")
     # The spans show the text itself: the space encode() prepends is not part of it.
@@ -293,6 +298,7 @@ def test_compare_counts_match_the_library() -> None:
 
 def test_compare_corpus_table() -> None:
     at = open_page("compare.py")
+    at.multiselect(key="cmp_pick").set_value(["sgpe", "base", "o200k_base"]).run()
     at.selectbox(key="cmp_corpus").set_value("hindi.txt").run()
     assert not at.exception
     table = at.dataframe[1].value
@@ -309,6 +315,55 @@ def test_compare_corpus_table() -> None:
     table = at.dataframe[1].value
     assert list(table["lines"]) == [2, 2, 2]
     assert at.query_params["corpus"] == "upload…"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty.txt: the file is empty (0 bytes)"),
+        (b" \n\t\n", "empty.txt: holds only whitespace (4 bytes)"),
+        (b"\xff\xfe ab", "empty.txt: not UTF-8 text (invalid start byte at byte 0)"),
+    ],
+)
+def test_compare_explains_an_upload_it_cannot_count(content: bytes, message: str) -> None:
+    at = open_page("compare.py")
+    at.selectbox(key="cmp_corpus").set_value("upload…").run()
+    at.file_uploader(key="cmp_upload").set_value(("empty.txt", content, "text/plain")).run()
+    assert not at.exception
+    assert [e.value.replace("\\", "") for e in at.error] == [
+        e for e in (e.value.replace("\\", "") for e in at.error) if e.startswith(message)
+    ]
+    assert len(at.error) == 1
+    assert len(at.dataframe) == 1  # the text's summary, no corpus table of zeros
+
+
+def test_compare_empty_text_is_explained_not_zeros() -> None:
+    at = open_page("compare.py")
+    at.text_area(key="cmp_text").set_value("").run()
+    assert not at.exception
+    assert any("The text is empty" in i.value for i in at.info)
+    assert not [b for b in html_bodies(at) if "data-tokenizer=" in b]
+
+
+def test_compare_token_details_and_newline_id() -> None:
+    """Each token carries its details for hover and tap (tabindex + data-info); a token
+    ending in a newline is marked so that its id is drawn before the line break."""
+    text = PHRASE + "\nක"
+    at = open_page("compare.py")
+    at.text_area(key="cmp_text").set_value(text).run()
+    at.toggle(key="cmp_ids").set_value(True).run()
+    body = next(b for b in html_bodies(at) if 'data-tokenizer="SGPE"' in b)
+    spans = re.findall(r'<span class="(tok[^"]*)" tabindex="0" data-id="(\d+)"[^>]*>', body)
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    assert [int(i) for _, i in spans] == shipped.encode(text)
+    nl = [cls for cls, _ in spans if " nl" in cls]
+    assert len(nl) == 1
+    info = html.unescape(re.findall(r'data-info="([^"]*)"', body)[0])
+    first_id = shipped.encode(text)[0]
+    assert info.startswith(f"id {first_id}\n")
+    assert "U+0DC1" in info and "syllables: 1 whole syllable, none broken" in info
+    base_body = next(b for b in html_bodies(at) if 'data-tokenizer="Byte-level BPE"' in b)
+    assert "syllables: tears a syllable" in html.unescape(base_body)
 
 
 # ============================================================================ Merges

@@ -461,3 +461,66 @@ def test_tamil_and_bengali_on_syllables_compare_and_grammar(
             tab.screenshot(f"scripts_grammar_{script}_{device}")
     finally:
         tab.page.close()
+
+
+# ============================================================================ explorer
+
+
+def device_tab(browser: Any, app_url: str, device: str) -> Tab:
+    tab = Tab(browser, app_url)
+    tab.page.set_viewport_size(DEVICES[device])
+    return tab
+
+
+def assert_fits_the_phone(page: Any) -> None:
+    """At 390 px: the sidebar is closed and the page does not scroll sideways."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= DEVICES["phone"]["width"], width
+    box = page.get_by_test_id("stSidebar").bounding_box()
+    assert box is None or box["x"] + box["width"] <= 1 or box["width"] <= 1, box
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_compare_columns_and_token_details(browser: Any, app_url: str, device: str) -> None:
+    from urllib.parse import quote
+
+    import sgpe
+    from sgpe import shipped
+
+    text = SINHALA_PHRASE + "\nක"
+    tab = device_tab(browser, app_url, device)
+    try:
+        page = tab.goto(f"compare?text={quote(text)}&ids=1")
+        boxes = page.locator("div.sgpe-tokens")
+        boxes.nth(1).wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert boxes.count() == 2
+        names = [boxes.nth(i).get_attribute("data-tokenizer") for i in range(2)]
+        assert names == ["SGPE", "Byte-level BPE"]
+        first, second = boxes.nth(0).bounding_box(), boxes.nth(1).bounding_box()
+        assert first is not None and second is not None
+        if device == "desktop":  # true columns: side by side, same top
+            assert abs(first["y"] - second["y"]) < 4 and second["x"] > first["x"] + first["width"]
+        else:  # stacked: one under the other
+            assert second["y"] > first["y"] + first["height"]
+            assert abs(first["x"] - second["x"]) < 4
+            assert_fits_the_phone(page)
+        tok = sgpe.load(shipped.DEFAULT_SGPE)
+        spans = boxes.nth(0).locator("span.tok")
+        ids = [int(i) for i in spans.evaluate_all("els => els.map(e => e.dataset.id)")]
+        assert ids == tok.encode(text)
+        # Tap (or click) a token: its details appear next to it.
+        spans.nth(0).click()
+        shown = spans.nth(0).evaluate("e => getComputedStyle(e, '::after').content")
+        assert shown.startswith(f'"id {ids[0]}') and "syllables: 1 whole syllable" in shown
+        # The newline token's id is drawn before the line break, not after it.
+        nl = boxes.nth(0).locator("span.tok.nl")
+        assert nl.count() == 1
+        assert nl.evaluate("e => getComputedStyle(e, '::after').content") == "none"
+        assert nl.evaluate("e => getComputedStyle(e, '::before').content") == (
+            f'"{nl.get_attribute("data-id")}"'
+        )
+        assert page.locator("[data-testid=stPlotlyChart]").count() >= 1  # the summary chart
+        tab.check_clean()
+        tab.screenshot(f"compare_columns_{device}")
+    finally:
+        tab.page.close()

@@ -213,6 +213,24 @@ def _label_and_fallback(tokenizer: Any, token_id: int) -> tuple[str | None, bool
     return None, tokenizer.is_fallback_token(token_id)
 
 
+def syllable_status(
+    piece: bytes, start: int, end: int, broken: set[int], torn: set[int], script: str
+) -> str:
+    """What one token (bytes ``start:end`` of the text) does to the syllables: tears one,
+    holds a part of one the vocabulary spells from parts, or keeps whole syllables."""
+    if start in torn or end in torn:
+        return "syllables: tears a syllable (a cut inside it, next to a token across its edge)"
+    if start in broken or end in broken:
+        return "syllables: a part of one syllable, spelled from its parts (the syllable is intact)"
+    whole = sum(
+        s.kind == "syllable"
+        for s in syllable_spans(piece.decode("utf-8", errors="replace"), script)
+    )
+    if whole == 0:
+        return "syllables: none (no script syllable in this token)"
+    return f"syllables: {whole} whole syllable{'s' if whole != 1 else ''}, none broken"
+
+
 def analyse_tokens(
     name: str, tokenizer: Any, text: str, *, limit: int, script: str = "auto"
 ) -> TokenAnalysis:
@@ -241,7 +259,8 @@ def analyse_tokens(
         piece = data[start:end]
         cut = start in broken
         part = cut and start not in torn
-        title = token_title(token_id, piece, cut=cut, label=label, part=part)
+        status = syllable_status(piece, start, end, broken, torn, script)
+        title = token_title(token_id, piece, cut=cut, label=label, part=part, status=status)
         if start == end and sgpe_model and getattr(tokenizer, "prepend_space", False):
             # The dummy space encode() puts before the text, alone in its token (the text
             # starts with a tab or newline): it has no characters of the text to show.

@@ -56,19 +56,24 @@ def load_vocab(path: str | Path) -> Any:
     return _load(str(p.resolve()), p.stat().st_mtime)
 
 
-@st.cache_resource(show_spinner="Loading o200k_base…")
-def _o200k() -> Any:
+@st.cache_resource(show_spinner="Loading an OpenAI encoding…")
+def _tiktoken(name: str) -> Any:
     from sgpe.baselines.tiktoken_offline import load_encoding
 
-    return load_encoding("o200k_base")
+    return load_encoding(name)  # type: ignore[arg-type]
+
+
+def tiktoken(name: str) -> tuple[Any, str | None]:
+    """tiktoken's ``o200k_base`` or ``cl100k_base`` built offline, or ``(None, why not)``."""
+    try:
+        return _tiktoken(name), None
+    except Exception as err:  # missing optional package or rank file: say so on the page
+        return None, f"{name} is not available: {err}"
 
 
 def o200k() -> tuple[Any, str | None]:
     """tiktoken's o200k_base built offline, or ``(None, why not)``."""
-    try:
-        return _o200k(), None
-    except Exception as err:  # missing optional package or rank file: say so on the page
-        return None, f"o200k_base is not available: {err}"
+    return tiktoken("o200k_base")
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -244,3 +249,75 @@ def sample_files() -> list[Path]:
     """The text files in ``sample_data/`` (corpora to pick from), Sinhala first."""
     files = [p for p in defaults.SAMPLE_DATA.glob("*.txt") if p.is_file()]
     return sorted(files, key=lambda p: (p.name != "sinhala.txt", p.name))
+
+
+# ============================================================================ catalogue
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A tokenizer the Compare and Evaluate pages can put side by side."""
+
+    key: str  # stable id (URL value): "sgpe", "base", "o200k_base", "run:<id>", ...
+    name: str  # short, unique column title
+    tokenizer: Any
+    label: str  # what it is, in one line
+    cache_key: str  # changes when the vocabulary file changes
+    vocab_size: int
+
+
+def _file_key(path: Path) -> str:
+    try:
+        return f"{path}:{path.stat().st_mtime}"
+    except OSError:
+        return str(path)
+
+
+def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], list[str]]:
+    """The active SGPE tokenizer and its baseline, OpenAI's encodings, and every other
+    finished run; with one line per tokenizer that could not be loaded."""
+    out: dict[str, Entry] = {
+        "sgpe": Entry(
+            "sgpe",
+            "SGPE",
+            act.sgpe,
+            act.sgpe_choice.label,
+            _file_key(act.sgpe_choice.path),
+            act.sgpe.vocab_size,
+        ),
+        "base": Entry(
+            "base",
+            "Byte-level BPE",
+            act.base,
+            act.base_choice.label
+            + ("" if act.base_matched else " — not trained on the same corpus as the SGPE one"),
+            _file_key(act.base_choice.path),
+            act.base.vocab_size,
+        ),
+    }
+    problems: list[str] = []
+    if openai:
+        for name in ("o200k_base", "cl100k_base"):
+            enc, why_not = tiktoken(name)
+            if enc is None:
+                problems.append(why_not or name)
+                continue
+            out[name] = Entry(
+                name, name, enc, f"OpenAI {name} (tiktoken, offline)", name, enc.n_vocab
+            )
+    used = {act.sgpe_choice.id, act.base_choice.id}
+    for model, title in (("sgpe", "SGPE"), ("bytebpe", "Byte-level")):
+        for choice in choices(model).values():
+            if choice.id in used:
+                continue
+            try:
+                tok = load_vocab(choice.path)
+            except (ValueError, OSError) as err:
+                problems.append(f"Run {choice.id} cannot be used: {err}")
+                continue
+            tag = "shipped" if choice.id == DEFAULT_ID else f"run {choice.id[-6:]}"
+            key = f"{model}:{choice.id}"
+            out[key] = Entry(
+                key, f"{title} ({tag})", tok, choice.label, _file_key(choice.path), tok.vocab_size
+            )
+    return out, problems
