@@ -10,8 +10,11 @@ The sidebar chooses the active SGPE tokenizer (the shipped one, trained on
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
+from sgpe.protocol import one_line
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.ui import render, resources, state, style
 
@@ -89,7 +92,15 @@ with st.sidebar:
     state.remember("tok", tok_id)
     state.remember("base", base_id)
     state.remember("script", script)
-    active = resources.active()
+    try:
+        active = resources.active()
+    except (ValueError, OSError) as err:  # the shipped vocabulary itself is damaged
+        st.error(
+            f"{render.md_escape(one_line(err))}. Rebuild the shipped vocabularies with "
+            "`python -m sgpe.shipped`.",
+            icon=":material/error:",
+        )
+        st.stop()
     for problem in active.problems:
         st.warning(render.md_escape(problem), icon=":material/warning:")
     tok = active.sgpe
@@ -101,4 +112,13 @@ with st.sidebar:
         + "."
     )
 
-page.run()
+try:
+    page.run()
+except Exception as err:  # the last line of defence: a message on the page, never a traceback
+    logging.getLogger("sgpe.app").exception("page %s failed", page.title)
+    st.error(
+        f"{page.title} cannot be shown: {render.md_escape(one_line(err))} "
+        "(the details are in the server log). Check the file named here, or choose another "
+        "vocabulary in the sidebar.",
+        icon=":material/error:",
+    )

@@ -524,3 +524,72 @@ def test_compare_columns_and_token_details(browser: Any, app_url: str, device: s
         tab.screenshot(f"compare_columns_{device}")
     finally:
         tab.page.close()
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def sidebar_text(page: Any) -> str:
+    return str(page.get_by_test_id("stSidebar").inner_text())
+
+
+def test_damaged_files_are_messages_not_tracebacks(
+    browser: Any, app_url: str, runs_dir: Path, tmp_path: Path
+) -> None:
+    """A damaged vocab.json reached by ?tok=, a damaged merges file and a deeply nested
+    JSONL line each give a message naming the file and the problem, never a traceback."""
+    import shutil
+
+    from sgpe import shipped
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=600))
+    tab = Tab(browser, app_url)
+    try:
+        assert manager.wait(run, timeout=60).state == "done"
+        vocab = run.path / "vocab.json"
+        vocab.write_text(DEEP, encoding="utf-8")
+        for path in ("compare", "merges", "vocabulary", ""):
+            page = tab.goto(f"{path}?tok={run.id}")
+            page.get_by_test_id("stSidebar").get_by_text(f"Run {run.id} cannot be used").wait_for(
+                timeout=SCRIPT_RUN_TIMEOUT_MS
+            )
+            assert f"{vocab}: JSON nested too deeply to read" in sidebar_text(page)
+            tab.check_clean()
+        tab.screenshot("damaged_vocab")
+
+        vocab.write_text(
+            (shipped.DEFAULT_SGPE.read_text(encoding="utf-8")).replace('"merge_counts"', '"x"'),
+            encoding="utf-8",
+        )  # a good vocabulary without counts: the merges file is read for them
+        (run.path / "merges.parquet").write_bytes(b"not parquet")
+        page = tab.goto(f"merges?tok={run.id}")
+        page.get_by_role("heading", name="Merges").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert "cannot be used" not in sidebar_text(page)
+        tab.check_clean()
+        page = tab.goto(f"train?tok={run.id}")
+        page.get_by_text("The merge curve cannot be shown").first.wait_for(
+            timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        assert "not a readable parquet file" in page.get_by_test_id("stMain").inner_text()
+        tab.check_clean()
+        tab.screenshot("damaged_merges")
+
+        deep = tmp_path / "deep.jsonl"
+        deep.write_text(DEEP + "\n", encoding="utf-8")
+        page.get_by_text("upload a file").click()
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(deep))
+        page.get_by_text("deep.jsonl").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        page.get_by_role("button", name="Start training").click()
+        page.get_by_text("JSON nested too deeply to read").first.wait_for(
+            timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        assert "deep.jsonl: line 1" in page.get_by_test_id("stMain").inner_text()
+        tab.check_clean()
+        tab.screenshot("damaged_jsonl")
+    finally:
+        tab.page.close()
+        if manager.status(run.id).alive:
+            manager.cancel(run.id, wait=5.0)
+        shutil.rmtree(run.path, ignore_errors=True)
