@@ -12,7 +12,7 @@ import streamlit as st
 from sgpe.ui import charts, render, resources, state
 from sgpe.ui import vocabulary as vocab_stats
 
-SHARED_TEXT = "the shared text (Syllables/Compare)"
+SHARED_TEXT = "the shared text (Syllables, Compare, Merges)"
 
 
 @st.cache_data(show_spinner="Classifying tokens…", max_entries=8)
@@ -84,7 +84,7 @@ h2.plotly_chart(
 st.divider()
 st.subheader("On a text")
 files = {p.name: p for p in resources.sample_files()}
-options = [*files, SHARED_TEXT]
+options = [SHARED_TEXT, *files]
 source = st.selectbox(
     "Text",
     options,

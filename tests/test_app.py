@@ -209,6 +209,49 @@ def test_long_text_is_capped_but_counted() -> None:
     assert "text" not in at.query_params  # too long for a link
 
 
+def test_one_text_across_pages() -> None:
+    """Typed on Syllables, the text is Compare's, Merges' and the Vocabulary's text too,
+    and comes back to Syllables after an edit on Compare."""
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(PHRASE).run()
+    assert at.query_params["text"] == PHRASE
+    at.switch_page("app_pages/compare.py").run()
+    assert at.text_area(key="cmp_text").value == PHRASE
+    at.switch_page("app_pages/merges.py").run()
+    assert at.text_area(key="mrg_text").value == PHRASE
+    at.switch_page("app_pages/vocabulary.py").run()
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    assert dict(metrics_of(at))["Tokens"] == f"{len(shipped.encode(PHRASE)):,}"
+    at.switch_page("app_pages/compare.py").run()
+    at.text_area(key="cmp_text").set_value("ලංකාව").run()
+    at.switch_page("app_pages/syllables.py").run()
+    assert at.text_area(key="syl_text").value == "ලංකාව"
+    assert at.query_params["text"] == "ලංකාව"
+
+
+def test_a_text_too_long_for_the_link_is_offered_as_a_share_file() -> None:
+    line = "අද උදේ පාසලට යන විට මහ වැස්සක් ඇද හැලුණා.\n"
+    text = line * (4000 // len(line) + 1)
+    assert len(text) > 4000
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(text).run()
+    assert "text" not in at.query_params
+    warning = next(w.value for w in at.warning if "link" in w.value)
+    assert f"This text has {len(text):,} characters, more than the 4,000" in warning
+    (button,) = [b for b in at.get("download_button") if b.proto.label == "Download share file"]
+    # The share file loads back, on any page, as the text of every page.
+    other = open_page("compare.py")
+    other.text_area(key="cmp_text").set_value("ක").run()
+    other.file_uploader(key="cmp_share_in").set_value(
+        ("sgpe-text.txt", text.encode("utf-8"), "text/plain")
+    ).run()
+    assert not other.exception
+    assert other.text_area(key="cmp_text").value == text
+    other.switch_page("app_pages/syllables.py").run()
+    assert other.text_area(key="syl_text").value == text
+    assert dict(metrics_of(other))["Characters"] == f"{len(text):,}"
+
+
 # ============================================================================ XSS
 
 
@@ -376,7 +419,7 @@ def step_captions(at: AppTest) -> list[str]:
 def test_merges_stepper() -> None:
     word = "ලංකාව"
     at = open_page("merges.py")
-    at.text_input(key="mrg_text").set_value(word).run()
+    at.text_area(key="mrg_text").set_value(word).run()
     shipped = sgpe.load(defaults.DEFAULT_SGPE)
     (trace,) = shipped.merge_trace(word)
     assert trace.steps, "the shipped vocabulary merges ලංකාව"
@@ -395,6 +438,35 @@ def test_merges_stepper() -> None:
     ]
     at.button(key="mrg_prev").click().run()
     assert at.slider(key="mrg_step").value == 0
+
+
+def test_merges_jump_to_the_first_merge_of_a_syllable() -> None:
+    word = "ලංකාව"
+    at = open_page("merges.py")
+    at.text_area(key="mrg_text").set_value(word).run()
+    assert at.selectbox(key="mrg_syllable").options == ["ලං", "කා", "ව"]
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    (trace,) = shipped.merge_trace(word)
+    merged = [s.pair[0] + s.pair[1] for s in trace.steps]
+    expected = next(i for i, m in enumerate(merged) if m.strip() in "කා" or "කා" in m)
+    at.selectbox(key="mrg_syllable").set_value("කා").run()
+    at.button(key="mrg_jump").click().run()
+    assert at.slider(key="mrg_step").value == expected + 1
+    caption = step_captions(at)[0].replace("\\", "")
+    assert f"Step {expected + 1} of {len(trace.steps)}" in caption
+    assert "කා" in merged[expected] or merged[expected].strip() in "කා"
+
+
+def test_merges_play_runs_on_a_timer() -> None:
+    """Play starts the timer (AppTest does not fire it: the browser test watches it step)."""
+    at = open_page("merges.py")
+    at.text_area(key="mrg_text").set_value("ලංකාව").run()
+    assert at.button(key="mrg_play").proto.label == "▶ Play"
+    at.button(key="mrg_play").click().run()
+    assert at.session_state["mrg_playing"] is True
+    assert at.button(key="mrg_play").proto.label == "⏸ Pause"
+    at.button(key="mrg_play").click().run()
+    assert at.session_state["mrg_playing"] is False
 
 
 def test_merges_table_filter() -> None:

@@ -593,3 +593,52 @@ def test_damaged_files_are_messages_not_tracebacks(
         if manager.status(run.id).alive:
             manager.cancel(run.id, wait=5.0)
         shutil.rmtree(run.path, ignore_errors=True)
+
+
+def step_number(page: Any) -> int:
+    caption = page.get_by_text(re.compile(r"^Step \d+ of \d+")).first.inner_text()
+    found = re.match(r"Step (\d+) of", caption)
+    assert found, caption
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, device: str) -> None:
+    """Play advances the stepper on its own and Pause stops it; the text typed on
+    Syllables is the text of Merges and Compare."""
+    tab = device_tab(browser, app_url, device)
+    try:
+        page = tab.goto()
+        set_text(page, "ලංකාව ලස්සන")
+        page.wait_for_function(
+            "() => location.search.includes('text=')", timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        wait_for_app_idle(page)
+        url = page.url.split("?", 1)[1]
+        page = tab.goto(f"merges?{url}")
+        assert page.locator("textarea").first.input_value() == "ලංකාව ලස්සන"
+        assert step_number(page) == 0
+        page.locator(".st-key-mrg_speed").get_by_role("slider").focus()
+        page.keyboard.press("End")  # the fastest speed
+        wait_for_app_idle(page)
+        page.get_by_role("button", name="▶ Play").click()
+        page.wait_for_function(
+            "() => /^Step [3-9]\\d* of|^Step \\d\\d+ of/m.test(document.body.innerText)",
+            timeout=SCRIPT_RUN_TIMEOUT_MS,
+        )
+        page.get_by_role("button", name="⏸ Pause").click()
+        page.get_by_role("button", name="▶ Play").wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        wait_for_app_idle(page)
+        paused_at = step_number(page)
+        assert paused_at >= 3
+        time.sleep(1.0)
+        assert step_number(page) == paused_at  # paused: no further steps
+        if device == "phone":
+            assert_fits_the_phone(page)
+        tab.check_clean()
+        tab.screenshot(f"merges_play_{device}")
+        page = tab.goto(f"compare?{url}")
+        assert page.locator("textarea").first.input_value() == "ලංකාව ලස්සන"
+        tab.check_clean()
+    finally:
+        tab.page.close()

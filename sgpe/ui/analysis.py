@@ -365,3 +365,23 @@ def merges_table(tokenizer: Any, counts: Sequence[int] | None) -> list[dict[str,
             }
         )
     return rows
+
+
+def distinct_syllables(text: str, script: str = "auto") -> list[str]:
+    """The script syllables of ``text``, each once, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for span in syllable_spans(text, script):
+        if span.kind == "syllable":
+            seen.setdefault(text[span.start : span.end], None)
+    return list(seen)
+
+
+def first_step_touching(steps: Sequence[GlobalStep], syllable: str) -> int | None:
+    """Index of the first step whose merged token builds part of ``syllable`` (the token
+    lies inside it) or joins it with its neighbours (the token contains it); else None."""
+    for i, step in enumerate(steps):
+        merged = (step.pair[0] + step.pair[1]).replace("\u00b7", " ")
+        core = merged.strip()
+        if core and (core in syllable or syllable in merged):
+            return i
+    return None
