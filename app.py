@@ -37,6 +37,12 @@ PAGES = [
     ),
     st.Page("app_pages/merges.py", title="Merges", icon=":material/merge:", url_path="merges"),
     st.Page(
+        "app_pages/evaluate.py",
+        title="Evaluate",
+        icon=":material/leaderboard:",
+        url_path="evaluate",
+    ),
+    st.Page(
         "app_pages/train.py", title="Train", icon=":material/model_training:", url_path="train"
     ),
     st.Page(

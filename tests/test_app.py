@@ -238,7 +238,7 @@ def test_a_text_too_long_for_the_link_is_offered_as_a_share_file() -> None:
     assert "text" not in at.query_params
     warning = next(w.value for w in at.warning if "link" in w.value)
     assert f"This text has {len(text):,} characters, more than the 4,000" in warning
-    (button,) = [b for b in at.get("download_button") if b.proto.label == "Download share file"]
+    assert [b.proto.label for b in at.get("download_button")].count("Download share file") == 1
     # The share file loads back, on any page, as the text of every page.
     other = open_page("compare.py")
     other.text_area(key="cmp_text").set_value("ක").run()
@@ -407,6 +407,53 @@ def test_compare_token_details_and_newline_id() -> None:
     assert "U+0DC1" in info and "syllables: 1 whole syllable, none broken" in info
     base_body = next(b for b in html_bodies(at) if 'data-tokenizer="Byte-level BPE"' in b)
     assert "syllables: tears a syllable" in html.unescape(base_body)
+
+
+def test_evaluate_per_script_with_an_uploaded_hf_tokenizer() -> None:
+    from sgpe import metrics
+    from sgpe.interop.hf import to_hf_str
+
+    at = open_page("evaluate.py")
+    assert not at.exception
+    assert at.multiselect(key="ev_pick").value == ["sgpe", "base", "o200k_base"]
+    at.selectbox(key="ev_text").set_value("mixed.txt").run()
+    table = at.dataframe[0].value
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    lines = list(metrics.read_lines(defaults.SAMPLE_DATA / "mixed.txt"))
+    expected = metrics.evaluate(shipped, lines)
+    row = table[(table["vocabulary"] == "SGPE") & (table["script"] == "all")].iloc[0]
+    assert (row["tokens"], row["broken boundaries"]) == (expected["tokens"], expected["broken"])
+    assert row["TWR"] == pytest.approx(expected["twr"])
+    scripts = list(table[table["vocabulary"] == "SGPE"]["script"])
+    assert scripts[0] == "all" and {"Sinhala", "Devanagari"} <= set(scripts)
+    per_script = table[(table["vocabulary"] == "SGPE") & (table["script"] != "all")]
+    assert int(per_script["lines"].sum()) == len(lines)
+
+    # The shipped vocabulary exported to HF gives the same numbers (exact id parity).
+    hf = to_hf_str(shipped).encode("utf-8")
+    at.file_uploader(key="ev_hf").set_value([("tokenizer.json", hf, "application/json")]).run()
+    labels = [o for o in at.multiselect(key="ev_pick").options if "(HF)" in o]
+    assert labels == ["tokenizer.json (HF): 4,000 tokens"]
+    import hashlib
+
+    hf_key = f"hf:{hashlib.sha256(hf).hexdigest()[:12]}"
+    at.multiselect(key="ev_pick").set_value(["sgpe", hf_key]).run()
+    table = at.dataframe[0].value
+    assert list(dict.fromkeys(table["vocabulary"])) == ["SGPE", "tokenizer.json (HF)"]
+    a = table[table["vocabulary"] == "SGPE"].drop(columns="vocabulary").reset_index(drop=True)
+    b = table[table["vocabulary"] != "SGPE"].drop(columns="vocabulary").reset_index(drop=True)
+    assert a.equals(b)
+
+
+def test_evaluate_explains_a_damaged_hf_file() -> None:
+    at = open_page("evaluate.py")
+    at.file_uploader(key="ev_hf").set_value(
+        [("tokenizer.json", b'{"model": {"type": "BPE"', "application/json")]
+    ).run()
+    assert not at.exception
+    (error,) = [e.value.replace("\\", "") for e in at.error]
+    assert error.startswith("tokenizer.json: not valid JSON (line 1, column")
+    assert len(at.dataframe[0].value) > 0  # the page still evaluates the others
 
 
 # ============================================================================ Merges

@@ -15,6 +15,7 @@ most ``limit`` characters that ends on a unit boundary (:func:`prefix_end`).
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -385,3 +386,24 @@ def first_step_touching(steps: Sequence[GlobalStep], syllable: str) -> int | Non
         if core and (core in syllable or syllable in merged):
             return i
     return None
+
+
+def _script_of(ch: str) -> str | None:
+    """The Unicode script block name of a letter or mark ("SINHALA", "DEVANAGARI"...)."""
+    if not (ch.isalpha() or unicodedata.category(ch).startswith("M")):
+        return None
+    name = unicodedata.name(ch, "")
+    return name.split(" ", 1)[0] if name else None
+
+
+def lines_by_script(lines: Sequence[str]) -> dict[str, list[str]]:
+    """``{"all": lines}`` and the lines grouped by the script most of their letters are in
+    (title case, e.g. "Sinhala", "Latin"; "other" for a line without letters), the groups
+    ordered by size."""
+    groups: dict[str, list[str]] = {}
+    for line in lines:
+        counts = Counter(s for s in map(_script_of, line) if s)
+        script = counts.most_common(1)[0][0].title() if counts else "other"
+        groups.setdefault(script, []).append(line)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return {"all": list(lines), **dict(ordered)}

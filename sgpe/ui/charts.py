@@ -94,6 +94,23 @@ def compare_summary(summary: pd.DataFrame) -> go.Figure:
     return _layout(fig, 300)
 
 
+def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
+    """One metric per script (x) and vocabulary (colour), grouped bars."""
+    names = list(dict.fromkeys(str(n) for n in table["vocabulary"]))
+    fig = px.bar(
+        table.assign(vocabulary=table["vocabulary"].map(html.escape)),
+        x="script",
+        y=metric,
+        color="vocabulary",
+        barmode="group",
+        color_discrete_map={html.escape(n): colour(n, i) for i, n in enumerate(names)},
+        text_auto=".2f",
+        title=title,
+    )
+    fig.update_layout(yaxis_title=None, xaxis_title=None, legend={"orientation": "h", "y": -0.2})
+    return _layout(fig, 380)
+
+
 def merge_curve(steps: Sequence[int], counts: Sequence[int], title: str) -> go.Figure:
     """Training count of each merge against its step (log y)."""
     frame = pd.DataFrame({"step": list(steps), "count": list(counts)})
