@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sgpe.ui import charts, render, resources, state
+from sgpe.ui import charts, downloads, render, resources, state
 from sgpe.ui import vocabulary as vocab_stats
 
 SHARED_TEXT = "the shared text (Syllables, Compare, Merges)"
@@ -159,14 +159,15 @@ st.caption(f"{len(table):,} of {len(vocab):,} tokens; frequency = uses on {sourc
 shown_table = table.assign(token=table["token"].map(lambda t: render.visible(t, viramas=False)))
 st.dataframe(shown_table, hide_index=True, width="stretch", height=360)
 
-d1, d2, d3 = st.columns(3)
-d1.download_button(
-    "Download vocab.json",
-    choice.path.read_bytes(),
-    file_name="vocab.json",
-    mime="application/json",
-    key="voc_dl_json",
+st.subheader("Downloads")
+downloads.show(
+    tok,
+    choice.path,
+    "shipped" if choice.id == resources.DEFAULT_ID else choice.id,
+    act.counts(which),
+    key=f"voc_{which}",
 )
+d2, d3 = st.columns(2)
 d2.download_button(
     "Download stats (CSV)",
     vocab.to_csv(index=False).encode("utf-8"),

@@ -698,3 +698,56 @@ def test_core_never_imports_the_ui() -> None:
     assert core
     for path in core:
         assert "sgpe.ui" not in path.read_text(encoding="utf-8"), path.name
+
+
+# ============================================================================ downloads
+
+
+@pytest.mark.parametrize(
+    "path", [defaults.DEFAULT_SGPE, defaults.DEFAULT_BYTEBPE], ids=["sgpe", "bytebpe"]
+)
+def test_downloads_of_a_vocabulary_load_back(path: Path) -> None:
+    import io
+
+    import pandas as pd
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from sgpe import metrics
+    from sgpe.ui import downloads
+
+    tok = sgpe.load(path)
+    texts = {n: defaults.SAMPLE_DATA / n for n in defaults.SAMPLE_FILES}
+    made = {d.label: d for d in downloads.files(tok, path, "shipped", tok.merge_counts, texts)}
+    stem = "sgpe-auto-4000-shipped" if tok.model == "sgpe" else "bytebpe-bytes-4000-shipped"
+    assert made["tokenizer.json (Hugging Face)"].file_name == f"{stem}-tokenizer.json"
+    hf = HFTokenizer.from_str(made["tokenizer.json (Hugging Face)"].make().decode("utf-8"))
+    for line in defaults.sample_documents()[:50]:
+        assert hf.encode(line, add_special_tokens=False).ids == list(tok.encode(line))
+    assert made["vocab.json"].make() == path.read_bytes()
+    merges = pd.read_csv(io.BytesIO(made["merges (CSV)"].make()), keep_default_na=False)
+    assert list(merges["count"]) == tok.merge_counts and len(merges) == len(tok.merges)
+    report = pd.read_csv(io.BytesIO(made["metrics report (CSV)"].make()))
+    assert list(report["text"]) == list(defaults.SAMPLE_FILES)
+    expected = metrics.evaluate(tok, metrics.read_lines(texts["hindi.txt"]))
+    assert int(report.loc[1, "tokens"]) == expected["tokens"]
+    records = json.loads(made["metrics report (JSON)"].make())
+    assert [r["tokens"] for r in records] == list(report["tokens"])
+    charts_made = [d for d in made.values() if d.file_name.endswith((".html", ".png", ".svg"))]
+    assert {d.file_name for d in charts_made} >= {
+        f"{stem}-merge-curve.html",
+        f"{stem}-report-twr.html",
+    }
+    assert b"plotly" in charts_made[0].make()[:200_000].lower()
+
+
+def test_vocabulary_page_offers_the_downloads() -> None:
+    at = open_page("vocabulary.py")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert {
+        "tokenizer.json (Hugging Face)",
+        "vocab.json",
+        "merges (CSV)",
+        "metrics report (CSV)",
+        "metrics report (JSON)",
+    } <= set(labels)
+    assert "merge curve (HTML)" in labels and "report chart (HTML)" in labels
