@@ -55,6 +55,7 @@ PAGES = {
     "compare": "compare",
     "syllables": "",
     "merges": "merges",
+    "evaluate": "evaluate",
     "train": "train",
     "vocabulary": "vocabulary",
     "grammar": "grammar",
@@ -642,3 +643,61 @@ def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, devic
         tab.check_clean()
     finally:
         tab.page.close()
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_fits_a_phone(browser: Any, app_url: str, name: str) -> None:
+    """390 x 844: the sidebar starts closed and no page scrolls sideways."""
+    tab = device_tab(browser, app_url, "phone")
+    try:
+        page = tab.goto(PAGES[name])
+        page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        wait_for_app_idle(page)
+        assert_fits_the_phone(page)
+        tab.check_clean()
+        tab.screenshot(f"phone_{name}")
+    finally:
+        tab.page.close()
+
+
+def test_downloads_load_and_evaluate_exports_csv(tab: Tab, tmp_path: Path) -> None:
+    """The Vocabulary page's tokenizer.json loads in HF tokenizers with the exact ids;
+    the Evaluate page's table downloads as a CSV with the same rows."""
+    import pandas as pd
+    from tokenizers import Tokenizer as HFTokenizer
+
+    import sgpe
+    from sgpe import shipped
+
+    page = tab.goto("vocabulary")
+    button = page.get_by_role("button", name="tokenizer.json (Hugging Face)")
+    button.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    with page.expect_download(timeout=SCRIPT_RUN_TIMEOUT_MS) as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename == "sgpe-auto-4000-shipped-tokenizer.json"
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    hf = HFTokenizer.from_file(str(saved))
+    tok = sgpe.load(shipped.DEFAULT_SGPE)
+    for line in shipped.sample_documents()[:50]:
+        assert hf.encode(line, add_special_tokens=False).ids == list(tok.encode(line))
+    tab.check_clean()
+    tab.screenshot("vocabulary_downloads")
+
+    page = tab.goto("evaluate?et=mixed.txt")
+    page.locator("[data-testid=stPlotlyChart]").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    button = page.get_by_role("button", name="Download the table (CSV)")
+    with page.expect_download(timeout=SCRIPT_RUN_TIMEOUT_MS) as info:
+        button.click()
+    saved = tmp_path / info.value.suggested_filename
+    info.value.save_as(saved)
+    table = pd.read_csv(saved)
+    assert list(dict.fromkeys(table["vocabulary"])) == ["SGPE", "Byte-level BPE", "o200k_base"]
+    sgpe_all = table[(table["vocabulary"] == "SGPE") & (table["script"] == "all")].iloc[0]
+    from sgpe import metrics
+
+    expected = metrics.evaluate(tok, metrics.read_lines(shipped.SAMPLE_DATA / "mixed.txt"))
+    assert int(sgpe_all["tokens"]) == expected["tokens"]
+    tab.check_clean()
+    tab.screenshot("evaluate")
