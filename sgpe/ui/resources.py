@@ -60,7 +60,7 @@ def load_vocab(path: str | Path) -> Any:
 def _tiktoken(name: str) -> Any:
     from sgpe.baselines.tiktoken_offline import load_encoding
 
-    return load_encoding(name)  # type: ignore[arg-type]
+    return load_encoding(name)
 
 
 def tiktoken(name: str) -> tuple[Any, str | None]:
