@@ -1,15 +1,20 @@
 """SGPE Explorer: the frame of the app (page config, shared sidebar, navigation).
 
 Run with ``bash scripts/run_app.sh`` (or ``streamlit run app.py``). The pages in
-``pages/`` are thin: they read widgets, call :mod:`sgpe`, and render with :mod:`sgpe.ui`.
+``app_pages/`` are thin: they read widgets, call :mod:`sgpe`, and render with :mod:`sgpe.ui`.
+They are not in a directory named ``pages/``: Streamlit would also serve such files on
+their own (its older multipage mode), without this frame, to a link that arrives first.
 The sidebar chooses the active SGPE tokenizer (the shipped one, trained on
 ``sample_data/``, or any finished training run), its byte-level baseline, and the script.
 """
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
+from sgpe.protocol import one_line
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.ui import render, resources, state, style
 
@@ -23,17 +28,28 @@ st.set_page_config(
 st.html(style.CSS)
 
 PAGES = [
-    st.Page("pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),
+    st.Page("app_pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),
     st.Page(
-        "pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
+        "app_pages/compare.py",
+        title="Compare",
+        icon=":material/compare_arrows:",
+        url_path="compare",
     ),
-    st.Page("pages/merges.py", title="Merges", icon=":material/merge:", url_path="merges"),
-    st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train"),
+    st.Page("app_pages/merges.py", title="Merges", icon=":material/merge:", url_path="merges"),
     st.Page(
-        "pages/grammar.py", title="Grammar", icon=":material/account_tree:", url_path="grammar"
+        "app_pages/evaluate.py",
+        title="Evaluate",
+        icon=":material/leaderboard:",
+        url_path="evaluate",
     ),
     st.Page(
-        "pages/vocabulary.py",
+        "app_pages/train.py", title="Train", icon=":material/model_training:", url_path="train"
+    ),
+    st.Page(
+        "app_pages/grammar.py", title="Grammar", icon=":material/account_tree:", url_path="grammar"
+    ),
+    st.Page(
+        "app_pages/vocabulary.py",
         title="Vocabulary",
         icon=":material/dictionary:",
         url_path="vocabulary",
@@ -82,7 +98,15 @@ with st.sidebar:
     state.remember("tok", tok_id)
     state.remember("base", base_id)
     state.remember("script", script)
-    active = resources.active()
+    try:
+        active = resources.active()
+    except (ValueError, OSError) as err:  # the shipped vocabulary itself is damaged
+        st.error(
+            f"{render.md_escape(one_line(err))}. Rebuild the shipped vocabularies with "
+            "`python -m sgpe.shipped`.",
+            icon=":material/error:",
+        )
+        st.stop()
     for problem in active.problems:
         st.warning(render.md_escape(problem), icon=":material/warning:")
     tok = active.sgpe
@@ -94,4 +118,13 @@ with st.sidebar:
         + "."
     )
 
-page.run()
+try:
+    page.run()
+except Exception as err:  # the last line of defence: a message on the page, never a traceback
+    logging.getLogger("sgpe.app").exception("page %s failed", page.title)
+    st.error(
+        f"{page.title} cannot be shown: {render.md_escape(one_line(err))} "
+        "(the details are in the server log). Check the file named here, or choose another "
+        "vocabulary in the sidebar.",
+        icon=":material/error:",
+    )

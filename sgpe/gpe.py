@@ -223,7 +223,8 @@ class GPETrainer:
                 f"Use vocab_size >= {len(state.symbols) + len(SPECIAL_TOKENS)}, or raise "
                 "prune_freq to drop rare syllables."
             )
-        _MergeEngine(state).run(
+        engine = _MergeEngine(state)
+        engine.run(
             target_symbols=target_symbols,
             min_freq=s.min_count,
             progress=progress,
@@ -231,7 +232,7 @@ class GPETrainer:
             on_checkpoint=on_checkpoint,
             resume=resume_merges,
         )
-        return self._build_tokenizer(state, pruned)
+        return self._build_tokenizer(state, pruned, engine.merge_counts)
 
     def train(
         self,
@@ -333,7 +334,7 @@ class GPETrainer:
             vocab.setdefault(state.symbols[i], len(vocab))
         learned = engine.merge_list()
         merges = [(a, b) for a, b, _ in learned]
-        return self._tokenizer(vocab, merges, [k for _, _, k in learned])
+        return self._tokenizer(vocab, merges, [k for _, _, k in learned], engine.merge_counts)
 
     # ---------------------------------------------------------------- output
     def _tokenizer(
@@ -341,6 +342,7 @@ class GPETrainer:
         vocab: dict[str, int],
         merges: list[tuple[str, str]],
         kinds: list[MergeKind] | None = None,
+        counts: list[int] | None = None,
     ) -> Tokenizer:
         s = self.settings
         info = self.corpus_info
@@ -355,9 +357,10 @@ class GPETrainer:
             **s.vocab_metadata(),
             training=training,
             merge_kinds=kinds,
+            merge_counts=counts,
         )
 
-    def _build_tokenizer(self, state: _State, pruned: Counter[str]) -> Tokenizer:
+    def _build_tokenizer(self, state: _State, pruned: Counter[str], counts: list[int]) -> Tokenizer:
         s = self.settings
         freq = [0] * len(state.symbols)
         for w, c in zip(state.words, state.counts):
@@ -372,7 +375,7 @@ class GPETrainer:
         for i in order:
             vocab.setdefault(state.symbols[i], len(vocab))
         merges = [(state.symbols[a], state.symbols[b]) for a, b in state.merges]
-        return self._tokenizer(vocab, merges)
+        return self._tokenizer(vocab, merges, counts=counts)
 
 
 def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
@@ -394,6 +397,7 @@ def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
 class _MergeEngine:
     def __init__(self, state: _State) -> None:
         self.st = state
+        self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
         pc: dict[str, int] = {}
         where: defaultdict[str, set[int]] = defaultdict(set)
         for wi, (w, c) in enumerate(zip(state.words, state.counts)):
@@ -470,6 +474,7 @@ class _MergeEngine:
                     "corpus; the checkpoint belongs to another corpus or other settings"
                 )
             st.merges.append((ord(pair[0]), ord(pair[1])))
+            self.merge_counts.append(count)
             self._apply(pair, self._new_symbol(pair))
         if resume:
             # Rebuild the heap from the current counts: the choice of the next pair depends
@@ -483,6 +488,7 @@ class _MergeEngine:
                 break
             pair, count = best
             st.merges.append((ord(pair[0]), ord(pair[1])))
+            self.merge_counts.append(count)
             self._apply(pair, self._new_symbol(pair))
             step = len(st.merges)
             if progress is not None:

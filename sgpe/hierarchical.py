@@ -263,6 +263,7 @@ class HierarchicalEngine:
     def __init__(self, state: HierarchicalState, syllabifier: Syllabifier) -> None:
         self.st = state
         self.syll = syllabifier
+        self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
         # Pairs whose kind the strings do not confirm (see merge_kind); never merged.
         self._checked: dict[tuple[str, int], bool] = {}
         # kind 0 (part): counts over unit types; kind 1 (join): counts over words.
@@ -437,6 +438,7 @@ class HierarchicalEngine:
                     "settings"
                 )
             self.apply(pair, kind)
+            self.merge_counts.append(count)
         if resume:
             self._rebuild_heap()
         target = max(0, target_symbols - len(st.symbols))
@@ -447,6 +449,7 @@ class HierarchicalEngine:
                 break
             pair, kind, count = best
             self.apply(pair, kind)
+            self.merge_counts.append(count)
             step = len(st.merges)
             if progress is not None:
                 shown = (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])])

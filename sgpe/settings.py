@@ -5,7 +5,7 @@ changes the result).
 Every consumer takes its defaults, checks and help texts from here: the library
 (``sgpe.train(**settings)``), the command line (``python -m sgpe train`` makes one flag per
 field, :func:`cli_flag`), a run's ``config.json`` (:class:`sgpe.runs.RunConfig` stores the
-fields flat), the app's Train form (``pages/train.py``), the vocabulary metadata
+fields flat), the app's Train form (``app_pages/train.py``), the vocabulary metadata
 (:meth:`TrainSettings.vocab_metadata`) and the shipped vocabularies (:mod:`sgpe.shipped`).
 ``tests/test_settings.py`` fails if a default of a setting is written anywhere else.
 

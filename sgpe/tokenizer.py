@@ -70,6 +70,7 @@ class Tokenizer:
         source: str = "<vocab>",
         mode: str = UNRECORDED["mode"],
         merge_kinds: Sequence[MergeKind] | None = None,
+        merge_counts: Sequence[int] | None = None,
     ) -> None:
         self.vocab = dict(vocab)
         self.mode = mode
@@ -83,6 +84,12 @@ class Tokenizer:
         self.min_freq = min_freq
         self.special_tokens = tuple(special_tokens)
         self.training = dict(training or {})
+        #: How often each merge's pair occurred when the trainer chose it (aligned with
+        #: ``merges``), so the app can show it without retraining; None when unknown
+        #: (a file written before the trainer recorded it).
+        self.merge_counts: list[int] | None = (
+            None if merge_counts is None else [int(c) for c in merge_counts]
+        )
         self._check(source)
         self._id_to_token = [""] * len(self.vocab)
         for tok, i in self.vocab.items():
@@ -120,6 +127,11 @@ class Tokenizer:
                     raise ValueError(
                         f"{source}: key 'merges', entry {k}: token {part!r} is not in the vocabulary"
                     )
+        if self.merge_counts is not None and len(self.merge_counts) != len(self.merges):
+            raise ValueError(
+                f"{source}: key 'merge_counts' has {len(self.merge_counts)} entries but key "
+                f"'merges' has {len(self.merges)}; they must be aligned (or leave merge_counts out)"
+            )
         for t in self.special_tokens:
             if t not in self.vocab:
                 raise ValueError(f"{source}: key 'special_tokens': {t!r} is not in the vocabulary")
@@ -492,6 +504,7 @@ class Tokenizer:
             **({"mode": self.mode} if self.mode != UNRECORDED["mode"] else {}),
             "training": self.training,
             "merges": [list(m) for m in self.merges],
+            **({"merge_counts": list(self.merge_counts)} if self.merge_counts is not None else {}),
             "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
         }
 
@@ -557,6 +570,7 @@ class Tokenizer:
                 training=training,
                 source=source,
                 mode=_option(data, "mode", UNRECORDED["mode"], source),
+                merge_counts=merge_counts_of(data, source),
             )
         except ValueError as err:
             if str(err).startswith(source):
@@ -622,6 +636,20 @@ def _optional(data: dict[str, Any], key: str, kind: type, default: Any, source: 
             f"{source}: key {key!r} must be {_kind(kind())}, not {_kind(value)} ({value!r:.40})"
         )
     return value
+
+
+def merge_counts_of(data: Any, source: str) -> list[int] | None:
+    """The optional ``merge_counts`` key of a vocabulary file: a list of non-negative
+    integers (its length is checked against the merges by the tokenizer), or None."""
+    if "merge_counts" not in data:
+        return None
+    counts = data["merge_counts"]
+    if not isinstance(counts, list) or not all(type(c) is int and c >= 0 for c in counts):
+        raise ValueError(
+            f"{source}: key 'merge_counts' must be a list of non-negative integers "
+            "(one per merge), or be left out"
+        )
+    return counts
 
 
 def _option(data: dict[str, Any], key: str, default: str, source: str) -> str:

@@ -1,6 +1,6 @@
 """The Streamlit app under ``streamlit.testing.v1.AppTest`` (no browser).
 
-* every page in ``pages/`` renders without an exception (ids are the file names);
+* every page in ``app_pages/`` renders without an exception (ids are the file names);
 * one scripted interaction per page, asserting rendered values against :mod:`sgpe`;
 * user text is HTML-escaped (``<script>`` and ``<img onerror>`` payloads);
 * the text and options round-trip through the URL; a 1 MB text is capped for display.
@@ -29,11 +29,10 @@ from sgpe import syllabify
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 APP = str(REPO_ROOT / "app.py")
-PAGES = sorted(p.name for p in (REPO_ROOT / "pages").glob("*.py"))
+PAGES = sorted(p.name for p in (REPO_ROOT / "app_pages").glob("*.py"))
 TIMEOUT = 60
 
 PHRASE = "ශ්\u200dරී ලංකාව"  # ශ්‍රී ලංකාව with its ZWJ written out
-V1_START = {"test_every_page_runs_inside_the_frame"}
 XSS = "<script>alert(1)</script><img src=x onerror=alert(1)> ක"
 
 
@@ -51,36 +50,13 @@ def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             manager.cancel(info.run.id, wait=5.0)
 
 
-@pytest.fixture(autouse=True)
-def navigation_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run pages through app.py's st.navigation, as a server does once any session ran it.
-
-    Streamlit runs a ``pages/`` file on its own ("multipage v1") until some session has
-    called ``st.navigation``; the server decides that once per process, AppTest again
-    before every run. Pages then rerun into the frame (``state.require_frame``), which
-    would drop a form submission of that run. The tests in ``V1_START`` keep AppTest's
-    behaviour and check that escape itself.
-    """
-    if request.node.originalname in V1_START:
-        return
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
 def open_page(page: str, **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
     if page != "syllables.py":
-        at.switch_page(f"pages/{page}").run()
+        at.switch_page(f"app_pages/{page}").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -115,16 +91,39 @@ def test_every_page_renders(page: str) -> None:
 def test_pages_are_all_in_navigation() -> None:
     app = (REPO_ROOT / "app.py").read_text(encoding="utf-8")
     for page in PAGES:
-        assert f'"pages/{page}"' in app
+        assert f'"app_pages/{page}"' in app
 
 
 @pytest.mark.parametrize("page", PAGES, ids=PAGES)
 def test_every_page_runs_inside_the_frame(page: str) -> None:
-    """A page reached directly (a shared link, or AppTest's switch_page) still gets the
-    sidebar of app.py, not Streamlit's legacy pages/ navigation."""
+    """A page reached through app.py's st.navigation gets its sidebar and stylesheet."""
     at = open_page(page)
     assert [s.key for s in at.sidebar.selectbox] == ["side_tok", "side_base", "side_script"]
     assert any("--sgpe-font" in b for b in html_bodies(at))  # the frame's stylesheet
+
+
+def test_the_sidebar_only_reads_the_runs(runs_dir: Path) -> None:
+    """Listing runs for the sidebar starts nothing: a queued run stays queued."""
+    from sgpe.runs.format import RunConfig, create_run, read_status
+
+    run_dir = runs_dir / "20260101-000000-abcdef"
+    create_run(run_dir, RunConfig(vocab_size=400), defaults.SAMPLE_DATA / "sinhala.txt")
+    before = sorted(p.name for p in run_dir.iterdir())
+    at = open_page("syllables.py")
+    at.run()
+    status = read_status(run_dir)
+    assert (status.state, status.pid) == ("queued", None)
+    assert sorted(p.name for p in run_dir.iterdir()) == before  # no train.log, nothing new
+    assert list(at.sidebar.selectbox(key="side_tok").options) == ["shipped: sample_data, 4,000"]
+
+
+def test_shipped_merge_counts_come_from_the_file() -> None:
+    at = open_page("merges.py")
+    at.text_input(key="mrg_filter").set_value("ලං").run()
+    table = at.dataframe[-1].value
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    assert shipped.merge_counts is not None
+    assert list(table["count"]) == [shipped.merge_counts[r] for r in table["rank"]]
 
 
 # ============================================================================ Syllables
@@ -210,6 +209,49 @@ def test_long_text_is_capped_but_counted() -> None:
     assert "text" not in at.query_params  # too long for a link
 
 
+def test_one_text_across_pages() -> None:
+    """Typed on Syllables, the text is Compare's, Merges' and the Vocabulary's text too,
+    and comes back to Syllables after an edit on Compare."""
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(PHRASE).run()
+    assert at.query_params["text"] == PHRASE
+    at.switch_page("app_pages/compare.py").run()
+    assert at.text_area(key="cmp_text").value == PHRASE
+    at.switch_page("app_pages/merges.py").run()
+    assert at.text_area(key="mrg_text").value == PHRASE
+    at.switch_page("app_pages/vocabulary.py").run()
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    assert dict(metrics_of(at))["Tokens"] == f"{len(shipped.encode(PHRASE)):,}"
+    at.switch_page("app_pages/compare.py").run()
+    at.text_area(key="cmp_text").set_value("ලංකාව").run()
+    at.switch_page("app_pages/syllables.py").run()
+    assert at.text_area(key="syl_text").value == "ලංකාව"
+    assert at.query_params["text"] == "ලංකාව"
+
+
+def test_a_text_too_long_for_the_link_is_offered_as_a_share_file() -> None:
+    line = "අද උදේ පාසලට යන විට මහ වැස්සක් ඇද හැලුණා.\n"
+    text = line * (4000 // len(line) + 1)
+    assert len(text) > 4000
+    at = open_page("syllables.py")
+    at.text_area(key="syl_text").set_value(text).run()
+    assert "text" not in at.query_params
+    warning = next(w.value for w in at.warning if "link" in w.value)
+    assert f"This text has {len(text):,} characters, more than the 4,000" in warning
+    assert [b.proto.label for b in at.get("download_button")].count("Download share file") == 1
+    # The share file loads back, on any page, as the text of every page.
+    other = open_page("compare.py")
+    other.text_area(key="cmp_text").set_value("ක").run()
+    other.file_uploader(key="cmp_share_in").set_value(
+        ("sgpe-text.txt", text.encode("utf-8"), "text/plain")
+    ).run()
+    assert not other.exception
+    assert other.text_area(key="cmp_text").value == text
+    other.switch_page("app_pages/syllables.py").run()
+    assert other.text_area(key="syl_text").value == text
+    assert dict(metrics_of(other))["Characters"] == f"{len(text):,}"
+
+
 # ============================================================================ XSS
 
 
@@ -269,13 +311,18 @@ def test_compare_counts_match_the_library() -> None:
     at = open_page("compare.py")
     at.text_area(key="cmp_text").set_value(PHRASE).run()
     assert not at.exception
+    # Equal budget by default: SGPE and the byte-level baseline of the same size.
+    assert at.multiselect(key="cmp_pick").value == ["sgpe", "base"]
+    assert list(at.dataframe[0].value.index) == ["SGPE", "Byte-level BPE"]
+    at.multiselect(key="cmp_pick").set_value(["sgpe", "base", "o200k_base"]).run()
+    assert at.query_params["cmp"] == "sgpe,base,o200k_base"
     shipped = sgpe.load(defaults.DEFAULT_SGPE)
     summary = at.dataframe[0].value
     assert list(summary.index) == ["SGPE", "Byte-level BPE", "o200k_base"]
     assert summary.loc["SGPE", "tokens"] == len(shipped.encode(PHRASE))
     assert summary.loc["SGPE", "broken boundaries"] == 0
     assert summary.loc["Byte-level BPE", "broken boundaries"] > 0
-    bodies = [b for b in html_bodies(at) if "sgpe-tokens" in b]
+    bodies = [b for b in html_bodies(at) if "data-tokenizer=" in b]
     assert len(bodies) == 3
     sgpe_tokens = span_texts(bodies[0], "tok")
     # The spans show the text itself: the space encode() prepends is not part of it.
@@ -294,6 +341,7 @@ def test_compare_counts_match_the_library() -> None:
 
 def test_compare_corpus_table() -> None:
     at = open_page("compare.py")
+    at.multiselect(key="cmp_pick").set_value(["sgpe", "base", "o200k_base"]).run()
     at.selectbox(key="cmp_corpus").set_value("hindi.txt").run()
     assert not at.exception
     table = at.dataframe[1].value
@@ -312,6 +360,102 @@ def test_compare_corpus_table() -> None:
     assert at.query_params["corpus"] == "upload…"
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty.txt: the file is empty (0 bytes)"),
+        (b" \n\t\n", "empty.txt: holds only whitespace (4 bytes)"),
+        (b"\xff\xfe ab", "empty.txt: not UTF-8 text (invalid start byte at byte 0)"),
+    ],
+)
+def test_compare_explains_an_upload_it_cannot_count(content: bytes, message: str) -> None:
+    at = open_page("compare.py")
+    at.selectbox(key="cmp_corpus").set_value("upload…").run()
+    at.file_uploader(key="cmp_upload").set_value(("empty.txt", content, "text/plain")).run()
+    assert not at.exception
+    assert [e.value.replace("\\", "") for e in at.error] == [
+        e for e in (e.value.replace("\\", "") for e in at.error) if e.startswith(message)
+    ]
+    assert len(at.error) == 1
+    assert len(at.dataframe) == 1  # the text's summary, no corpus table of zeros
+
+
+def test_compare_empty_text_is_explained_not_zeros() -> None:
+    at = open_page("compare.py")
+    at.text_area(key="cmp_text").set_value("").run()
+    assert not at.exception
+    assert any("The text is empty" in i.value for i in at.info)
+    assert not [b for b in html_bodies(at) if "data-tokenizer=" in b]
+
+
+def test_compare_token_details_and_newline_id() -> None:
+    """Each token carries its details for hover and tap (tabindex + data-info); a token
+    ending in a newline is marked so that its id is drawn before the line break."""
+    text = PHRASE + "\nක"
+    at = open_page("compare.py")
+    at.text_area(key="cmp_text").set_value(text).run()
+    at.toggle(key="cmp_ids").set_value(True).run()
+    body = next(b for b in html_bodies(at) if 'data-tokenizer="SGPE"' in b)
+    spans = re.findall(r'<span class="(tok[^"]*)" tabindex="0" data-id="(\d+)"[^>]*>', body)
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    assert [int(i) for _, i in spans] == shipped.encode(text)
+    nl = [cls for cls, _ in spans if " nl" in cls]
+    assert len(nl) == 1
+    info = html.unescape(re.findall(r'data-info="([^"]*)"', body)[0])
+    first_id = shipped.encode(text)[0]
+    assert info.startswith(f"id {first_id}\n")
+    assert "U+0DC1" in info and "syllables: 1 whole syllable, none broken" in info
+    base_body = next(b for b in html_bodies(at) if 'data-tokenizer="Byte-level BPE"' in b)
+    assert "syllables: tears a syllable" in html.unescape(base_body)
+
+
+def test_evaluate_per_script_with_an_uploaded_hf_tokenizer() -> None:
+    from sgpe import metrics
+    from sgpe.interop.hf import to_hf_str
+
+    at = open_page("evaluate.py")
+    assert not at.exception
+    assert at.multiselect(key="ev_pick").value == ["sgpe", "base", "o200k_base"]
+    at.selectbox(key="ev_text").set_value("mixed.txt").run()
+    table = at.dataframe[0].value
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    lines = list(metrics.read_lines(defaults.SAMPLE_DATA / "mixed.txt"))
+    expected = metrics.evaluate(shipped, lines)
+    row = table[(table["vocabulary"] == "SGPE") & (table["script"] == "all")].iloc[0]
+    assert (row["tokens"], row["broken boundaries"]) == (expected["tokens"], expected["broken"])
+    assert row["TWR"] == pytest.approx(expected["twr"])
+    scripts = list(table[table["vocabulary"] == "SGPE"]["script"])
+    assert scripts[0] == "all" and {"Sinhala", "Devanagari"} <= set(scripts)
+    per_script = table[(table["vocabulary"] == "SGPE") & (table["script"] != "all")]
+    assert int(per_script["lines"].sum()) == len(lines)
+
+    # The shipped vocabulary exported to HF gives the same numbers (exact id parity).
+    hf = to_hf_str(shipped).encode("utf-8")
+    at.file_uploader(key="ev_hf").set_value([("tokenizer.json", hf, "application/json")]).run()
+    labels = [o for o in at.multiselect(key="ev_pick").options if "(HF)" in o]
+    assert labels == ["tokenizer.json (HF): 4,000 tokens"]
+    import hashlib
+
+    hf_key = f"hf:{hashlib.sha256(hf).hexdigest()[:12]}"
+    at.multiselect(key="ev_pick").set_value(["sgpe", hf_key]).run()
+    table = at.dataframe[0].value
+    assert list(dict.fromkeys(table["vocabulary"])) == ["SGPE", "tokenizer.json (HF)"]
+    a = table[table["vocabulary"] == "SGPE"].drop(columns="vocabulary").reset_index(drop=True)
+    b = table[table["vocabulary"] != "SGPE"].drop(columns="vocabulary").reset_index(drop=True)
+    assert a.equals(b)
+
+
+def test_evaluate_explains_a_damaged_hf_file() -> None:
+    at = open_page("evaluate.py")
+    at.file_uploader(key="ev_hf").set_value(
+        [("tokenizer.json", b'{"model": {"type": "BPE"', "application/json")]
+    ).run()
+    assert not at.exception
+    (error,) = [e.value.replace("\\", "") for e in at.error]
+    assert error.startswith("tokenizer.json: not valid JSON (line 1, column")
+    assert len(at.dataframe[0].value) > 0  # the page still evaluates the others
+
+
 # ============================================================================ Merges
 
 
@@ -322,7 +466,7 @@ def step_captions(at: AppTest) -> list[str]:
 def test_merges_stepper() -> None:
     word = "ලංකාව"
     at = open_page("merges.py")
-    at.text_input(key="mrg_text").set_value(word).run()
+    at.text_area(key="mrg_text").set_value(word).run()
     shipped = sgpe.load(defaults.DEFAULT_SGPE)
     (trace,) = shipped.merge_trace(word)
     assert trace.steps, "the shipped vocabulary merges ලංකාව"
@@ -341,6 +485,35 @@ def test_merges_stepper() -> None:
     ]
     at.button(key="mrg_prev").click().run()
     assert at.slider(key="mrg_step").value == 0
+
+
+def test_merges_jump_to_the_first_merge_of_a_syllable() -> None:
+    word = "ලංකාව"
+    at = open_page("merges.py")
+    at.text_area(key="mrg_text").set_value(word).run()
+    assert at.selectbox(key="mrg_syllable").options == ["ලං", "කා", "ව"]
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    (trace,) = shipped.merge_trace(word)
+    merged = [s.pair[0] + s.pair[1] for s in trace.steps]
+    expected = next(i for i, m in enumerate(merged) if m.strip() in "කා" or "කා" in m)
+    at.selectbox(key="mrg_syllable").set_value("කා").run()
+    at.button(key="mrg_jump").click().run()
+    assert at.slider(key="mrg_step").value == expected + 1
+    caption = step_captions(at)[0].replace("\\", "")
+    assert f"Step {expected + 1} of {len(trace.steps)}" in caption
+    assert "කා" in merged[expected] or merged[expected].strip() in "කා"
+
+
+def test_merges_play_runs_on_a_timer() -> None:
+    """Play starts the timer (AppTest does not fire it: the browser test watches it step)."""
+    at = open_page("merges.py")
+    at.text_area(key="mrg_text").set_value("ලංකාව").run()
+    assert at.button(key="mrg_play").proto.label == "▶ Play"
+    at.button(key="mrg_play").click().run()
+    assert at.session_state["mrg_playing"] is True
+    assert at.button(key="mrg_play").proto.label == "⏸ Pause"
+    at.button(key="mrg_play").click().run()
+    assert at.session_state["mrg_playing"] is False
 
 
 def test_merges_table_filter() -> None:
@@ -424,7 +597,7 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     assert f"{trained.vocab_size:,} tokens" in at.sidebar.caption[-1].value
     assert at.query_params["tok"] == sgpe_run.run.id
     assert any("is now the active SGPE tokenizer" in s.value.replace("\\", "") for s in at.success)
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     assert not at.exception
     summary = at.dataframe[0].value
     text = at.text_area(key="cmp_text").value
@@ -592,7 +765,7 @@ def test_a_damaged_vocab_of_the_linked_run_falls_back_to_the_shipped_one(
         assert warnings[0].startswith(f"Run {finished_run.id} cannot be used: {vocab}: {message}")
         assert "The shipped vocabulary is used instead" in warnings[0]
         assert f"Active: {shipped.vocab_size:,} tokens" in at.sidebar.caption[-1].value
-        at.switch_page("pages/compare.py").run()
+        at.switch_page("app_pages/compare.py").run()
         assert not at.exception, [e.value for e in at.exception]
 
 
@@ -615,3 +788,56 @@ def test_core_never_imports_the_ui() -> None:
     assert core
     for path in core:
         assert "sgpe.ui" not in path.read_text(encoding="utf-8"), path.name
+
+
+# ============================================================================ downloads
+
+
+@pytest.mark.parametrize(
+    "path", [defaults.DEFAULT_SGPE, defaults.DEFAULT_BYTEBPE], ids=["sgpe", "bytebpe"]
+)
+def test_downloads_of_a_vocabulary_load_back(path: Path) -> None:
+    import io
+
+    import pandas as pd
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from sgpe import metrics
+    from sgpe.ui import downloads
+
+    tok = sgpe.load(path)
+    texts = {n: defaults.SAMPLE_DATA / n for n in defaults.SAMPLE_FILES}
+    made = {d.label: d for d in downloads.files(tok, path, "shipped", tok.merge_counts, texts)}
+    stem = "sgpe-auto-4000-shipped" if tok.model == "sgpe" else "bytebpe-bytes-4000-shipped"
+    assert made["tokenizer.json (Hugging Face)"].file_name == f"{stem}-tokenizer.json"
+    hf = HFTokenizer.from_str(made["tokenizer.json (Hugging Face)"].make().decode("utf-8"))
+    for line in defaults.sample_documents()[:50]:
+        assert hf.encode(line, add_special_tokens=False).ids == list(tok.encode(line))
+    assert made["vocab.json"].make() == path.read_bytes()
+    merges = pd.read_csv(io.BytesIO(made["merges (CSV)"].make()), keep_default_na=False)
+    assert list(merges["count"]) == tok.merge_counts and len(merges) == len(tok.merges)
+    report = pd.read_csv(io.BytesIO(made["metrics report (CSV)"].make()))
+    assert list(report["text"]) == list(defaults.SAMPLE_FILES)
+    expected = metrics.evaluate(tok, metrics.read_lines(texts["hindi.txt"]))
+    assert int(report.loc[1, "tokens"]) == expected["tokens"]
+    records = json.loads(made["metrics report (JSON)"].make())
+    assert [r["tokens"] for r in records] == list(report["tokens"])
+    charts_made = [d for d in made.values() if d.file_name.endswith((".html", ".png", ".svg"))]
+    assert {d.file_name for d in charts_made} >= {
+        f"{stem}-merge-curve.html",
+        f"{stem}-report-twr.html",
+    }
+    assert b"plotly" in charts_made[0].make()[:200_000].lower()
+
+
+def test_vocabulary_page_offers_the_downloads() -> None:
+    at = open_page("vocabulary.py")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert {
+        "tokenizer.json (Hugging Face)",
+        "vocab.json",
+        "merges (CSV)",
+        "metrics report (CSV)",
+        "metrics report (JSON)",
+    } <= set(labels)
+    assert "merge curve (HTML)" in labels and "report chart (HTML)" in labels

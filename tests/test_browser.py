@@ -49,13 +49,13 @@ TRAIN_TIMEOUT_MS = 60_000
 # container, so Playwright's full_page cannot extend it).
 VIEWPORT = {"width": 1400, "height": 2200}
 
-# Compare first: the first request after the server starts is then a link to a page other
-# than the main one, which Streamlit would serve without app.py's frame (pages/ "v1")
-# unless the page reruns into it (sgpe.ui.state.require_frame).
+# Compare first: the first request after the server starts is then a deep link to a page
+# other than the main one, which must get app.py's frame (its sidebar) all the same.
 PAGES = {
     "compare": "compare",
     "syllables": "",
     "merges": "merges",
+    "evaluate": "evaluate",
     "train": "train",
     "vocabulary": "vocabulary",
     "grammar": "grammar",
@@ -439,10 +439,11 @@ def test_tamil_and_bengali_on_syllables_compare_and_grammar(
         tab.check_clean()
         tab.screenshot(f"scripts_syllables_{device}")
 
-        page = tab.goto(f"compare?text={quote(SCRIPTS_TEXT)}")
+        page = tab.goto(f"compare?text={quote(SCRIPTS_TEXT)}&cmp=sgpe,base,o200k_base")
         boxes = page.locator("div.sgpe-tokens")
         boxes.first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
-        assert boxes.count() >= 3  # SGPE, byte-level BPE, o200k_base
+        boxes.nth(2).wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert boxes.count() == 3  # SGPE, byte-level BPE, o200k_base
         tab.check_clean()
         tab.screenshot(f"scripts_compare_{device}")
 
@@ -464,3 +465,242 @@ def test_tamil_and_bengali_on_syllables_compare_and_grammar(
             tab.screenshot(f"scripts_grammar_{script}_{device}")
     finally:
         tab.page.close()
+
+
+# ============================================================================ explorer
+
+
+def device_tab(browser: Any, app_url: str, device: str) -> Tab:
+    tab = Tab(browser, app_url)
+    tab.page.set_viewport_size(DEVICES[device])
+    return tab
+
+
+def assert_fits_the_phone(page: Any) -> None:
+    """At 390 px: the sidebar is closed and the page does not scroll sideways."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= DEVICES["phone"]["width"], width
+    box = page.get_by_test_id("stSidebar").bounding_box()
+    assert box is None or box["x"] + box["width"] <= 1 or box["width"] <= 1, box
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_compare_columns_and_token_details(browser: Any, app_url: str, device: str) -> None:
+    from urllib.parse import quote
+
+    import sgpe
+    from sgpe import shipped
+
+    text = SINHALA_PHRASE + "\nක"
+    tab = device_tab(browser, app_url, device)
+    try:
+        page = tab.goto(f"compare?text={quote(text)}&ids=1")
+        boxes = page.locator("div.sgpe-tokens")
+        boxes.nth(1).wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert boxes.count() == 2
+        names = [boxes.nth(i).get_attribute("data-tokenizer") for i in range(2)]
+        assert names == ["SGPE", "Byte-level BPE"]
+        first, second = boxes.nth(0).bounding_box(), boxes.nth(1).bounding_box()
+        assert first is not None and second is not None
+        if device == "desktop":  # true columns: side by side, same top
+            assert abs(first["y"] - second["y"]) < 4 and second["x"] > first["x"] + first["width"]
+        else:  # stacked: one under the other
+            assert second["y"] > first["y"] + first["height"]
+            assert abs(first["x"] - second["x"]) < 4
+            assert_fits_the_phone(page)
+        tok = sgpe.load(shipped.DEFAULT_SGPE)
+        spans = boxes.nth(0).locator("span.tok")
+        ids = [int(i) for i in spans.evaluate_all("els => els.map(e => e.dataset.id)")]
+        assert ids == tok.encode(text)
+        # Tap (or click) a token: its details appear next to it.
+        spans.nth(0).click()
+        shown = spans.nth(0).evaluate("e => getComputedStyle(e, '::after').content")
+        assert shown.startswith(f'"id {ids[0]}') and "syllables: 1 whole syllable" in shown
+        # The newline token's id is drawn before the line break, not after it.
+        nl = boxes.nth(0).locator("span.tok.nl")
+        assert nl.count() == 1
+        assert nl.evaluate("e => getComputedStyle(e, '::after').content") == "none"
+        assert nl.evaluate("e => getComputedStyle(e, '::before').content") == (
+            f'"{nl.get_attribute("data-id")}"'
+        )
+        assert page.locator("[data-testid=stPlotlyChart]").count() >= 1  # the summary chart
+        tab.check_clean()
+        tab.screenshot(f"compare_columns_{device}")
+    finally:
+        tab.page.close()
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def sidebar_text(page: Any) -> str:
+    return str(page.get_by_test_id("stSidebar").inner_text())
+
+
+def test_damaged_files_are_messages_not_tracebacks(
+    browser: Any, app_url: str, runs_dir: Path, tmp_path: Path
+) -> None:
+    """A damaged vocab.json reached by ?tok=, a damaged merges file and a deeply nested
+    JSONL line each give a message naming the file and the problem, never a traceback."""
+    import shutil
+
+    from sgpe import shipped
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=600))
+    tab = Tab(browser, app_url)
+    try:
+        assert manager.wait(run, timeout=60).state == "done"
+        vocab = run.path / "vocab.json"
+        vocab.write_text(DEEP, encoding="utf-8")
+        for path in ("compare", "merges"):
+            page = tab.goto(f"{path}?tok={run.id}")
+            page.get_by_test_id("stSidebar").get_by_text(f"Run {run.id} cannot be used").wait_for(
+                timeout=SCRIPT_RUN_TIMEOUT_MS
+            )
+            assert f"{vocab}: JSON nested too deeply to read" in sidebar_text(page)
+            tab.check_clean()
+        tab.screenshot("damaged_vocab")
+
+        vocab.write_text(
+            (shipped.DEFAULT_SGPE.read_text(encoding="utf-8")).replace('"merge_counts"', '"x"'),
+            encoding="utf-8",
+        )  # a good vocabulary without counts: the merges file is read for them
+        (run.path / "merges.parquet").write_bytes(b"not parquet")
+        page = tab.goto(f"merges?tok={run.id}")
+        page.get_by_role("heading", name="Merges").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert "cannot be used" not in sidebar_text(page)
+        tab.check_clean()
+        page = tab.goto(f"train?tok={run.id}")
+        page.get_by_text("The merge curve cannot be shown").first.wait_for(
+            timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        assert "not a readable parquet file" in page.get_by_test_id("stMain").inner_text()
+        tab.check_clean()
+        tab.screenshot("damaged_merges")
+
+        deep = tmp_path / "deep.jsonl"
+        deep.write_text(DEEP + "\n", encoding="utf-8")
+        page.get_by_text("upload a file").click()
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(deep))
+        page.get_by_text("deep.jsonl").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        page.get_by_role("button", name="Start training").click()
+        page.get_by_text("JSON nested too deeply to read").first.wait_for(
+            timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        assert "deep.jsonl: line 1" in page.get_by_test_id("stMain").inner_text()
+        tab.check_clean()
+        tab.screenshot("damaged_jsonl")
+    finally:
+        tab.page.close()
+        if manager.status(run.id).alive:
+            manager.cancel(run.id, wait=5.0)
+        shutil.rmtree(run.path, ignore_errors=True)
+
+
+def step_number(page: Any) -> int:
+    caption = page.get_by_text(re.compile(r"^Step \d+ of \d+")).first.inner_text()
+    found = re.match(r"Step (\d+) of", caption)
+    assert found, caption
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, device: str) -> None:
+    """Play advances the stepper on its own and Pause stops it; the text typed on
+    Syllables is the text of Merges and Compare."""
+    tab = device_tab(browser, app_url, device)
+    try:
+        page = tab.goto()
+        set_text(page, "ලංකාව ලස්සන")
+        page.wait_for_function(
+            "() => location.search.includes('text=')", timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        wait_for_app_idle(page)
+        url = page.url.split("?", 1)[1]
+        page = tab.goto(f"merges?{url}")
+        assert page.locator("textarea").first.input_value() == "ලංකාව ලස්සන"
+        assert step_number(page) == 0
+        page.locator(".st-key-mrg_speed").get_by_role("slider").focus()
+        page.keyboard.press("End")  # the fastest speed
+        wait_for_app_idle(page)
+        page.get_by_role("button", name="▶ Play").click()
+        page.wait_for_function(
+            "() => /^Step [3-9]\\d* of|^Step \\d\\d+ of/m.test(document.body.innerText)",
+            timeout=SCRIPT_RUN_TIMEOUT_MS,
+        )
+        page.get_by_role("button", name="⏸ Pause").click()
+        page.get_by_role("button", name="▶ Play").wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        wait_for_app_idle(page)
+        paused_at = step_number(page)
+        assert paused_at >= 3
+        time.sleep(1.0)
+        assert step_number(page) == paused_at  # paused: no further steps
+        if device == "phone":
+            assert_fits_the_phone(page)
+        tab.check_clean()
+        tab.screenshot(f"merges_play_{device}")
+        page = tab.goto(f"compare?{url}")
+        assert page.locator("textarea").first.input_value() == "ලංකාව ලස්සන"
+        tab.check_clean()
+    finally:
+        tab.page.close()
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_fits_a_phone(browser: Any, app_url: str, name: str) -> None:
+    """390 x 844: the sidebar starts closed and no page scrolls sideways."""
+    tab = device_tab(browser, app_url, "phone")
+    try:
+        page = tab.goto(PAGES[name])
+        page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        wait_for_app_idle(page)
+        assert_fits_the_phone(page)
+        tab.check_clean()
+        tab.screenshot(f"phone_{name}")
+    finally:
+        tab.page.close()
+
+
+def test_downloads_load_and_evaluate_exports_csv(tab: Tab, tmp_path: Path) -> None:
+    """The Vocabulary page's tokenizer.json loads in HF tokenizers with the exact ids;
+    the Evaluate page's table downloads as a CSV with the same rows."""
+    import pandas as pd
+    from tokenizers import Tokenizer as HFTokenizer
+
+    import sgpe
+    from sgpe import shipped
+
+    page = tab.goto("vocabulary")
+    button = page.get_by_role("button", name="tokenizer.json (Hugging Face)")
+    button.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    with page.expect_download(timeout=SCRIPT_RUN_TIMEOUT_MS) as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename == "sgpe-auto-4000-shipped-tokenizer.json"
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    hf = HFTokenizer.from_file(str(saved))
+    tok = sgpe.load(shipped.DEFAULT_SGPE)
+    for line in shipped.sample_documents()[:50]:
+        assert hf.encode(line, add_special_tokens=False).ids == list(tok.encode(line))
+    tab.check_clean()
+    tab.screenshot("vocabulary_downloads")
+
+    page = tab.goto("evaluate?et=mixed.txt")
+    page.locator("[data-testid=stPlotlyChart]").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    button = page.get_by_role("button", name="Download the table (CSV)")
+    with page.expect_download(timeout=SCRIPT_RUN_TIMEOUT_MS) as info:
+        button.click()
+    saved = tmp_path / info.value.suggested_filename
+    info.value.save_as(saved)
+    table = pd.read_csv(saved)
+    assert list(dict.fromkeys(table["vocabulary"])) == ["SGPE", "Byte-level BPE", "o200k_base"]
+    sgpe_all = table[(table["vocabulary"] == "SGPE") & (table["script"] == "all")].iloc[0]
+    from sgpe import metrics
+
+    expected = metrics.evaluate(tok, metrics.read_lines(shipped.SAMPLE_DATA / "mixed.txt"))
+    assert int(sgpe_all["tokens"]) == expected["tokens"]
+    tab.check_clean()
+    tab.screenshot("evaluate")

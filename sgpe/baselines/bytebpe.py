@@ -59,6 +59,7 @@ from ..protocol import (
     one_line,
 )
 from ..spans import Encoded, measure_by_token_bytes
+from ..tokenizer import merge_counts_of
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -314,17 +315,28 @@ class ByteBPETokenizer:
         pattern: str = DEFAULT_PATTERN,
         *,
         training: Mapping[str, Any] | None = None,
+        merge_counts: Sequence[int] | None = None,
     ) -> None:
         """Make a tokenizer from merges in rank order (merge ``i`` creates id ``256 + i``).
 
         `pattern` is a key of `SPLIT_PATTERNS` or a regex string (for the `regex` package).
         `training` is optional JSON-serializable metadata that `save` writes as given.
+        `merge_counts` (aligned with `merges`) is how often each pair occurred when the
+        trainer chose it; None when unknown.
         """
         self._pattern, self._pattern_name = _resolve_pattern(pattern)
         self._compiled = _compile(self._pattern)
         checked = _check_merges(merges, "merges")
         self._merges: tuple[Pair, ...] = tuple(checked)
         self.training: dict[str, Any] = dict(training or {})
+        self.merge_counts: list[int] | None = (
+            None if merge_counts is None else [int(c) for c in merge_counts]
+        )
+        if self.merge_counts is not None and len(self.merge_counts) != len(self._merges):
+            raise ValueError(
+                f"merge_counts has {len(self.merge_counts)} entries but there are "
+                f"{len(self._merges)} merges; they must be aligned"
+            )
 
         token_bytes = [bytes([b]) for b in range(_BYTE_TOKENS)]
         for left, right in self._merges:
@@ -421,16 +433,21 @@ class ByteBPETokenizer:
                 show(step, shown, count, time.perf_counter() - started)
 
         replay = _check_merges(list(resume_merges), "resume_merges")
-        merges = _learn_merges(
-            word_counts, vocab_size - _BYTE_TOKENS - 1, min_freq, callback, replay
-        )
+        counts: list[int] = []  # replayed merges report their counts too
+
+        def record(step: int, left: int, right: int, count: int) -> None:
+            counts.append(count)
+            if callback is not None:
+                callback(step, left, right, count)
+
+        merges = _learn_merges(word_counts, vocab_size - _BYTE_TOKENS - 1, min_freq, record, replay)
         training = {
             "requested_vocab_size": vocab_size,
             "min_freq": min_freq,
             "chunks": sum(chunk_counts.values()),
             "unique_chunks": len(word_counts),
         }
-        return cls(merges, pattern_string, training=training)
+        return cls(merges, pattern_string, training=training, merge_counts=counts)
 
     # ------------------------------------------------------------------------ properties
 
@@ -681,6 +698,7 @@ class ByteBPETokenizer:
             "vocab_size": self.vocab_size,
             "num_merges": len(self._merges),
             "merges": [[left, right] for left, right in self._merges],
+            **({"merge_counts": list(self.merge_counts)} if self.merge_counts is not None else {}),
             "special_tokens": self.special_tokens,
             "vocab": vocab,
             "training": dict(self.training if training is None else training),
@@ -691,7 +709,8 @@ class ByteBPETokenizer:
 
         Keys: ``format`` ("sgpe-vocab"), ``format_version`` (1), ``model`` ("bytebpe"),
         ``pattern``, ``pattern_name`` (or null), ``vocab_size``, ``num_merges``,
-        ``merges`` (``[left_id, right_id]`` in rank order), ``special_tokens``, ``vocab``
+        ``merges`` (``[left_id, right_id]`` in rank order), ``merge_counts`` (when known:
+        each merge's pair count in training), ``special_tokens``, ``vocab``
         (display string -> id, informational only) and ``training`` (metadata: the
         `training` argument if given, else `self.training`). Identical models give
         byte-identical files.
@@ -756,7 +775,10 @@ class ByteBPETokenizer:
         training = data.get("training", {})
         if not isinstance(training, Mapping):
             raise fail("training", f"must be an object, not {type(training).__name__}")
-        return cls(merges, pattern, training=training)
+        counts = merge_counts_of(data, source)
+        if counts is not None and len(counts) != len(merges):
+            raise fail("merge_counts", f"has {len(counts)} entries but 'merges' has {len(merges)}")
+        return cls(merges, pattern, training=training, merge_counts=counts)
 
 
 # ============================================================================ helpers

@@ -1,4 +1,4 @@
-"""Streamlit-only helpers of the SGPE Explorer app (``app.py`` and ``pages/``).
+"""Streamlit-only helpers of the SGPE Explorer app (``app.py`` and ``app_pages/``).
 
 * :mod:`sgpe.ui.render`   escaped HTML for syllable and token spans (pure, no Streamlit);
 * :mod:`sgpe.ui.analysis` tables behind the pages: syllables, tokens, vocabulary, Zipf

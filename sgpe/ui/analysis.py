@@ -15,6 +15,7 @@ most ``limit`` characters that ends on a unit boundary (:func:`prefix_end`).
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -213,6 +214,24 @@ def _label_and_fallback(tokenizer: Any, token_id: int) -> tuple[str | None, bool
     return None, tokenizer.is_fallback_token(token_id)
 
 
+def syllable_status(
+    piece: bytes, start: int, end: int, broken: set[int], torn: set[int], script: str
+) -> str:
+    """What one token (bytes ``start:end`` of the text) does to the syllables: tears one,
+    holds a part of one the vocabulary spells from parts, or keeps whole syllables."""
+    if start in torn or end in torn:
+        return "syllables: tears a syllable (a cut inside it, next to a token across its edge)"
+    if start in broken or end in broken:
+        return "syllables: a part of one syllable, spelled from its parts (the syllable is intact)"
+    whole = sum(
+        s.kind == "syllable"
+        for s in syllable_spans(piece.decode("utf-8", errors="replace"), script)
+    )
+    if whole == 0:
+        return "syllables: none (no script syllable in this token)"
+    return f"syllables: {whole} whole syllable{'s' if whole != 1 else ''}, none broken"
+
+
 def analyse_tokens(
     name: str, tokenizer: Any, text: str, *, limit: int, script: str = "auto"
 ) -> TokenAnalysis:
@@ -241,7 +260,8 @@ def analyse_tokens(
         piece = data[start:end]
         cut = start in broken
         part = cut and start not in torn
-        title = token_title(token_id, piece, cut=cut, label=label, part=part)
+        status = syllable_status(piece, start, end, broken, torn, script)
+        title = token_title(token_id, piece, cut=cut, label=label, part=part, status=status)
         if start == end and sgpe_model and getattr(tokenizer, "prepend_space", False):
             # The dummy space encode() puts before the text, alone in its token (the text
             # starts with a tab or newline): it has no characters of the text to show.
@@ -346,3 +366,44 @@ def merges_table(tokenizer: Any, counts: Sequence[int] | None) -> list[dict[str,
             }
         )
     return rows
+
+
+def distinct_syllables(text: str, script: str = "auto") -> list[str]:
+    """The script syllables of ``text``, each once, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for span in syllable_spans(text, script):
+        if span.kind == "syllable":
+            seen.setdefault(text[span.start : span.end], None)
+    return list(seen)
+
+
+def first_step_touching(steps: Sequence[GlobalStep], syllable: str) -> int | None:
+    """Index of the first step whose merged token builds part of ``syllable`` (the token
+    lies inside it) or joins it with its neighbours (the token contains it); else None."""
+    for i, step in enumerate(steps):
+        merged = (step.pair[0] + step.pair[1]).replace("\u00b7", " ")
+        core = merged.strip()
+        if core and (core in syllable or syllable in merged):
+            return i
+    return None
+
+
+def _script_of(ch: str) -> str | None:
+    """The Unicode script block name of a letter or mark ("SINHALA", "DEVANAGARI"...)."""
+    if not (ch.isalpha() or unicodedata.category(ch).startswith("M")):
+        return None
+    name = unicodedata.name(ch, "")
+    return name.split(" ", 1)[0] if name else None
+
+
+def lines_by_script(lines: Sequence[str]) -> dict[str, list[str]]:
+    """``{"all": lines}`` and the lines grouped by the script most of their letters are in
+    (title case, e.g. "Sinhala", "Latin"; "other" for a line without letters), the groups
+    ordered by size."""
+    groups: dict[str, list[str]] = {}
+    for line in lines:
+        counts = Counter(s for s in map(_script_of, line) if s)
+        script = counts.most_common(1)[0][0].title() if counts else "other"
+        groups.setdefault(script, []).append(line)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return {"all": list(lines), **dict(ordered)}

@@ -12,7 +12,20 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-COLOURS = {"SGPE": "#2f6f8f", "Byte-level BPE": "#d97706", "o200k_base": "#7c3aed"}
+COLOURS = {
+    "SGPE": "#2f6f8f",
+    "Byte-level BPE": "#d97706",
+    "o200k_base": "#7c3aed",
+    "cl100k_base": "#059669",
+}
+_MORE_COLOURS = ("#be185d", "#4b5563", "#0891b2", "#65a30d", "#9333ea", "#b45309")
+
+
+def colour(name: str, n: int = 0) -> str:
+    """The colour of a tokenizer by its column title (others cycle through a palette)."""
+    return COLOURS.get(name, _MORE_COLOURS[n % len(_MORE_COLOURS)])
+
+
 METRIC_TITLES = {
     "twr": "tokens per word (TWR)",
     "cpt": "characters per token",
@@ -43,6 +56,59 @@ def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
     )
     fig.update_layout(showlegend=False, yaxis_title=None, xaxis_title=None)
     return _layout(fig)
+
+
+SUMMARY_METRICS = (
+    ("tokens", "tokens", "{:,.0f}"),
+    ("TWR", "tokens per word", "{:.2f}"),
+    ("broken boundaries", "broken syllable boundaries", "{:,.0f}"),
+)
+
+
+def compare_summary(summary: pd.DataFrame) -> go.Figure:
+    """Tokens, TWR and broken boundaries per tokenizer (index), as three small bar charts
+    side by side: fewer is better in each."""
+    from plotly.subplots import make_subplots
+
+    names = [str(n) for n in summary.index]
+    fig = make_subplots(
+        rows=1, cols=len(SUMMARY_METRICS), subplot_titles=[t for _, t, _ in SUMMARY_METRICS]
+    )
+    bar_colours = [colour(n, i) for i, n in enumerate(names)]
+    for col, (column, _title, fmt) in enumerate(SUMMARY_METRICS, start=1):
+        values = [float(v) for v in summary[column]]
+        fig.add_trace(
+            go.Bar(
+                x=[html.escape(n) for n in names],
+                y=values,
+                marker_color=bar_colours,
+                text=[fmt.format(v) for v in values],
+                textposition="auto",
+                showlegend=False,
+                name=column,
+            ),
+            row=1,
+            col=col,
+        )
+    fig.update_xaxes(tickangle=-30)
+    return _layout(fig, 300)
+
+
+def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
+    """One metric per script (x) and vocabulary (colour), grouped bars."""
+    names = list(dict.fromkeys(str(n) for n in table["vocabulary"]))
+    fig = px.bar(
+        table.assign(vocabulary=table["vocabulary"].map(html.escape)),
+        x="script",
+        y=metric,
+        color="vocabulary",
+        barmode="group",
+        color_discrete_map={html.escape(n): colour(n, i) for i, n in enumerate(names)},
+        text_auto=".2f",
+        title=title,
+    )
+    fig.update_layout(yaxis_title=None, xaxis_title=None, legend={"orientation": "h", "y": -0.2})
+    return _layout(fig, 380)
 
 
 def merge_curve(steps: Sequence[int], counts: Sequence[int], title: str) -> go.Figure:

@@ -12,7 +12,9 @@ Rules every function here keeps:
   with CSS ``::before``/``::after`` markers read from ``data-pre``/``data-post``
   attributes, i.e. *outside* the syllable's text, so shaping is untouched and
   ``textContent`` of a span is still exactly the syllable.
-* Hover information lives in ``title`` (and ``data-*``) attributes.
+* Hover information lives in ``title`` (and ``data-*``) attributes. Tokens are also
+  focusable (``tabindex``), and the stylesheet shows their ``data-info`` in a box while one
+  has focus, so a tap on a phone (where nothing hovers) or a click shows the same details.
 
 Nothing here imports Streamlit; the pages pass the strings to ``st.html``.
 """
@@ -247,13 +249,15 @@ def tokens_html(
         if t.fallback:
             cls += " fallback"
         text = t.data.decode("utf-8", errors="ignore") if t.label is None else ""
+        if text.endswith("\n"):
+            cls += " nl"  # its id goes before the line break, not at the next line's start
         parts.append(
-            f'<span class="{cls}"'
+            f'<span class="{cls}" tabindex="0"'
             + _attr("data-id", t.token_id)
             + _attr("data-i", n)
             + (_attr("data-cut", "1") if t.cut and not t.part else "")
             + (_attr("data-part", "1") if t.cut and t.part else "")
-            + (_attr("title", t.title) if t.title else "")
+            + (_attr("title", t.title) + _attr("data-info", t.title) if t.title else "")
             + _marker_attrs(text, show_invisible)
             + f">{token_text_html(t.data, t.label)}</span>"
         )
@@ -266,9 +270,16 @@ def tokens_html(
 
 
 def token_title(
-    token_id: int, data: bytes, *, cut: bool, label: str | None = None, part: bool = False
+    token_id: int,
+    data: bytes,
+    *,
+    cut: bool,
+    label: str | None = None,
+    part: bool = False,
+    status: str = "",
 ) -> str:
-    """Hover text for a token: id, text, bytes, code points, and a broken-boundary note."""
+    """Hover text for a token: id, text, bytes, code points, and what it does to the
+    syllables (``status``; else a note on a broken boundary at its start)."""
     lines = [f"id {token_id}"]
     text = data.decode("utf-8", errors="replace")
     if label is not None:
@@ -277,8 +288,14 @@ def token_title(
         lines.append("partial UTF-8: " + " ".join(f"{b:02X}" for b in data))
     else:
         lines.append(f"{visible(text)!s}  ({code_points(text)})")
-    lines.append(f"{len(data)} byte{'s' if len(data) != 1 else ''}")
-    if cut and part:
+    lines.append(
+        f"{len(data)} byte{'s' if len(data) != 1 else ''}: "
+        + " ".join(f"{b:02X}" for b in data[:24])
+        + (" …" if len(data) > 24 else "")
+    )
+    if status:
+        lines.append(status)
+    elif cut and part:
         lines.append("a part of a syllable: the syllable is spelled by its own parts")
     elif cut:
         lines.append("starts inside a syllable: a broken boundary")

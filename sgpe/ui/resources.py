@@ -21,8 +21,8 @@ import streamlit as st
 
 import sgpe
 from sgpe import shipped as defaults
-from sgpe.runs import RunError
-from sgpe.runs.manager import RunInfo, RunManager
+from sgpe.runs.format import CONFIG, RunError, read_config, read_status
+from sgpe.runs.manager import Run, RunInfo, RunManager
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUNS_ENV = "SGPE_RUNS_DIR"
@@ -62,51 +62,29 @@ def load_vocab(path: str | Path) -> Any:
     return _load(str(p.resolve()), p.stat().st_mtime)
 
 
-@st.cache_resource(show_spinner="Loading o200k_base…")
-def _o200k() -> Any:
+@st.cache_resource(show_spinner="Loading an OpenAI encoding…")
+def _tiktoken(name: str) -> Any:
     from sgpe.baselines.tiktoken_offline import load_encoding
 
-    return load_encoding("o200k_base")
+    return load_encoding(name)
+
+
+def tiktoken(name: str) -> tuple[Any, str | None]:
+    """tiktoken's ``o200k_base`` or ``cl100k_base`` built offline, or ``(None, why not)``."""
+    try:
+        return _tiktoken(name), None
+    except Exception as err:  # missing optional package or rank file: say so on the page
+        return None, f"{name} is not available: {err}"
 
 
 def o200k() -> tuple[Any, str | None]:
     """tiktoken's o200k_base built offline, or ``(None, why not)``."""
-    try:
-        return _o200k(), None
-    except Exception as err:  # missing optional package or rank file: say so on the page
-        return None, f"o200k_base is not available: {err}"
-
-
-@st.cache_resource(show_spinner="Recomputing training counts…")
-def _default_counts(model: str) -> list[int] | None:
-    """Training counts of the shipped vocabularies' merges, by retraining them (well under a
-    second; training is deterministic, and the result is checked against the file)."""
-    docs = defaults.sample_documents()
-    counts: list[int] = []
-    if model == "sgpe":
-        shipped = load_vocab(defaults.DEFAULT_SGPE)
-        tok = sgpe.train(
-            docs,
-            vocab_size=shipped.vocab_size,
-            mode=shipped.mode,
-            prune_freq=shipped.prune_freq,
-            min_freq=shipped.min_freq,
-            leading_space=shipped.leading_space,
-            progress=lambda e: counts.append(e.count),
-        )
-        return counts if tok.merges == shipped.merges else None
-    from sgpe.baselines.bytebpe import ByteBPETokenizer
-
-    shipped_base = load_vocab(defaults.DEFAULT_BYTEBPE)
-    base = ByteBPETokenizer.train(
-        docs, defaults.DEFAULT_VOCAB_SIZE, progress=lambda s, p, c, e: counts.append(c)
-    )
-    return counts if base.merges == shipped_base.merges else None
+    return tiktoken("o200k_base")
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _run_counts(run_dir: str, mtime: float) -> list[int] | None:
-    from sgpe.runs import read_merges
+    from sgpe.runs.format import read_merges
 
     try:
         counts = read_merges(run_dir).get("count")
@@ -131,11 +109,25 @@ class Choice:
 
 
 def finished_runs() -> list[RunInfo]:
-    """Finished runs (newest first); an unreadable runs root gives none."""
+    """Finished runs (newest first), read from their files only; an unreadable runs root
+    gives none. Listing never changes anything: no queued run is launched, no staging
+    directory removed (that is the Train page's business, through the run manager)."""
+    root = runs_root()
     try:
-        return [r for r in run_manager().list_runs() if r.status.state == "done"]
+        dirs = sorted(
+            p for p in root.iterdir() if not p.name.startswith(".") and (p / CONFIG).is_file()
+        )
     except OSError:
         return []
+    out = []
+    for path in dirs:
+        try:
+            info = RunInfo(Run(path.name, path), read_config(path), read_status(path))
+        except (RunError, OSError):
+            continue  # the Train page names damaged runs; the sidebar just leaves them out
+        if info.status.state == "done":
+            out.append(info)
+    return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
 
 
 def _run_choice(info: RunInfo) -> Choice:
@@ -184,12 +176,20 @@ class Active:
     problems: tuple[str, ...] = ()
 
     def counts(self, which: str) -> list[int] | None:
-        """Training count of each merge (by rank) of ``"sgpe"`` or ``"base"``."""
-        choice = self.sgpe_choice if which == "sgpe" else self.base_choice
-        if choice.id == DEFAULT_ID:
-            return _default_counts(choice.model)
-        run_dir = choice.path.parent
-        return _run_counts(str(run_dir), choice.path.stat().st_mtime)
+        """Training count of each merge (by rank) of ``"sgpe"`` or ``"base"``: recorded in
+        the vocabulary file by the trainer; for a run whose file predates that, its merge
+        table; else None (unknown)."""
+        choice, tok = (
+            (self.sgpe_choice, self.sgpe) if which == "sgpe" else (self.base_choice, self.base)
+        )
+        recorded = getattr(tok, "merge_counts", None)
+        if recorded is not None or choice.id == DEFAULT_ID:
+            return recorded
+        try:
+            mtime = choice.path.stat().st_mtime
+        except OSError:
+            return None
+        return _run_counts(str(choice.path.parent), mtime)
 
 
 def resolve(tok_id: str, base_id: str) -> Active:
@@ -256,3 +256,75 @@ def sample_files() -> list[Path]:
     """The text files in ``sample_data/`` (corpora to pick from), Sinhala first."""
     files = [p for p in defaults.SAMPLE_DATA.glob("*.txt") if p.is_file()]
     return sorted(files, key=lambda p: (p.name != "sinhala.txt", p.name))
+
+
+# ============================================================================ catalogue
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A tokenizer the Compare and Evaluate pages can put side by side."""
+
+    key: str  # stable id (URL value): "sgpe", "base", "o200k_base", "run:<id>", ...
+    name: str  # short, unique column title
+    tokenizer: Any
+    label: str  # what it is, in one line
+    cache_key: str  # changes when the vocabulary file changes
+    vocab_size: int
+
+
+def _file_key(path: Path) -> str:
+    try:
+        return f"{path}:{path.stat().st_mtime}"
+    except OSError:
+        return str(path)
+
+
+def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], list[str]]:
+    """The active SGPE tokenizer and its baseline, OpenAI's encodings, and every other
+    finished run; with one line per tokenizer that could not be loaded."""
+    out: dict[str, Entry] = {
+        "sgpe": Entry(
+            "sgpe",
+            "SGPE",
+            act.sgpe,
+            act.sgpe_choice.label,
+            _file_key(act.sgpe_choice.path),
+            act.sgpe.vocab_size,
+        ),
+        "base": Entry(
+            "base",
+            "Byte-level BPE",
+            act.base,
+            act.base_choice.label
+            + ("" if act.base_matched else " — not trained on the same corpus as the SGPE one"),
+            _file_key(act.base_choice.path),
+            act.base.vocab_size,
+        ),
+    }
+    problems: list[str] = []
+    if openai:
+        for name in ("o200k_base", "cl100k_base"):
+            enc, why_not = tiktoken(name)
+            if enc is None:
+                problems.append(why_not or name)
+                continue
+            out[name] = Entry(
+                name, name, enc, f"OpenAI {name} (tiktoken, offline)", name, enc.n_vocab
+            )
+    used = {act.sgpe_choice.id, act.base_choice.id}
+    for model, title in (("sgpe", "SGPE"), ("bytebpe", "Byte-level")):
+        for choice in choices(model).values():
+            if choice.id in used:
+                continue
+            try:
+                tok = load_vocab(choice.path)
+            except (ValueError, OSError) as err:
+                problems.append(f"Run {choice.id} cannot be used: {err}")
+                continue
+            tag = "shipped" if choice.id == DEFAULT_ID else f"run {choice.id[-6:]}"
+            key = f"{model}:{choice.id}"
+            out[key] = Entry(
+                key, f"{title} ({tag})", tok, choice.label, _file_key(choice.path), tok.vocab_size
+            )
+    return out, problems

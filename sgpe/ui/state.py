@@ -27,25 +27,6 @@ DEFAULT_TEXT = (
 )
 
 
-def require_frame() -> None:
-    """Make sure a page runs inside ``app.py`` (its sidebar and ``st.navigation``).
-
-    Streamlit runs a file of a ``pages/`` directory on its own, without the entrypoint
-    ("multipage v1"), until some session of the process has called ``st.navigation``:
-    e.g. when the first request after a server start is a shared link to ``/compare``,
-    or in ``AppTest`` after ``switch_page``. Then switch the process to ``st.navigation``
-    and rerun: the same URL now runs ``app.py``, which routes to this page (a file's v1
-    page hash and its ``st.Page`` url_path hash are the same). Every page calls this first.
-    """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # a Streamlit without it has no v1 fallback to escape
-        return
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def _opts() -> dict[str, Any]:
     opts: dict[str, Any] = st.session_state.setdefault("opts", {})
     return opts
@@ -110,20 +91,103 @@ def shared_text() -> str:
     return str(opts["text"])
 
 
-def text_area(page: str, label: str = "Text", height: int = 150) -> str:
-    """The page's text area, bound to the shared text."""
+def set_shared_text(text: str) -> None:
+    """Make ``text`` the text of every page (e.g. loaded from a share file)."""
+    _opts()["text"] = text
+    for key in [k for k in st.session_state if str(k).endswith("_text_shared")]:
+        del st.session_state[key]
+    for page in TEXT_PAGES:
+        st.session_state.pop(f"{page}_text", None)
+
+
+#: The pages whose text area shows the shared text (their widget key prefixes).
+TEXT_PAGES = ("syl", "cmp", "mrg")
+
+
+def share_file_name(text: str) -> str:
+    return f"sgpe-text-{len(text)}-chars.txt"
+
+
+def _load_share_file(page: str) -> None:
+    upload = st.session_state.get(f"{page}_share_in")
+    if upload is None:
+        return
+    data = upload.getvalue()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        st.session_state[f"{page}_share_error"] = (
+            f"{upload.name}: not UTF-8 text ({err.reason} at byte {err.start}); "
+            "a share file is the .txt this app offers for a long text"
+        )
+        return
+    st.session_state.pop(f"{page}_share_error", None)
+    set_shared_text(text)
+
+
+def text_area(
+    page: str, label: str = "Text", height: int = 150, max_chars: int | None = None
+) -> str:
+    """The page's text area, bound to the text all pages share.
+
+    The widget keeps its own value while the user edits it here; when another page changed
+    the shared text since this area last showed it, the area takes the new text. A text
+    longer than :data:`TEXT_URL_LIMIT` cannot go into the link: the page says so and
+    offers it as a share file (plain UTF-8 text), which "Open a share file" loads back.
+    """
     key = f"{page}_text"
-    if key not in st.session_state:
-        st.session_state[key] = shared_text()
+    mark = f"{page}_text_shared"
+    shared = shared_text()
+    if max_chars is not None:
+        shared = shared[:max_chars]
+    if key not in st.session_state or (
+        st.session_state.get(mark) == st.session_state[key] and st.session_state[key] != shared
+    ):
+        st.session_state[key] = shared
     value = st.text_area(
         label,
         key=key,
         height=height,
-        help="Paste any text (Sinhala, Devanagari, mixed). Shared by all pages and put "
-        f"into the page's link when it is at most {TEXT_URL_LIMIT:,} characters.",
+        max_chars=max_chars,
+        help="Paste any text (Sinhala, Devanagari, mixed). Shared by the Syllables, Compare, "
+        "Merges and Vocabulary pages and put into the page's link when it is at most "
+        f"{TEXT_URL_LIMIT:,} characters.",
     )
-    remember("text", value or "")
-    return value or ""
+    value = value or ""
+    st.session_state[mark] = value
+    if max_chars is None or value != shared:
+        remember("text", value)
+    full = str(_opts().get("text", value))
+    if len(full) > TEXT_URL_LIMIT:
+        c1, c2 = st.columns([3, 1], vertical_alignment="center")
+        c1.warning(
+            f"This text has {len(full):,} characters, more than the {TEXT_URL_LIMIT:,} a "
+            "link can carry, so the page's link does not hold it. To share it, download "
+            "the share file and send it with the link; open it with “Open a share file”.",
+            icon=":material/link_off:",
+        )
+        c2.download_button(
+            "Download share file",
+            full.encode("utf-8"),
+            file_name=share_file_name(full),
+            mime="text/plain",
+            key=f"{page}_share_out",
+            width="stretch",
+        )
+    with st.expander("Open a share file"):
+        st.file_uploader(
+            "A text file shared from this app (UTF-8 .txt)",
+            type=["txt"],
+            key=f"{page}_share_in",
+            on_change=_load_share_file,
+            args=(page,),
+        )
+        problem = st.session_state.get(f"{page}_share_error")
+        if problem:
+            from .render import md_escape
+
+            st.error(md_escape(problem))
+    return value
 
 
 def sync_url(page_params: dict[str, str | None]) -> None:

@@ -77,6 +77,27 @@ CSS = f"""
 .sgpe-box.ids.inv span.tok[data-post]::after {{
   content: attr(data-post) " " attr(data-id);
 }}
+.sgpe-box.ids span.tok.nl::after {{ content: none; }}
+.sgpe-box.ids span.tok.nl::before {{
+  content: attr(data-id); font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+  font-size: .45em; color: #4b5563; vertical-align: sub; margin-right: 1px;
+}}
+.sgpe-box.ids.inv span.tok.nl[data-pre]::before {{
+  content: attr(data-pre) " " attr(data-id);
+}}
+/* A tapped or clicked token shows its details (phones have no hover). */
+.sgpe-tokens {{ position: relative; }}
+.sgpe-box span.tok {{ position: relative; }}
+.sgpe-box.sgpe-tokens:focus-within {{ overflow: visible; max-height: none; }}
+.sgpe-box span.tok:focus {{ outline: 2px solid #2f6f8f; }}
+.sgpe-box span.tok[data-info]:focus::after {{
+  content: attr(data-info); position: absolute; left: 0; top: 100%; z-index: 20;
+  white-space: pre-wrap; width: max-content; max-width: min(18rem, 80vw);
+  font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .7rem;
+  line-height: 1.35; color: #111827; background: #fffbea; border: 1px solid #d8b45a;
+  border-radius: .3rem; padding: .3rem .45rem; box-shadow: 0 2px 6px rgba(0,0,0,.15);
+  vertical-align: baseline; margin: 0;
+}}
 .sgpe-legend {{ font-size: .85rem; margin: .2rem 0 .4rem 0; }}
 .sgpe-legend span.key {{
   display: inline-block; border-radius: .25rem; padding: 0 .45rem; margin-right: .35rem;

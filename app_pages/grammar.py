@@ -13,8 +13,6 @@ from sgpe.schema import BUILTIN_SCRIPTS, SchemaError, load_schema
 from sgpe.syllables import Syllabifier, get_syllabifier
 from sgpe.ui import grammar, render, state
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
 DEFAULT_SCRIPT = "tamil"  # the first script a visitor sees: one without conjuncts
 
 

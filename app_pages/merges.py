@@ -7,10 +7,9 @@ import streamlit as st
 
 from sgpe.ui import analysis, render, resources, state
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
-DEFAULT_WORDS = "ශ්\u200dරී ලංකාව ලස්සන රටකි"
 MAX_CHARS = 400  # the stepper is for a word or a sentence
+#: Play speeds: steps per second -> seconds between steps.
+SPEEDS = {"0.5": 2.0, "1": 1.0, "2": 0.5, "4": 0.25}
 
 
 def step_by(delta: int, last: int) -> None:
@@ -56,15 +55,15 @@ st.caption(
     "repeatedly merges the adjacent pair with the lowest rank (the earliest learned). SGPE "
     "first builds each syllable from its parts (blue steps), then joins whole syllables "
     "(yellow steps); no step ever joins part of one syllable to another. Step through both "
-    "side by side."
+    "side by side, or press Play."
 )
 active = resources.active()
-words = st.text_input(
-    "A word or a sentence",
-    key=state.init_widget("mrg_text", "mt", DEFAULT_WORDS),
-    max_chars=MAX_CHARS,
-)
-state.remember("mt", words)
+words = state.text_area("mrg", "A word or a sentence (the text all pages share)", 80, MAX_CHARS)
+if len(state.shared_text()) > MAX_CHARS:
+    st.caption(
+        f"The stepper is for a word or a sentence: it shows the first {MAX_CHARS} characters "
+        "of the shared text."
+    )
 
 initial_s, steps_s = analysis.flatten_trace(active.sgpe.merge_trace(words))
 initial_b, steps_b = analysis.flatten_trace(active.base.merge_trace(words))
@@ -73,42 +72,120 @@ sgpe_unit = "characters" if getattr(active.sgpe, "mode", "paper") == "hierarchic
 if "mrg_step" not in st.session_state:
     state.init_widget("mrg_step", "step", 0, int)
 st.session_state["mrg_step"] = max(0, min(last, int(st.session_state["mrg_step"])))
+playing = bool(st.session_state.get("mrg_playing")) and last > 0
 
-prev_col, slider_col, next_col = st.columns([1.3, 7.4, 1.3], vertical_alignment="bottom")
-prev_col.button(
-    "◀ Previous",
-    key="mrg_prev",
-    on_click=step_by,
-    args=(-1, last),
+
+def toggle_play(last: int) -> None:
+    if st.session_state.get("mrg_playing"):
+        st.session_state["mrg_playing"] = False
+        return
+    if int(st.session_state.get("mrg_step", 0)) >= last:
+        st.session_state["mrg_step"] = 0  # play again from the start
+    st.session_state["mrg_playing"] = True
+
+
+def jump_to(step: int) -> None:
+    st.session_state["mrg_playing"] = False
+    st.session_state["mrg_step"] = step
+
+
+play_col, speed_col, jump_col, go_col = st.columns(
+    [1.2, 2.2, 3.2, 1.4], vertical_alignment="bottom"
+)
+play_col.button(
+    "⏸ Pause" if playing else "▶ Play",
+    key="mrg_play",
+    on_click=toggle_play,
+    args=(last,),
     disabled=last == 0,
     width="stretch",
+    help="Step through the merges one after another, at the chosen speed.",
 )
-next_col.button(
-    "Next ▶", key="mrg_next", on_click=step_by, args=(1, last), disabled=last == 0, width="stretch"
+speed = speed_col.select_slider(
+    "Speed (steps per second)",
+    options=list(SPEEDS),
+    key=state.init_widget("mrg_speed", "speed", "1", allowed=SPEEDS),
 )
-k = slider_col.slider("Merge step", 0, max(last, 1), key="mrg_step", disabled=last == 0)
-state.remember("step", k)
-state.sync_url({"mt": words if words != DEFAULT_WORDS else None, "step": str(k) if k else None})
-final_s = steps_s[-1].tokens if steps_s else initial_s
-final_b = steps_b[-1].tokens if steps_b else initial_b
-st.caption(
-    f"In all: SGPE goes from {len(initial_s)} {sgpe_unit} to {len(final_s)} tokens in "
-    f"{len(steps_s)} merges; byte-level BPE from {len(initial_b)} bytes to {len(final_b)} "
-    f"tokens in {len(steps_b)} merges."
+syllables = analysis.distinct_syllables(words)
+target = jump_col.selectbox(
+    "Jump to the first merge that touches a syllable",
+    syllables or ["(no syllable in the text)"],
+    format_func=render.visible,
+    key="mrg_syllable",
+    disabled=not syllables,
 )
-
-left, right = st.columns(2)
-with left:
-    show_side("SGPE", initial_s, steps_s, k, active.counts("sgpe"), sgpe_unit)
-with right:
-    show_side(
-        "Byte-level BPE",
-        initial_b,
-        steps_b,
-        k,
-        active.counts("base"),
-        "bytes (stray bytes shown as hex)",
+first = analysis.first_step_touching(steps_s, str(target)) if syllables else None
+go_col.button(
+    "Jump",
+    key="mrg_jump",
+    on_click=jump_to,
+    args=((first + 1) if first is not None else 0,),
+    disabled=first is None,
+    width="stretch",
+)
+if syllables and first is None:
+    st.caption(
+        f"No SGPE merge touches “{render.md_escape(render.visible(str(target)))}”: the "
+        "vocabulary spells it from single characters."
     )
+
+
+def stepper() -> None:
+    """The slider and both sides; while playing, this part reruns on a timer, one step on."""
+    if st.session_state.get("mrg_playing"):
+        now = int(st.session_state.get("mrg_step", 0))
+        if now >= last:
+            st.session_state["mrg_playing"] = False
+            st.rerun(scope="app")  # stop the timer and show Play again
+        st.session_state["mrg_step"] = now + 1
+    prev_col, slider_col, next_col = st.columns([1.3, 7.4, 1.3], vertical_alignment="bottom")
+    prev_col.button(
+        "◀ Previous",
+        key="mrg_prev",
+        on_click=step_by,
+        args=(-1, last),
+        disabled=last == 0,
+        width="stretch",
+    )
+    next_col.button(
+        "Next ▶",
+        key="mrg_next",
+        on_click=step_by,
+        args=(1, last),
+        disabled=last == 0,
+        width="stretch",
+    )
+    k = slider_col.slider("Merge step", 0, max(last, 1), key="mrg_step", disabled=last == 0)
+    state.remember("step", k)
+    final_s = steps_s[-1].tokens if steps_s else initial_s
+    final_b = steps_b[-1].tokens if steps_b else initial_b
+    st.caption(
+        f"In all: SGPE goes from {len(initial_s)} {sgpe_unit} to {len(final_s)} tokens in "
+        f"{len(steps_s)} merges; byte-level BPE from {len(initial_b)} bytes to "
+        f"{len(final_b)} tokens in {len(steps_b)} merges."
+    )
+    left, right = st.columns(2)
+    with left:
+        show_side("SGPE", initial_s, steps_s, k, active.counts("sgpe"), sgpe_unit)
+    with right:
+        show_side(
+            "Byte-level BPE",
+            initial_b,
+            steps_b,
+            k,
+            active.counts("base"),
+            "bytes (stray bytes shown as hex)",
+        )
+
+
+st.fragment(stepper, run_every=SPEEDS[str(speed)] if playing else None)()
+state.remember("speed", str(speed))
+state.sync_url(
+    {
+        "step": str(st.session_state["mrg_step"]) if st.session_state["mrg_step"] else None,
+        "speed": str(speed) if speed != "1" else None,
+    }
+)
 
 with st.expander("Every step as a table"):
     a, b = st.columns(2)

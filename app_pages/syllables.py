@@ -10,8 +10,6 @@ from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.syllables import Span
 from sgpe.ui import analysis, grammar, render, resources, state, style
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
 RENDER_LIMIT = 5_000  # characters drawn as spans; counts always cover the whole text
 
 

@@ -13,8 +13,6 @@ from sgpe.runs.manager import GZIP_EXPANSION_LIMIT, RunInfo, RunRequest
 from sgpe.settings import RunMechanics, TrainSettings, default
 from sgpe.ui import charts, render, resources, state, train_form
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
 ACTIVE = ("queued", "counting", "merging")
 STATE_ICONS = {
     "queued": ":material/schedule:",

@@ -9,12 +9,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sgpe.ui import charts, render, resources, state
+from sgpe.ui import charts, downloads, render, resources, state
 from sgpe.ui import vocabulary as vocab_stats
 
-state.require_frame()  # a shared link may reach this page before app.py ran
-
-SHARED_TEXT = "the shared text (Syllables/Compare)"
+SHARED_TEXT = "the shared text (Syllables, Compare, Merges)"
 
 
 @st.cache_data(show_spinner="Classifying tokens…", max_entries=8)
@@ -86,7 +84,7 @@ h2.plotly_chart(
 st.divider()
 st.subheader("On a text")
 files = {p.name: p for p in resources.sample_files()}
-options = [*files, SHARED_TEXT]
+options = [SHARED_TEXT, *files]
 source = st.selectbox(
     "Text",
     options,
@@ -161,14 +159,15 @@ st.caption(f"{len(table):,} of {len(vocab):,} tokens; frequency = uses on {sourc
 shown_table = table.assign(token=table["token"].map(lambda t: render.visible(t, viramas=False)))
 st.dataframe(shown_table, hide_index=True, width="stretch", height=360)
 
-d1, d2, d3 = st.columns(3)
-d1.download_button(
-    "Download vocab.json",
-    choice.path.read_bytes(),
-    file_name="vocab.json",
-    mime="application/json",
-    key="voc_dl_json",
+st.subheader("Downloads")
+downloads.show(
+    tok,
+    choice.path,
+    "shipped" if choice.id == resources.DEFAULT_ID else choice.id,
+    act.counts(which),
+    key=f"voc_{which}",
 )
+d2, d3 = st.columns(2)
 d2.download_button(
     "Download stats (CSV)",
     vocab.to_csv(index=False).encode("utf-8"),

@@ -1,0 +1,219 @@
+"""Compare: one text through 2-4 tokenizers, in columns side by side (stacked on a phone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from sgpe import metrics
+from sgpe.ui import analysis, charts, grammar, render, resources, state, uploads
+
+RENDER_LIMIT = 3_000  # characters drawn as token spans per tokenizer
+MAX_COLUMNS = 4
+# Equal budget: the SGPE vocabulary and the byte-level one trained on the same corpus at
+# the same size; the OpenAI encodings (100k-200k tokens) are one click away.
+DEFAULT_PICK = ("sgpe", "base")
+
+
+@st.cache_data(show_spinner="Tokenizing…", max_entries=24)
+def analyse(name: str, key: str, _tokenizer: Any, text: str) -> analysis.TokenAnalysis:
+    return analysis.analyse_tokens(name, _tokenizer, text, limit=RENDER_LIMIT)
+
+
+@st.cache_data(show_spinner="Evaluating on the corpus…", max_entries=16)
+def evaluate(key: str, _tokenizer: Any, lines: tuple[str, ...]) -> dict[str, Any]:
+    return metrics.evaluate(_tokenizer, lines)
+
+
+def parse_pick(raw: str) -> list[str]:
+    return [k for k in raw.split(",") if k]
+
+
+st.title("Compare")
+st.caption(
+    "One text, side by side. A token with a **red left edge** starts inside a syllable "
+    "and tears it (a token reaches across the syllable's edge); a **grey left edge** is a "
+    "boundary between two parts of one syllable that SGPE spells from its own learned "
+    "parts (the syllable stays intact, it is just not one token); **boxed hex** like "
+    "`E0 B6` are bytes that are not a whole character; a **dotted underline** marks SGPE "
+    "fallback pieces. Hover, tap or click a token for its id, text, bytes, code points "
+    "and what it does to the syllables."
+)
+
+text = state.text_area("cmp", height=110)
+active = resources.active()
+entries, problems = resources.catalogue(active)
+for problem in problems:
+    st.warning(render.md_escape(problem), icon=":material/warning:")
+
+default_pick = [k for k in DEFAULT_PICK if k in entries]
+pick = st.multiselect(
+    f"Tokenizers (2 to {MAX_COLUMNS})",
+    list(entries),
+    format_func=lambda k: f"{entries[k].name}: {entries[k].vocab_size:,} tokens",
+    max_selections=MAX_COLUMNS,
+    key=state.init_widget(
+        "cmp_pick",
+        "cmp",
+        default_pick,
+        parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
+    ),
+    help="The default compares like with like: SGPE and byte-level BPE with the same "
+    "vocabulary size, trained on the same corpus. Add OpenAI's o200k_base or "
+    "cl100k_base, or any finished run.",
+)
+pick = [k for k in pick if k in entries]
+state.remember("cmp", ",".join(pick))
+c1, c2, _spare = st.columns([1, 1, 2])
+show_ids = c1.toggle(
+    "Show token ids", key=state.init_widget("cmp_ids", "ids", False, state.parse_bool)
+)
+show_invisible = c2.toggle(
+    "Show invisible characters",
+    key=state.init_widget("cmp_inv", "cinv", False, state.parse_bool),
+)
+state.remember("ids", show_ids)
+state.remember("cinv", show_invisible)
+chosen = [entries[k] for k in pick]
+
+if len(chosen) < 2:
+    st.info("Pick at least two tokenizers to compare (SGPE and byte-level BPE by default).")
+if not text.strip():
+    st.info("The text is empty: type or paste some text above to see its tokens.")
+elif chosen:
+    missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
+    if missing and "sgpe" in pick:
+        st.info(
+            f"The SGPE vocabulary ({render.md_escape(active.sgpe_choice.label)}) was trained "
+            f"without any {render.md_escape(', '.join(missing))} text, so it spells that text "
+            "with byte tokens (the dotted underlines below). Train a vocabulary on text of "
+            "that script on the Train page to compare like with like."
+        )
+    results = [analyse(e.name, e.cache_key, e.tokenizer, text) for e in chosen]
+    summary = pd.DataFrame([{"tokenizer": r.name, **r.counts} for r in results]).set_index(
+        "tokenizer"
+    )
+    if len(text) > RENDER_LIMIT:
+        st.info(
+            f"Long text: the tokens below show about the first {RENDER_LIMIT:,} characters; "
+            "the counts cover all of it."
+        )
+    with st.container(key="cmp_columns"):
+        columns = st.columns(len(chosen), gap="small")
+    for col, entry, result in zip(columns, chosen, results):
+        counts = result.counts
+        with col, st.container(key=f"cmp_col_{entry.key.replace(':', '_')}"):
+            st.markdown(f"**{render.md_escape(entry.name)}**")
+            st.caption(render.md_escape(f"{entry.label} · {entry.vocab_size:,} tokens"))
+            st.markdown(
+                f"{int(counts['tokens']):,} tokens · TWR {counts['TWR']:.2f} · "
+                f"{int(counts['broken boundaries']):,} broken boundaries · "
+                f"{int(counts['torn syllables (straddling cuts)']):,} torn"
+            )
+            st.html(
+                render.tokens_html(
+                    result.views,
+                    show_ids=show_ids,
+                    show_invisible=show_invisible,
+                    name=entry.name,
+                )
+            )
+            if show_ids:
+                with st.expander(f"Token ids ({len(result.ids):,})"):
+                    st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
+    st.plotly_chart(charts.compare_summary(summary), width="stretch", key="cmp_summary")
+    st.dataframe(
+        summary.drop(columns=["characters", "words"]).style.format(
+            {"TWR": "{:.2f}", "chars/token": "{:.2f}"}
+        ),
+        width="stretch",
+    )
+    st.caption(
+        f"{len(text):,} characters, {int(results[0].counts['words']):,} words. TWR = tokens "
+        "per word; a broken boundary is a token boundary strictly inside a syllable; torn = "
+        "such a boundary next to a token that reaches across the syllable's edge; fallback "
+        "tokens are SGPE's byte and code-point pieces ([UNK] with the unk policy)."
+    )
+
+st.divider()
+st.subheader("On a whole corpus")
+files = {p.name: p for p in resources.sample_files()}
+source = st.selectbox(
+    "Text file (one document per line)",
+    [*files, "upload…"],
+    key=state.init_widget(
+        "cmp_corpus", "corpus", next(iter(files), "upload…"), allowed=[*files, "upload…"]
+    ),
+)
+source = str(source)
+state.remember("corpus", source)
+state.sync_url(
+    {
+        "cmp": ",".join(pick) if pick != default_pick else None,
+        "ids": "1" if show_ids else None,
+        "cinv": "1" if show_invisible else None,
+        "corpus": source if source != next(iter(files), None) else None,
+    }
+)
+
+lines: tuple[str, ...] | None = None
+corpus_name: str = source
+if source == "upload…":
+    upload = st.file_uploader("A UTF-8 .txt file", type=["txt"], key="cmp_upload")
+    if upload is not None:
+        read, why_not = uploads.text_lines(upload.name[:80], upload.getvalue())
+        if read is None:
+            st.error(render.md_escape(why_not or ""), icon=":material/error:")
+        else:
+            lines = tuple(read)
+            corpus_name = upload.name[:80]
+else:
+    lines = tuple(metrics.read_lines(Path(files[source])))
+
+if lines is not None and chosen:
+    rows = []
+    for entry in chosen:
+        m = evaluate(entry.cache_key, entry.tokenizer, lines)
+        rows.append({"tokenizer": entry.name, **m})
+    table = pd.DataFrame(rows)
+    shown = table[
+        [
+            "tokenizer",
+            "lines",
+            "words",
+            "tokens",
+            "twr",
+            "cpt",
+            "broken",
+            "broken_per_1k",
+            "words_with_broken_pct",
+            "unk",
+            "roundtrip_fail",
+        ]
+    ]
+    st.dataframe(
+        shown.rename(
+            columns={
+                "twr": "TWR",
+                "cpt": "chars/token",
+                "broken": "broken boundaries",
+                "broken_per_1k": "broken per 1k tokens",
+                "words_with_broken_pct": "words with a broken syllable %",
+                "unk": "UNK",
+                "roundtrip_fail": "round-trip failures",
+            }
+        ).style.format(precision=2),
+        hide_index=True,
+        width="stretch",
+    )
+    metric = st.radio(
+        "Chart",
+        ["twr", "cpt", "broken_per_1k", "tokens"],
+        format_func=charts.METRIC_TITLES.__getitem__,
+        horizontal=True,
+        key="cmp_chart",
+    )
+    st.plotly_chart(charts.corpus_bars(table, str(metric), corpus_name), width="stretch")

@@ -1,0 +1,151 @@
+"""Evaluate: several vocabularies on one text, per script, with numbers to show a class."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from sgpe import metrics
+from sgpe.ui import analysis, charts, render, resources, state, uploads
+
+SHARED = "the shared text (all pages)"
+UPLOAD = "upload…"
+DEFAULT_PICK = ("sgpe", "base", "o200k_base")
+COLUMNS = {
+    "lines": "lines",
+    "words": "words",
+    "tokens": "tokens",
+    "twr": "TWR",
+    "cpt": "chars/token",
+    "broken": "broken boundaries",
+    "broken_per_1k": "broken per 1k tokens",
+    "words_with_broken_pct": "words with a broken syllable %",
+    "roundtrip_fail": "round-trip failures",
+}
+
+
+@st.cache_data(show_spinner="Evaluating…", max_entries=64)
+def evaluate(key: str, _tokenizer: Any, lines: tuple[str, ...]) -> dict[str, Any]:
+    return metrics.evaluate(_tokenizer, lines)
+
+
+st.title("Evaluate")
+st.caption(
+    "Why syllables matter, in numbers: the same text through several vocabularies, per "
+    "script. **TWR** = tokens per word (fewer is cheaper), **chars/token** (more is "
+    "better), **broken boundaries** = token boundaries strictly inside a syllable (a model "
+    "then sees pieces of a letter, not the letter), **round-trip failures** = lines that "
+    "do not decode back to themselves."
+)
+
+active = resources.active()
+entries, problems = resources.catalogue(active)
+for problem in problems:
+    st.warning(render.md_escape(problem), icon=":material/warning:")
+
+with st.expander("Add a Hugging Face tokenizer.json"):
+    hf_files = st.file_uploader(
+        "tokenizer.json files (e.g. exported from the Vocabulary page or any HF model)",
+        type=["json"],
+        accept_multiple_files=True,
+        key="ev_hf",
+    )
+for upload in hf_files or []:
+    data = upload.getvalue()
+    hf_tok, why_not = uploads.hf_tokenizer(upload.name[:80], data)
+    if hf_tok is None:
+        st.error(render.md_escape(why_not or upload.name), icon=":material/error:")
+        continue
+    digest = hashlib.sha256(data).hexdigest()[:12]
+    key = f"hf:{digest}"
+    entries[key] = resources.Entry(
+        key,
+        f"{upload.name[:40]} (HF)",
+        hf_tok,
+        f"uploaded Hugging Face tokenizer {upload.name[:80]}",
+        key,
+        hf_tok.get_vocab_size(),
+    )
+
+default_pick = [k for k in DEFAULT_PICK if k in entries]
+pick = st.multiselect(
+    "Vocabularies",
+    list(entries),
+    format_func=lambda k: f"{entries[k].name}: {entries[k].vocab_size:,} tokens",
+    key=state.init_widget(
+        "ev_pick",
+        "ev",
+        default_pick,
+        parse=lambda raw: [k for k in raw.split(",") if k in entries] or None,
+    ),
+)
+pick = [k for k in pick if k in entries]
+state.remember("ev", ",".join(pick))
+
+files = {p.name: p for p in resources.sample_files()}
+sources = [*files, SHARED, UPLOAD]
+source = str(
+    st.selectbox(
+        "Text (one document per line)",
+        sources,
+        key=state.init_widget("ev_text", "et", sources[0], allowed=sources),
+    )
+)
+state.remember("et", source)
+state.sync_url(
+    {
+        "ev": ",".join(pick) if pick != default_pick else None,
+        "et": source if source != sources[0] else None,
+    }
+)
+
+lines: list[str] | None = None
+if source == SHARED:
+    lines = [line for line in state.shared_text().splitlines() if line.strip()]
+    if not lines:
+        st.info("The shared text is empty: type some on the Syllables or Compare page.")
+        lines = None
+elif source == UPLOAD:
+    upload = st.file_uploader("A UTF-8 .txt file", type=["txt"], key="ev_upload")
+    if upload is not None:
+        lines, why_not = uploads.text_lines(upload.name[:80], upload.getvalue())
+        if lines is None:
+            st.error(render.md_escape(why_not or ""), icon=":material/error:")
+else:
+    lines = list(metrics.read_lines(files[source]))
+
+if not pick:
+    st.info("Pick at least one vocabulary.")
+elif lines is not None:
+    groups = analysis.lines_by_script(lines)
+    rows = []
+    for k in pick:
+        entry = entries[k]
+        for script, group in groups.items():
+            m = evaluate(entry.cache_key, entry.tokenizer, tuple(group))
+            rows.append({"vocabulary": entry.name, "script": script, **m})
+    table = pd.DataFrame(rows)
+    shown = table[["vocabulary", "script", *COLUMNS]].rename(columns=COLUMNS)
+    st.dataframe(shown.style.format(precision=2), hide_index=True, width="stretch")
+    st.caption(
+        "“all” is the whole text; the other rows group its lines by the script most of "
+        "their letters are in."
+    )
+    metric = st.radio(
+        "Chart",
+        ["twr", "cpt", "broken_per_1k", "words_with_broken_pct", "roundtrip_fail"],
+        format_func=COLUMNS.__getitem__,
+        horizontal=True,
+        key="ev_chart",
+    )
+    st.plotly_chart(charts.evaluate_bars(table, str(metric), COLUMNS[str(metric)]), width="stretch")
+    st.download_button(
+        "Download the table (CSV)",
+        shown.to_csv(index=False).encode("utf-8"),
+        file_name=f"sgpe-evaluate-{source.replace('…', '').replace(' ', '_')[:40]}.csv",
+        mime="text/csv",
+        key="ev_csv",
+    )
