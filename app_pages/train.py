@@ -11,7 +11,7 @@ from sgpe.corpus import CorpusError
 from sgpe.runs import RunError, read_merges
 from sgpe.runs.manager import GZIP_EXPANSION_LIMIT, RunInfo, RunRequest
 from sgpe.settings import RunMechanics, TrainSettings, default
-from sgpe.ui import charts, render, resources, state, train_form
+from sgpe.ui import charts, downloads, render, resources, state, train_form
 
 ACTIVE = ("queued", "counting", "merging")
 STATE_ICONS = {
@@ -282,6 +282,17 @@ def show_run(info: RunInfo, active_ids: set[str], owner: str, admin: bool) -> No
                     args=(run_id,),
                     icon=":material/delete:",
                 )
+        vocab_path = info.run.path / "vocab.json"
+        if stt.state == "done" and vocab_path.exists():
+            with st.expander("Downloads: tokenizer.json, vocab.json, merges, report, charts"):
+                try:
+                    tok = resources.load_vocab(vocab_path)
+                except ValueError as err:  # a damaged vocab.json: say which and why
+                    st.error(render.md_escape(str(err)))
+                else:
+                    downloads.show(
+                        tok, vocab_path, run_id, getattr(tok, "merge_counts", None), key=run_id
+                    )
 
 
 def runs_panel() -> None:

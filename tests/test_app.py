@@ -588,6 +588,10 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
 
     at.run()  # what the polling fragment would show now
     assert not at.exception
+    # Each finished run offers its own downloads, named after the run.
+    names = [b.proto.help for b in at.get("download_button")]  # "<file name> (made when ...)"
+    for info in infos:
+        assert any(info.run.id in n and "tokenizer.json " in n for n in names), names
     at.button(key=f"use_{sgpe_run.run.id}").click().run()
     assert not at.exception
     assert at.sidebar.selectbox(key="side_tok").value == sgpe_run.run.id
