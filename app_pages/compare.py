@@ -162,14 +162,9 @@ state.sync_url(
 lines: tuple[str, ...] | None = None
 corpus_name: str = source
 if source == "upload…":
-    upload = st.file_uploader("A UTF-8 .txt file", type=["txt"], key="cmp_upload")
-    if upload is not None:
-        read, why_not = uploads.text_lines(upload.name[:80], upload.getvalue())
-        if read is None:
-            st.error(render.md_escape(why_not or ""), icon=":material/error:")
-        else:
-            lines = tuple(read)
-            corpus_name = upload.name[:80]
+    read, name = uploads.text_upload("cmp_upload")
+    if read is not None:
+        lines, corpus_name = tuple(read), name
 else:
     lines = tuple(metrics.read_lines(Path(files[source])))
 

@@ -109,11 +109,7 @@ if source == SHARED:
         st.info("The shared text is empty: type some on the Syllables or Compare page.")
         lines = None
 elif source == UPLOAD:
-    upload = st.file_uploader("A UTF-8 .txt file", type=["txt"], key="ev_upload")
-    if upload is not None:
-        lines, why_not = uploads.text_lines(upload.name[:80], upload.getvalue())
-        if lines is None:
-            st.error(render.md_escape(why_not or ""), icon=":material/error:")
+    lines, _ = uploads.text_upload("ev_upload")
 else:
     lines = list(metrics.read_lines(files[source]))
 

@@ -258,30 +258,20 @@ def show_run(info: RunInfo, active_ids: set[str], owner: str, admin: bool) -> No
                     disabled=run_id in active_ids,
                     icon=":material/check:",
                 )
-            if stt.alive or stt.state == "queued":
-                st.button(
-                    "Cancel",
-                    key=f"cancel_{run_id}",
-                    on_click=cancel,
-                    args=(run_id,),
-                    icon=":material/stop:",
-                )
-            if stt.resumable:
-                st.button(
-                    "Resume",
-                    key=f"resume_{run_id}",
-                    on_click=resume,
-                    args=(run_id,),
-                    icon=":material/play_arrow:",
-                )
-            if not stt.alive and (mine or admin):
-                st.button(
-                    "Delete",
-                    key=f"delete_{run_id}",
-                    on_click=delete,
-                    args=(run_id,),
-                    icon=":material/delete:",
-                )
+            actions = (
+                (stt.alive or stt.state == "queued", "Cancel", cancel, ":material/stop:"),
+                (stt.resumable, "Resume", resume, ":material/play_arrow:"),
+                (not stt.alive and (mine or admin), "Delete", delete, ":material/delete:"),
+            )
+            for shown, label, action, icon in actions:
+                if shown:
+                    st.button(
+                        label,
+                        key=f"{label.lower()}_{run_id}",
+                        on_click=action,
+                        args=(run_id,),
+                        icon=icon,
+                    )
         vocab_path = info.run.path / "vocab.json"
         if stt.state == "done" and vocab_path.exists():
             with st.expander("Downloads: tokenizer.json, vocab.json, merges, report, charts"):

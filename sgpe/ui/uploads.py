@@ -57,3 +57,20 @@ def hf_tokenizer(name: str, data: bytes) -> tuple[Any, str | None]:
     except Exception as err:  # the Rust parser's own message, in one line
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         return None, f"{name}: the tokenizers package cannot read it: {first[:200]}"
+
+
+def text_upload(key: str) -> tuple[list[str] | None, str]:
+    """A text-file uploader (a Streamlit component): the uploaded lines and the file's name,
+    or ``(None, "")`` with the reason shown on the page when there is nothing to use."""
+    import streamlit as st
+
+    from .render import md_escape
+
+    upload = st.file_uploader("A UTF-8 .txt file", type=["txt"], key=key)
+    if upload is None:
+        return None, ""
+    name = upload.name[:80]
+    lines, why_not = text_lines(name, upload.getvalue())
+    if lines is None:
+        st.error(md_escape(why_not or ""), icon=":material/error:")
+    return lines, name
