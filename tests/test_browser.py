@@ -591,11 +591,13 @@ def test_damaged_files_are_messages_not_tracebacks(
         page.get_by_text("upload a file").click()
         page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(deep))
         page.get_by_text("deep.jsonl").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
-        page.get_by_role("button", name="Start training").click()
+        # The form reads the corpus before anything is submitted: the message is there at
+        # once, and Start stays disabled.
         page.get_by_text("JSON nested too deeply to read").first.wait_for(
             timeout=SCRIPT_RUN_TIMEOUT_MS
         )
         assert "deep.jsonl: line 1" in page.get_by_test_id("stMain").inner_text()
+        assert page.get_by_role("button", name="Start training").is_disabled()
         tab.check_clean()
         tab.screenshot("damaged_jsonl")
     finally:
