@@ -1,0 +1,74 @@
+"""Training runs that survive crashes: the run-directory format, the worker that trains one
+run in its own process, and the manager that starts, watches, cancels and resumes runs.
+
+* :mod:`sgpe.runs.format` -- the files of a run directory and their readers and writers;
+* :mod:`sgpe.runs.worker` -- trains one run directory, checkpointing as it goes;
+* :mod:`sgpe.runs.manager` -- :class:`RunManager`, used by the app (background processes).
+"""
+
+from __future__ import annotations
+
+from .format import (
+    ACTIVE_STATES,
+    CHECKPOINT,
+    CHECKPOINT_PREV,
+    CONFIG,
+    FAIL_WRITE_ENV,
+    FINAL_STATES,
+    INCOMING_PREFIX,
+    MODELS,
+    STATES,
+    STATUS,
+    VOCAB,
+    Checkpoint,
+    RunConfig,
+    RunError,
+    RunStatus,
+    atomic_write,
+    create_run,
+    decode_table,
+    encode_table,
+    file_sha256,
+    min_freq_default,
+    pick_checkpoint,
+    read_config,
+    read_merges,
+    read_status,
+    read_word_counts,
+    write_status,
+)
+from .worker import Display, RunWorker, TrainResult, train_run
+
+__all__ = [
+    "ACTIVE_STATES",
+    "CHECKPOINT",
+    "CHECKPOINT_PREV",
+    "CONFIG",
+    "FAIL_WRITE_ENV",
+    "FINAL_STATES",
+    "INCOMING_PREFIX",
+    "MODELS",
+    "STATES",
+    "STATUS",
+    "VOCAB",
+    "Checkpoint",
+    "Display",
+    "RunConfig",
+    "RunError",
+    "RunStatus",
+    "RunWorker",
+    "TrainResult",
+    "atomic_write",
+    "create_run",
+    "decode_table",
+    "encode_table",
+    "file_sha256",
+    "min_freq_default",
+    "pick_checkpoint",
+    "read_config",
+    "read_merges",
+    "read_status",
+    "read_word_counts",
+    "train_run",
+    "write_status",
+]
