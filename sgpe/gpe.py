@@ -33,7 +33,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .corpus import CorpusInfo, read_corpus
+from .corpus import CorpusInfo
+from .corpus.counting import DEFAULT_MAX_LINE_BYTES, check_count_options, count_pieces
 from .hierarchical import (
     HierarchicalEngine,
     MergeKind,
@@ -43,7 +44,7 @@ from .hierarchical import (
     merged_symbol,
     pop_fresh,
 )
-from .pieces import get_word_splitter
+from .pieces import MAX_PIECE_UNITS, check_max_units, get_word_splitter
 from .schema import schemas_for
 from .syllables import get_syllabifier
 from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer, byte_token
@@ -89,6 +90,22 @@ class TrainSettings:
     # None (the default) means "same as leading_space".
     prepend_space: bool | None = None
 
+    # ---------------------------------------------------------------- scale
+    # Long pieces and how a corpus is counted (sgpe/corpus/counting.py, docs/large_corpora.md).
+    # Pieces of more than max_piece_units syllables are cut at syllable boundaries (this
+    # one changes the vocabulary of text with such pieces; it is recorded in vocab.json).
+    max_piece_units: int = MAX_PIECE_UNITS
+    # The rest never change the vocabulary, only how the counts are made: processes for
+    # counting (None: all cores, one process for a small corpus), "local" or "dask" (with
+    # the address of a dask.distributed scheduler, None: a LocalCluster), and the limits
+    # that stop a corpus too big to be meant (decompressed bytes; the longest stretch
+    # without a line break or space, which must be held in memory at once).
+    workers: int | None = None
+    backend: str = "local"
+    scheduler: str | None = None
+    max_corpus_bytes: int | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
     def __post_init__(self) -> None:
         if self.min_freq is None:
             object.__setattr__(self, "min_freq", default_min_freq(self.mode))
@@ -111,6 +128,10 @@ class TrainSettings:
             raise ValueError(
                 "prepend_space needs leading_space=True (the space joins the first word)"
             )
+        check_max_units(self.max_piece_units)
+        check_count_options(
+            self.workers, self.backend, self.scheduler, self.max_corpus_bytes, self.max_line_bytes
+        )
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -168,18 +189,19 @@ class GPETrainer:
 
     def __init__(self, settings: TrainSettings) -> None:
         self.settings = settings
-        self.splitter = get_word_splitter(settings.script, settings.leading_space, settings.pieces)
+        self.splitter = get_word_splitter(
+            settings.script, settings.leading_space, settings.pieces, settings.max_piece_units
+        )
         self.corpus_info: CorpusInfo | None = None
 
     # ---------------------------------------------------------------- phase 1
     def count(self, corpus: str | Path | Iterable[str]) -> Counter[str]:
-        """Count the pieces of a corpus file or an iterable of documents."""
-        chunks, info = read_corpus(corpus, prefix=" " if self.settings.prepend_space else "")
-        counts: Counter[str] = Counter()
-        pieces = self.splitter.pieces
-        for chunk in chunks:
-            counts.update(pieces(chunk))
-        self.corpus_info = info.freeze() if hasattr(info, "freeze") else info
+        """Count the pieces of a corpus: a file, a directory or glob of files, or an iterable
+        of documents, streamed (memory grows with the unique pieces, not the corpus) and
+        counted on all cores or a Dask cluster (:func:`sgpe.corpus.counting.count_pieces`).
+        The counts are the same whichever way they were made."""
+        counts, info = count_pieces(corpus, self.settings)
+        self.corpus_info = info
         return counts
 
     # ---------------------------------------------------------------- phase 2
@@ -423,6 +445,7 @@ class GPETrainer:
             training=training,
             mode=s.mode,
             merge_kinds=kinds,
+            max_piece_units=s.max_piece_units,
         )
 
     def _build_tokenizer(self, state: _State, pruned: Counter[str]) -> Tokenizer:
@@ -588,6 +611,8 @@ def train(
     pieces: str = "whitespace",
     prepend_space: bool | None = None,
     progress: ProgressFn | None = None,
+    max_piece_units: int = MAX_PIECE_UNITS,
+    workers: int | None = None,
 ) -> Tokenizer:
     """Train an SGPE tokenizer on a corpus file (.txt/.jsonl/.csv/.parquet) or documents.
 
@@ -605,5 +630,7 @@ def train(
         script=script,
         pieces=pieces,
         prepend_space=prepend_space,
+        max_piece_units=max_piece_units,
+        workers=workers,
     )
     return GPETrainer(settings).train(corpus, progress=progress)

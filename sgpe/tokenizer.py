@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
-from .pieces import get_word_splitter
+from .pieces import MAX_PIECE_UNITS, get_word_splitter
 from .protocol import FORMAT_NAME, TOO_DEEP, MergeStep, TokenId, WordTrace
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -72,8 +72,10 @@ class Tokenizer:
         source: str = "<vocab>",
         mode: str = "paper",
         merge_kinds: Sequence[MergeKind] | None = None,
+        max_piece_units: int = MAX_PIECE_UNITS,
     ) -> None:
         self.vocab = dict(vocab)
+        self.max_piece_units = max_piece_units
         self.mode = mode
         self.merges: list[tuple[str, str]] = [(m[0], m[1]) for m in merges]
         self.leading_space = leading_space
@@ -101,7 +103,7 @@ class Tokenizer:
             if oov_policy == "fallback"
             else []
         )
-        self._splitter = get_word_splitter(script, leading_space, pieces)
+        self._splitter = get_word_splitter(script, leading_space, pieces, max_piece_units)
         self._units = self._splitter.units
         self._pieces = self._splitter.pieces
         self._cache: dict[str, list[int]] = {}
@@ -484,6 +486,13 @@ class Tokenizer:
             "prepend_space": self.prepend_space,
             "oov_policy": self.oov_policy,
             **({"mode": self.mode} if self.mode != "paper" else {}),
+            # Written only when it differs from the default, so that files made before the
+            # cap existed (and the shipped vocabularies) keep their bytes.
+            **(
+                {"max_piece_units": self.max_piece_units}
+                if self.max_piece_units != MAX_PIECE_UNITS
+                else {}
+            ),
             "training": self.training,
             "merges": [list(m) for m in self.merges],
             "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
@@ -552,6 +561,7 @@ class Tokenizer:
                 training=training,
                 source=source,
                 mode=_option(data, "mode", "paper", source),
+                max_piece_units=_optional(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
             )
         except ValueError as err:
             if str(err).startswith(source):

@@ -1,0 +1,318 @@
+"""Count the pieces of a corpus in one process, on all cores, or on a Dask cluster.
+
+Counting is the only phase whose cost grows with the corpus (the merge loop works on the
+unique pieces), so it is the one that runs in parallel. Whatever way the counts are made
+they are the same ``Counter``, in the same order (the order in which pieces first occur
+in the corpus), so the vocabulary and the files written from the counts are byte-identical:
+
+* **serial**: the corpus is read in blocks (:class:`sgpe.corpus.readers.CorpusStream`)
+  and each block's pieces are counted with one regex at C speed;
+* **local processes** (the default for a corpus above :data:`SERIAL_BYTES`): the main
+  process reads blocks and hands them to a pool, at most two per worker in flight, so
+  memory stays bounded; the workers decode, split and count, and the main process adds
+  their counts up in corpus order. A corpus smaller than :data:`SERIAL_BYTES` is counted
+  in the main process: starting workers would cost more than it saves
+  (``python -m bench scale`` measured it);
+* **Dask** (:func:`count_files_dask`): one task per file on a ``dask.distributed``
+  cluster; the client adds the per-file counts up in file order.
+
+Pieces longer than the cap (:mod:`sgpe.pieces`) are cut once, after counting, so every
+way of counting applies the same cut to the same totals.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .readers import (
+    DEFAULT_MAX_LINE_BYTES,
+    CorpusError,
+    CorpusInfo,
+    CorpusStream,
+    Job,
+    corpus_files,
+    job_text,
+)
+
+if TYPE_CHECKING:
+    from ..gpe import TrainSettings
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_MAX_LINE_BYTES",
+    "SERIAL_BYTES",
+    "check_count_options",
+    "count_files_dask",
+    "count_jobs",
+    "count_pieces",
+    "default_workers",
+]
+
+BACKENDS = ("local", "dask")
+#: Below this much input the main process counts alone (process start-up is ~0.2 s).
+SERIAL_BYTES = 8 << 20
+
+ChunkResult = tuple[Counter[str], int, bool]
+
+
+def check_count_options(
+    workers: int | None,
+    backend: str,
+    scheduler: str | None,
+    max_corpus_bytes: int | None,
+    max_line_bytes: int,
+) -> None:
+    """Raise ``ValueError`` naming the first bad counting option."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+        raise ValueError(f"workers must be a whole number of processes or None, got {workers!r}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1 (or None for all cores), got {workers}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("scheduler: only for backend 'dask'")
+    for name, value in (("max_corpus_bytes", max_corpus_bytes), ("max_line_bytes", max_line_bytes)):
+        if value is None and name == "max_corpus_bytes":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive number of bytes, got {value!r}")
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# ---------------------------------------------------------------------------- one chunk
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(pattern: str, prefix: str) -> None:
+    _WORKER["findall"] = re.compile(pattern).findall
+    _WORKER["prefix"] = prefix
+
+
+def _count_in_worker(job: Job) -> ChunkResult:
+    return count_job(job, _WORKER["findall"], _WORKER["prefix"])
+
+
+def count_job(job: Job, findall: Callable[[str], list[str]], prefix: str) -> ChunkResult:
+    """Counts of the raw pieces of one job, its corpus characters, and whether it holds
+    any text that is not whitespace."""
+    text, n = job_text(job, prefix)
+    return Counter(findall(text)), n, bool(text) and not text.isspace()
+
+
+def count_jobs(
+    jobs: Iterable[Job],
+    pattern: str,
+    prefix: str,
+    workers: int = 1,
+    *,
+    serial_bytes: int = SERIAL_BYTES,
+) -> ChunkResult:
+    """Count jobs in order, the first ``serial_bytes`` here and the rest (if any) on a pool
+    of ``workers`` processes. The result does not depend on ``workers``."""
+    total: Counter[str] = Counter()
+    chars = 0
+    any_text = False
+
+    def add(result: ChunkResult) -> None:
+        nonlocal chars, any_text
+        counts, n, text = result
+        total.update(counts)  # new pieces go to the end: order of first occurrence
+        chars += n
+        any_text = any_text or text
+
+    findall = re.compile(pattern).findall
+    it: Iterator[Job] = iter(jobs)
+    seen = 0
+    for job in it:
+        add(count_job(job, findall, prefix))
+        seen += len(job[0])
+        if workers > 1 and seen >= serial_bytes:
+            break
+    else:
+        return total, chars, any_text
+    with _pool(workers, pattern, prefix) as pool:
+        pending: deque[Any] = deque()
+        for job in it:
+            pending.append(pool.apply_async(_count_in_worker, (job,)))
+            if len(pending) >= 2 * workers:
+                add(pending.popleft().get())
+        while pending:
+            add(pending.popleft().get())
+    return total, chars, any_text
+
+
+def _pool(workers: int, pattern: str, prefix: str) -> Any:
+    # forkserver: workers are forked from a clean server process, never from this one,
+    # which may hold threads (a run's heartbeat) and a large heap.
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    return ctx.Pool(workers, initializer=_init_worker, initargs=(pattern, prefix))
+
+
+# ---------------------------------------------------------------------------- a corpus
+
+
+def count_pieces(
+    corpus: str | Path | Iterable[str], settings: TrainSettings
+) -> tuple[Counter[str], CorpusInfo]:
+    """Piece counts (capped, see :mod:`sgpe.pieces`) and identity of a corpus, with the
+    backend, workers and limits of ``settings``."""
+    from ..pieces import get_word_splitter
+
+    splitter = get_word_splitter(
+        settings.script, settings.leading_space, settings.pieces, settings.max_piece_units
+    )
+    prefix = " " if settings.prepend_space else ""
+    if settings.backend == "dask":
+        if not isinstance(corpus, (str, Path)):
+            raise CorpusError(
+                "the dask backend counts files that every worker can read: pass a file, a "
+                "directory or a glob pattern (documents in memory: use the local backend)"
+            )
+        counts, info = count_files_dask(
+            corpus_files(corpus),
+            splitter.pattern,
+            prefix,
+            scheduler=settings.scheduler,
+            max_line_bytes=settings.max_line_bytes,
+            max_corpus_bytes=settings.max_corpus_bytes,
+            name=_corpus_name(corpus),
+        )
+    else:
+        stream = CorpusStream(
+            corpus,
+            prefix=prefix,
+            max_bytes=settings.max_corpus_bytes,
+            max_line_bytes=settings.max_line_bytes,
+        )
+        workers = settings.workers or default_workers()
+        counts, chars, any_text = count_jobs(stream.jobs(), splitter.pattern, prefix, workers)
+        info = stream.finish(chars, any_text)
+    return splitter.cap_counts(counts), info
+
+
+def _corpus_name(corpus: str | Path) -> str:
+    path = Path(corpus)
+    return path.name if path.is_file() else str(corpus)
+
+
+# ---------------------------------------------------------------------------- Dask
+
+
+def _count_file_task(
+    path: str, pattern: str, prefix: str, max_line_bytes: int, max_bytes: int | None
+) -> tuple[Counter[str], CorpusInfo, bool]:
+    """One file, counted serially where the Dask worker runs (it reads the file itself)."""
+    stream = CorpusStream(path, prefix=prefix, max_line_bytes=max_line_bytes, max_bytes=max_bytes)
+    counts, chars, any_text = count_jobs(stream.jobs(), pattern, prefix, 1)
+    # An empty file is judged with the others: the corpus is empty only if all of them are.
+    return counts, stream.finish(chars, any_text, require_text=False), any_text
+
+
+def count_files_dask(
+    files: list[Path],
+    pattern: str,
+    prefix: str,
+    *,
+    scheduler: str | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_corpus_bytes: int | None = None,
+    name: str | None = None,
+) -> tuple[Counter[str], CorpusInfo]:
+    """Raw piece counts of files on a ``dask.distributed`` cluster (``scheduler``: its
+    address, e.g. ``tcp://10.0.0.5:8786``; None starts a LocalCluster on this machine).
+
+    Every worker must see the files under the same paths (a shared file system or a copy
+    on each machine). The counts and the identity equal those of local counting: files
+    are added up in order, and the identity of several files is built the same way
+    (:class:`sgpe.corpus.readers.CorpusStream`). ``max_corpus_bytes`` applies per file.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise CorpusError(
+            "the dask backend needs dask.distributed: pip install 'sgpe-explorer[dask]'"
+        ) from None
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(scheduler, timeout=30)
+        except OSError as err:
+            raise CorpusError(
+                f"cannot reach the dask scheduler at {scheduler}: {err}; start it with "
+                "`dask scheduler` and its workers with `dask worker ADDRESS`"
+            ) from None
+    try:
+        return _gather_files(client, files, pattern, prefix, max_line_bytes, max_corpus_bytes, name)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _gather_files(
+    client: Any,
+    files: list[Path],
+    pattern: str,
+    prefix: str,
+    max_line_bytes: int,
+    max_bytes: int | None,
+    name: str | None,
+) -> tuple[Counter[str], CorpusInfo]:
+    from distributed import as_completed
+
+    futures = [
+        client.submit(
+            _count_file_task, str(p), pattern, prefix, max_line_bytes, max_bytes, pure=False
+        )
+        for p in files
+    ]
+    # Results arrive in any order; they are added up in file order, so the counts keep
+    # the order of first occurrence in the corpus.
+    done: dict[int, tuple[Counter[str], CorpusInfo, bool]] = {}
+    index = {f.key: k for k, f in enumerate(futures)}
+    total: Counter[str] = Counter()
+    infos: list[CorpusInfo] = []
+    any_text = False
+    next_k = 0
+    for future in as_completed(futures):
+        done[index[future.key]] = future.result()
+        future.release()
+        while next_k in done:
+            counts, info, text = done.pop(next_k)
+            total.update(counts)
+            infos.append(info)
+            any_text = any_text or text
+            next_k += 1
+    if not any_text:
+        raise CorpusError(f"{name or 'corpus'}: empty; it needs at least one document with text")
+    return total, _combined_info(files, infos, name)
+
+
+def _combined_info(files: list[Path], infos: list[CorpusInfo], name: str | None) -> CorpusInfo:
+    import hashlib
+
+    documents = sum(i.documents for i in infos)
+    characters = sum(i.characters for i in infos)
+    if len(infos) == 1:
+        return CorpusInfo(name, infos[0].sha256, documents, characters)
+    # The same identity as CorpusStream.finish gives for these files.
+    body = "".join(f"{f.name}\t{i.sha256}\n" for f, i in zip(files, infos))
+    return CorpusInfo(name, hashlib.sha256(body.encode()).hexdigest(), documents, characters)
