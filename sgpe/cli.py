@@ -1,4 +1,4 @@
-"""The command line: ``python -m sgpe {syllabify,train,encode,decode,eval,export}`` (DESIGN.md §6).
+"""The command line: ``python -m sgpe {syllabify,train,count,encode,decode,eval,export}`` (DESIGN.md §6).
 
 Text goes through stdin/stdout as UTF-8 whatever the locale. Input lines are split on
 ``\\n`` only (a trailing ``\\r`` is part of the line); each input line gives one output
@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
+from .corpus import DEFAULT_MAX_LINE_BYTES, SUPPORTED_SUFFIXES, CorpusError, iter_documents
+from .pieces import MAX_PIECE_UNITS as MAX_PIECE_UNITS_DEFAULT
 from .protocol import TOO_DEEP
 from .schema import BUILTIN_SCRIPTS
 
@@ -146,9 +147,56 @@ def _cmd_syllabify(args: argparse.Namespace) -> int:
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
+    if args.corpus is not None or args.out is not None:
+        return _encode_corpus(args)
+    for flag in ("workers", "backend", "scheduler"):
+        if getattr(args, flag) not in (None, "local"):
+            raise UsageError(f"--{flag}: only with --corpus and --out")
     tok = _load_tokenizer(args)
     encode: Callable[[str], list[Any]] = tok.tokenize if args.tokens else tok.encode
     return _emit_lines(_json_line(encode(line)) for _, line in _input_lines())
+
+
+def _encode_corpus(args: argparse.Namespace) -> int:
+    """``encode --corpus C --out F``: the whole corpus to a token-id file, on all cores."""
+    from .corpus.encoding import encode_corpus
+
+    if args.corpus is None or args.out is None:
+        raise UsageError("batch encoding needs both --corpus and --out")
+    if args.meta or args.tokens:
+        raise UsageError("--meta and --tokens: only for stdin encoding, not with --corpus")
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError("--scheduler: only with --backend dask")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    _load_vocab(args.vocab)  # a bad vocab.json is a usage error before any work starts
+    stderr = sys.stderr
+    tty = stderr.isatty()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < (0.1 if tty else 2.0) and done < total:
+            return
+        last[0] = now
+        share = f"{min(done / total, 1.0):4.0%} " if total else ""
+        line = f"encoding: {share}{done / 1e6:,.1f} of {total / 1e6:,.1f} MB"
+        stderr.write(f"\r{line}" if tty else f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+        stderr.flush()
+
+    docs, tokens = encode_corpus(
+        args.vocab,
+        args.corpus,
+        args.out,
+        workers=args.workers,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        progress=progress,
+    )
+    if tty:
+        stderr.write("\n")
+    print(f"sgpe: encoded {docs:,} documents into {tokens:,} tokens: {args.out}", file=stderr)
+    return 0
 
 
 def _cmd_decode(args: argparse.Namespace) -> int:
@@ -396,10 +444,107 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
             )
 
 
+def _count_settings(args: argparse.Namespace, **extra: Any) -> Any:
+    from .gpe import TrainSettings
+
+    try:
+        return TrainSettings(
+            script=args.script or TRAIN_DEFAULTS["script"],
+            pieces=args.pieces or TRAIN_DEFAULTS["pieces"],
+            leading_space=not args.no_leading_space,
+            prepend_space=not args.no_prepend_space and not args.no_leading_space,
+            **extra,
+        )
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+def _cmd_count(args: argparse.Namespace) -> int:
+    """``count``: piece counts of a corpus (all cores or a Dask cluster) to a parquet file
+    that ``train --word-counts`` reads."""
+    from .corpus.counting import count_pieces, write_counts_table
+
+    if not args.out.lower().endswith(".parquet"):
+        raise UsageError(f"--out {args.out}: the counts file must end in .parquet")
+    settings = _count_settings(
+        args,
+        workers=args.workers,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        max_piece_units=args.max_piece_units or MAX_PIECE_UNITS_DEFAULT,
+        max_corpus_bytes=args.max_corpus_bytes,
+        max_line_bytes=args.max_line_bytes or DEFAULT_MAX_LINE_BYTES,
+    )
+    counts, info = count_pieces(args.corpus, settings)
+    write_counts_table(args.out, counts, info)
+    print(
+        f"sgpe: {len(counts):,} unique pieces of {info.documents:,} documents: {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _train_from_counts(args: argparse.Namespace) -> int:
+    """``train --word-counts FILE``: the merge phase alone, on counts made by any engine;
+    writes RUN_DIR/vocab.json (no checkpoints: counting was the long part)."""
+    import dataclasses
+
+    from .corpus.counting import read_counts_table
+    from .gpe import GPETrainer, ProgressEvent
+
+    if args.corpus is not None or args.resume:
+        raise UsageError("--word-counts replaces --corpus and cannot be resumed; give one of them")
+    if args.vocab_size is None:
+        raise UsageError("train needs --vocab-size")
+    if (args.model or "sgpe") != "sgpe":
+        raise UsageError("--word-counts: only for --model sgpe")
+    config = _config_from_args(args)
+    try:
+        config.validate()
+        settings = config.train_settings()
+        if args.max_piece_units is not None:
+            settings = dataclasses.replace(settings, max_piece_units=args.max_piece_units)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} is not empty; choose a new --out")
+    counts, info = read_counts_table(args.word_counts)
+    trainer = GPETrainer(settings)
+    trainer.splitter.cap_counts(counts)  # counts from other engines: the same cap
+    trainer.corpus_info = info
+    stderr = sys.stderr
+    display: _ProgressBar | _ProgressLog = (
+        _ProgressBar(stderr) if stderr.isatty() else _ProgressLog(stderr)
+    )
+
+    def progress(event: ProgressEvent) -> None:
+        rate = event.step / event.elapsed if event.elapsed > 0 else None
+        display.progress("merging", event.step, event.target, rate)
+
+    try:
+        display.note(f"training on {len(counts):,} piece counts from {args.word_counts}")
+        tok = trainer.fit(counts, progress=progress)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    finally:
+        display.close()
+    out.mkdir(parents=True, exist_ok=True)
+    tok.save(out / "vocab.json")
+    print(f"sgpe: {tok.vocab_size:,} tokens: {out / 'vocab.json'}", file=stderr)
+    return 0
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from .runs import create_run, read_config, train_run
     from .runs.manager import validate_corpus
 
+    if args.word_counts is not None:
+        return _train_from_counts(args)
+    if args.max_piece_units is not None:
+        raise UsageError(
+            "--max-piece-units: only with --word-counts (run directories keep the default)"
+        )
     out = Path(args.out)
     if args.resume:
         config = read_config(out)
@@ -573,7 +718,55 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue the run in RUN_DIR from its newest valid checkpoint",
     )
+    p.add_argument(
+        "--word-counts", metavar="FILE",
+        help="train on piece counts instead of a corpus: a parquet file or directory with "
+        "columns piece (string) and count (integer), from `sgpe count` or any engine "
+        "(docs/large_corpora.md); writes RUN_DIR/vocab.json",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-piece-units", metavar="N", type=int,
+        help=f"with --word-counts: cut pieces longer than N syllables (default: {MAX_PIECE_UNITS_DEFAULT})",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser(
+        "count",
+        formatter_class=defaults,
+        help="piece counts of a corpus -> parquet (all cores or a Dask cluster)",
+        description="Count the pieces of a corpus (file, directory or glob of .txt/.txt.gz/"
+        ".jsonl/.csv/.parquet files) on all cores or a dask.distributed cluster into a "
+        "parquet file that `train --word-counts` reads.",
+    )
+    p.add_argument("--corpus", metavar="CORPUS", required=True, help="file, directory or glob")
+    p.add_argument("--out", metavar="FILE", required=True, help="counts file to write (.parquet)")
+    p.add_argument("--script", choices=("auto", *BUILTIN_SCRIPTS), help="(default: auto)")
+    p.add_argument("--pieces", choices=("whitespace", "script"), help="(default: whitespace)")
+    p.add_argument("--no-leading-space", action="store_true", help="as for train")
+    p.add_argument("--no-prepend-space", action="store_true", help="as for train")
+    p.add_argument(
+        "--max-piece-units", metavar="N", type=int,
+        help=f"cut pieces longer than N syllables (default: {MAX_PIECE_UNITS_DEFAULT})",
+    )  # fmt: skip
+    p.add_argument(
+        "--workers", metavar="N", type=int,
+        help="processes (default: all cores; a small corpus uses one)",
+    )  # fmt: skip
+    p.add_argument("--backend", choices=("local", "dask"), default="local")
+    p.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="with --backend dask: e.g. tcp://10.0.0.5:8786 (default: a LocalCluster)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corpus-bytes", metavar="B", type=int,
+        help="stop with an error above B bytes of (decompressed) text (default: no limit)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-line-bytes", metavar="B", type=int,
+        help="longest stretch without a line break or space held in memory "
+        f"(default: {DEFAULT_MAX_LINE_BYTES:,})",
+    )  # fmt: skip
+    p.set_defaults(func=_cmd_count)
 
     p = sub.add_parser(
         "encode",
@@ -583,6 +776,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _vocab_or_meta(p)
     p.add_argument("--tokens", action="store_true", help="print token strings instead of ids")
+    p.add_argument(
+        "--corpus", metavar="CORPUS",
+        help="encode this corpus (file, directory or glob; every document) instead of stdin",
+    )  # fmt: skip
+    p.add_argument(
+        "--out", metavar="FILE",
+        help="with --corpus: ids.parquet (a row of ids per document) or ids.npy (all ids, "
+        "and FILE.offsets.npy with where each document starts)",
+    )  # fmt: skip
+    p.add_argument(
+        "--workers", metavar="N", type=int,
+        help="with --corpus: processes (default: all cores; a small corpus uses one)",
+    )  # fmt: skip
+    p.add_argument(
+        "--backend", choices=("local", "dask"), default="local",
+        help="with --corpus: local processes, or one task per file on a dask.distributed cluster",
+    )  # fmt: skip
+    p.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="with --backend dask: the scheduler, e.g. tcp://10.0.0.5:8786 (default: a "
+        "LocalCluster on this machine)",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_encode)
 
     p = sub.add_parser(

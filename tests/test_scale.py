@@ -302,3 +302,111 @@ def test_whitespace_free_corpus_trains_on_capped_pieces(si_dev):
     assert counts == Counter(
         p for x in nospace if x for p in splitter.pieces(" " + x) if p != "\n"
     ) + Counter({"\n": len(nospace)})
+
+
+# ============================================================================ command line
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    import io
+    import sys
+
+    from sgpe.cli import main
+
+    err, old = io.StringIO(), sys.stderr
+    sys.stderr = err
+    try:
+        code = main(list(argv))
+    finally:
+        sys.stderr = old
+    return code, err.getvalue()
+
+
+def test_count_then_train_from_counts_equals_training_on_the_corpus(si_dev, tmp_path):
+    code, _ = run_cli("count", "--corpus", str(si_dev), "--out", str(tmp_path / "c.parquet"))
+    assert code == 0
+    code, _ = run_cli(
+        "train", "--word-counts", str(tmp_path / "c.parquet"), "--vocab-size", "1500",
+        "--out", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert code == 0
+    direct = sgpe.train(si_dev, vocab_size=1500, min_freq=1)
+    assert sgpe.load(tmp_path / "run" / "vocab.json").to_dict() == direct.to_dict()
+
+
+def test_counts_from_another_engine_are_accepted_and_checked(si_dev, tmp_path):
+    """A counts table written by something else (here pyarrow directly, as Spark or DuckDB
+    would): the same schema, pieces in any order and split over two files."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from sgpe.corpus.counting import read_counts_table
+
+    counts = whole_file_counts(si_dev.read_text(encoding="utf-8"))
+    pieces = sorted(counts)
+    (tmp_path / "parts").mkdir()
+    for k, part in enumerate((pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :])):
+        table = pa.table({"piece": part, "count": [counts[p] for p in part]})
+        pq.write_table(table, tmp_path / "parts" / f"part-{k}.parquet")
+    got, info = read_counts_table(tmp_path / "parts")
+    assert got == counts and info.name == "parts"
+    a = GPETrainer(SETTINGS).fit(got).to_dict()
+    b = GPETrainer(SETTINGS).fit(counts).to_dict()
+    assert a["merges"] == b["merges"] and a["vocab"] == b["vocab"]
+    pq.write_table(pa.table({"word": ["a"], "n": [1]}), tmp_path / "bad.parquet")
+    with pytest.raises(CorpusError, match="needs columns 'piece' \\(string\\) and 'count'"):
+        read_counts_table(tmp_path / "bad.parquet")
+    pq.write_table(pa.table({"piece": ["a"], "count": [0]}), tmp_path / "zero.parquet")
+    with pytest.raises(CorpusError, match="a count below 1"):
+        read_counts_table(tmp_path / "zero.parquet")
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".parquet"])
+def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("pyarrow")
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    tok = sgpe.load(DEFAULT_SGPE)
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:-1][:3000]
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = [tok.encode(x) for x in lines]
+    outs = []
+    for workers in (1, 2):
+        out = tmp_path / f"ids{workers}{suffix}"
+        # serial_bytes=0: the pool, even for this small file
+        docs, tokens = encode_corpus(DEFAULT_SGPE, corpus, out, workers=workers, serial_bytes=0)
+        assert docs == len(lines) and tokens == sum(map(len, expected))
+        outs.append(out.read_bytes())
+        if suffix == ".npy":
+            ids = np.load(out)
+            offsets = np.load(out.with_name(out.stem + ".offsets.npy"))
+            got = [ids[offsets[k] : offsets[k + 1]].tolist() for k in range(len(lines))]
+        else:
+            import pyarrow.parquet as pq
+
+            got = pq.read_table(out).column("ids").to_pylist()
+        assert got == expected
+    assert outs[0] == outs[1]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_encode_command_line_errors(tmp_path):
+    from sgpe.shipped import DEFAULT_SGPE
+
+    code, err = run_cli("encode", "--vocab", str(DEFAULT_SGPE), "--corpus", "x.txt")
+    assert code == 2 and "batch encoding needs both --corpus and --out" in err
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "nope.txt"),
+        "--out", str(tmp_path / "o.npy"),
+    )  # fmt: skip
+    assert code == 2 and "nope.txt: file not found" in err
+    (tmp_path / "a.txt").write_text("ශ්‍රී\n", encoding="utf-8")
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "a.txt"),
+        "--out", str(tmp_path / "o.json"),
+    )  # fmt: skip
+    assert code == 2 and "the output must end in .parquet or .npy" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]

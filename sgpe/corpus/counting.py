@@ -52,6 +52,8 @@ __all__ = [
     "count_jobs",
     "count_pieces",
     "default_workers",
+    "read_counts_table",
+    "write_counts_table",
 ]
 
 BACKENDS = ("local", "dask")
@@ -316,3 +318,120 @@ def _combined_info(files: list[Path], infos: list[CorpusInfo], name: str | None)
     # The same identity as CorpusStream.finish gives for these files.
     body = "".join(f"{f.name}\t{i.sha256}\n" for f, i in zip(files, infos))
     return CorpusInfo(name, hashlib.sha256(body.encode()).hexdigest(), documents, characters)
+
+
+# ---------------------------------------------------------------------------- counts files
+
+#: Parquet metadata key of the corpus identity in a counts file written here.
+COUNTS_META_KEY = b"sgpe.corpus_info"
+
+
+def write_counts_table(path: str | Path, counts: Counter[str], info: CorpusInfo) -> None:
+    """Write piece counts as parquet (columns ``piece`` string, ``count`` int64, in the
+    counts' order), atomically; the corpus identity goes into the file's metadata."""
+    import dataclasses
+    import json
+    import tempfile
+
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise CorpusError(
+            "writing counts needs pyarrow: pip install 'sgpe-explorer[parquet]'"
+        ) from None
+    path = Path(path)
+    table = pa.table(
+        {
+            "piece": pa.array(list(counts), pa.string()),
+            "count": pa.array(list(counts.values()), pa.int64()),
+        }
+    )
+    meta = json.dumps(dataclasses.asdict(info), ensure_ascii=False).encode()
+    table = table.replace_schema_metadata({COUNTS_META_KEY: meta})
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with _suppress_missing():
+            os.unlink(tmp)
+        raise
+
+
+def _suppress_missing() -> Any:
+    import contextlib
+
+    return contextlib.suppress(FileNotFoundError)
+
+
+def read_counts_table(path: str | Path) -> tuple[Counter[str], CorpusInfo]:
+    """Piece counts made by any engine (this module, Spark, DuckDB, ...): a parquet file,
+    or a directory of parquet parts, with a string column ``piece`` and an integer column
+    ``count``. A piece listed twice has its counts added. The identity is the one this
+    module wrote, else the file's name and the sha256 of its bytes (documents unknown: 0).
+    """
+    import hashlib
+    import json
+
+    try:
+        import pyarrow.compute as pc
+        import pyarrow.dataset as ds
+    except ImportError:
+        raise CorpusError(
+            "reading counts needs pyarrow: pip install 'sgpe-explorer[parquet]'"
+        ) from None
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"{path}: file not found")
+    try:
+        dataset = ds.dataset(path, format="parquet")
+        schema = dataset.schema
+    except Exception as err:
+        raise CorpusError(f"{path}: not a readable parquet file or directory: {err}") from None
+    names = schema.names
+    if "piece" not in names or "count" not in names:
+        raise CorpusError(
+            f"{path}: needs columns 'piece' (string) and 'count' (integer), has "
+            f"{', '.join(names[:10]) or 'none'}"
+        )
+    import pyarrow as pa
+
+    if not pa.types.is_string(schema.field("piece").type) and not pa.types.is_large_string(
+        schema.field("piece").type
+    ):
+        raise CorpusError(
+            f"{path}: column 'piece' must hold strings, not {schema.field('piece').type}"
+        )
+    if not pa.types.is_integer(schema.field("count").type):
+        raise CorpusError(
+            f"{path}: column 'count' must hold integers, not {schema.field('count').type}"
+        )
+    counts: Counter[str] = Counter()
+    row = 0
+    for batch in dataset.to_batches(columns=["piece", "count"]):
+        pieces, values = batch.column(0), batch.column(1)
+        if pieces.null_count or values.null_count:
+            raise CorpusError(
+                f"{path}: rows {row + 1}-{row + batch.num_rows}: empty (null) piece or count"
+            )
+        if batch.num_rows and pc.min(values).as_py() < 1:
+            raise CorpusError(f"{path}: rows {row + 1}-{row + batch.num_rows}: a count below 1")
+        for p, c in zip(pieces.to_pylist(), values.to_pylist()):
+            counts[p] += c
+        row += batch.num_rows
+    if not counts:
+        raise CorpusError(f"{path}: no rows; it needs at least one piece")
+    meta = (schema.metadata or {}).get(COUNTS_META_KEY)
+    if meta is not None:
+        try:
+            return counts, CorpusInfo(**json.loads(meta))
+        except (TypeError, ValueError):
+            raise CorpusError(f"{path}: metadata {COUNTS_META_KEY.decode()} is malformed") from None
+    digest = hashlib.sha256()
+    for f in sorted(dataset.files):
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return counts, CorpusInfo(path.name, digest.hexdigest(), 0, 0)
