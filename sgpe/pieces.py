@@ -99,7 +99,7 @@ class WordSplitter:
 
     def raw_pieces(self, text: str) -> list[str]:
         """The pieces before the cap; :meth:`cap_counts` applies it to counts of them."""
-        return self._findall(text)  # type: ignore[no-any-return]
+        return self._findall(text)
 
     def cap(self, piece: str) -> list[str]:
         """One piece cut into chunks of at most ``max_units`` units (usually itself)."""

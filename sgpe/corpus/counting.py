@@ -22,6 +22,7 @@ way of counting applies the same cut to the same totals.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import re
@@ -57,8 +58,10 @@ __all__ = [
 ]
 
 BACKENDS = ("local", "dask")
-#: Below this much input the main process counts alone (process start-up is ~0.2 s).
-SERIAL_BYTES = 8 << 20
+#: The first this many bytes are counted in the main process; the pool starts only for a
+#: corpus larger than that. Measured (bench/scale.py): starting and stopping a pool of 2
+#: forked workers takes ~35 ms, the time one process needs to count ~1 MB.
+SERIAL_BYTES = 2 << 20
 
 ChunkResult = tuple[Counter[str], int, bool]
 
@@ -157,11 +160,22 @@ def count_jobs(
     return total, chars, any_text
 
 
+def start_method() -> str:
+    """How worker processes start. ``fork`` when this process has a single thread: it is
+    fast and does not run the caller's main module again (``spawn`` and ``forkserver``
+    import it in every worker, which fails for a script read from stdin and re-runs an
+    unguarded script). With other threads alive (a run's heartbeat) forking could copy a
+    lock another thread holds, so then ``forkserver`` (or ``spawn``) is used."""
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
 def _pool(workers: int, pattern: str, prefix: str) -> Any:
-    # forkserver: workers are forked from a clean server process, never from this one,
-    # which may hold threads (a run's heartbeat) and a large heap.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
+    ctx = multiprocessing.get_context(start_method())
     return ctx.Pool(workers, initializer=_init_worker, initargs=(pattern, prefix))
 
 
@@ -244,11 +258,13 @@ def count_files_dask(
     (:class:`sgpe.corpus.readers.CorpusStream`). ``max_corpus_bytes`` applies per file.
     """
     try:
-        from distributed import Client, LocalCluster
+        # As Any: dask.distributed is an optional extra, partly typed.
+        distributed: Any = importlib.import_module("distributed")
     except ImportError:
         raise CorpusError(
             "the dask backend needs dask.distributed: pip install 'sgpe-explorer[dask]'"
         ) from None
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(processes=True, dashboard_address=None)
@@ -278,7 +294,7 @@ def _gather_files(
     max_bytes: int | None,
     name: str | None,
 ) -> tuple[Counter[str], CorpusInfo]:
-    from distributed import as_completed
+    as_completed = importlib.import_module("distributed").as_completed
 
     futures = [
         client.submit(

@@ -18,6 +18,7 @@ no half-written output.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import os
 import shutil
@@ -227,8 +228,9 @@ def _local_results(
         for docs, size in batches:
             yield (*encode_batch(tok, docs), size)
         return
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
+    from .counting import start_method
+
+    ctx = multiprocessing.get_context(start_method())
     with ctx.Pool(workers, initializer=_init_worker, initargs=(vocab,)) as pool:
         pending: deque[tuple[Any, int]] = deque()
         for docs, size in batches:
@@ -255,11 +257,13 @@ def _dask_results(
 ) -> Iterator[tuple[bytes, list[int], int]]:
     """One task per file on a dask.distributed cluster; results in file order."""
     try:
-        from distributed import Client, LocalCluster
+        # As Any: dask.distributed is an optional extra, partly typed.
+        distributed: Any = importlib.import_module("distributed")
     except ImportError:
         raise CorpusError(
             "the dask backend needs dask.distributed: pip install 'sgpe-explorer[dask]'"
         ) from None
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
     cluster = LocalCluster(processes=True, dashboard_address=None) if scheduler is None else None
     client = Client(cluster if cluster is not None else scheduler)
     try:

@@ -37,7 +37,9 @@ from ..protocol import TOO_DEEP, one_line
 
 SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 CHUNK_CHARS = 1 << 22  # about 4M characters per chunk
-BLOCK_BYTES = 1 << 22  # files are read 4 MiB at a time
+# Files are read 2 MiB at a time: small enough that a corpus of tens of MB gives every
+# worker several blocks, large enough that the counts of a block are far smaller than it.
+BLOCK_BYTES = 1 << 21
 #: The longest stretch of a file held in memory at once: a .txt stretch without a line
 #: break or space, a .jsonl line, a .csv field. 64 MiB: far above any real document, far
 #: below what would exhaust a laptop.
