@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
 import resource
 import statistics
@@ -38,19 +39,23 @@ if str(ROOT) not in sys.path:
 
 
 def _run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (MB, the largest process) of a child command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds and peak RSS (MB: the largest process among the command and its
+    descendants, measured by a fresh wrapper process) of a command."""
+    wrapper = (
+        "import resource, subprocess, sys, json; "
+        "d = subprocess.run(json.loads(sys.argv[1]), capture_output=True, text=True); "
+        "sys.stderr.write(d.stderr); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     t0 = time.perf_counter()
     done = subprocess.run(
-        argv,
+        [sys.executable, "-c", wrapper, json.dumps(argv)],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
     )
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest seen so far: report it only if this run raised it.
-    rss = peak / 1024 if peak > before else float("nan")
+    rss = int(done.stdout.strip().splitlines()[-1]) / 1024
     return seconds, rss, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
 
 

@@ -38,6 +38,9 @@ BATCH_DOCS = 2000  # documents per task: a few hundred KB of text
 # the vocabulary in each worker cost more than they save).
 SERIAL_BYTES = 4 << 20
 
+# Encoded in the main process before the workers fork from it (see _local_results).
+WARM_BYTES = 2 << 20
+
 _WORKER: dict[str, Any] = {}
 
 
@@ -230,8 +233,24 @@ def _local_results(
         return
     from .counting import start_method
 
-    ctx = multiprocessing.get_context(start_method())
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(vocab,)) as pool:
+    method = start_method()
+    ctx = multiprocessing.get_context(method)
+    if method == "fork":
+        # Encode the first batches here, then fork: the workers inherit the vocabulary and
+        # its piece cache already warm with the frequent words (copy-on-write), instead of
+        # each one encoding them again from cold.
+        seen = 0
+        for docs, size in batches:
+            yield (*encode_batch(tok, docs), size)
+            seen += size
+            if seen >= WARM_BYTES:
+                break
+        _WORKER["tok"] = tok
+        initializer: Callable[..., None] | None = None
+        initargs: tuple[str, ...] = ()
+    else:
+        initializer, initargs = _init_worker, (vocab,)
+    with ctx.Pool(workers, initializer=initializer, initargs=initargs) as pool:
         pending: deque[tuple[Any, int]] = deque()
         for docs, size in batches:
             pending.append((pool.apply_async(_encode_batch_in_worker, (docs,)), size))
