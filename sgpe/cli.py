@@ -1,4 +1,4 @@
-"""The command line: ``python -m sgpe {syllabify,train,encode,decode,eval,export}``.
+"""The command line: ``python -m sgpe {syllabify,train,count,encode,decode,eval,export}``.
 
 The commands and their flags are a stable contract (scripts and benchmarks call them);
 ``docs/architecture.md`` lists them with the files they read and write.
@@ -28,7 +28,15 @@ from typing import IO, Any, NoReturn
 
 from ._files import parse_json, split_lines
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
-from .settings import choices, cli_flag, default, default_text, info, settings_fields
+from .settings import (
+    choices,
+    cli_flag,
+    count_fields,
+    default,
+    default_text,
+    info,
+    settings_fields,
+)
 
 
 class UsageError(Exception):
@@ -123,10 +131,58 @@ def _cmd_syllabify(args: argparse.Namespace) -> int:
     return _emit_lines(_json_line(split(line)) for _, line in _input_lines())
 
 
+#: The counting options batch encoding takes (it reads a corpus the same way).
+ENCODE_OPTIONS = ("workers", "backend", "scheduler")
+
+
 def _cmd_encode(args: argparse.Namespace) -> int:
+    if args.corpus is not None or args.out is not None:
+        return _encode_corpus(args)
+    for flag in ENCODE_OPTIONS:
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag}: only with --corpus and --out")
     tok = _load_tokenizer(args)
     encode: Callable[[str], list[Any]] = tok.tokenize if args.tokens else tok.encode
     return _emit_lines(_json_line(encode(line)) for _, line in _input_lines())
+
+
+def _encode_corpus(args: argparse.Namespace) -> int:
+    """``encode --corpus C --out F``: the whole corpus to a token-id file, on all cores."""
+    from .corpus.encoding import encode_corpus
+
+    if args.corpus is None or args.out is None:
+        raise UsageError("batch encoding needs both --corpus and --out")
+    if args.meta or args.tokens:
+        raise UsageError("--meta and --tokens: only for stdin encoding, not with --corpus")
+    options = _count_options(args)
+    _load_vocab(args.vocab)  # a bad vocab.json is a usage error before any work starts
+    stderr = sys.stderr
+    tty = stderr.isatty()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < (0.1 if tty else 2.0) and done < total:
+            return
+        last[0] = now
+        share = f"{min(done / total, 1.0):4.0%} " if total else ""
+        line = f"encoding: {share}{done / 1e6:,.1f} of {total / 1e6:,.1f} MB"
+        stderr.write(f"\r{line}" if tty else f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+        stderr.flush()
+
+    docs, tokens = encode_corpus(
+        args.vocab,
+        args.corpus,
+        args.out,
+        workers=options.workers,
+        backend=options.backend,
+        scheduler=options.scheduler,
+        progress=progress,
+    )
+    if tty:
+        stderr.write("\n")
+    print(f"sgpe: encoded {docs:,} documents into {tokens:,} tokens: {args.out}", file=stderr)
+    return 0
 
 
 def _cmd_decode(args: argparse.Namespace) -> int:
@@ -363,10 +419,106 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
             )
 
 
+#: The settings ``count`` takes: how pieces are cut (they decide the counts) and how the
+#: corpus is read and counted (they never change the counts).
+PIECE_SETTINGS = ("script", "pieces", "leading_space", "prepend_space", "max_piece_units")
+
+
+def _count_options(args: argparse.Namespace) -> Any:
+    """The :class:`~sgpe.settings.CountOptions` given on the command line."""
+    from .settings import CountOptions
+
+    given = {f.name: getattr(args, f.name, None) for f in count_fields()}
+    try:
+        return CountOptions(**{k: v for k, v in given.items() if v is not None})
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+def _piece_settings(args: argparse.Namespace) -> Any:
+    """The :class:`~sgpe.settings.TrainSettings` that decide how ``count`` cuts pieces."""
+    from .settings import TrainSettings
+
+    given: dict[str, Any] = {}
+    for f in settings_fields():
+        if f.name in PIECE_SETTINGS:
+            value = getattr(args, _setting_dest(f))
+            given[f.name] = (not value) if _is_switch(f) else value
+    try:
+        return TrainSettings(**{k: v for k, v in given.items() if v is not None})
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+def _cmd_count(args: argparse.Namespace) -> int:
+    """``count``: piece counts of a corpus (all cores or a Dask cluster) to a parquet file
+    that ``train --word-counts`` reads."""
+    from .corpus.counting import count_pieces, write_counts_table
+
+    if not args.out.lower().endswith(".parquet"):
+        raise UsageError(f"--out {args.out}: the counts file must end in .parquet")
+    counts, info = count_pieces(args.corpus, _piece_settings(args), _count_options(args))
+    write_counts_table(args.out, counts, info)
+    print(
+        f"sgpe: {len(counts):,} unique pieces of {info.documents:,} documents: {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _train_from_counts(args: argparse.Namespace) -> int:
+    """``train --word-counts FILE``: the merge phase alone, on counts made by any engine;
+    writes RUN_DIR/vocab.json (no checkpoints: counting was the long part)."""
+    from .corpus.counting import read_counts_table
+    from .gpe import GPETrainer, ProgressEvent
+
+    if args.corpus is not None or args.resume:
+        raise UsageError("--word-counts replaces --corpus and cannot be resumed; give one of them")
+    if args.vocab_size is None:
+        raise UsageError("train needs --vocab-size")
+    if (args.model or "sgpe") != "sgpe":
+        raise UsageError("--word-counts: only for --model sgpe")
+    config = _config_from_args(args)
+    try:
+        config.validate()
+        settings = config.train_settings()
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} is not empty; choose a new --out")
+    counts, info = read_counts_table(args.word_counts)
+    trainer = GPETrainer(settings)
+    trainer.splitter.cap_counts(counts)  # counts from other engines: the same cap
+    trainer.corpus_info = info
+    stderr = sys.stderr
+    display: _ProgressBar | _ProgressLog = (
+        _ProgressBar(stderr) if stderr.isatty() else _ProgressLog(stderr)
+    )
+
+    def progress(event: ProgressEvent) -> None:
+        rate = event.step / event.elapsed if event.elapsed > 0 else None
+        display.progress("merging", event.step, event.target, rate)
+
+    try:
+        display.note(f"training on {len(counts):,} piece counts from {args.word_counts}")
+        tok = trainer.fit(counts, progress=progress)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    finally:
+        display.close()
+    out.mkdir(parents=True, exist_ok=True)
+    tok.save(out / "vocab.json")
+    print(f"sgpe: {tok.vocab_size:,} tokens: {out / 'vocab.json'}", file=stderr)
+    return 0
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from .runs import create_run, read_config, train_run
     from .runs.manager import validate_corpus
 
+    if args.word_counts is not None:
+        return _train_from_counts(args)
     out = Path(args.out)
     if args.resume:
         config = read_config(out)
@@ -469,7 +621,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="continue the run in RUN_DIR from its newest valid checkpoint",
     )
+    p.add_argument(
+        "--word-counts", metavar="FILE",
+        help="train on piece counts instead of a corpus: a parquet file or directory with "
+        "columns piece (string) and count (integer), from `sgpe count` or any engine "
+        "(docs/large_corpora.md); writes RUN_DIR/vocab.json",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser(
+        "count",
+        formatter_class=defaults,
+        help="piece counts of a corpus -> parquet (all cores or a Dask cluster)",
+        description="Count the pieces of a corpus (file, directory or glob of .txt/.txt.gz/"
+        ".jsonl/.csv/.parquet files) on all cores or a dask.distributed cluster into a "
+        "parquet file that `train --word-counts` reads.",
+    )
+    p.add_argument("--corpus", metavar="CORPUS", required=True, help="file, directory or glob")
+    p.add_argument("--out", metavar="FILE", required=True, help="counts file to write (.parquet)")
+    _add_setting_flags(p, [f for f in settings_fields() if f.name in PIECE_SETTINGS])
+    _add_setting_flags(p, count_fields())
+    p.set_defaults(func=_cmd_count)
 
     p = sub.add_parser(
         "encode",
@@ -479,6 +651,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _vocab_or_meta(p)
     p.add_argument("--tokens", action="store_true", help="print token strings instead of ids")
+    p.add_argument(
+        "--corpus", metavar="CORPUS",
+        help="encode this corpus (file, directory or glob; every document) instead of stdin",
+    )  # fmt: skip
+    p.add_argument(
+        "--out", metavar="FILE",
+        help="with --corpus: ids.parquet (a row of ids per document) or ids.npy (all ids, "
+        "and FILE.offsets.npy with where each document starts)",
+    )  # fmt: skip
+    _add_setting_flags(
+        p, [f for f in count_fields() if f.name in ENCODE_OPTIONS], "with --corpus: "
+    )
     p.set_defaults(func=_cmd_encode)
 
     p = sub.add_parser(
@@ -544,19 +728,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_setting_flags(p: argparse.ArgumentParser) -> None:
-    """One flag per field of TrainSettings and RunMechanics (sgpe/settings.py), with its
-    help and default from there. The flags default to None so that a resume can tell which
-    ones were given."""
+def _add_setting_flags(
+    p: argparse.ArgumentParser, fields: Sequence[Any] | None = None, when_given: str = ""
+) -> None:
+    """One flag per field (default: of TrainSettings and RunMechanics, sgpe/settings.py),
+    with its help and default from there. The flags default to None so that a resume can
+    tell which ones were given."""
 
-    for f in settings_fields():
+    for f in settings_fields() if fields is None else fields:
         meta = info(f)
         flag = cli_flag(f)
-        only = f"{' and '.join(meta.models)}: " if len(meta.models) == 1 else ""
+        only = f"{' and '.join(meta.models)}: " if len(meta.models) == 1 else when_given
         if _is_switch(f):
             p.add_argument(flag, action="store_true", help=f"{only}do not {meta.help}")
             continue
-        kind = type(f.default) if f.default is not None else int
+        kind = type(f.default) if f.default is not None else (str if "str" in str(f.type) else int)
         when = "required for a new run" if meta.cli_required else f"default: {default_text(f.name)}"
         options: dict[str, Any] = {"help": f"{only}{meta.help} ({when})"}
         if choices(f.name):

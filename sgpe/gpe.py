@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from ._files import byte_token
-from .corpus import CorpusInfo, read_corpus
+from .corpus import CorpusInfo
+from .corpus.counting import count_pieces
 from .hierarchical import (
     HierarchicalEngine,
     MergeKind,
@@ -49,7 +50,16 @@ from .hierarchical import (
 )
 from .pieces import get_word_splitter
 from .schema import schemas_for
-from .settings import MODES, TRAIN_FIELDS, Mode, OOVPolicy, TrainSettings, default_min_freq
+from .settings import (
+    COUNT_FIELDS,
+    MODES,
+    TRAIN_FIELDS,
+    CountOptions,
+    Mode,
+    OOVPolicy,
+    TrainSettings,
+    default_min_freq,
+)
 from .syllables import get_syllabifier
 from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer
 
@@ -100,25 +110,27 @@ class GPETrainer:
     [' ශ්\u200dරී', ' ලංකා']
     """
 
-    def __init__(self, settings: TrainSettings) -> None:
+    def __init__(self, settings: TrainSettings, counting: CountOptions | None = None) -> None:
         if settings.model != "sgpe":
             raise ValueError(
                 f"GPETrainer trains SGPE vocabularies, not model {settings.model!r}; train "
                 "the byte-level baseline with sgpe.baselines.bytebpe.ByteBPETokenizer.train"
             )
         self.settings = settings
-        self.splitter = get_word_splitter(settings.script, settings.leading_space, settings.pieces)
+        self.counting = counting or CountOptions()
+        self.splitter = get_word_splitter(
+            settings.script, settings.leading_space, settings.pieces, settings.max_piece_units
+        )
         self.corpus_info: CorpusInfo | None = None
 
     # ---------------------------------------------------------------- phase 1
     def count(self, corpus: str | Path | Iterable[str]) -> Counter[str]:
-        """Count the pieces of a corpus file or an iterable of documents."""
-        chunks, info = read_corpus(corpus, prefix=" " if self.settings.prepend_space else "")
-        counts: Counter[str] = Counter()
-        pieces = self.splitter.pieces
-        for chunk in chunks:
-            counts.update(pieces(chunk))
-        self.corpus_info = info.freeze() if hasattr(info, "freeze") else info
+        """Count the pieces of a corpus: a file, a directory or glob of files, or an iterable
+        of documents, streamed (memory grows with the unique pieces, not the corpus) and
+        counted on all cores or a Dask cluster (:func:`sgpe.corpus.counting.count_pieces`).
+        The counts are the same whichever way they were made."""
+        counts, info = count_pieces(corpus, self.settings, self.counting)
+        self.corpus_info = info
         return counts
 
     # ---------------------------------------------------------------- phase 2
@@ -358,6 +370,7 @@ class GPETrainer:
             training=training,
             merge_kinds=kinds,
             merge_counts=counts,
+            max_piece_units=s.max_piece_units,
         )
 
     def _build_tokenizer(self, state: _State, pruned: Counter[str], counts: list[int]) -> Tokenizer:
@@ -520,13 +533,16 @@ def train(
     and with ``oov_policy="fallback"`` the schemas' code points and 256 byte tokens) and
     the merged tokens.
     """
-    unknown = sorted(set(settings) - TRAIN_FIELDS)
+    unknown = sorted(set(settings) - TRAIN_FIELDS - COUNT_FIELDS)
     if unknown:
         raise TypeError(
             f"train() got an unknown setting {', '.join(map(repr, unknown))}; the settings "
-            f"are the fields of TrainSettings: {', '.join(sorted(TRAIN_FIELDS))}"
+            f"are the fields of TrainSettings and CountOptions: "
+            f"{', '.join(sorted(TRAIN_FIELDS | COUNT_FIELDS))}"
         )
-    return GPETrainer(TrainSettings(**settings)).train(corpus, progress=progress)
+    counting = CountOptions(**{k: v for k, v in settings.items() if k in COUNT_FIELDS})
+    trained = TrainSettings(**{k: v for k, v in settings.items() if k in TRAIN_FIELDS})
+    return GPETrainer(trained, counting).train(corpus, progress=progress)
 
 
 __all__ = [

@@ -385,7 +385,10 @@ class HierarchicalEngine:
         touched.update((p, 1) for p in new_pairs)
 
     def _apply_join(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
-        # The hot loop of training (most merges are joins): _sub and _add inlined.
+        # The hot loop of training (most merges are joins). Only the pairs next to a
+        # replaced occurrence change, so only those are updated: a merge costs the number
+        # of its occurrences, not the length of the words it touches (which made text
+        # without spaces, whose pieces are long, train many times slower than normal text).
         st = self.st
         words, counts = st.words, st.counts
         pc, where = self.counts[1], self.where[1]
@@ -394,24 +397,36 @@ class HierarchicalEngine:
         new_pairs: set[str] = set()
         for wi in where.pop(pair, ()):
             old = words[wi]
-            if pair not in old:
+            i = old.find(pair)
+            if i < 0:
                 continue  # a stale index entry: an earlier merge consumed the pair here
             nw = old.replace(pair, new)
             words[wi] = nw
             c = counts[wi]
-            if max(old) < barrier:  # no placeholder: every adjacent pair counts
-                for k in range(len(old) - 1):
-                    pc[old[k : k + 2]] -= c
-                pairs = [nw[k : k + 2] for k in range(len(nw) - 1)]
-            else:
-                for p in _pairs(old):
-                    pc[p] -= c
-                pairs = _pairs(nw)
-            for p in pairs:
-                pc[p] = get(p, 0) + c
-                if new in p:
-                    new_pairs.add(p)
-                    where[p].add(wi)
+            last_old = len(old) - 2  # the last index a pair of `old` can start at
+            last_new = len(nw) - 2
+            done_old = -1  # old pairs at indexes <= this one are already subtracted
+            done_new = -1
+            shift = 0  # str.replace shortens the word by one per earlier occurrence
+            while i >= 0:
+                for k in (i - 1, i, i + 1):
+                    if done_old < k <= last_old:
+                        done_old = k
+                        a, b = old[k], old[k + 1]
+                        if a < barrier and b < barrier:
+                            pc[a + b] -= c
+                j = i - shift
+                for k in (j - 1, j):
+                    if done_new < k <= last_new:
+                        done_new = k
+                        a, b = nw[k], nw[k + 1]
+                        if a < barrier and b < barrier:
+                            p = a + b
+                            pc[p] = get(p, 0) + c
+                            new_pairs.add(p)
+                            where[p].add(wi)
+                shift += 1
+                i = old.find(pair, i + 2)
         touched.update((p, 1) for p in new_pairs)
 
     # ------------------------------------------------------------------ loop

@@ -14,11 +14,22 @@ space before a piece belongs to it when ``leading_space`` is on):
 
 Whitespace characters are always single pieces. The splitter is one regex, so a corpus is
 split at C speed and each unique piece is syllabified once.
+
+**Long pieces are capped.** Text written without spaces (Khmer, Thai-style writing, a
+scraped page with its spaces lost) makes one piece per line, and every merge that touches
+such a piece rewrites all of it: training becomes quadratic. A piece of more than
+``max_units`` units (:data:`MAX_PIECE_UNITS` by default) is therefore cut, from its start,
+into chunks of ``max_units`` units; a chunk is a piece like any other (merges never cross
+the cut). Only syllable boundaries are cut, and the same rule runs in training, encoding,
+the merge trace and the Hugging Face export, so they agree. SentencePiece's
+``max_sentencepiece_length`` and Hugging Face's ``max_token_length`` bound tokens for the
+same reason; ``bench/long_pieces.py`` measured the cap.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import cache
 from typing import Literal
 
@@ -27,35 +38,94 @@ from .syllables import get_syllabifier
 
 PieceMode = Literal["whitespace", "script"]
 PIECE_MODES = ("whitespace", "script")
+#: Units (syllables) per piece before a piece is cut (see the module docstring). Measured
+#: with bench/long_pieces.py (8k vocabularies): held-out Khmer, written without spaces
+#: between words, gets 4.85 characters per token at 64, 4.95 at 128 and 4.96 at 256, while
+#: training on si_train.txt without spaces takes about the same time at all three; 128 is
+#: above every piece of our Sinhala and Hindi corpora (the longest, a URL, has 102 units).
+MAX_PIECE_UNITS = 128
 
 
 class WordSplitter:
     """Compiled piece splitter for one setting. Use :func:`get_word_splitter`."""
 
     def __init__(
-        self, script: str = "auto", leading_space: bool = False, pieces: str = "whitespace"
+        self,
+        script: str = "auto",
+        leading_space: bool = False,
+        pieces: str = "whitespace",
+        max_units: int = MAX_PIECE_UNITS,
     ):
         if pieces not in PIECE_MODES:
             raise ValueError(f"pieces must be one of {', '.join(PIECE_MODES)}, got {pieces!r}")
+        check_max_units(max_units)
+        self.max_units = max_units
         self.script = script
         self.leading_space = leading_space
         self.mode = pieces
-        if pieces == "whitespace":
-            word = r"[^\s]+"
-        else:
-            word = char_set(frozenset().union(*(s.word_chars for s in schemas_for(script)))) + "+"
-        if leading_space:
-            # A space before a non-space character belongs to it (also when that character
-            # is another kind of space, e.g. NO-BREAK SPACE), exactly as in syllabify().
-            self.pattern = rf" ?{word}| ?[^ \t\n\r]|[\s\S]"
-        else:
-            self.pattern = rf"{word}|[\s\S]"
+        self.pattern = self.pattern_with()
         self._findall = re.compile(self.pattern).findall
         self._units = get_syllabifier(script, leading_space)
 
+    def word_regex(self, exclude: str = "") -> str:
+        """The regex of one word (a run of non-space or of script characters); ``exclude``
+        lists characters that end a word too (the HF export's sentinels)."""
+        if self.mode == "whitespace":
+            return rf"[^\s{re.escape(exclude)}]+"
+        chars = frozenset().union(*(s.word_chars for s in schemas_for(self.script)))
+        return char_set(chars - set(exclude)) + "+"
+
+    def pattern_with(self, exclude: str = "") -> str:
+        """The piece regex (:meth:`word_regex` with ``exclude``)."""
+        word = self.word_regex(exclude)
+        if self.leading_space:
+            # A space before a non-space character belongs to it (also when that character
+            # is another kind of space, e.g. NO-BREAK SPACE), exactly as in syllabify().
+            return rf" ?{word}| ?[^ \t\n\r]|[\s\S]"
+        return rf"{word}|[\s\S]"
+
     def pieces(self, text: str) -> list[str]:
-        """Split text into pieces; ``"".join(pieces(t)) == t``."""
+        """Split text into pieces; ``"".join(pieces(t)) == t``. Pieces longer than
+        ``max_units`` units are cut (:meth:`cap`)."""
+        found: list[str] = self._findall(text)
+        cap = self.max_units
+        # A piece of at most `cap` characters has at most `cap` units: the usual case is
+        # decided by one pass of len() at C speed.
+        if not found or max(map(len, found)) <= cap:
+            return found
+        out: list[str] = []
+        for p in found:
+            if len(p) <= cap:
+                out.append(p)
+            else:
+                out.extend(self.cap(p))
+        return out
+
+    def raw_pieces(self, text: str) -> list[str]:
+        """The pieces before the cap; :meth:`cap_counts` applies it to counts of them."""
         return self._findall(text)
+
+    def cap(self, piece: str) -> list[str]:
+        """One piece cut into chunks of at most ``max_units`` units (usually itself)."""
+        n = self.max_units
+        if len(piece) <= n:
+            return [piece]
+        units = self._units(piece)
+        if len(units) <= n:
+            return [piece]
+        return ["".join(units[i : i + n]) for i in range(0, len(units), n)]
+
+    def cap_counts(self, counts: Counter[str]) -> Counter[str]:
+        """Counts of raw pieces turned into counts of capped pieces, in place: equal to
+        counting :meth:`pieces` directly."""
+        n = self.max_units
+        for p in [p for p in counts if len(p) > n]:
+            chunks = self.cap(p)
+            if len(chunks) > 1:
+                c = counts.pop(p)
+                for q in chunks:
+                    counts[q] += c
+        return counts
 
     def units(self, piece: str) -> list[str]:
         """The syllables (units) of one piece."""
@@ -75,8 +145,20 @@ class WordSplitter:
         return out
 
 
+def check_max_units(value: object) -> int:
+    """``value`` if it is a valid piece cap, else a ValueError saying what is allowed."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50_000:
+        raise ValueError(
+            f"max_piece_units must be an integer from 1 to 50000 (units per piece), got {value!r}"
+        )
+    return value
+
+
 @cache
 def get_word_splitter(
-    script: str = "auto", leading_space: bool = False, pieces: str = "whitespace"
+    script: str = "auto",
+    leading_space: bool = False,
+    pieces: str = "whitespace",
+    max_units: int = MAX_PIECE_UNITS,
 ) -> WordSplitter:
-    return WordSplitter(script, leading_space, pieces)
+    return WordSplitter(script, leading_space, pieces, max_units)

@@ -10,8 +10,10 @@ fields flat), the app's Train form (``app_pages/train.py``), the vocabulary meta
 ``tests/test_settings.py`` fails if a default of a setting is written anywhere else.
 
 **Adding a setting is a one-place change**: add a field to :class:`TrainSettings` (if it
-can change the learned vocabulary) or to :class:`RunMechanics` (if it cannot, such as a
-worker count: training is deterministic, serial or parallel), written
+can change the learned vocabulary), to :class:`RunMechanics` (if it only changes how a
+background run checkpoints and reports) or to :class:`CountOptions` (if it only changes how
+the corpus is read and counted, such as a worker count: counting is deterministic, serial,
+parallel or on a cluster), written
 ``name: type = field(default=..., metadata=about(help=..., ...))`` (:class:`Setting`: the
 help text, the models it applies to, choices, the app form's label).
 The CLI flag, the ``config.json`` key, the ``RunRequest``/``RunConfig`` keyword and the
@@ -203,6 +205,18 @@ class TrainSettings:
             models=("bytebpe",),
         ),
     )
+    max_piece_units: int = field(
+        default=128,
+        metadata=about(
+            help="cut pieces longer than N syllables at syllable boundaries (text without "
+            "spaces would make training quadratic; docs/large_corpora.md)",
+            models=("sgpe",),
+            metavar="N",
+            # Runs made before the cap existed cut nothing: 50,000 units is the largest cap
+            # (no real piece is longer), so they resume to the same vocabulary.
+            absent=50_000,
+        ),
+    )
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -237,9 +251,11 @@ class TrainSettings:
                 "prepend_space needs leading_space=True (the space joins the first word)"
             )
         if self.model == "sgpe":
+            from .pieces import check_max_units
             from .schema import schemas_for
 
             schemas_for(self.script)  # raises for an unknown script
+            check_max_units(self.max_piece_units)
         else:
             from .baselines.bytebpe import ByteBPETokenizer
 
@@ -301,7 +317,7 @@ def _check_minimums(obj: Any) -> None:
 
 
 def _field(name: str) -> dataclasses.Field[Any]:
-    for f in settings_fields():
+    for f in settings_fields() + dataclasses.fields(CountOptions):
         if f.name == name:
             return f
     raise KeyError(name)
@@ -350,6 +366,62 @@ class RunMechanics:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True)
+class CountOptions:
+    """How a corpus is read and counted: processes, a Dask cluster, and the limits that stop
+    a corpus too big to be meant. None of these can change the counts, so none can change
+    the vocabulary (``tests/test_scale.py`` proves serial, parallel and Dask alike)."""
+
+    workers: int | None = field(
+        default=None,
+        metadata=about(
+            help="processes that count the corpus (default: every core this process may use; "
+            "a small corpus is counted in one)",
+            metavar="N",
+        ),
+    )
+    backend: str = field(
+        default="local",
+        metadata=about(
+            help="count here (local) or on a dask.distributed cluster (dask)",
+            choices=("local", "dask"),
+        ),
+    )
+    scheduler: str | None = field(
+        default=None,
+        metadata=about(
+            help="with --backend dask: the scheduler's address, e.g. tcp://10.0.0.5:8786 "
+            "(default: a LocalCluster on this machine)",
+            metavar="ADDRESS",
+        ),
+    )
+    max_corpus_bytes: int | None = field(
+        default=None,
+        metadata=about(
+            help="stop with an error when the corpus (decompressed) is larger (default: no limit)",
+            metavar="BYTES",
+        ),
+    )
+    max_line_bytes: int = field(
+        default=1 << 26,
+        metadata=about(
+            help="the longest stretch without a line break or space that may be held in "
+            "memory at once",
+            metavar="BYTES",
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        from .corpus.counting import check_count_options
+
+        check_count_options(
+            self.workers, self.backend, self.scheduler, self.max_corpus_bytes, self.max_line_bytes
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 # ============================================================================ field access
 
 
@@ -366,10 +438,16 @@ def settings_fields() -> tuple[dataclasses.Field[Any], ...]:
     return dataclasses.fields(TrainSettings) + dataclasses.fields(RunMechanics)
 
 
+def count_fields() -> tuple[dataclasses.Field[Any], ...]:
+    """The fields of :class:`CountOptions`."""
+    return dataclasses.fields(CountOptions)
+
+
 TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainSettings))
 MECHANICS_FIELDS = frozenset(f.name for f in dataclasses.fields(RunMechanics))
+COUNT_FIELDS = frozenset(f.name for f in dataclasses.fields(CountOptions))
 #: Every setting's name (for the test that no default is restated elsewhere).
-SETTING_NAMES = TRAIN_FIELDS | MECHANICS_FIELDS
+SETTING_NAMES = TRAIN_FIELDS | MECHANICS_FIELDS | COUNT_FIELDS
 
 
 def default(name: str) -> Any:
@@ -393,11 +471,11 @@ def choices(name: str) -> tuple[str, ...]:
 def split_options(options: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Split flat keyword arguments into :class:`TrainSettings` and :class:`RunMechanics`
     ones; an unknown name is a ``TypeError`` that lists the known ones."""
-    unknown = sorted(set(options) - SETTING_NAMES)
+    unknown = sorted(set(options) - TRAIN_FIELDS - MECHANICS_FIELDS)
     if unknown:
         raise TypeError(
             f"{where}: unknown setting {', '.join(map(repr, unknown))}; the settings are "
-            f"{', '.join(sorted(SETTING_NAMES))}"
+            f"{', '.join(sorted(TRAIN_FIELDS | MECHANICS_FIELDS))}"
         )
     train = {k: v for k, v in options.items() if k in TRAIN_FIELDS}
     mechanics = {k: v for k, v in options.items() if k in MECHANICS_FIELDS}

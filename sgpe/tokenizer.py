@@ -30,7 +30,7 @@ from ._files import (
     write_json_atomic,
 )
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
-from .pieces import get_word_splitter
+from .pieces import MAX_PIECE_UNITS, get_word_splitter
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED
 from .spans import Encoded
@@ -71,8 +71,10 @@ class Tokenizer:
         mode: str = UNRECORDED["mode"],
         merge_kinds: Sequence[MergeKind] | None = None,
         merge_counts: Sequence[int] | None = None,
+        max_piece_units: int = MAX_PIECE_UNITS,
     ) -> None:
         self.vocab = dict(vocab)
+        self.max_piece_units = max_piece_units
         self.mode = mode
         self.merges: list[tuple[str, str]] = [(m[0], m[1]) for m in merges]
         self.leading_space = leading_space
@@ -106,7 +108,7 @@ class Tokenizer:
             if oov_policy == "fallback"
             else []
         )
-        self._splitter = get_word_splitter(script, leading_space, pieces)
+        self._splitter = get_word_splitter(script, leading_space, pieces, max_piece_units)
         self._units = self._splitter.units
         self._pieces = self._splitter.pieces
         self._cache: dict[str, list[int]] = {}
@@ -502,6 +504,13 @@ class Tokenizer:
             "prepend_space": self.prepend_space,
             "oov_policy": self.oov_policy,
             **({"mode": self.mode} if self.mode != UNRECORDED["mode"] else {}),
+            # Written only when it differs from the default, so that files made before the
+            # cap existed (and the shipped vocabularies) keep their bytes.
+            **(
+                {"max_piece_units": self.max_piece_units}
+                if self.max_piece_units != MAX_PIECE_UNITS
+                else {}
+            ),
             "training": self.training,
             "merges": [list(m) for m in self.merges],
             **({"merge_counts": list(self.merge_counts)} if self.merge_counts is not None else {}),
@@ -571,6 +580,7 @@ class Tokenizer:
                 source=source,
                 mode=_option(data, "mode", UNRECORDED["mode"], source),
                 merge_counts=merge_counts_of(data, source),
+                max_piece_units=_optional(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
             )
         except ValueError as err:
             if str(err).startswith(source):

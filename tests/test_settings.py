@@ -62,6 +62,7 @@ ALLOWED = {
         "0 = no checkpoints: in-process training with no run directory"
     ),
     ("bench/speed.py", "vocab_size", "CLI flag default"): "the size the benchmark measures",
+    ("bench/long_pieces.py", "vocab_size", "CLI flag default"): "the size the benchmark measures",
     ("bench/peers.py", "script", "parameter default"): (
         "the syllabifier's own option (every script at once), not a training setting"
     ),
@@ -308,7 +309,7 @@ def test_the_shipped_vocabularies_record_their_settings():
 TRAIN_FLAGS = {
     "--model", "--vocab-size", "--mode", "--prune-freq", "--min-freq", "--oov", "--script",
     "--pieces", "--no-leading-space", "--no-prepend-space", "--pattern", "--checkpoint-every",
-    "--checkpoint-seconds", "--heartbeat-seconds",
+    "--checkpoint-seconds", "--heartbeat-seconds", "--max-piece-units",
 }  # fmt: skip
 
 
@@ -321,7 +322,7 @@ def _train_parser():
 def test_cli_has_one_flag_per_setting_with_its_default_in_the_help():
     train = _train_parser()
     flags = {o for a in train._actions for o in a.option_strings}
-    assert flags - {"-h", "--help", "--corpus", "--out", "--resume"} == TRAIN_FLAGS
+    assert flags - {"-h", "--help", "--corpus", "--out", "--resume", "--word-counts"} == TRAIN_FLAGS
     assert {cli_flag(f) for f in settings_fields()} == TRAIN_FLAGS
     helps = {o: a.help or "" for a in train._actions for o in a.option_strings}
     assert "(default: 2)" in helps["--prune-freq"]
@@ -371,7 +372,12 @@ def test_old_config_json_loads_with_its_fingerprint(tmp_path, text, fingerprint)
     config = read_config(tmp_path)
     assert config.fingerprint() == fingerprint
     old = json.loads(text)
-    assert config.to_dict() == old  # written back byte for byte the same keys and values
+    # Written back with the same keys and values, plus the settings added since, at the
+    # value that reproduces the old run (the piece cap: none, i.e. the largest).
+    written = config.to_dict()
+    cap = written.pop("max_piece_units")
+    assert written == old
+    assert cap == (50_000 if old["model"] == "sgpe" else default("max_piece_units"))
     assert config.vocab_size == old["vocab_size"] and config.corpus_name == old["corpus_name"]
 
 

@@ -39,7 +39,9 @@ file expresses this in four parts:
    With ``oov_policy="unk"`` a ``Replace`` normalizer finds the OOV units first, aligned
    the same way (it starts where the last match ended, ``\\G``, or at a space, tab, CR or
    LF, which always begin a unit), and replaces each with a sentinel character that is
-   in no vocabulary; BPE turns a sentinel into exactly one ``[UNK]``.
+   in no vocabulary; BPE turns a sentinel into exactly one ``[UNK]``. An OOV unit with a
+   leading space is replaced first, by a second sentinel that the piece regex treats as
+   the start of a piece, so the pieces (and the piece cap) do not move.
 3. **Assembly merges**, ranked before every SGPE merge, build each known unit from its
    characters. ``T`` is the set of prefixes of known units, and there is a merge
    ``(a, b)`` for every way to cut a ``t`` in ``T`` into a prefix ``a`` and a rest ``b``
@@ -69,11 +71,16 @@ Where parity stops (both are proved by tests):
   ``tokenizer.encode_special_tokens = True`` (a runtime flag that ``tokenizer.json``
   cannot store) restores exact parity.
 * Oniguruma aborts a match after 10 million backtracking steps (and Hugging Face then
-  panics), so one regex match covers at most :data:`MAX_RUN` (50,000) units. A single
-  whitespace-free piece with a run of more than 50,000 known units is cut there, and
-  BPE cannot merge across the cut; with ``oov_policy="unk"`` an OOV unit that follows
-  more than 50,000 known units of the same piece is not replaced. Real text has pieces
-  of tens of characters.
+  panics), so one regex match covers at most :data:`MAX_RUN` (50,000) units. Pieces are
+  capped at ``max_piece_units`` units (at most 50,000, :mod:`sgpe.pieces`) before the runs
+  are cut, so no run reaches that bound; but with ``oov_policy="unk"`` the normalizer
+  sees whole pieces, and an OOV unit that follows more than 50,000 known units of the
+  same whitespace-free piece is not replaced.
+
+**The piece cap** is a ``Split`` right after the pieces: ``\\A(?>[\\s\\S]{0,N})\\z`` keeps a
+piece of at most ``N`` characters whole with one cheap scan (it has at most ``N`` units),
+and ``(?:U){1,N}`` cuts a longer one into chunks of ``N`` units from its start, exactly as
+:meth:`sgpe.pieces.WordSplitter.cap` does.
 
 The byte-level baseline exports as the usual GPT-2 style file: ``Split`` (our pattern with
 every ``\\p{..}``, ``\\s`` and ``(?i:..)`` spelled out from the ``regex`` module's own
@@ -284,7 +291,12 @@ def _every_character() -> str:
 
 def _sequence(normalizers: list[dict[str, Any] | None]) -> dict[str, Any]:
     """One normalizer, or a Sequence of several (None entries dropped)."""
-    present = [n for n in normalizers if n is not None]
+    present: list[dict[str, Any]] = []
+    for n in normalizers:
+        if n is not None and n.get("type") == "Sequence":
+            present.extend(n["normalizers"])  # flat: one Sequence, not nested ones
+        elif n is not None:
+            present.append(n)
     return present[0] if len(present) == 1 else {"type": "Sequence", "normalizers": present}
 
 
@@ -498,6 +510,12 @@ class _SgpeExport:
         finally:
             sys.setrecursionlimit(old)
 
+    def cap_split(self) -> dict[str, Any]:
+        """The piece cap (module docstring): short pieces whole, long ones in chunks."""
+        n = self.tok.max_piece_units
+        unit = self.unit_regex(with_space=True)
+        return _split(f"\\A(?>[\\s\\S]{{0,{n}}})\\z|(?:{unit}){{1,{n}}}")
+
     def unit_regex(self, with_space: bool) -> str:
         """``U``: any one unit, as the syllabifier reads it (without a leading space)."""
         if with_space:
@@ -612,22 +630,45 @@ class _SgpeExport:
         if self.fallback:
             # A pre-token that starts with a known unit is a run (keep it); any other is one
             # OOV unit (or one character): cut it into characters for byte fallback.
-            pre = [pieces, _split(runs), _split(f"\\A(?={known})[\\s\\S]+|[\\s\\S]")]
+            pre = [
+                pieces,
+                self.cap_split(),
+                _split(runs),
+                _split(f"\\A(?={known})[\\s\\S]+|[\\s\\S]"),
+            ]
         else:
-            sentinel = next((s for s in _SENTINELS if s not in vocab), None)
-            if sentinel is None:
+            free = [s for s in _SENTINELS if s not in vocab]
+            if len(free) < 2:
                 raise ExportError("no sentinel character is free: all candidates are tokens")
-            # Start where the last OOV unit ended (\G) or at a space/tab/CR/LF (always a unit
-            # boundary), skip the known units of that piece, and match the next unit only
-            # if it is not known. A piece never has whitespace inside, so every stretch of
-            # text is scanned once.
+            sentinel, at_start = free[0], free[1]
+            # Two passes. An OOV unit with a leading space always starts a piece (a plain
+            # space starts a unit, and only the first unit of a piece has one); it becomes
+            # `at_start`, which the piece regex below treats as a piece start, so the
+            # pieces (and the piece cap) stay where they were before its space was replaced.
+            first = f"(?=[ ])(?!{known})(?:{self.unit_regex(with_space=True)})"
+            # Then every other OOV unit: start where the last one ended (\G), at a space,
+            # tab, CR or LF (always a unit boundary) or after `at_start`, skip the known
+            # units of that piece, and match the next unit only if it is not known. A piece
+            # never has whitespace inside, so every stretch of text is scanned once.
             inside = self.known_unit_regex(inside_piece=True)
+            mark = _lit(at_start)
             oov = (
-                f"(?:\\G|(?=[ \\t\\n\\r]))(?>(?:{known})?(?:{inside}){{0,{MAX_RUN}}})"
-                f"\\K(?!{known})(?:{self.unit_regex(with_space=True)})"
+                f"(?:\\G|(?=[ \\t\\n\\r])|(?<={mark}))(?>(?:{known})?(?:{inside}){{0,{MAX_RUN}}})"
+                f"\\K(?!{known})(?!{mark})(?:{self.unit_regex(with_space=True)})"
             )
-            normalizer = {"type": "Replace", "pattern": {"Regex": oov}, "content": sentinel}
-            pre = [pieces, _split(runs)]
+            normalizer = _sequence(
+                [
+                    {"type": "Replace", "pattern": {"Regex": first}, "content": at_start},
+                    {"type": "Replace", "pattern": {"Regex": oov}, "content": sentinel},
+                ]
+            )
+            word = splitter.word_regex(exclude=at_start)
+            pieces = _split(
+                _onig_from_python_re(
+                    f"{re.escape(at_start)}(?:{word})?|" + splitter.pattern_with(exclude=at_start)
+                )
+            )
+            pre = [pieces, self.cap_split(), _split(runs)]
 
         decoders: list[dict[str, Any]] = []
         if self.fallback:
@@ -747,7 +788,7 @@ class _HierarchicalExport(_SgpeExport):
         known = self.known_unit_regex()
         runs = f"(?:{known}){{1,{MAX_RUN}}}|{self.unit_regex(with_space=True)}"
         splitter = get_word_splitter(tok.script, tok.leading_space, tok.pieces)
-        pre = [_split(_onig_from_python_re(splitter.pattern)), _split(runs)]
+        pre = [_split(_onig_from_python_re(splitter.pattern)), self.cap_split(), _split(runs)]
         normalizer: dict[str, Any] | None = None
         decoders: list[dict[str, Any]] = []
         if self.fallback:

@@ -1,0 +1,93 @@
+"""The piece cap (``sgpe.pieces.MAX_PIECE_UNITS``): training time on text without spaces,
+and what the cap costs text that is written without spaces (Khmer).
+
+    python -m bench long_pieces [--corpora ../shared/corpora] [--vocab-size 8000]
+        [--caps 16,32,64,128,256] [--repeats 1]
+
+For each cap: SGPE training time (hierarchical, defaults) on si_train.txt and on
+si_train.txt with every space removed (built in a temporary directory, never committed),
+their ratio (target: whitespace-free <= 3x normal), and characters per token on held-out
+Khmer (``multi/km.txt``: the first 90% of lines train, the rest is held out). Each
+training runs in its own process. Prints medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _train_job(corpus: str, vocab_size: int, cap: int, out: str) -> None:
+    import time
+
+    from sgpe.gpe import train
+
+    t0 = time.perf_counter()
+    tok = train(corpus, vocab_size=vocab_size, max_piece_units=cap, workers=1)
+    seconds = time.perf_counter() - t0
+    tok.save(out)
+    print(json.dumps({"seconds": seconds}))
+
+
+def _train(corpus: Path, vocab_size: int, cap: int, out: Path) -> float:
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); from bench.long_pieces import _train_job; "
+        f"_train_job({str(corpus)!r}, {vocab_size}, {cap}, {str(out)!r})"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+
+
+def _chars_per_token(vocab: Path, lines: list[str]) -> float:
+    import sgpe
+
+    tok = sgpe.load(vocab)
+    chars = sum(len(x) for x in lines)
+    tokens = sum(len(tok.encode(x)) for x in lines)
+    return chars / tokens
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", default=str(ROOT.parent / "shared" / "corpora"))
+    ap.add_argument("--vocab-size", type=int, default=8000)
+    ap.add_argument("--caps", default="16,32,64,128,256")
+    ap.add_argument("--repeats", type=int, default=1)
+    args = ap.parse_args(argv)
+    corpora = Path(args.corpora)
+    caps = [int(c) for c in args.caps.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        normal = corpora / "si_train.txt"
+        nospace = work / "si_train_nospace.txt"
+        nospace.write_text(normal.read_text(encoding="utf-8").replace(" ", ""), encoding="utf-8")
+        km_lines = (corpora / "multi" / "km.txt").read_text(encoding="utf-8").splitlines()
+        cut = len(km_lines) * 9 // 10
+        km_train = work / "km_train.txt"
+        km_train.write_text("\n".join(km_lines[:cut]) + "\n", encoding="utf-8")
+        held = km_lines[cut:]
+        print(f"{'cap':>5} {'normal s':>9} {'no-space s':>11} {'ratio':>6} {'km chars/token':>15}")
+        for cap in caps:
+            t_norm = statistics.median(
+                _train(normal, args.vocab_size, cap, work / "n.json") for _ in range(args.repeats)
+            )
+            t_free = statistics.median(
+                _train(nospace, args.vocab_size, cap, work / "f.json") for _ in range(args.repeats)
+            )
+            _train(km_train, args.vocab_size, cap, work / "km.json")
+            cpt = _chars_per_token(work / "km.json", held)
+            print(f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {cpt:>15.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,230 @@
+"""Large corpora (docs/large_corpora.md): peers in the same run, medians and ratios.
+
+    python -m bench scale [--corpora ../shared/corpora] [--only count,cli,gzip,encode,hf]
+        [--times 10] [--repeats 3] [--big]
+
+* ``count``: counting ``si_dev.txt`` (1 MB) and ``si_train.txt`` (16 MB) in one process
+  and on a pool of 2 (the pool's start-up decides ``SERIAL_BYTES``);
+* ``cli``: ``python -m sgpe train`` on ``si_train.txt`` repeated ``--times`` times (160 MB
+  by default; generated in a temporary directory, never committed) to 32k against Hugging
+  Face BPE (Metaspace) on the same file: wall time and peak RSS of each process (the
+  largest of its processes). Targets: RSS <= 300 MB, time <= 1.2x HF. ``--big`` adds
+  ``si_train.txt`` x100 (1.6 GB; target <= 1 GB RSS, time linear in size);
+* ``gzip``: a 300 MB one-line ``.txt.gz`` without spaces: seconds until it finishes or
+  stops with a clear error (target: 2 minutes) and peak RSS;
+* ``encode``: ``python -m sgpe encode`` of ``si_train.txt`` on 1 and 2 workers
+  (target: 2 workers >= 1.6x one);
+* ``hf``: characters per second of the exported ``tokenizer.json`` in ``tokenizers``
+  (one thread, ``encode_batch``) against our Python encoder, both cold, on ``si_dev.txt``
+  (target: HF >= ours).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (MB: the largest process among the command and its
+    descendants, measured by a fresh wrapper process) of a command."""
+    wrapper = (
+        "import resource, subprocess, sys, json; "
+        "d = subprocess.run(json.loads(sys.argv[1]), capture_output=True, text=True); "
+        "sys.stderr.write(d.stderr); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", wrapper, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
+    seconds = time.perf_counter() - t0
+    rss = int(done.stdout.strip().splitlines()[-1]) / 1024
+    return seconds, rss, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+
+
+def _py(code: str) -> list[str]:
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); {code}"]
+
+
+def bench_count(corpora: Path, repeats: int) -> None:
+    print("\n== counting: one process vs a pool of 2 (seconds, median)")
+    for name in ("si_dev.txt", "si_train.txt"):
+        times = {}
+        for workers in (1, 2):
+            code = (
+                "import time; from sgpe.gpe import TrainSettings; "
+                "from sgpe.corpus.counting import count_jobs; from sgpe.corpus import CorpusStream; "
+                "from sgpe.pieces import get_word_splitter; t=time.perf_counter(); "
+                f"s=CorpusStream({str(corpora / name)!r}, prefix=' '); "
+                f"count_jobs(s.jobs(), get_word_splitter('auto', True).pattern, ' ', {workers}, serial_bytes=0); "
+                "print(time.perf_counter()-t)"
+            )
+            runs = []
+            for _ in range(repeats):
+                out = subprocess.run(_py(code), capture_output=True, text=True, check=True)
+                runs.append(float(out.stdout.strip()))
+            times[workers] = statistics.median(runs)
+        print(
+            f"{name:>14}: 1 process {times[1]:.2f} s, pool of 2 {times[2]:.2f} s, "
+            f"speed-up {times[1] / times[2]:.2f}x"
+        )
+
+
+def _hf_bpe_train(corpus: Path, vocab: int, out: Path) -> list[str]:
+    code = (
+        "from tokenizers import Tokenizer, models, trainers, pre_tokenizers; "
+        "t=Tokenizer(models.BPE(unk_token='[UNK]')); "
+        "t.pre_tokenizer=pre_tokenizers.Metaspace(); "
+        f"tr=trainers.BpeTrainer(vocab_size={vocab}, special_tokens=['[UNK]'], show_progress=False); "
+        f"t.train([{str(corpus)!r}], tr); t.save({str(out)!r})"
+    )
+    return _py(code)
+
+
+def bench_cli(corpora: Path, times: int, big: bool, work: Path) -> None:
+    print("\n== CLI training to 32k vs Hugging Face BPE (Metaspace) on the same file")
+    sizes = [times] + ([100] if big else [])
+    base = (corpora / "si_train.txt").read_bytes()
+    rows = []
+    for k in sizes:
+        corpus = work / f"si_train_x{k}.txt"
+        with open(corpus, "wb") as f:
+            for _ in range(k):
+                f.write(base)
+        t_sgpe, rss_sgpe, last = _run(
+            [sys.executable, "-m", "sgpe", "train", "--corpus", str(corpus), "--vocab-size", "32000",
+             "--out", str(work / f"run{k}")]
+        )  # fmt: skip
+        t_hf, rss_hf, _ = _run(_hf_bpe_train(corpus, 32000, work / f"hf{k}.json"))
+        mb = corpus.stat().st_size / 1e6
+        rows.append((mb, t_sgpe))
+        print(
+            f"{mb:,.0f} MB: sgpe {t_sgpe:.0f} s, {rss_sgpe:.0f} MB RSS | HF BPE {t_hf:.0f} s, "
+            f"{rss_hf:.0f} MB RSS | time ratio {t_sgpe / t_hf:.2f} (target <= 1.2), "
+            f"sgpe RSS target <= {300 if k <= 10 else 1000} MB [{last[:80]}]"
+        )
+        corpus.unlink()
+    if len(rows) == 2:
+        (m1, t1), (m2, t2) = rows
+        print(f"size x{m2 / m1:.0f} -> time x{t2 / t1:.1f} (linear: x{m2 / m1:.0f})")
+
+
+def bench_gzip(corpora: Path, work: Path) -> None:
+    print("\n== a 300 MB one-line .txt.gz without spaces")
+    text = (corpora / "si_train.txt").read_bytes().replace(b" ", b"").replace(b"\n", b"")
+    path = work / "oneline.txt.gz"
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        written = 0
+        while written < 300_000_000:
+            f.write(text)
+            written += len(text)
+    code = (
+        "from sgpe.gpe import GPETrainer, TrainSettings; from sgpe.corpus import CorpusError\n"
+        f"try: GPETrainer(TrainSettings(vocab_size=8000)).count({str(path)!r}); print('finished')\n"
+        "except CorpusError as e: print('error:', e)"
+    )
+    t0 = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = subprocess.run(_py(code.replace("\n", "\n")), capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    rss_mb = rss / 1024 if rss > before else float("nan")
+    message = (out.stdout or out.stderr).strip().splitlines()[-1]
+    print(
+        f"{written / 1e6:,.0f} MB decompressed: {seconds:.1f} s (target 120), {rss_mb:.0f} MB RSS"
+    )
+    print(f"  {message[:200]}")
+
+
+def bench_encode(corpora: Path, work: Path, repeats: int) -> None:
+    print("\n== batch encode of si_train.txt (python -m sgpe encode), 1 vs 2 workers")
+    from sgpe.shipped import DEFAULT_SGPE
+
+    times = {}
+    for workers in (1, 2):
+        runs = []
+        for _ in range(repeats):
+            t, _, _ = _run(
+                [sys.executable, "-m", "sgpe", "encode", "--vocab", str(DEFAULT_SGPE), "--corpus",
+                 str(corpora / "si_train.txt"), "--out", str(work / "ids.npy"), "--workers", str(workers)]
+            )  # fmt: skip
+            runs.append(t)
+        times[workers] = statistics.median(runs)
+    print(
+        f"1 worker {times[1]:.1f} s, 2 workers {times[2]:.1f} s: speed-up {times[1] / times[2]:.2f}x "
+        "(target >= 1.6x)"
+    )
+
+
+def bench_hf(corpora: Path, repeats: int) -> None:
+    print("\n== exported tokenizer.json in HF tokenizers vs our Python encoder (M chars/s)")
+    from sgpe.shipped import DEFAULT_SGPE
+
+    code = (
+        "import time, sgpe, tokenizers; from sgpe.interop.hf import to_hf_str\n"
+        f"lines=open({str(corpora / 'si_dev.txt')!r}, encoding='utf-8').read().split('\\n')[:-1]\n"
+        "n=sum(map(len, lines)); tok=sgpe.load(" + repr(str(DEFAULT_SGPE)) + ")\n"
+        "hf=tokenizers.Tokenizer.from_str(to_hf_str(tok))\n"
+        "t=time.perf_counter(); ours=[tok.encode(x) for x in lines]; a=time.perf_counter()-t\n"
+        "t=time.perf_counter(); theirs=[e.ids for e in hf.encode_batch(lines)]; b=time.perf_counter()-t\n"
+        "assert ours == theirs\n"
+        "print(n/a/1e6, n/b/1e6)"
+    )
+    ours, theirs = [], []
+    for _ in range(repeats):
+        out = subprocess.run(
+            _py(code), capture_output=True, text=True, check=True,
+            env={**os.environ, "RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"},
+        )  # fmt: skip
+        a, b = map(float, out.stdout.split())
+        ours.append(a)
+        theirs.append(b)
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(f"ours {a:.2f}, HF {b:.2f}: HF/ours {b / a:.2f} (target >= 1; ids identical)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", default=str(ROOT.parent / "shared" / "corpora"))
+    ap.add_argument("--only", default="count,cli,gzip,encode,hf")
+    ap.add_argument("--times", type=int, default=10)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--big", action="store_true", help="also si_train x100 (1.6 GB)")
+    args = ap.parse_args(argv)
+    corpora = Path(args.corpora)
+    parts = set(args.only.split(","))
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if "count" in parts:
+            bench_count(corpora, args.repeats)
+        if "hf" in parts:
+            bench_hf(corpora, args.repeats)
+        if "encode" in parts:
+            bench_encode(corpora, work, args.repeats)
+        if "gzip" in parts:
+            bench_gzip(corpora, work)
+        if "cli" in parts:
+            bench_cli(corpora, args.times, args.big, work)
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

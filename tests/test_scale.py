@@ -1,0 +1,413 @@
+"""Large corpora: streaming intake, parallel and Dask counting, the piece cap, limits.
+
+Evidence: the piece counts of a real corpus (``si_dev.txt``, read in place) are the same
+``Counter``, key order included, whether the file is read whole, in blocks of a few
+hundred bytes, in any of the five formats, as a directory of shards, as a generator, on a
+pool of processes or on a Dask ``LocalCluster`` of two workers; the vocabularies trained
+from them are byte-identical. Long pieces are cut the same way by the trainer, the
+encoder, the merge trace and the exported ``tokenizer.json``. Limits stop with one clear
+error.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import sgpe
+from sgpe.corpus import CorpusError, CorpusStream, corpus_files, iter_documents, read_corpus
+from sgpe.corpus.counting import count_files_dask, count_jobs, count_pieces
+from sgpe.gpe import GPETrainer
+from sgpe.pieces import MAX_PIECE_UNITS, get_word_splitter
+from sgpe.settings import CountOptions, TrainSettings
+
+SETTINGS = TrainSettings(vocab_size=2000)
+
+
+def whole_file_counts(text: str, settings: TrainSettings = SETTINGS) -> Counter[str]:
+    """The definition: every line prefixed, the whole text split at once."""
+    splitter = get_word_splitter(
+        settings.script, settings.leading_space, settings.pieces, settings.max_piece_units
+    )
+    lines = text.split("\n")
+    prefixed = "\n".join(" " + x if x and settings.prepend_space else x for x in lines)
+    return Counter(splitter.pieces(prefixed))
+
+
+def stream_counts(source, *, block: int, workers: int = 1, **kw) -> tuple[Counter[str], object]:
+    splitter = get_word_splitter("auto", True, "whitespace")
+    stream = CorpusStream(source, prefix=" ", block=block, **kw)
+    counts, chars, text = count_jobs(stream.jobs(), splitter.pattern, " ", workers, serial_bytes=0)
+    return splitter.cap_counts(counts), stream.finish(chars, text)
+
+
+@pytest.fixture(scope="module")
+def si_dev(shared_corpora: Path) -> Path:
+    return shared_corpora / "si_dev.txt"
+
+
+@pytest.fixture(scope="module")
+def expected(si_dev: Path) -> Counter[str]:
+    return whole_file_counts(si_dev.read_text(encoding="utf-8"))
+
+
+def items(c: Counter[str]) -> list[tuple[str, int]]:
+    return list(c.items())  # order included: the files written from counts depend on it
+
+
+# ============================================================================ streaming
+
+
+@pytest.mark.parametrize("block", [97, 4096, 1 << 22])
+def test_streaming_counts_equal_whole_file_counts(si_dev, expected, block):
+    counts, info = stream_counts(si_dev, block=block)
+    assert items(counts) == items(expected)
+    text = si_dev.read_text(encoding="utf-8")
+    assert info.documents == 2540 and info.characters == len(text)
+    assert info.name == "si_dev.txt"
+    assert info.sha256 == "98c330b408a2c32de8e660514689fd121d43000082e088867794ae7702a4979b"
+
+
+def test_every_format_and_a_generator_give_the_same_counts(si_dev, expected, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import csv
+
+    import pyarrow.parquet as pq
+
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:-1]
+    with gzip.open(tmp_path / "c.txt.gz", "wt", encoding="utf-8", newline="") as f:
+        f.write("\n".join(lines) + "\n")
+    (tmp_path / "c.jsonl").write_text(
+        "".join(json.dumps({"text": x}, ensure_ascii=False) + "\n" for x in lines),
+        encoding="utf-8",
+    )
+    with open(tmp_path / "c.csv", "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        w.writerows([k, x] for k, x in enumerate(lines))
+    pq.write_table(pa.table({"text": lines}), tmp_path / "c.parquet", row_group_size=500)
+    by_docs = None
+    for name in ("c.txt.gz", "c.jsonl", "c.csv", "c.parquet"):
+        counts, info = stream_counts(tmp_path / name, block=1000)
+        assert items(counts) == items(expected), name
+        assert info.documents == len(lines)
+        if name != "c.txt.gz":  # the identity of documents, whatever file held them
+            assert by_docs in (None, info.sha256)
+            by_docs = info.sha256
+    counts, info = stream_counts((x for x in lines), block=1000)
+    assert items(counts) == items(expected)
+    assert info.sha256 == by_docs
+
+
+def test_directory_glob_and_shards_equal_one_file(si_dev, expected, tmp_path):
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:-1]
+    shards = tmp_path / "shards"
+    (shards / "b").mkdir(parents=True)
+    (shards / "a.txt").write_text("\n".join(lines[:1000]) + "\n", encoding="utf-8")
+    (shards / "b" / "b.jsonl").write_text(
+        "".join(json.dumps({"text": x}) + "\n" for x in lines[1000:2000]), encoding="utf-8"
+    )
+    (shards / "c.txt").write_text("\n".join(lines[2000:]) + "\n", encoding="utf-8")
+    (shards / "notes.md").write_text("not a corpus", encoding="utf-8")
+    files = corpus_files(shards)
+    assert [p.name for p in files] == ["a.txt", "b.jsonl", "c.txt"]
+    counts, info = stream_counts(shards, block=5000)
+    assert items(counts) == items(expected)
+    assert info.documents == len(lines) and info.name == str(shards)
+    glob_counts, glob_info = stream_counts(str(shards / "**" / "*.*[tl]"), block=5000)
+    assert items(glob_counts) == items(expected)
+    assert glob_info.sha256 == info.sha256
+    with pytest.raises(CorpusError, match="no file matches"):
+        corpus_files(str(tmp_path / "nothing" / "*.txt"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CorpusError, match="holds no corpus file"):
+        corpus_files(tmp_path / "empty")
+
+
+def test_long_lines_are_cut_before_spaces_only(tmp_path):
+    """A line far longer than a block is counted in segments that end before a space; the
+    prefix goes only before real line starts."""
+    words = ["ශ්‍රී", "ලංකාව", "x", "ab,", "  ", "\t", "දී"]
+    line = " ".join(words[k % len(words)] for k in range(5000))
+    text = f"{line}\n\nකෙටි\n{line}"
+    path = tmp_path / "long.txt"
+    path.write_text(text, encoding="utf-8")
+    counts, info = stream_counts(path, block=64)
+    assert items(counts) == items(whole_file_counts(text))
+    assert info.documents == 4 and info.characters == len(text)
+
+
+def test_read_corpus_chunks_concatenate_to_the_prefixed_text(si_dev):
+    chunks, info = read_corpus(si_dev, prefix=" ")
+    text = si_dev.read_text(encoding="utf-8")
+    assert "".join(chunks) == "\n".join(" " + x if x else x for x in text.split("\n"))
+    assert info.documents == 2540
+
+
+# ============================================================================ limits
+
+
+def test_line_without_break_or_space_over_the_limit_is_a_clear_error(tmp_path):
+    path = tmp_path / "oneword.txt"
+    path.write_text("ok line\n" * 2 + "ක" * 50_000 + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as err:
+        stream_counts(path, block=4096, max_line_bytes=100_000)
+    message = str(err.value)
+    assert message.startswith(f"{path}: line 3: more than 100,000 bytes without a line break")
+    assert "--max-line-bytes" in message
+    counts, _ = stream_counts(path, block=4096, max_line_bytes=200_000)  # under it: counted
+    assert counts[" ok"] == 2
+
+
+def test_jsonl_line_over_the_limit_and_decompressed_size_limit(tmp_path):
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"text": "a b " * 10_000}) + "\n", encoding="utf-8")
+    with pytest.raises(
+        CorpusError, match=r"big.jsonl: line 1: more than 1,000 bytes without a line break \("
+    ):
+        list(iter_documents(path, max_line_bytes=1000))
+    gz = tmp_path / "bomb.txt.gz"
+    with gzip.open(gz, "wb") as f:
+        f.write(b"ab cd\n" * 1_000_000)  # 6 MB of text in a few KB
+    assert gz.stat().st_size < 100_000
+    with pytest.raises(
+        CorpusError, match=r"more than 1,000,000 bytes after decompression \(max_corpus_bytes\)"
+    ):
+        stream_counts(gz, block=1 << 16, max_bytes=1_000_000)
+
+
+def test_limits_are_validated():
+    with pytest.raises(ValueError, match="max_line_bytes must be a positive"):
+        CountOptions(max_line_bytes=0)
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        CountOptions(workers=0)
+    with pytest.raises(ValueError, match="backend must be one of local, dask"):
+        CountOptions(backend="spark")
+    with pytest.raises(ValueError, match="max_piece_units must be an integer from 1 to 50000"):
+        TrainSettings(max_piece_units=0)
+
+
+def test_undecodable_bytes_name_line_and_byte_across_segments(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(("ශ්‍රී ලංකා " * 100).encode() + b"\nok\nab cd \xff\n")
+    with pytest.raises(CorpusError, match=r"bad.txt: line 3, byte 7: not valid UTF-8"):
+        stream_counts(path, block=10)
+
+
+# ============================================================================ all cores
+
+
+def test_parallel_counts_equal_serial_counts_and_vocabulary(si_dev, expected):
+    serial, info = stream_counts(si_dev, block=50_000, workers=1)
+    parallel, pinfo = stream_counts(si_dev, block=50_000, workers=2)
+    assert items(parallel) == items(serial) == items(expected)
+    assert pinfo == info
+    a = GPETrainer(SETTINGS).fit(serial).to_dict()
+    b = GPETrainer(SETTINGS).fit(parallel).to_dict()
+    assert json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+
+
+def test_count_pieces_uses_the_settings_workers(si_dev, expected):
+    counts, info = count_pieces(si_dev, SETTINGS, CountOptions(workers=2))
+    assert items(counts) == items(expected)
+    assert info.documents == 2540
+
+
+# ============================================================================ Dask
+
+
+def test_dask_local_cluster_counts_equal_local_counts(si_dev, expected, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:-1]
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for k in range(4):
+        part = lines[k * 700 : (k + 1) * 700]
+        (shards / f"part-{k}.txt").write_text("\n".join(part) + "\n", encoding="utf-8")
+    local, local_info = count_pieces(shards, SETTINGS, CountOptions())
+    splitter = get_word_splitter("auto", True, "whitespace")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        assert len(cluster.workers) >= 2
+        counts, info = count_files_dask(
+            corpus_files(shards), splitter.pattern, " ", scheduler=cluster.scheduler_address,
+            name=str(shards),
+        )  # fmt: skip
+    counts = splitter.cap_counts(counts)
+    assert items(counts) == items(local) == items(expected)
+    assert info == local_info
+    a = GPETrainer(SETTINGS).fit(local).to_dict()
+    b = GPETrainer(SETTINGS).fit(counts).to_dict()
+    assert a == b
+
+
+def test_dask_backend_needs_files():
+    with pytest.raises(CorpusError, match="the dask backend counts files"):
+        count_pieces(["ශ්‍රී ලංකා"], SETTINGS, CountOptions(backend="dask"))
+
+
+# ============================================================================ the piece cap
+
+
+def test_long_pieces_are_cut_into_chunks_of_whole_syllables():
+    splitter = get_word_splitter("auto", True, "whitespace", 4)
+    text = " ශ්‍රීලංකාවේප්‍රජාතාන්ත්‍රිකසමාජවාදී ab"
+    pieces = splitter.pieces(text)
+    units = sgpe.syllabify(" ශ්‍රීලංකාවේප්‍රජාතාන්ත්‍රිකසමාජවාදී", leading_space=True)
+    assert pieces[:-1] == ["".join(units[i : i + 4]) for i in range(0, len(units), 4)]
+    assert pieces[-1] == " ab" and "".join(pieces) == text
+    assert get_word_splitter().max_units == MAX_PIECE_UNITS
+    raw = Counter(splitter.raw_pieces(text * 3))
+    assert splitter.cap_counts(raw) == Counter(splitter.pieces(text * 3))
+
+
+@pytest.mark.parametrize(("mode", "policy"), [("hierarchical", "fallback"), ("paper", "unk")])
+def test_capped_pieces_agree_in_encode_trace_and_export(si_dev, mode, policy):
+    tokenizers = pytest.importorskip("tokenizers")
+    from sgpe.interop.hf import load_hf, to_hf
+
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:400]
+    nospace = [x.replace(" ", "") for x in lines]
+    tok = sgpe.train(
+        nospace, vocab_size=1500, mode=mode, oov_policy=policy, max_piece_units=6, workers=1
+    )
+    assert tok.max_piece_units == 6
+    again = sgpe.Tokenizer.from_dict(json.loads(json.dumps(tok.to_dict())))
+    assert again.max_piece_units == 6 and again.to_dict() == tok.to_dict()
+    hf = load_hf(to_hf(tok))
+    assert isinstance(hf, tokenizers.Tokenizer)
+    texts = [*nospace[:200], *lines[:50]]
+    assert [e.ids for e in hf.encode_batch(texts)] == [tok.encode(t) for t in texts]
+    for text in texts[:20]:
+        traced = [
+            t for w in tok.merge_trace(text) for t in (w.steps[-1].tokens if w.steps else w.initial)
+        ]
+        assert traced == tok.tokenize(text)
+        assert all(
+            len(sgpe.syllabify(w.word, leading_space=True)) <= 6 for w in tok.merge_trace(text)
+        )
+
+
+def test_whitespace_free_corpus_trains_on_capped_pieces(si_dev):
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:300]
+    nospace = [x.replace(" ", "") for x in lines]
+    settings = TrainSettings(vocab_size=1200, max_piece_units=16)
+    counts = GPETrainer(settings, CountOptions(workers=1)).count(nospace)
+    splitter = get_word_splitter("auto", True, "whitespace", 16)
+    assert max(len(splitter.units(p)) for p in counts) == 16
+    assert counts == Counter(
+        p for x in nospace if x for p in splitter.pieces(" " + x) if p != "\n"
+    ) + Counter({"\n": len(nospace)})
+
+
+# ============================================================================ command line
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    import io
+    import sys
+
+    from sgpe.cli import main
+
+    err, old = io.StringIO(), sys.stderr
+    sys.stderr = err
+    try:
+        code = main(list(argv))
+    finally:
+        sys.stderr = old
+    return code, err.getvalue()
+
+
+def test_count_then_train_from_counts_equals_training_on_the_corpus(si_dev, tmp_path):
+    code, _ = run_cli("count", "--corpus", str(si_dev), "--out", str(tmp_path / "c.parquet"))
+    assert code == 0
+    code, _ = run_cli(
+        "train", "--word-counts", str(tmp_path / "c.parquet"), "--vocab-size", "1500",
+        "--out", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert code == 0
+    direct = sgpe.train(si_dev, vocab_size=1500, min_freq=1)
+    assert sgpe.load(tmp_path / "run" / "vocab.json").to_dict() == direct.to_dict()
+
+
+def test_counts_from_another_engine_are_accepted_and_checked(si_dev, tmp_path):
+    """A counts table written by something else (here pyarrow directly, as Spark or DuckDB
+    would): the same schema, pieces in any order and split over two files."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from sgpe.corpus.counting import read_counts_table
+
+    counts = whole_file_counts(si_dev.read_text(encoding="utf-8"))
+    pieces = sorted(counts)
+    (tmp_path / "parts").mkdir()
+    for k, part in enumerate((pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :])):
+        table = pa.table({"piece": part, "count": [counts[p] for p in part]})
+        pq.write_table(table, tmp_path / "parts" / f"part-{k}.parquet")
+    got, info = read_counts_table(tmp_path / "parts")
+    assert got == counts and info.name == "parts"
+    a = GPETrainer(SETTINGS).fit(got).to_dict()
+    b = GPETrainer(SETTINGS).fit(counts).to_dict()
+    assert a["merges"] == b["merges"] and a["vocab"] == b["vocab"]
+    pq.write_table(pa.table({"word": ["a"], "n": [1]}), tmp_path / "bad.parquet")
+    with pytest.raises(CorpusError, match="needs columns 'piece' \\(string\\) and 'count'"):
+        read_counts_table(tmp_path / "bad.parquet")
+    pq.write_table(pa.table({"piece": ["a"], "count": [0]}), tmp_path / "zero.parquet")
+    with pytest.raises(CorpusError, match="a count below 1"):
+        read_counts_table(tmp_path / "zero.parquet")
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".parquet"])
+def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("pyarrow")
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    tok = sgpe.load(DEFAULT_SGPE)
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:-1][:3000]
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = [tok.encode(x) for x in lines]
+    outs = []
+    for workers in (1, 2):
+        out = tmp_path / f"ids{workers}{suffix}"
+        # serial_bytes=0: the pool, even for this small file
+        docs, tokens = encode_corpus(DEFAULT_SGPE, corpus, out, workers=workers, serial_bytes=0)
+        assert docs == len(lines) and tokens == sum(map(len, expected))
+        outs.append(out.read_bytes())
+        if suffix == ".npy":
+            ids = np.load(out)
+            offsets = np.load(out.with_name(out.stem + ".offsets.npy"))
+            got = [ids[offsets[k] : offsets[k + 1]].tolist() for k in range(len(lines))]
+        else:
+            import pyarrow.parquet as pq
+
+            got = pq.read_table(out).column("ids").to_pylist()
+        assert got == expected
+    assert outs[0] == outs[1]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_encode_command_line_errors(tmp_path):
+    from sgpe.shipped import DEFAULT_SGPE
+
+    code, err = run_cli("encode", "--vocab", str(DEFAULT_SGPE), "--corpus", "x.txt")
+    assert code == 2 and "batch encoding needs both --corpus and --out" in err
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "nope.txt"),
+        "--out", str(tmp_path / "o.npy"),
+    )  # fmt: skip
+    assert code == 2 and "nope.txt: file not found" in err
+    (tmp_path / "a.txt").write_text("ශ්‍රී\n", encoding="utf-8")
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "a.txt"),
+        "--out", str(tmp_path / "o.json"),
+    )  # fmt: skip
+    assert code == 2 and "the output must end in .parquet or .npy" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
