@@ -412,6 +412,32 @@ def test_train_on_an_uploaded_corpus_and_use_it(tab: Tab, runs_dir: Path, tmp_pa
     tab.screenshot("compare_trained")
 
 
+def test_train_form_explains_sizes_and_keeps_other_sessions_runs(tab: Tab, runs_dir: Path) -> None:
+    """The Train form checks the size against the corpus before anything starts, and a run
+    another browser session made can be used but not deleted."""
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
+    manager = RunManager(runs_dir)
+    theirs = manager.start(RunRequest(text, name="theirs.txt", vocab_size=400, owner="someone"))
+    assert manager.wait(theirs, timeout=60).state == "done"
+    page = tab.goto("train")
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("another session's run").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    assert page.locator(f".st-key-use_{theirs.id} button").is_visible()
+    assert page.locator(f".st-key-delete_{theirs.id}").count() == 0
+
+    size = page.get_by_role("spinbutton", name="Vocabulary size")
+    size.fill("100")
+    size.press("Enter")
+    main.get_by_text("is below the smallest size").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    wait_for_app_idle(page)
+    assert page.get_by_role("button", name="Start training").is_disabled()
+    assert not [p for p in runs_dir.iterdir() if p.name != theirs.id and p.is_dir()]
+    tab.check_clean()
+    tab.screenshot("train_form_checks")
+
+
 def test_artifacts_dir_is_ignored() -> None:
     """Screenshots and logs must never be committed."""
     assert "tests/artifacts/" in (REPO_ROOT / ".gitignore").read_text().splitlines()
