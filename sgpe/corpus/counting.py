@@ -22,6 +22,7 @@ way of counting applies the same cut to the same totals.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing
 import os
@@ -257,6 +258,15 @@ def count_files_dask(
     are added up in order, and the identity of several files is built the same way
     (:class:`sgpe.corpus.readers.CorpusStream`). ``max_corpus_bytes`` applies per file.
     """
+    with dask_client(scheduler) as client:
+        return _gather_files(client, files, pattern, prefix, max_line_bytes, max_corpus_bytes, name)
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None) -> Iterator[Any]:
+    """A ``dask.distributed`` client of the cluster at ``scheduler`` (None: a LocalCluster
+    on this machine, closed again afterwards); clear errors when dask is not installed or
+    the scheduler cannot be reached."""
     try:
         # As Any: dask.distributed is an optional extra, partly typed.
         distributed: Any = importlib.import_module("distributed")
@@ -264,21 +274,20 @@ def count_files_dask(
         raise CorpusError(
             "the dask backend needs dask.distributed: pip install 'sgpe-explorer[dask]'"
         ) from None
-    Client, LocalCluster = distributed.Client, distributed.LocalCluster
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(processes=True, dashboard_address=None)
-        client = Client(cluster)
+        cluster = distributed.LocalCluster(processes=True, dashboard_address=None)
+        client = distributed.Client(cluster)
     else:
         try:
-            client = Client(scheduler, timeout=30)
+            client = distributed.Client(scheduler, timeout=30)
         except OSError as err:
             raise CorpusError(
                 f"cannot reach the dask scheduler at {scheduler}: {err}; start it with "
                 "`dask scheduler` and its workers with `dask worker ADDRESS`"
             ) from None
     try:
-        return _gather_files(client, files, pattern, prefix, max_line_bytes, max_corpus_bytes, name)
+        yield client
     finally:
         client.close()
         if cluster is not None:

@@ -18,7 +18,6 @@ no half-written output.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import multiprocessing
 import os
 import shutil
@@ -276,17 +275,9 @@ def _dask_results(
     vocab: str, files: list[Path], max_line_bytes: int, scheduler: str | None
 ) -> Iterator[tuple[bytes, list[int], int]]:
     """One task per file on a dask.distributed cluster; results in file order."""
-    try:
-        # As Any: dask.distributed is an optional extra, partly typed.
-        distributed: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise CorpusError(
-            "the dask backend needs dask.distributed: pip install 'sgpe-explorer[dask]'"
-        ) from None
-    Client, LocalCluster = distributed.Client, distributed.LocalCluster
-    cluster = LocalCluster(processes=True, dashboard_address=None) if scheduler is None else None
-    client = Client(cluster if cluster is not None else scheduler)
-    try:
+    from .counting import dask_client
+
+    with dask_client(scheduler) as client:
         futures = [
             client.submit(_encode_file_task, vocab, str(p), max_line_bytes, pure=False)
             for p in files
@@ -294,7 +285,3 @@ def _dask_results(
         for future in futures:  # in file order; later files keep computing meanwhile
             yield from future.result()
             future.release()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
