@@ -1,7 +1,7 @@
 """The piece cap (``sgpe.pieces.MAX_PIECE_UNITS``): training time on text without spaces,
 and what the cap costs text that is written without spaces (Khmer).
 
-    python -m bench long_pieces [--corpora ../shared/corpora] [--vocab-size 8000]
+    python -m bench long-pieces [--corpora ../shared/corpora] [--vocab-size 8000]
         [--caps 16,32,64,128,256] [--repeats 1]
 
 For each cap: SGPE training time (hierarchical, defaults) on si_train.txt and on
@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+HELP = "text without spaces: training time and compression per piece cap"
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -56,14 +57,14 @@ def _chars_per_token(vocab: Path, lines: list[str]) -> float:
     return chars / tokens
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpora", default=str(ROOT.parent / "shared" / "corpora"))
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--vocab-size", type=int, default=8000)
     ap.add_argument("--caps", default="16,32,64,128,256")
     ap.add_argument("--repeats", type=int, default=1)
-    args = ap.parse_args(argv)
-    corpora = Path(args.corpora)
+
+
+def run(args: argparse.Namespace) -> int:
+    corpora = Path(args.corpora)  # `python -m bench` gives --corpora (bench/corpora.py)
     caps = [int(c) for c in args.caps.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -87,7 +88,3 @@ def main(argv: list[str] | None = None) -> int:
             cpt = _chars_per_token(work / "km.json", held)
             print(f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {cpt:>15.3f}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

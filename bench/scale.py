@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+HELP = "large corpora: streaming, all cores, pathological text, batch encode"
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -200,15 +201,15 @@ def bench_hf(corpora: Path, repeats: int) -> None:
     print(f"ours {a:.2f}, HF {b:.2f}: HF/ours {b / a:.2f} (target >= 1; ids identical)")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpora", default=str(ROOT.parent / "shared" / "corpora"))
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--only", default="count,cli,gzip,encode,hf")
     ap.add_argument("--times", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--big", action="store_true", help="also si_train x100 (1.6 GB)")
-    args = ap.parse_args(argv)
-    corpora = Path(args.corpora)
+
+
+def run(args: argparse.Namespace) -> int:
+    corpora = Path(args.corpora)  # `python -m bench` gives --corpora (bench/corpora.py)
     parts = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -224,7 +225,3 @@ def main(argv: list[str] | None = None) -> int:
             bench_cli(corpora, args.times, args.big, work)
     sys.stdout.flush()
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

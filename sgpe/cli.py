@@ -154,7 +154,7 @@ def _encode_corpus(args: argparse.Namespace) -> int:
         raise UsageError("batch encoding needs both --corpus and --out")
     if args.meta or args.tokens:
         raise UsageError("--meta and --tokens: only for stdin encoding, not with --corpus")
-    options = _count_options(args)
+    options = _count_options(args, _encode_fields())
     _load_vocab(args.vocab)  # a bad vocab.json is a usage error before any work starts
     stderr = sys.stderr
     tty = stderr.isatty()
@@ -355,16 +355,20 @@ def _setting_dest(f: Any) -> str:
     return flag[2:].replace("-", "_")
 
 
-def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings given on the command line, as field values (absent flags left out)."""
+def _given_settings(
+    args: argparse.Namespace, fields: Sequence[Any] | None = None
+) -> dict[str, Any]:
+    """The settings given on the command line, as field values (absent flags left out);
+    ``fields`` (default: every field of TrainSettings and RunMechanics) are the ones the
+    command has flags for."""
 
     given: dict[str, Any] = {}
-    for f in settings_fields():
+    for f in settings_fields() if fields is None else fields:
         value = getattr(args, _setting_dest(f))
         if value is None or (value is False and _is_switch(f)):
             continue
         given[f.name] = (not value) if _is_switch(f) else value
-    if args.vocab_size is not None:
+    if getattr(args, "vocab_size", None) is not None:
         given["vocab_size"] = args.vocab_size
     return given
 
@@ -424,13 +428,13 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
 PIECE_SETTINGS = ("script", "pieces", "leading_space", "prepend_space", "max_piece_units")
 
 
-def _count_options(args: argparse.Namespace) -> Any:
-    """The :class:`~sgpe.settings.CountOptions` given on the command line."""
+def _count_options(args: argparse.Namespace, fields: Sequence[Any]) -> Any:
+    """The :class:`~sgpe.settings.CountOptions` given on the command line (``fields``: the
+    ones the command has flags for)."""
     from .settings import CountOptions
 
-    given = {f.name: getattr(args, f.name, None) for f in count_fields()}
     try:
-        return CountOptions(**{k: v for k, v in given.items() if v is not None})
+        return CountOptions(**_given_settings(args, fields))
     except ValueError as err:
         raise UsageError(str(err)) from None
 
@@ -439,15 +443,18 @@ def _piece_settings(args: argparse.Namespace) -> Any:
     """The :class:`~sgpe.settings.TrainSettings` that decide how ``count`` cuts pieces."""
     from .settings import TrainSettings
 
-    given: dict[str, Any] = {}
-    for f in settings_fields():
-        if f.name in PIECE_SETTINGS:
-            value = getattr(args, _setting_dest(f))
-            given[f.name] = (not value) if _is_switch(f) else value
     try:
-        return TrainSettings(**{k: v for k, v in given.items() if v is not None})
+        return TrainSettings(**_given_settings(args, _piece_fields()))
     except ValueError as err:
         raise UsageError(str(err)) from None
+
+
+def _piece_fields() -> list[Any]:
+    return [f for f in settings_fields() if f.name in PIECE_SETTINGS]
+
+
+def _encode_fields() -> list[Any]:
+    return [f for f in count_fields() if f.name in ENCODE_OPTIONS]
 
 
 def _cmd_count(args: argparse.Namespace) -> int:
@@ -457,7 +464,9 @@ def _cmd_count(args: argparse.Namespace) -> int:
 
     if not args.out.lower().endswith(".parquet"):
         raise UsageError(f"--out {args.out}: the counts file must end in .parquet")
-    counts, info = count_pieces(args.corpus, _piece_settings(args), _count_options(args))
+    counts, info = count_pieces(
+        args.corpus, _piece_settings(args), _count_options(args, count_fields())
+    )
     write_counts_table(args.out, counts, info)
     print(
         f"sgpe: {len(counts):,} unique pieces of {info.documents:,} documents: {args.out}",
@@ -639,7 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--corpus", metavar="CORPUS", required=True, help="file, directory or glob")
     p.add_argument("--out", metavar="FILE", required=True, help="counts file to write (.parquet)")
-    _add_setting_flags(p, [f for f in settings_fields() if f.name in PIECE_SETTINGS])
+    _add_setting_flags(p, _piece_fields())
     _add_setting_flags(p, count_fields())
     p.set_defaults(func=_cmd_count)
 

@@ -51,7 +51,7 @@ class Tokenizer:
     """A trained SGPE vocabulary. Create with :func:`sgpe.gpe` or :meth:`Tokenizer.load`."""
 
     model = "sgpe"
-    name = "sgpe"
+    name = model  # the tokenizer contract's label is the file's model
 
     def __init__(
         self,

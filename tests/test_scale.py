@@ -335,6 +335,18 @@ def test_count_then_train_from_counts_equals_training_on_the_corpus(si_dev, tmp_
     assert sgpe.load(tmp_path / "run" / "vocab.json").to_dict() == direct.to_dict()
 
 
+def test_count_without_leading_space_counts_as_training_does(si_dev, tmp_path):
+    """``--no-leading-space`` alone: the dummy prefix follows it off, as for ``train``."""
+    from sgpe.corpus.counting import read_counts_table
+
+    out = tmp_path / "c.parquet"
+    code, err = run_cli("count", "--corpus", str(si_dev), "--out", str(out), "--no-leading-space")
+    assert code == 0, err
+    counts, _ = read_counts_table(out)
+    settings = TrainSettings(vocab_size=1500, leading_space=False)
+    assert counts == GPETrainer(settings, CountOptions(workers=1)).count(si_dev)
+
+
 def test_counts_from_another_engine_are_accepted_and_checked(si_dev, tmp_path):
     """A counts table written by something else (here pyarrow directly, as Spark or DuckDB
     would): the same schema, pieces in any order and split over two files."""

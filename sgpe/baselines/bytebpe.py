@@ -307,7 +307,7 @@ class ByteBPETokenizer:
     """
 
     model = MODEL_NAME
-    name = MODEL_NAME
+    name = model  # the tokenizer contract's label is the file's model
 
     def __init__(
         self,

@@ -21,8 +21,8 @@ import streamlit as st
 
 import sgpe
 from sgpe import shipped as defaults
-from sgpe.runs.format import CONFIG, RunError, read_config, read_status
-from sgpe.runs.manager import Run, RunInfo, RunManager
+from sgpe.runs.format import RunError
+from sgpe.runs.manager import RunInfo, RunManager
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUNS_ENV = "SGPE_RUNS_DIR"
@@ -110,24 +110,13 @@ class Choice:
 
 def finished_runs() -> list[RunInfo]:
     """Finished runs (newest first), read from their files only; an unreadable runs root
-    gives none. Listing never changes anything: no queued run is launched, no staging
-    directory removed (that is the Train page's business, through the run manager)."""
-    root = runs_root()
+    gives none. A fresh :class:`RunManager` (not :func:`run_manager`, whose first use
+    starts the queue) lists them: listing launches nothing and removes nothing."""
     try:
-        dirs = sorted(
-            p for p in root.iterdir() if not p.name.startswith(".") and (p / CONFIG).is_file()
-        )
+        infos = RunManager(runs_root()).list_runs()
     except OSError:
         return []
-    out = []
-    for path in dirs:
-        try:
-            info = RunInfo(Run(path.name, path), read_config(path), read_status(path))
-        except (RunError, OSError):
-            continue  # the Train page names damaged runs; the sidebar just leaves them out
-        if info.status.state == "done":
-            out.append(info)
-    return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
+    return [info for info in infos if info.status.state == "done"]
 
 
 def _run_choice(info: RunInfo) -> Choice:
