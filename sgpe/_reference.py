@@ -1,8 +1,9 @@
 """Slow, obviously correct copies of the algorithms: a teaching text and the test oracle.
 
 * :func:`reference_syllabify` transcribes the original LinguisTrie loop (Sinhala only)
-  branch by branch, with one deliberate correction (``docs/decisions.md``): a decomposed
-  two-part vowel sign is one vowel sign, so NFC and NFD text segment alike.
+  branch by branch, with two deliberate corrections (``docs/decisions.md``): a decomposed
+  two-part vowel sign is one vowel sign, so NFC and NFD text segment alike; and a ZWJ may
+  stand before an al-lakuna (touching letters such as ``ක‍්ව``), as HarfBuzz shapes it.
 * :func:`reference_train` recounts every pair on every step (no heap, no index), as
   minbpe's ``train`` does, and must learn exactly the merges of :mod:`sgpe.gpe`.
 * :func:`reference_encode` applies merges with the original encoder's rescan loop: find
@@ -53,7 +54,7 @@ def _vowel_sign_length(text: str, pos: int) -> int:
 
 
 def reference_syllabify(text: str, leading_space: bool = False) -> list[str]:
-    """The original ``LinguisTrie.tokenize``, transcribed, plus the vowel-sign correction."""
+    """The original ``LinguisTrie.tokenize``, transcribed, plus the two corrections."""
     tokens: list[str] = []
     n = len(text)
     pos = 0
@@ -77,20 +78,28 @@ def reference_syllabify(text: str, leading_space: bool = False) -> list[str]:
         if ch in CONSONANTS:
             start = pos
             pos += 1
-            while pos < n and text[pos] == HAL:
-                if pos + 1 < n and text[pos + 1] == ZWJ:
-                    if pos + 2 < n and text[pos + 2] in CONSONANTS:
-                        pos += 3  # Path 1: HAL ZWJ C
-                        continue
-                    pos += 2  # Path 2: stray HAL ZWJ
+            stray = False
+            while pos < n:
+                # Correction 2: a ZWJ may stand before the al-lakuna (touching letters).
+                hal = pos + 1 if text.startswith(ZWJ + HAL, pos) else pos
+                if text[hal] != HAL:
                     break
-                if pos + 1 < n and text[pos + 1] in CONSONANTS:
-                    pos += 2  # Path 3: HAL C
+                if hal + 1 < n and text[hal + 1] == ZWJ:
+                    if hal + 2 < n and text[hal + 2] in CONSONANTS:
+                        pos = hal + 3  # Path 1: HAL ZWJ C
+                        continue
+                    pos = hal + 2  # Path 2: stray HAL ZWJ
+                    stray = True
+                    break
+                if hal + 1 < n and text[hal + 1] in CONSONANTS:
+                    pos = hal + 2  # Path 3: HAL C
                     continue
                 break  # Path 4: terminal HAL, absorbed below
             sign = _vowel_sign_length(text, pos)
             if sign:
                 pos += sign
+            elif not stray and text.startswith(ZWJ + HAL, pos):
+                pos += 2  # Path 4 after a ZWJ (correction 2)
             elif pos < n and text[pos] == HAL:
                 pos += 1
             pos = _after_modifier(text, pos)

@@ -101,15 +101,15 @@ def _alts(*parts: Sequence[str]) -> list[str]:
 
 
 # Everything the grammar allows after a complete consonant cluster (the "tail"), "" included.
-# Sinhala: C(HZ?C)*(H(Z(P|H)?)?|P)?M?
+# Sinhala: C(Z?HZ?C)*(Z?H(Z(P|H)?)?|P)?M?
 SI_TAILS = _alts(
     [
         "",
         *SI["P"],
-        "\u0dca",
-        "\u0dca\u200d",
-        *_alts(["\u0dca\u200d"], SI["P"]),
-        "\u0dca\u200d\u0dca",
+        *_alts(["", "\u200d"], ["\u0dca"]),
+        *_alts(["", "\u200d"], ["\u0dca\u200d"]),
+        *_alts(["", "\u200d"], ["\u0dca\u200d"], SI["P"]),
+        *_alts(["", "\u200d"], ["\u0dca\u200d\u0dca"]),
     ],
     ["", *SI["M"]],
 )
@@ -127,7 +127,7 @@ HI_TAILS = _alts(
 
 
 def test_tail_counts():
-    assert len(SI_TAILS) == (1 + 24 + 1 + 1 + 24 + 1) * 3 == 156
+    assert len(SI_TAILS) == (1 + 24 + 2 * (1 + 1 + 24 + 1)) * 3 == 237
     assert len(HI_TAILS) == (1 + 25 + 1 + 2 + 50) * 56 == 4424
 
 
@@ -168,6 +168,13 @@ def _si_families() -> dict[str, tuple[Iterable[str], int]]:
         "C+H+Z+M": (_product(C, H, Z, M), c * m),
         "C+H+C (x every tail)": (_product(C, H, C, SI_TAILS), c * c * len(SI_TAILS)),
         "C+H+Z+C (x every tail)": (_product(C, H, Z, C, SI_TAILS), c * c * len(SI_TAILS)),
+        # Touching letters: the ZWJ before the al-lakuna, alone and with a second ZWJ.
+        "C+Z+H+C (x every tail)": (_product(C, Z, H, C, SI_TAILS), c * c * len(SI_TAILS)),
+        "C+Z+H+Z+C (x every tail)": (_product(C, Z, H, Z, C, SI_TAILS), c * c * len(SI_TAILS)),
+        "C+Z+H+C+Z+H+Z+C (+ rotating tail)": (
+            _with_rotating_tail(_product(C, Z, H, C, Z, H, Z, C), SI_TAILS),
+            2 * c**3,
+        ),
         "C+H+C+H+C (+ rotating tail)": (
             _with_rotating_tail(_product(C, H, C, H, C), SI_TAILS),
             2 * c**3,
@@ -250,14 +257,17 @@ SI_COUNTS = {
     "C+H+Z+P": 1_080,
     "C+H+Z+H": 45,
     "C+H+Z+M": 90,
-    "C+H+C (x every tail)": 315_900,
-    "C+H+Z+C (x every tail)": 315_900,
+    "C+H+C (x every tail)": 479_925,
+    "C+H+Z+C (x every tail)": 479_925,
+    "C+Z+H+C (x every tail)": 479_925,
+    "C+Z+H+Z+C (x every tail)": 479_925,
+    "C+Z+H+C+Z+H+Z+C (+ rotating tail)": 182_250,
     "C+H+C+H+C (+ rotating tail)": 182_250,
     "C+H+Z+C+H+Z+C (+ rotating tail)": 182_250,
     "C+H+Z+C+H+C (+ rotating tail)": 182_250,
     "C+H+C+H+Z+C (+ rotating tail)": 182_250,
 }
-SI_TOTAL = 1_365_579
+SI_TOTAL = 2_835_729
 HI_COUNTS = {
     "V": 25,
     "V+M": 1_375,

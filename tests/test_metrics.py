@@ -537,10 +537,12 @@ def test_o200k_on_si_dev_matches_anchors(si_dev: list[str]) -> None:
     m = evaluate(load_encoding("o200k_base"), si_dev)
     # What the project's first measurement of o200k_base on si_dev found, with these
     # definitions (docs/glossary.md): TWR 3.575, CPT 1.837, broken/1k 275.5,
-    # words_with_broken 60.64 %, no UNK, no round-trip failure.
+    # words_with_broken 60.64 %, no UNK, no round-trip failure. The Sinhala grammar's
+    # second correction (a ZWJ before the al-lakuna, docs/decisions.md) made 93 touching
+    # conjuncts of si_dev one syllable each, so a few more of o200k's cuts fall inside one.
     assert (m["lines"], m["chars"], m["words"]) == (2540, 378_939, 57_697)
     assert round(m["twr"], 3) == 3.575
     assert round(m["cpt"], 3) == 1.837
-    assert round(m["broken_per_1k"], 1) == 275.5
-    assert round(m["words_with_broken_pct"], 2) == 60.64
+    assert round(m["broken_per_1k"], 1) == 276.3
+    assert round(m["words_with_broken_pct"], 2) == 60.69
     assert (m["unk"], m["roundtrip_fail"], m["inexact_lines"]) == (0, 0, 0)

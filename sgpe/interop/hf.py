@@ -417,6 +417,7 @@ class _SgpeExport:
         )
         self.alphabet = sorted(set().union(*(s.code_points for s in schemas_for(tok.script))))
         self._groups = self._char_groups()
+        self._pair_starts = self._two_character_starts()
         self._cont_cache: dict[str, str] = {}
 
     # ---------------------------------------------------------------- units
@@ -440,6 +441,19 @@ class _SgpeExport:
             groups.setdefault(key, []).append(c)
         return [(chars[0], "".join(chars)) for chars in groups.values()]
 
+    def _two_character_starts(self) -> set[str]:
+        """Group representatives that lead a schema's automaton into a state that does not
+        accept (so only a further character decides whether the unit goes on)."""
+        starts: set[str] = set()
+        for schema in self.syllabifier.schemas:
+            for edges in schema.dfa.values():
+                for cls, state in edges.items():
+                    if state not in schema.dfa_accept:
+                        starts.update(
+                            rep for rep, _ in self._groups if schema.classify(rep) == cls
+                        )
+        return starts
+
     def _cont(self, unit: str) -> str:
         """Lookahead that holds where ``unit`` ends: the next character does not extend it."""
         if unit == " " and self.tok.leading_space:
@@ -455,13 +469,24 @@ class _SgpeExport:
                 )
             if k > n:
                 extend.append(chars)
+        # A grammar may extend a unit only by two characters together (Sinhala touching
+        # letters: ක is a whole unit before a ZWJ alone, but ක ZWJ ් is one unit), so
+        # the lookahead also excludes those pairs.
+        pairs = [
+            f"[{_class_body(chars)}][{_class_body(chars2)}]"
+            for rep, chars in self._groups
+            if chars not in extend and rep in self._pair_starts
+            for rep2, chars2 in self._groups
+            if self._unit_len(unit + rep + rep2) > n
+        ]
         for c in _PROBES:
             if self._unit_len(unit + c) != n:
                 raise ExportError(
                     f"{unit!r} is extended by {c!r}, a character no schema classifies; "
                     "the run regex only looks ahead for schema characters"
                 )
-        return f"(?![{_class_body(''.join(extend))}])" if extend else ""
+        looks = ([f"[{_class_body(''.join(extend))}]"] if extend else []) + pairs
+        return f"(?!{'|'.join(looks)})" if looks else ""
 
     def known_unit_regex(self, *, inside_piece: bool = False) -> str:
         """``K``: one known unit at a unit boundary (a trie of the units, each ending in
