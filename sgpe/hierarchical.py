@@ -42,6 +42,7 @@ applying all merges in one rank order, and it is what the Hugging Face export re
 from __future__ import annotations
 
 import heapq
+import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -159,68 +160,133 @@ def merge_kind(left: str, right: str, syll: Syllabifier) -> MergeKind:
     return PART
 
 
+# Pieces are coded one character per unit type (unit k is chr(_FIRST_PLACEHOLDER + k), its
+# placeholder) and separated by _SEP, which is above every placeholder; then a whole corpus
+# of pieces is split, counted and mapped with str and Counter methods, at C speed.
+_SEP = "\U0010ffff"
+
+
+@dataclass
+class CorpusUnits:
+    """The corpus as units: every distinct piece as a string of unit codes."""
+
+    units: list[str]  # unit types (as the syllabifier emitted them), sorted
+    weight: list[int]  # occurrences of each unit type in the corpus
+    coded: list[str]  # one string per piece: its units' codes
+    counts: list[int]  # occurrences of each piece
+
+    def char_counts(self) -> Counter[str]:
+        """Occurrences of each character in the corpus's pieces: a piece is the
+        concatenation of its units, so the unit types' weights give them."""
+        chars: Counter[str] = Counter()
+        for u, w in zip(self.units, self.weight):
+            for ch in u:
+                chars[ch] += w
+        return chars
+
+
+def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]]) -> CorpusUnits:
+    """Split every distinct piece into units with ``units_of`` (the piece splitter's
+    syllabifier) and code it. Pieces without a line break are split in one call, joined by
+    line breaks (each a unit of its own), as :meth:`sgpe.pieces.WordSplitter.units_of_many`
+    does; the rare others one by one, after them.
+
+    The pieces keep the order of ``piece_counts``: the merge loop's result does not depend
+    on the order of the words (every update is a sum, and the heap yields the best pair
+    whatever order its entries came in), and sorting them cost a tenth of a second."""
+    plain = [p for p in piece_counts if "\n" not in p]
+    other = [p for p in piece_counts if "\n" in p]
+    flat = units_of("\n".join(plain)) if plain else []
+    rest = [units_of(p) for p in other]
+    types = set(flat)
+    if plain:
+        types.discard("\n")  # the separators
+    for us in rest:
+        types.update(us)
+    units = sorted(types)
+    if len(units) > ord(_SEP) - _FIRST_PLACEHOLDER:
+        raise ValueError(
+            f"the corpus has {len(units):,} distinct syllables, more than the trainer "
+            "can index; split it into several corpora or use pieces='script'"
+        )
+    code = {u: chr(_FIRST_PLACEHOLDER + k) for k, u in enumerate(units)}
+    coded: list[str] = []
+    if plain:
+        code_sep = {**code, "\n": _SEP}
+        coded = "".join(map(code_sep.__getitem__, flat)).split(_SEP)
+    coded += ["".join(map(code.__getitem__, us)) for us in rest]
+    pieces = plain + other
+    if len(coded) != len(pieces):
+        raise RuntimeError("the syllabifier did not keep the pieces apart")
+    counts = list(map(piece_counts.__getitem__, pieces))
+    # Unit weights: the pieces of each count are counted together in one C-speed call
+    # (most pieces occur once; there are few distinct counts).
+    by_count: defaultdict[int, list[str]] = defaultdict(list)
+    for w, c in zip(coded, counts):
+        by_count[c].append(w)
+    by_code: Counter[str] = Counter()
+    for c, ws in by_count.items():
+        if len(ws) == 1:
+            for ch in ws[0]:
+                by_code[ch] += c
+        else:
+            for ch, n in Counter("".join(ws)).items():
+                by_code[ch] += n * c
+    weight = [by_code[code[u]] for u in units]
+    return CorpusUnits(units=units, weight=weight, coded=coded, counts=counts)
+
+
 def build_state(
-    piece_units: dict[str, list[str]],
-    piece_counts: Counter[str],
-    base_symbols: list[str],
-    script: str,
-    leading_space: bool,
+    cu: CorpusUnits, base_symbols: list[str], script: str, leading_space: bool
 ) -> HierarchicalState:
     """The initial state: every unit spelled with base symbols (code points)."""
     symbol_id = {s: i for i, s in enumerate(base_symbols)}
-    unit_weight: Counter[str] = Counter()
-    for p, c in piece_counts.items():
-        for u in piece_units[p]:
-            unit_weight[u] += c
-    unit_strings = sorted(unit_weight)
-    if len(unit_strings) > 0x10FFFF - _FIRST_PLACEHOLDER:
-        raise ValueError(
-            f"the corpus has {len(unit_strings):,} distinct syllables, more than the trainer "
-            "can index; split it into several corpora or use pieces='script'"
-        )
+    unit_strings = cu.units
     may_join = unit_joinable(unit_strings, script, leading_space)
-    unit_index = {u: k for k, u in enumerate(unit_strings)}
     unit_parts: list[str] = []
     joinable: list[bool] = []
+    # The character each unit type stands for in the words: its symbol when it is one
+    # joinable symbol already (a single known character), else its placeholder (the code
+    # it has in ``cu.coded``).
+    to_symbol: dict[int, str] = {}
     for k, u in enumerate(unit_strings):
         ids = [symbol_id.get(ch) for ch in u]
-        unit_parts.append("".join(_BARRIER if i is None else chr(i) for i in ids))
+        parts = "".join(_BARRIER if i is None else chr(i) for i in ids)
+        unit_parts.append(parts)
         joinable.append(may_join[k] and None not in ids)
-    # The character each unit type stands for in the words: its symbol when it is one
-    # joinable symbol already (a single known character), else its placeholder.
-    unit_char = {
-        u: parts if len(parts) == 1 and joinable[k] else chr(_FIRST_PLACEHOLDER + k)
-        for k, (u, parts) in enumerate(zip(unit_strings, unit_parts))
-    }
-    words: list[str] = []
-    counts: list[int] = []
-    unit_words: list[list[int]] = [[] for _ in unit_strings]
-    for wi, p in enumerate(sorted(piece_counts)):
-        units = piece_units[p]
-        for u in set(units) if len(units) > 1 else units:
-            unit_words[unit_index[u]].append(wi)
-        words.append("".join([unit_char[u] for u in units]))
-        counts.append(piece_counts[p])
+        if len(parts) == 1 and joinable[k]:
+            to_symbol[_FIRST_PLACEHOLDER + k] = parts
+    words = [w.translate(to_symbol) for w in cu.coded] if to_symbol else list(cu.coded)
+    # Which words hold each unit type that may be completed later (a placeholder).
+    completes = [joinable[k] and len(unit_parts[k]) > 1 for k in range(len(unit_strings))]
+    by_code: defaultdict[str, list[int]] = defaultdict(list)
+    for wi, w in enumerate(cu.coded):
+        for ch in set(w):
+            by_code[ch].append(wi)
+    unit_words = [
+        by_code.get(chr(_FIRST_PLACEHOLDER + k), []) if ok else [] for k, ok in enumerate(completes)
+    ]
     return HierarchicalState(
         symbols=list(base_symbols),
         symbol_id=symbol_id,
         unit_strings=unit_strings,
         unit_parts=unit_parts,
-        unit_weight=[unit_weight[u] for u in unit_strings],
+        unit_weight=list(cu.weight),
         unit_joinable=joinable,
         unit_words=unit_words,
         words=words,
-        counts=counts,
+        counts=list(cu.counts),
     )
+
+
+# Every pair of adjacent symbol ids (placeholders and barriers are at or above _LIMIT), by
+# one regex call: a zero-width match at each position captures the two characters there.
+_SYMBOL_PAIRS = re.compile("(?=([\\x00-\\U0007ffff]{2}))").findall
 
 
 def _pairs(s: str) -> list[str]:
     """Adjacent pairs of symbol ids in a level string, skipping placeholders and barriers."""
-    if len(s) < 2:
-        return []
-    if max(s) < _BARRIER:  # the common case once a word's units are assembled
-        return [s[k : k + 2] for k in range(len(s) - 1)]
-    return [s[k : k + 2] for k in range(len(s) - 1) if s[k] < _BARRIER and s[k + 1] < _BARRIER]
+    return _SYMBOL_PAIRS(s) if len(s) > 1 else []
 
 
 def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limit: int) -> str:
@@ -300,15 +366,29 @@ class HierarchicalEngine:
         heapq.heapify(self.heap)
 
     def _pop_best(self) -> tuple[str, int, int] | None:
-        counts = self.counts
-        while True:
-            got = pop_fresh(self.heap, lambda entry: counts[entry[2]].get(entry[1], 0))
-            if got is None:
-                return None
-            (_, pair, kind), actual = got
-            if self._legal(pair, kind):
+        """The legal pair with the highest count (ties: smaller pair of ids, then part
+        before join), taken off the heap; None when no pair is left."""
+        heap, counts = self.heap, self.counts
+        heappop, heapreplace = heapq.heappop, heapq.heapreplace
+        checked = self._checked
+        while heap:
+            negc, pair, kind = heap[0]
+            actual = counts[kind].get(pair, 0)
+            if actual != -negc:
+                # Stale (lazy refresh): put it back with its current count, or drop it.
+                if actual > 0:
+                    heapreplace(heap, (-actual, pair, kind))
+                else:
+                    heappop(heap)
+                continue
+            heappop(heap)
+            ok = checked.get((pair, kind))
+            if ok is None:
+                ok = self._legal(pair, kind)
+            if ok:
                 return pair, kind, actual
             # Dropped for good: a later count change re-pushes it, and it is checked again.
+        return None
 
     def _legal(self, pair: str, kind: int) -> bool:
         key = (pair, kind)
@@ -327,20 +407,26 @@ class HierarchicalEngine:
         """Merge ``pair`` (of the given kind) everywhere it is counted, updating counts."""
         new = self._new_symbol(pair)
         self.st.merges.append((ord(pair[0]), ord(pair[1]), kind))
-        touched: set[tuple[str, int]] = set()
+        # Pairs whose count grew go (again) on the heap; a count that shrank is refreshed
+        # lazily when its entry comes to the top.
+        grown: tuple[set[str], set[str]] = (set(), set())
         if kind == 0:
-            self._apply_part(pair, new, touched)
+            self._apply_part(pair, new, grown)
         else:
-            self._apply_join(pair, new, touched)
+            self._apply_join(pair, new, grown[1])
         self.counts[kind].pop(pair, None)
         heap = self.heap
-        for p, k in touched:
-            c = self.counts[k].get(p, 0)
-            if c > 0:
-                heapq.heappush(heap, (-c, p, k))
+        push = heapq.heappush
+        for k in (0, 1):
+            pc = self.counts[k]
+            for p in grown[k]:
+                c = pc.get(p, 0)
+                if c > 0:
+                    push(heap, (-c, p, k))
 
-    def _apply_part(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
+    def _apply_part(self, pair: str, new: str, grown: tuple[set[str], set[str]]) -> None:
         st = self.st
+        grown_parts = grown[0]
         for k in self.where[0].pop(pair, ()):
             old = st.unit_parts[k]
             if pair not in old:
@@ -351,40 +437,52 @@ class HierarchicalEngine:
             self._sub(0, old, w)
             for p in self._add(0, nw, w, k):
                 if new in p:
-                    touched.add((p, 0))
+                    grown_parts.add(p)
             if len(nw) == 1 and st.unit_joinable[k]:
-                self._complete(k, nw, touched)
+                self._complete(k, nw, grown[1])
 
-    def _complete(self, k: int, symbol: str, touched: set[tuple[str, int]]) -> None:
+    def _complete(self, k: int, symbol: str, grown: set[str]) -> None:
         """Unit type ``k`` is now one symbol: it enters the words as that symbol."""
         st = self.st
         ph = chr(_FIRST_PLACEHOLDER + k)
         pc, where = self.counts[1], self.where[1]
+        get = pc.get
         words, counts = st.words, st.counts
         barrier = _BARRIER
-        new_pairs: set[str] = set()
+        add_grown = grown.add
         for wi in st.unit_words[k]:
             old = words[wi]
             nw = old.replace(ph, symbol)
             words[wi] = nw
-            c = counts[wi]
             # Pairs touching a placeholder were never counted, so only the pairs next to
             # the replaced positions are new; every other pair of the word is unchanged.
+            i = old.find(ph)
+            if old.find(ph, i + 1) < 0:  # the usual case: the unit occurs once in the word
+                if i and nw[i - 1] < barrier:
+                    p = nw[i - 1 : i + 1]
+                    pc[p] = get(p, 0) + counts[wi]
+                    add_grown(p)
+                    where[p].add(wi)
+                if i + 1 < len(nw) and nw[i + 1] < barrier:
+                    p = nw[i : i + 2]
+                    pc[p] = get(p, 0) + counts[wi]
+                    add_grown(p)
+                    where[p].add(wi)
+                continue
+            c = counts[wi]
             last = len(nw) - 1
             seen = -1
-            i = old.find(ph)
             while i >= 0:
                 for j in (i - 1, i):
                     if j > seen and 0 <= j < last and nw[j] < barrier and nw[j + 1] < barrier:
                         seen = j
                         p = nw[j : j + 2]
-                        pc[p] = pc.get(p, 0) + c
-                        new_pairs.add(p)
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
                         where[p].add(wi)
                 i = old.find(ph, i + 1)
-        touched.update((p, 1) for p in new_pairs)
 
-    def _apply_join(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
+    def _apply_join(self, pair: str, new: str, grown: set[str]) -> None:
         # The hot loop of training (most merges are joins). Only the pairs next to a
         # replaced occurrence change, so only those are updated: a merge costs the number
         # of its occurrences, not the length of the words it touches (which made text
@@ -394,7 +492,8 @@ class HierarchicalEngine:
         pc, where = self.counts[1], self.where[1]
         get = pc.get
         barrier = _BARRIER
-        new_pairs: set[str] = set()
+        add_grown = grown.add
+        first, second = pair[0], pair[1]
         for wi in where.pop(pair, ()):
             old = words[wi]
             i = old.find(pair)
@@ -403,6 +502,26 @@ class HierarchicalEngine:
             nw = old.replace(pair, new)
             words[wi] = nw
             c = counts[wi]
+            if old.find(pair, i + 2) < 0:
+                # The usual case, one occurrence: its two neighbours change (the pair's own
+                # count is dropped by the caller).
+                if i:
+                    a = old[i - 1]
+                    if a < barrier:
+                        pc[a + first] -= c
+                        p = a + new
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
+                        where[p].add(wi)
+                if i + 2 < len(old):
+                    b = old[i + 2]
+                    if b < barrier:
+                        pc[second + b] -= c
+                        p = new + b
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
+                        where[p].add(wi)
+                continue
             last_old = len(old) - 2  # the last index a pair of `old` can start at
             last_new = len(nw) - 2
             done_old = -1  # old pairs at indexes <= this one are already subtracted
@@ -423,11 +542,10 @@ class HierarchicalEngine:
                         if a < barrier and b < barrier:
                             p = a + b
                             pc[p] = get(p, 0) + c
-                            new_pairs.add(p)
+                            add_grown(p)
                             where[p].add(wi)
                 shift += 1
                 i = old.find(pair, i + 2)
-        touched.update((p, 1) for p in new_pairs)
 
     # ------------------------------------------------------------------ loop
     def run(
