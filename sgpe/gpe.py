@@ -47,6 +47,7 @@ from .hierarchical import (
     corpus_units,
     merge_kind,
     merged_symbol,
+    paused_gc,
     pop_fresh,
 )
 from .pieces import get_word_splitter
@@ -301,6 +302,24 @@ class GPETrainer:
         return base
 
     def _fit_hierarchical(
+        self,
+        piece_counts: Counter[str],
+        *,
+        progress: ProgressFn | None,
+        checkpoint_every: int,
+        on_checkpoint: CheckpointFn | None,
+        resume_merges: Sequence[tuple[str, str]],
+    ) -> Tokenizer:
+        with paused_gc():
+            return self._fit_units(
+                piece_counts,
+                progress=progress,
+                checkpoint_every=checkpoint_every,
+                on_checkpoint=on_checkpoint,
+                resume_merges=resume_merges,
+            )
+
+    def _fit_units(
         self,
         piece_counts: Counter[str],
         *,
