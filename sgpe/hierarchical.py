@@ -171,6 +171,8 @@ def merge_kind(left: str, right: str, syll: Syllabifier) -> MergeKind:
 # placeholder) and separated by _SEP, which is above every placeholder; then a whole corpus
 # of pieces is split, counted and mapped with str and Counter methods, at C speed.
 _SEP = "\U0010ffff"
+# A plain space and a word (no space or line break in it).
+_SPACED_WORD = re.compile("[ ][^ \t\n\r][^ \n]*").fullmatch
 
 
 @dataclass
@@ -194,18 +196,34 @@ class CorpusUnits:
 
 def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]]) -> CorpusUnits:
     """Split every distinct piece into units with ``units_of`` (the piece splitter's
-    syllabifier) and code it. Pieces without a line break are split in one call, joined by
-    line breaks (each a unit of its own), as :meth:`sgpe.pieces.WordSplitter.units_of_many`
-    does; the rare others one by one, after them.
+    syllabifier) and code it, in few calls: the syllabifier matches each space-delimited
+    word on its own and gives a plain space before a word to the word's first unit, so
 
-    The pieces keep the order of ``piece_counts``: the merge loop's result does not depend
-    on the order of the words (every update is a sum, and the heap yields the best pair
-    whatever order its entries came in), and sorting them cost a tenth of a second."""
-    plain = [p for p in piece_counts if "\n" not in p]
-    other = [p for p in piece_counts if "\n" in p]
+    * pieces made of a space and a word (every piece but whitespace when ``leading_space``
+      is on) are split in one call on their concatenation; each piece's first unit is the
+      one unit that starts with a space;
+    * the other pieces without a line break are split in one call, joined by line breaks
+      (each a unit of its own), as :meth:`sgpe.pieces.WordSplitter.units_of_many` does;
+    * the rare pieces with a line break one by one.
+
+    The pieces keep the order of ``piece_counts`` within each group: the merge loop's
+    result does not depend on the order of the words (every update is a sum, and the heap
+    yields the best pair whatever order its entries came in)."""
+    spaced = [p for p in piece_counts if _SPACED_WORD(p)]
+    if len(spaced) == len(piece_counts):
+        plain: list[str] = []
+        other: list[str] = []
+    else:
+        plain = [p for p in piece_counts if "\n" not in p and not _SPACED_WORD(p)]
+        other = [p for p in piece_counts if "\n" in p]
+    flat_spaced = units_of("".join(spaced)) if spaced else []
+    types = set(flat_spaced)
+    if any(" " in u[1:] for u in types):  # a unit across two pieces: never seen; be safe
+        plain, spaced, flat_spaced = plain + spaced, [], []
+        types = set()
     flat = units_of("\n".join(plain)) if plain else []
     rest = [units_of(p) for p in other]
-    types = set(flat)
+    types.update(flat)
     if plain:
         types.discard("\n")  # the separators
     for us in rest:
@@ -218,11 +236,14 @@ def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]
         )
     code = {u: chr(_FIRST_PLACEHOLDER + k) for k, u in enumerate(units)}
     coded: list[str] = []
+    if spaced:
+        code_sep = {u: _SEP + c if u[0] == " " else c for u, c in code.items()}
+        coded = "".join(map(code_sep.__getitem__, flat_spaced)).split(_SEP)[1:]
     if plain:
         code_sep = {**code, "\n": _SEP}
-        coded = "".join(map(code_sep.__getitem__, flat)).split(_SEP)
+        coded += "".join(map(code_sep.__getitem__, flat)).split(_SEP)
     coded += ["".join(map(code.__getitem__, us)) for us in rest]
-    pieces = plain + other
+    pieces = spaced + plain + other
     if len(coded) != len(pieces):
         raise RuntimeError("the syllabifier did not keep the pieces apart")
     counts = list(map(piece_counts.__getitem__, pieces))
