@@ -385,8 +385,11 @@ class HierarchicalEngine:
         )
         for k, (parts, w) in enumerate(zip(state.unit_parts, state.unit_weight)):
             self._add(0, parts, w, k)
+        barrier = _BARRIER
         for wi, (word, c) in enumerate(zip(state.words, state.counts)):
-            self._add(1, word, c, wi)
+            # At first most words are placeholders only (min() skips them at C speed).
+            if len(word) > 1 and min(word) < barrier:
+                self._add(1, word, c, wi)
         self.heap: list[tuple[int, str, int]] = []
         self.floor = _NO_FLOOR
         self.pool: defaultdict[int, list[tuple[str, int]]] = defaultdict(list)
@@ -694,10 +697,14 @@ class HierarchicalEngine:
         """How often each symbol is used in the final segmentation of the corpus."""
         st = self.st
         freq = [0] * len(st.symbols)
+        # The words of each count are counted together, at C speed.
+        by_count: defaultdict[int, list[str]] = defaultdict(list)
         for w, c in zip(st.words, st.counts):
-            for ch in w:
+            by_count[c].append(w)
+        for c, ws in by_count.items():
+            for ch, n in Counter("".join(ws)).items():
                 if ch < _BARRIER:
-                    freq[ord(ch)] += c
+                    freq[ord(ch)] += n * c
         for k, parts in enumerate(st.unit_parts):
             if len(parts) == 1 and st.unit_joinable[k]:
                 continue  # counted in the words
