@@ -30,6 +30,26 @@ Pair counts are incremental at both levels (inverted indexes ``pair → syllable
 ``pair → words``), and one max-heap with lazy refresh holds both kinds: an entry is
 ``(-count, pair, kind)``, so ties go to the smallest pair of ids, then to part before join.
 
+What keeps it fast (all of it pure Python over C-speed ``str``, ``re`` and ``Counter``):
+
+* **One pass over the pieces** (:func:`corpus_units`): the distinct pieces are split into
+  units in one syllabifier call, and each piece is coded as a string with one character
+  per unit type; unit weights, the corpus's character counts (for the base alphabet) and
+  the words then come from ``Counter``, ``str.translate`` and ``str.split``.
+* **Only what a merge changes**: a merge visits the words (or unit types) its pair is
+  indexed in, and in each only the neighbours of the replaced occurrences; the usual word
+  holds the pair once and takes a short path.
+* **A small heap**: only pairs counted at least a *floor* are on the heap; the rest wait
+  in a pool by count and come up when the heap runs dry (most pairs are rare and never do).
+* **No garbage collection while training** (:func:`paused_gc`): the tables are hundreds
+  of thousands of small containers without cycles.
+
+The order of the words does not matter (every update is a sum, and the heap yields the
+same best pair whatever order its entries came in), so they are not sorted. What is left
+is mostly syllabifier calls (splitting the pieces, and :func:`merge_kind` once per merge)
+and one visit per occurrence of each merged pair: text without spaces, whose pieces do not
+repeat, costs several times more per character than ordinary text.
+
 Encoding (:class:`HierarchicalEncoder`) is the same rule applied in two phases per piece:
 each unit is assembled with the part merges in rank order (cached per unit), then the
 units that became single tokens are joined with the join merges in rank order; a unit
