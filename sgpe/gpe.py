@@ -44,8 +44,10 @@ from .hierarchical import (
     MergeKind,
     ResumeMismatch,
     build_state,
+    corpus_units,
     merge_kind,
     merged_symbol,
+    paused_gc,
     pop_fresh,
 )
 from .pieces import get_word_splitter
@@ -274,18 +276,23 @@ class GPETrainer:
                 piece_units[p] = self.splitter.units(p)
         return piece_units
 
-    def base_alphabet(self, piece_counts: Counter[str]) -> list[str]:
+    def base_alphabet(
+        self, piece_counts: Counter[str], char_counts: Counter[str] | None = None
+    ) -> list[str]:
         """The hierarchical base symbols: characters of the corpus seen at least
         ``prune_freq`` times, all of ASCII, and (fallback) the byte tokens that spell any
-        other character. Sorted, so the corpus order does not matter."""
+        other character. Sorted, so the corpus order does not matter. ``char_counts``, when
+        the caller has them (the trainer gets them from the unit counts), saves a walk over
+        the pieces."""
         s = self.settings
-        char_counts: Counter[str] = Counter()
-        for p, c in piece_counts.items():
-            if c == 1:
-                char_counts.update(p)  # most pieces occur once: count them at C speed
-            else:
-                for ch in p:
-                    char_counts[ch] += c
+        if char_counts is None:
+            char_counts = Counter()
+            for p, c in piece_counts.items():
+                if c == 1:
+                    char_counts.update(p)  # most pieces occur once: count them at C speed
+                else:
+                    for ch in p:
+                        char_counts[ch] += c
         # ASCII is always in: a missing ASCII character would cost a byte token anyway.
         chars = {chr(i) for i in range(128)}
         chars |= {ch for ch, c in char_counts.items() if c >= s.prune_freq}
@@ -303,8 +310,27 @@ class GPETrainer:
         on_checkpoint: CheckpointFn | None,
         resume_merges: Sequence[tuple[str, str]],
     ) -> Tokenizer:
+        with paused_gc():
+            return self._fit_units(
+                piece_counts,
+                progress=progress,
+                checkpoint_every=checkpoint_every,
+                on_checkpoint=on_checkpoint,
+                resume_merges=resume_merges,
+            )
+
+    def _fit_units(
+        self,
+        piece_counts: Counter[str],
+        *,
+        progress: ProgressFn | None,
+        checkpoint_every: int,
+        on_checkpoint: CheckpointFn | None,
+        resume_merges: Sequence[tuple[str, str]],
+    ) -> Tokenizer:
         s = self.settings
-        base = self.base_alphabet(piece_counts)
+        units = corpus_units(piece_counts, self.splitter.units)
+        base = self.base_alphabet(piece_counts, units.char_counts())
         target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
         if len(base) > target_symbols:
             raise ValueError(
@@ -315,9 +341,7 @@ class GPETrainer:
                 "drop rare characters."
             )
         syll = get_syllabifier(s.script, s.leading_space)
-        state = build_state(
-            self._piece_units(piece_counts), piece_counts, base, s.script, s.leading_space
-        )
+        state = build_state(units, base, s.script, s.leading_space)
         engine = HierarchicalEngine(state, syll)
 
         def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:

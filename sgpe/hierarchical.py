@@ -30,6 +30,26 @@ Pair counts are incremental at both levels (inverted indexes ``pair → syllable
 ``pair → words``), and one max-heap with lazy refresh holds both kinds: an entry is
 ``(-count, pair, kind)``, so ties go to the smallest pair of ids, then to part before join.
 
+What keeps it fast (all of it pure Python over C-speed ``str``, ``re`` and ``Counter``):
+
+* **One pass over the pieces** (:func:`corpus_units`): the distinct pieces are split into
+  units in one syllabifier call, and each piece is coded as a string with one character
+  per unit type; unit weights, the corpus's character counts (for the base alphabet) and
+  the words then come from ``Counter``, ``str.translate`` and ``str.split``.
+* **Only what a merge changes**: a merge visits the words (or unit types) its pair is
+  indexed in, and in each only the neighbours of the replaced occurrences; the usual word
+  holds the pair once and takes a short path.
+* **A small heap**: only pairs counted at least a *floor* are on the heap; the rest wait
+  in a pool by count and come up when the heap runs dry (most pairs are rare and never do).
+* **No garbage collection while training** (:func:`paused_gc`): the tables are hundreds
+  of thousands of small containers without cycles.
+
+The order of the words does not matter (every update is a sum, and the heap yields the
+same best pair whatever order its entries came in), so they are not sorted. What is left
+is mostly syllabifier calls (splitting the pieces, and :func:`merge_kind` once per merge)
+and one visit per occurrence of each merged pair: text without spaces, whose pieces do not
+repeat, costs several times more per character than ordinary text.
+
 Encoding (:class:`HierarchicalEncoder`) is the same rule applied in two phases per piece:
 each unit is assembled with the part merges in rank order (cached per unit), then the
 units that became single tokens are joined with the join merges in rank order; a unit
@@ -41,10 +61,13 @@ applying all merges in one rank order, and it is what the Hugging Face export re
 
 from __future__ import annotations
 
+import gc
 import heapq
+import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, TypeVar, cast
@@ -62,6 +85,11 @@ _CODE_KIND: tuple[MergeKind, MergeKind] = (PART, JOIN)
 _LIMIT = 0x80000
 _BARRIER = chr(_LIMIT)
 _FIRST_PLACEHOLDER = _LIMIT + 1
+
+# The merge queue (HierarchicalEngine._pop_best): pairs go onto the heap about this many at a
+# time, the best of the pool first.
+_HEAP_BATCH = 4096
+_NO_FLOOR = 1 << 62  # above every count: at first every pair waits in the pool
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
 CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
@@ -159,68 +187,154 @@ def merge_kind(left: str, right: str, syll: Syllabifier) -> MergeKind:
     return PART
 
 
+# Pieces are coded one character per unit type (unit k is chr(_FIRST_PLACEHOLDER + k), its
+# placeholder) and separated by _SEP, which is above every placeholder; then a whole corpus
+# of pieces is split, counted and mapped with str and Counter methods, at C speed.
+_SEP = "\U0010ffff"
+# A plain space and a word (no space or line break in it).
+_SPACED_WORD = re.compile("[ ][^ \t\n\r][^ \n]*").fullmatch
+
+
+@dataclass
+class CorpusUnits:
+    """The corpus as units: every distinct piece as a string of unit codes."""
+
+    units: list[str]  # unit types (as the syllabifier emitted them), sorted
+    weight: list[int]  # occurrences of each unit type in the corpus
+    coded: list[str]  # one string per piece: its units' codes
+    counts: list[int]  # occurrences of each piece
+
+    def char_counts(self) -> Counter[str]:
+        """Occurrences of each character in the corpus's pieces: a piece is the
+        concatenation of its units, so the unit types' weights give them."""
+        chars: Counter[str] = Counter()
+        for u, w in zip(self.units, self.weight):
+            for ch in u:
+                chars[ch] += w
+        return chars
+
+
+def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]]) -> CorpusUnits:
+    """Split every distinct piece into units with ``units_of`` (the piece splitter's
+    syllabifier) and code it, in few calls: the syllabifier matches each space-delimited
+    word on its own and gives a plain space before a word to the word's first unit, so
+
+    * pieces made of a space and a word (every piece but whitespace when ``leading_space``
+      is on) are split in one call on their concatenation; each piece's first unit is the
+      one unit that starts with a space;
+    * the other pieces without a line break are split in one call, joined by line breaks
+      (each a unit of its own), as :meth:`sgpe.pieces.WordSplitter.units_of_many` does;
+    * the rare pieces with a line break one by one.
+
+    The pieces keep the order of ``piece_counts`` within each group: the merge loop's
+    result does not depend on the order of the words (every update is a sum, and the heap
+    yields the best pair whatever order its entries came in)."""
+    spaced = [p for p in piece_counts if _SPACED_WORD(p)]
+    if len(spaced) == len(piece_counts):
+        plain: list[str] = []
+        other: list[str] = []
+    else:
+        plain = [p for p in piece_counts if "\n" not in p and not _SPACED_WORD(p)]
+        other = [p for p in piece_counts if "\n" in p]
+    flat_spaced = units_of("".join(spaced)) if spaced else []
+    types = set(flat_spaced)
+    if any(" " in u[1:] for u in types):  # a unit across two pieces: never seen; be safe
+        plain, spaced, flat_spaced = plain + spaced, [], []
+        types = set()
+    flat = units_of("\n".join(plain)) if plain else []
+    rest = [units_of(p) for p in other]
+    types.update(flat)
+    if plain:
+        types.discard("\n")  # the separators
+    for us in rest:
+        types.update(us)
+    units = sorted(types)
+    if len(units) > ord(_SEP) - _FIRST_PLACEHOLDER:
+        raise ValueError(
+            f"the corpus has {len(units):,} distinct syllables, more than the trainer "
+            "can index; split it into several corpora or use pieces='script'"
+        )
+    code = {u: chr(_FIRST_PLACEHOLDER + k) for k, u in enumerate(units)}
+    coded: list[str] = []
+    if spaced:
+        code_sep = {u: _SEP + c if u[0] == " " else c for u, c in code.items()}
+        coded = "".join(map(code_sep.__getitem__, flat_spaced)).split(_SEP)[1:]
+    if plain:
+        code_sep = {**code, "\n": _SEP}
+        coded += "".join(map(code_sep.__getitem__, flat)).split(_SEP)
+    coded += ["".join(map(code.__getitem__, us)) for us in rest]
+    pieces = spaced + plain + other
+    if len(coded) != len(pieces):
+        raise RuntimeError("the syllabifier did not keep the pieces apart")
+    counts = list(map(piece_counts.__getitem__, pieces))
+    # Unit weights: the pieces of each count are counted together in one C-speed call
+    # (most pieces occur once; there are few distinct counts).
+    by_count: defaultdict[int, list[str]] = defaultdict(list)
+    for w, c in zip(coded, counts):
+        by_count[c].append(w)
+    by_code: Counter[str] = Counter()
+    for c, ws in by_count.items():
+        if len(ws) == 1:
+            for ch in ws[0]:
+                by_code[ch] += c
+        else:
+            for ch, n in Counter("".join(ws)).items():
+                by_code[ch] += n * c
+    weight = [by_code[code[u]] for u in units]
+    return CorpusUnits(units=units, weight=weight, coded=coded, counts=counts)
+
+
 def build_state(
-    piece_units: dict[str, list[str]],
-    piece_counts: Counter[str],
-    base_symbols: list[str],
-    script: str,
-    leading_space: bool,
+    cu: CorpusUnits, base_symbols: list[str], script: str, leading_space: bool
 ) -> HierarchicalState:
     """The initial state: every unit spelled with base symbols (code points)."""
     symbol_id = {s: i for i, s in enumerate(base_symbols)}
-    unit_weight: Counter[str] = Counter()
-    for p, c in piece_counts.items():
-        for u in piece_units[p]:
-            unit_weight[u] += c
-    unit_strings = sorted(unit_weight)
-    if len(unit_strings) > 0x10FFFF - _FIRST_PLACEHOLDER:
-        raise ValueError(
-            f"the corpus has {len(unit_strings):,} distinct syllables, more than the trainer "
-            "can index; split it into several corpora or use pieces='script'"
-        )
+    unit_strings = cu.units
     may_join = unit_joinable(unit_strings, script, leading_space)
-    unit_index = {u: k for k, u in enumerate(unit_strings)}
     unit_parts: list[str] = []
     joinable: list[bool] = []
+    # The character each unit type stands for in the words: its symbol when it is one
+    # joinable symbol already (a single known character), else its placeholder (the code
+    # it has in ``cu.coded``).
+    to_symbol: dict[int, str] = {}
     for k, u in enumerate(unit_strings):
         ids = [symbol_id.get(ch) for ch in u]
-        unit_parts.append("".join(_BARRIER if i is None else chr(i) for i in ids))
+        parts = "".join(_BARRIER if i is None else chr(i) for i in ids)
+        unit_parts.append(parts)
         joinable.append(may_join[k] and None not in ids)
-    # The character each unit type stands for in the words: its symbol when it is one
-    # joinable symbol already (a single known character), else its placeholder.
-    unit_char = {
-        u: parts if len(parts) == 1 and joinable[k] else chr(_FIRST_PLACEHOLDER + k)
-        for k, (u, parts) in enumerate(zip(unit_strings, unit_parts))
-    }
-    words: list[str] = []
-    counts: list[int] = []
-    unit_words: list[list[int]] = [[] for _ in unit_strings]
-    for wi, p in enumerate(sorted(piece_counts)):
-        units = piece_units[p]
-        for u in set(units) if len(units) > 1 else units:
-            unit_words[unit_index[u]].append(wi)
-        words.append("".join([unit_char[u] for u in units]))
-        counts.append(piece_counts[p])
+        if len(parts) == 1 and joinable[k]:
+            to_symbol[_FIRST_PLACEHOLDER + k] = parts
+    words = [w.translate(to_symbol) for w in cu.coded] if to_symbol else list(cu.coded)
+    # Which words hold each unit type that may be completed later (a placeholder).
+    completes = [joinable[k] and len(unit_parts[k]) > 1 for k in range(len(unit_strings))]
+    by_code: defaultdict[str, list[int]] = defaultdict(list)
+    for wi, w in enumerate(cu.coded):
+        for ch in set(w):
+            by_code[ch].append(wi)
+    unit_words = [
+        by_code.get(chr(_FIRST_PLACEHOLDER + k), []) if ok else [] for k, ok in enumerate(completes)
+    ]
     return HierarchicalState(
         symbols=list(base_symbols),
         symbol_id=symbol_id,
         unit_strings=unit_strings,
         unit_parts=unit_parts,
-        unit_weight=[unit_weight[u] for u in unit_strings],
+        unit_weight=list(cu.weight),
         unit_joinable=joinable,
         unit_words=unit_words,
         words=words,
-        counts=counts,
+        counts=list(cu.counts),
     )
+
+
+# Every pair of adjacent symbol ids (placeholders and barriers are at or above _LIMIT), by
+# one regex call: a zero-width match at each position captures the two characters there.
+_SYMBOL_PAIRS = re.compile("(?=([\\x00-\\U0007ffff]{2}))").findall
 
 
 def _pairs(s: str) -> list[str]:
     """Adjacent pairs of symbol ids in a level string, skipping placeholders and barriers."""
-    if len(s) < 2:
-        return []
-    if max(s) < _BARRIER:  # the common case once a word's units are assembled
-        return [s[k : k + 2] for k in range(len(s) - 1)]
-    return [s[k : k + 2] for k in range(len(s) - 1) if s[k] < _BARRIER and s[k + 1] < _BARRIER]
+    return _SYMBOL_PAIRS(s) if len(s) > 1 else []
 
 
 def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limit: int) -> str:
@@ -236,6 +350,21 @@ def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limi
         symbols.append(merged)
         symbol_id[merged] = sid
     return chr(sid)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Run a block without Python's cyclic garbage collector. Training builds hundreds of
+    thousands of small containers (index sets, heap entries) and makes no reference cycles;
+    each collection of the oldest generation would walk them all, which cost about a tenth
+    of the training time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 HeapEntry = TypeVar("HeapEntry", bound=tuple[Any, ...])
@@ -276,9 +405,14 @@ class HierarchicalEngine:
         )
         for k, (parts, w) in enumerate(zip(state.unit_parts, state.unit_weight)):
             self._add(0, parts, w, k)
+        barrier = _BARRIER
         for wi, (word, c) in enumerate(zip(state.words, state.counts)):
-            self._add(1, word, c, wi)
+            # At first most words are placeholders only (min() skips them at C speed).
+            if len(word) > 1 and min(word) < barrier:
+                self._add(1, word, c, wi)
         self.heap: list[tuple[int, str, int]] = []
+        self.floor = _NO_FLOOR
+        self.pool: defaultdict[int, list[tuple[str, int]]] = defaultdict(list)
         self._rebuild_heap()
 
     # ------------------------------------------------------------------ counts
@@ -296,17 +430,80 @@ class HierarchicalEngine:
             pc[p] -= weight
 
     def _rebuild_heap(self) -> None:
-        self.heap = [(-c, p, k) for k in (0, 1) for p, c in self.counts[k].items() if c > 0]
-        heapq.heapify(self.heap)
+        # Every counted pair goes to the pool; the first pop moves the best ones to the heap.
+        self.heap = []
+        self.floor = _NO_FLOOR
+        self.pool = defaultdict(list)
+        for k in (0, 1):
+            for p, c in self.counts[k].items():
+                if c > 0:
+                    self.pool[c].append((p, k))
+
+    def _refill(self) -> bool:
+        """The heap is empty: lower the floor so that the pool's best pairs go onto the
+        heap. False when the pool is empty too (no pair is left)."""
+        pool, counts = self.pool, self.counts
+        if not pool:
+            return False
+        keys = sorted(pool, reverse=True)
+        # Half the best count, or higher when that would bring more than a batch.
+        floor = max(1, keys[0] // 2)
+        taken = 0
+        for c in keys:
+            taken += len(pool[c])
+            if taken >= _HEAP_BATCH:
+                floor = max(floor, c)
+                break
+        entries = []
+        for c in keys:
+            if c < floor:
+                break
+            for p, k in pool.pop(c):
+                actual = counts[k].get(p, 0)
+                if actual >= floor:
+                    entries.append((-actual, p, k))
+                elif actual > 0:
+                    pool[actual].append((p, k))
+        self.floor = floor
+        heapq.heapify(entries)
+        self.heap = entries
+        return True
 
     def _pop_best(self) -> tuple[str, int, int] | None:
+        """The legal pair with the highest count (ties: smaller pair of ids, then part
+        before join), taken off the heap; None when no pair is left.
+
+        Only pairs counted at least ``floor`` times are on the heap; the others wait in the
+        pool, by the count they had when they last grew (at least their count now: a count
+        that grows is pushed again). A count that shrank is refreshed lazily when its entry
+        comes to the top. So while the heap holds a current entry, its best is the best of
+        all pairs, and when it runs dry the floor goes down. Most pairs are rare and never
+        reach the heap, which keeps it small."""
         counts = self.counts
+        heappop, heapreplace = heapq.heappop, heapq.heapreplace
+        checked = self._checked
+        heap = self.heap
         while True:
-            got = pop_fresh(self.heap, lambda entry: counts[entry[2]].get(entry[1], 0))
-            if got is None:
-                return None
-            (_, pair, kind), actual = got
-            if self._legal(pair, kind):
+            if not heap:
+                if not self._refill():
+                    return None
+                heap = self.heap
+            negc, pair, kind = heap[0]
+            actual = counts[kind].get(pair, 0)
+            if actual != -negc:
+                # Stale: back onto the heap with its current count, to the pool, or dropped.
+                if actual >= self.floor:
+                    heapreplace(heap, (-actual, pair, kind))
+                else:
+                    heappop(heap)
+                    if actual > 0:
+                        self.pool[actual].append((pair, kind))
+                continue
+            heappop(heap)
+            ok = checked.get((pair, kind))
+            if ok is None:
+                ok = self._legal(pair, kind)
+            if ok:
                 return pair, kind, actual
             # Dropped for good: a later count change re-pushes it, and it is checked again.
 
@@ -327,20 +524,28 @@ class HierarchicalEngine:
         """Merge ``pair`` (of the given kind) everywhere it is counted, updating counts."""
         new = self._new_symbol(pair)
         self.st.merges.append((ord(pair[0]), ord(pair[1]), kind))
-        touched: set[tuple[str, int]] = set()
+        # Pairs whose count grew go (again) on the heap; a count that shrank is refreshed
+        # lazily when its entry comes to the top.
+        grown: tuple[set[str], set[str]] = (set(), set())
         if kind == 0:
-            self._apply_part(pair, new, touched)
+            self._apply_part(pair, new, grown)
         else:
-            self._apply_join(pair, new, touched)
+            self._apply_join(pair, new, grown[1])
         self.counts[kind].pop(pair, None)
-        heap = self.heap
-        for p, k in touched:
-            c = self.counts[k].get(p, 0)
-            if c > 0:
-                heapq.heappush(heap, (-c, p, k))
+        heap, pool, floor = self.heap, self.pool, self.floor
+        push = heapq.heappush
+        for k in (0, 1):
+            pc = self.counts[k]
+            for p in grown[k]:
+                c = pc.get(p, 0)
+                if c >= floor:
+                    push(heap, (-c, p, k))
+                elif c > 0:
+                    pool[c].append((p, k))
 
-    def _apply_part(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
+    def _apply_part(self, pair: str, new: str, grown: tuple[set[str], set[str]]) -> None:
         st = self.st
+        grown_parts = grown[0]
         for k in self.where[0].pop(pair, ()):
             old = st.unit_parts[k]
             if pair not in old:
@@ -351,40 +556,52 @@ class HierarchicalEngine:
             self._sub(0, old, w)
             for p in self._add(0, nw, w, k):
                 if new in p:
-                    touched.add((p, 0))
+                    grown_parts.add(p)
             if len(nw) == 1 and st.unit_joinable[k]:
-                self._complete(k, nw, touched)
+                self._complete(k, nw, grown[1])
 
-    def _complete(self, k: int, symbol: str, touched: set[tuple[str, int]]) -> None:
+    def _complete(self, k: int, symbol: str, grown: set[str]) -> None:
         """Unit type ``k`` is now one symbol: it enters the words as that symbol."""
         st = self.st
         ph = chr(_FIRST_PLACEHOLDER + k)
         pc, where = self.counts[1], self.where[1]
+        get = pc.get
         words, counts = st.words, st.counts
         barrier = _BARRIER
-        new_pairs: set[str] = set()
+        add_grown = grown.add
         for wi in st.unit_words[k]:
             old = words[wi]
             nw = old.replace(ph, symbol)
             words[wi] = nw
-            c = counts[wi]
             # Pairs touching a placeholder were never counted, so only the pairs next to
             # the replaced positions are new; every other pair of the word is unchanged.
+            i = old.find(ph)
+            if old.find(ph, i + 1) < 0:  # the usual case: the unit occurs once in the word
+                if i and nw[i - 1] < barrier:
+                    p = nw[i - 1 : i + 1]
+                    pc[p] = get(p, 0) + counts[wi]
+                    add_grown(p)
+                    where[p].add(wi)
+                if i + 1 < len(nw) and nw[i + 1] < barrier:
+                    p = nw[i : i + 2]
+                    pc[p] = get(p, 0) + counts[wi]
+                    add_grown(p)
+                    where[p].add(wi)
+                continue
+            c = counts[wi]
             last = len(nw) - 1
             seen = -1
-            i = old.find(ph)
             while i >= 0:
                 for j in (i - 1, i):
                     if j > seen and 0 <= j < last and nw[j] < barrier and nw[j + 1] < barrier:
                         seen = j
                         p = nw[j : j + 2]
-                        pc[p] = pc.get(p, 0) + c
-                        new_pairs.add(p)
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
                         where[p].add(wi)
                 i = old.find(ph, i + 1)
-        touched.update((p, 1) for p in new_pairs)
 
-    def _apply_join(self, pair: str, new: str, touched: set[tuple[str, int]]) -> None:
+    def _apply_join(self, pair: str, new: str, grown: set[str]) -> None:
         # The hot loop of training (most merges are joins). Only the pairs next to a
         # replaced occurrence change, so only those are updated: a merge costs the number
         # of its occurrences, not the length of the words it touches (which made text
@@ -394,7 +611,8 @@ class HierarchicalEngine:
         pc, where = self.counts[1], self.where[1]
         get = pc.get
         barrier = _BARRIER
-        new_pairs: set[str] = set()
+        add_grown = grown.add
+        first, second = pair[0], pair[1]
         for wi in where.pop(pair, ()):
             old = words[wi]
             i = old.find(pair)
@@ -403,6 +621,26 @@ class HierarchicalEngine:
             nw = old.replace(pair, new)
             words[wi] = nw
             c = counts[wi]
+            if old.find(pair, i + 2) < 0:
+                # The usual case, one occurrence: its two neighbours change (the pair's own
+                # count is dropped by the caller).
+                if i:
+                    a = old[i - 1]
+                    if a < barrier:
+                        pc[a + first] -= c
+                        p = a + new
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
+                        where[p].add(wi)
+                if i + 2 < len(old):
+                    b = old[i + 2]
+                    if b < barrier:
+                        pc[second + b] -= c
+                        p = new + b
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
+                        where[p].add(wi)
+                continue
             last_old = len(old) - 2  # the last index a pair of `old` can start at
             last_new = len(nw) - 2
             done_old = -1  # old pairs at indexes <= this one are already subtracted
@@ -423,11 +661,10 @@ class HierarchicalEngine:
                         if a < barrier and b < barrier:
                             p = a + b
                             pc[p] = get(p, 0) + c
-                            new_pairs.add(p)
+                            add_grown(p)
                             where[p].add(wi)
                 shift += 1
                 i = old.find(pair, i + 2)
-        touched.update((p, 1) for p in new_pairs)
 
     # ------------------------------------------------------------------ loop
     def run(
@@ -480,10 +717,14 @@ class HierarchicalEngine:
         """How often each symbol is used in the final segmentation of the corpus."""
         st = self.st
         freq = [0] * len(st.symbols)
+        # The words of each count are counted together, at C speed.
+        by_count: defaultdict[int, list[str]] = defaultdict(list)
         for w, c in zip(st.words, st.counts):
-            for ch in w:
+            by_count[c].append(w)
+        for c, ws in by_count.items():
+            for ch, n in Counter("".join(ws)).items():
                 if ch < _BARRIER:
-                    freq[ord(ch)] += c
+                    freq[ord(ch)] += n * c
         for k, parts in enumerate(st.unit_parts):
             if len(parts) == 1 and st.unit_joinable[k]:
                 continue  # counted in the words
