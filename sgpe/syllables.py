@@ -50,17 +50,23 @@ original implementation wins (``docs/decisions.md``):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
-from typing import Literal, NamedTuple
+from functools import cache, reduce
+from itertools import chain, islice
+from operator import iadd, methodcaller
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .schema import OTHER, Schema, schemas_for
+from .schema import _GRAMMAR_TOKEN, OTHER, Schema, schemas_for
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Kind = Literal["syllable", "orphan", "passthrough", "whitespace"]
 # As in the original SGPE, only these four characters take part in leading-space handling.
 LS_WHITESPACE = " \t\n\r"
 _CACHE_LIMIT = 200_000  # distinct parts remembered per syllabifier (then it starts afresh)
+_KEY_LIMIT = 2_000  # longer parts (text without plain spaces) are matched, not remembered
 
 
 class Span(NamedTuple):
@@ -79,6 +85,209 @@ class CharTrace:
     state: str  # DFA state after this character (unit-internal characters share it)
     token: int  # index of the token it belongs to
     script: str | None  # schema that claimed the token, None for passthrough/whitespace
+
+
+# ============================================================================
+# Chunking: token boundaries that hold in every context
+# ============================================================================
+
+# (nullable, first letters, last letters, adjacent letter pairs) of a regular language.
+_Lang = tuple[bool, frozenset[int], frozenset[int], frozenset[tuple[int, int]]]
+_EMPTY: _Lang = (True, frozenset(), frozenset(), frozenset())
+
+
+def _cat(a: _Lang, b: _Lang) -> _Lang:
+    return (
+        a[0] and b[0],
+        a[1] | b[1] if a[0] else a[1],
+        a[2] | b[2] if b[0] else b[2],
+        a[3] | b[3] | {(x, y) for x in a[2] for y in b[1]},
+    )
+
+
+def _alt(a: _Lang, b: _Lang) -> _Lang:
+    return (a[0] or b[0], a[1] | b[1], a[2] | b[2], a[3] | b[3])
+
+
+def _star(a: _Lang) -> _Lang:
+    return (True, a[1], a[2], a[3] | {(x, y) for x in a[2] for y in a[1]})
+
+
+def _letters(ks: Iterable[int]) -> _Lang:
+    ks = frozenset(ks)
+    return (False, ks, ks, frozenset())
+
+
+def _word(ks: Iterable[int]) -> _Lang:
+    out = _EMPTY
+    for k in ks:
+        out = _cat(out, _letters((k,)))
+    return out
+
+
+def _grammar_language(schema: Schema, grammar: str, letter: dict[str, int]) -> _Lang:
+    """The :data:`_Lang` of a schema grammar over the letters of :class:`Chunker`.
+
+    The grammar is read with the same tokens as ``Schema.grammar_regex`` expands it: a class
+    letter stands for its characters or any of its units (a fixed sequence)."""
+    toks = _GRAMMAR_TOKEN.findall(grammar)
+    pos = 0
+
+    def symbol(cls: str) -> _Lang:
+        out = _letters(letter[c] for c in schema.classes[cls])
+        for u in schema.units:
+            if u.cls == cls:
+                out = _alt(out, _word(letter[c] for c in u.sequence))
+        return out
+
+    def alternation() -> _Lang:
+        nonlocal pos
+        out = sequence()
+        while pos < len(toks) and toks[pos] == "|":
+            pos += 1
+            out = _alt(out, sequence())
+        return out
+
+    def sequence() -> _Lang:
+        nonlocal pos
+        out = _EMPTY
+        while pos < len(toks) and toks[pos] not in ("|", ")"):
+            tok = toks[pos]
+            pos += 1
+            if tok == "(?:":
+                item = alternation()
+                pos += 1  # the ")" (the schema's grammar compiled, so it is balanced)
+            else:
+                item = symbol(tok)
+            while pos < len(toks) and toks[pos] in ("*", "+", "?"):
+                # A lazy "??" or "*?" only changes which match is preferred, not the language.
+                q = toks[pos]
+                pos += 1
+                item = (
+                    _star(item)
+                    if q == "*"
+                    else (True, *item[1:])
+                    if q == "?"
+                    else _cat(item, _star(item))
+                )
+            out = _cat(out, item)
+        return out
+
+    return alternation()
+
+
+class Chunker:
+    """Cuts text where no token can go across, with numpy, so only the pieces between
+    are matched by the regex, and each distinct piece once.
+
+    The regex tells characters apart only by the class sets and unit sequences of the
+    schemas and by the four literal whitespace characters of ``leading_space``, so each
+    character is mapped to one *letter* per such signature. From the grammars we know
+    which pairs of adjacent letters occur inside some token; between any other pair there
+    is a boundary in every context: no match can go across it, and the regex's choices
+    before it never depend on what follows (it has no anchors or lookarounds). The text
+    is cut there (a separator character inserted with numpy, then ``str.split``): most
+    pieces are one syllable, and the rare piece of several tokens is matched by the
+    reference regex. ``tests/test_syllabify.py`` checks the result against that regex.
+    """
+
+    def __init__(
+        self,
+        table: np.ndarray[Any, Any],
+        inside: np.ndarray[Any, Any],
+        findall: Callable[[str], list[str]],
+    ) -> None:
+        self.table = table  # code point -> letter
+        self.inside = inside  # inside[a, b]: letters a, b can be adjacent in one token
+        self.findall = findall
+        self.single: set[str] = set()  # pieces known to be one token
+
+    @classmethod
+    def build(
+        cls, schemas: tuple[Schema, ...], leading_space: bool, findall: Callable[[str], list[str]]
+    ) -> Chunker | None:
+        """The chunker for these schemas; None without numpy or for a grammar that can
+        match the empty string (its regex then yields empty tokens: left to the regex)."""
+        try:
+            import numpy as np
+        except ImportError:
+            return None
+        special = set(" \t\n\r").union(*(u.sequence for s in schemas for u in s.units))
+        member: dict[str, set[tuple[int, str]]] = {c: set() for c in special}
+        for i, s in enumerate(schemas):
+            for name, chars in s.classes.items():
+                for c in chars:
+                    member.setdefault(c, set()).add((i, name))
+        signatures: dict[object, int] = {"other": 0}
+        letter = {
+            c: signatures.setdefault((c if c in special else "", frozenset(m)), len(signatures))
+            for c, m in member.items()
+        }
+        inside: set[tuple[int, int]] = set()
+        starts: set[int] = set()
+        for s in schemas:
+            for grammar in (s.syllable_grammar, s.orphan_grammar):
+                empty, first, _, pairs = _grammar_language(s, grammar, letter)
+                if empty:
+                    return None
+                inside |= pairs
+                starts |= first
+        if leading_space:  # " ?(?:syllable|orphan|[^ \t\n\r])": a space joins what follows
+            ws = {letter[c] for c in " \t\n\r"}
+            inside |= {(letter[" "], b) for b in starts | (set(range(len(signatures))) - ws)}
+        n = len(signatures)
+        table = np.zeros(0x110000, dtype=np.uint8 if n <= 256 else np.uint16)
+        table[[ord(c) for c in letter]] = list(letter.values())
+        joined = np.zeros((n, n), dtype=bool)
+        if inside:
+            a, b = zip(*inside)
+            joined[list(a), list(b)] = True
+        return cls(table, joined, findall)
+
+    def after_space(self, parts: list[str]) -> list[list[str]] | None:
+        """The tokens of ``" " + part`` for each part, or None if the text holds every
+        separator character we could use."""
+        import numpy as np
+
+        text = " " + " ".join(parts)
+        seps = [c for c in _SEPARATORS if c not in text]
+        if len(seps) < 2:
+            return None
+        word_sep, piece_sep = seps[:2]
+        chars = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        letters = self.table[chars]
+        cuts = np.flatnonzero(~self.inside[letters[:-1], letters[1:]]) + 1
+        # Each part starts at its space, a cut (no token holds a space but at its start).
+        part_starts = np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) + 1)
+        is_part_start = np.zeros(len(chars) + 1, dtype=bool)
+        is_part_start[part_starts] = True
+        marks = np.where(is_part_start[cuts], ord(word_sep), ord(piece_sep)).astype(np.uint32)
+        cut_text = np.insert(chars, cuts, marks).tobytes().decode("utf-32-le", "surrogatepass")
+        cut_parts = cut_text.split(word_sep)
+        if len(cut_parts) != len(parts):
+            return None
+        out = list(map(methodcaller("split", piece_sep), cut_parts))
+        # A piece of several tokens (e.g. a doubled vowel sign) is rare: each distinct
+        # piece is matched once, and only the parts holding such a piece are rebuilt.
+        several: dict[str, list[str]] = {}
+        single = self.single
+        for piece in set(chain.from_iterable(out)).difference(single):
+            tokens = self.findall(piece)
+            if len(tokens) > 1:
+                several[piece] = tokens
+            else:
+                if len(single) >= _CACHE_LIMIT:
+                    single.clear()
+                single.add(piece)
+        if several:
+            for i, plain in enumerate(map(several.keys().isdisjoint, out)):
+                if not plain:
+                    out[i] = [t for piece in out[i] for t in several.get(piece, (piece,))]
+        return out
+
+
+# Characters the chunker may insert as cut marks: any two that the text does not hold.
+_SEPARATORS = "\x00\x01\x02\x03\ufffe\uffff\U0010fffe\U0010ffff"
 
 
 # ============================================================================
@@ -110,61 +319,73 @@ class Syllabifier:
         else:
             self.pattern = f"{syl}|{orph}|[\\s\\S]"
             span_pattern = f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
+        # The reference: the grammar regex over the whole text. Everything faster below
+        # must give exactly its tokens (tests/test_syllabify.py compares them).
         self._findall = re.compile(self.pattern).findall
         self._finditer = re.compile(span_pattern).finditer
-        # Words repeat (Zipf): each distinct space-delimited part is matched once and its
-        # tokens reused, which is what makes syllabify run at word-lookup speed.
-        self._cache: dict[str, list[str]] = {}
-        # Letter -> (its script's word characters, that script's own matcher).
-        self._single: dict[str, tuple[frozenset[str], Callable[[str], list[str]]]] = {}
-        if len(self.schemas) > 1 and schemas is None:
-            for s in reversed(self.schemas):  # a joiner goes to the first script
-                own = (s.word_chars | {" "}, get_syllabifier(s.name, leading_space)._findall)
-                self._single.update(dict.fromkeys(s.word_chars, own))
-
-    def _part(self, part: str) -> list[str]:
-        """Tokens of one part of the text that holds no plain space (or starts with one)."""
-        tokens = self._cache.get(part)
-        if tokens is None and "\n" in part:
-            # Across a line break: the lines' words are cached, not the rare pair.
-            first, *rest = part.split("\n")
-            tokens = list(self._part(first)) if first else []
-            for line in rest:
-                tokens.append("\n")
-                if line:
-                    tokens += self._part(line)
-        elif tokens is None:
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            findall: Callable[[str], list[str]] = self._findall
-            # A part in one script matches with that script's regex alone: same tokens (no
-            # other schema's syllable or orphan can start on its characters), fewer tries.
-            single = self._single.get(part[-1]) if part else None
-            if single is not None and single[0].issuperset(part):
-                findall = single[1]
-            tokens = self._cache[part] = findall(part)
-        return tokens
+        # A plain space never sits inside a token (only at the start of one, with
+        # leading_space), so the tokens of a text are those of its first space-delimited
+        # part followed by those of " " + each later part. Words repeat (Zipf): each
+        # distinct part is matched once and its tokens reused, so a text already seen
+        # word by word costs a dictionary lookup per word.
+        self._split_at_spaces = not any(" " in s.code_points for s in self.schemas)
+        self._words: dict[str, list[str]] = {}  # part -> tokens of " " + part
+        self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
+        # Built on the first new word; stays None without numpy (the regex then does it all).
+        self._chunker: Chunker | None = None
+        self._chunker_built = False
 
     def __call__(self, text: str) -> list[str]:
+        if not self._split_at_spaces:
+            return self._findall(text)
         parts = text.split(" ")
-        out = list(self._part(parts[0]))
-        extend, append, part = out.extend, out.append, self._part
-        if self.leading_space:
-            # The space before a part joins its first token unless the part is empty (the
-            # next character is another space, or the end) or starts with \t \n \r.
-            for p in parts[1:]:
-                if p and p[0] not in "\t\n\r":
-                    extend(part(" " + p))
-                else:
-                    append(" ")
-                    if p:
-                        extend(part(p))
+        head = self._heads.get(parts[0])
+        if head is None:
+            head = self._findall(parts[0])
+            if len(parts[0]) <= _KEY_LIMIT:
+                if len(self._heads) >= _CACHE_LIMIT:
+                    self._heads.clear()
+                self._heads[parts[0]] = head
+        if len(parts) == 1:
+            return list(head)
+        try:
+            # Every part known: the list is built at C speed (no Python code per word).
+            return reduce(iadd, map(self._words.__getitem__, islice(parts, 1, None)), list(head))
+        except KeyError:
+            pass
+        # Some parts are new: match them all at once and remember the short ones.
+        words = self._words
+        distinct = set(islice(parts, 1, None))
+        new = list(distinct.difference(words))
+        fresh = dict(zip(new, self._after_space(new)))
+        if len(words) + len(fresh) > _CACHE_LIMIT:
+            words.clear()
+        if max(map(len, new)) <= _KEY_LIMIT:
+            words.update(fresh)
         else:
-            for p in parts[1:]:
-                append(" ")
-                if p:
-                    extend(part(p))
-        return out
+            words.update({p: v for p, v in fresh.items() if len(p) <= _KEY_LIMIT})
+        try:
+            return reduce(iadd, map(words.__getitem__, islice(parts, 1, None)), list(head))
+        except KeyError:
+            pass
+        # A long part, a part forgotten when the dictionary was full, or another thread
+        # cleared it: build from a dictionary of this text's own parts.
+        local = dict(zip(distinct, map(words.get, distinct)))
+        local.update(fresh)
+        lost = [p for p, v in local.items() if v is None]
+        local.update(zip(lost, self._after_space(lost)))
+        return reduce(iadd, map(local.__getitem__, islice(parts, 1, None)), list(head))
+
+    def _after_space(self, parts: list[str]) -> list[list[str]]:
+        """The tokens of ``" " + part`` for each part (no plain space inside any of them)."""
+        if not self._chunker_built:
+            self._chunker = Chunker.build(self.schemas, self.leading_space, self._findall)
+            self._chunker_built = True
+        if self._chunker is not None and parts:
+            tokens = self._chunker.after_space(parts)
+            if tokens is not None:
+                return tokens
+        return list(map(self._findall, map(" ".__add__, parts)))
 
     def spans(self, text: str) -> list[Span]:
         out: list[Span] = []
