@@ -328,7 +328,11 @@ class Syllabifier:
         # part followed by those of " " + each later part. Words repeat (Zipf): each
         # distinct part is matched once and its tokens reused, so a text already seen
         # word by word costs a dictionary lookup per word.
-        self._split_at_spaces = not any(" " in s.code_points for s in self.schemas)
+        # (Not for a schema that claims the space, nor for a grammar that matches the empty
+        # string: the regex's empty tokens then depend on where the text starts.)
+        self._split_at_spaces = not any(" " in s.code_points for s in self.schemas) and (
+            re.fullmatch(f"{syl}|{orph}", "") is None
+        )
         self._words: dict[str, list[str]] = {}  # part -> tokens of " " + part
         self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
         # Built on the first new word; stays None without numpy (the regex then does it all).
@@ -358,12 +362,15 @@ class Syllabifier:
         distinct = set(islice(parts, 1, None))
         new = list(distinct.difference(words))
         fresh = dict(zip(new, self._after_space(new)))
-        if len(words) + len(fresh) > _CACHE_LIMIT:
-            words.clear()
-        if max(map(len, new)) <= _KEY_LIMIT:
+        full = len(words) + len(fresh) > _CACHE_LIMIT
+        if not full and max(map(len, new), default=0) <= _KEY_LIMIT:
             words.update(fresh)
-        else:
-            words.update({p: v for p, v in fresh.items() if len(p) <= _KEY_LIMIT})
+        else:  # full (start afresh with this text's own parts) or a part too long to keep
+            keep = {**dict(zip(distinct, map(words.get, distinct))), **fresh}
+            if full:
+                words.clear()
+            kept = ((p, v) for p, v in keep.items() if v is not None and len(p) <= _KEY_LIMIT)
+            words.update(islice(kept, _CACHE_LIMIT))
         try:
             return reduce(iadd, map(words.__getitem__, islice(parts, 1, None)), list(head))
         except KeyError:
