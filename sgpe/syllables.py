@@ -50,11 +50,12 @@ original implementation wins (``docs/decisions.md``):
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, reduce
-from itertools import chain, islice
-from operator import iadd, methodcaller
+from itertools import islice
+from operator import iadd
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .schema import _GRAMMAR_TOKEN, OTHER, Schema, schemas_for
@@ -193,97 +194,126 @@ class Chunker:
 
     def __init__(
         self,
-        table: np.ndarray[Any, Any],
-        inside: np.ndarray[Any, Any],
+        tables: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
         findall: Callable[[str], list[str]],
     ) -> None:
-        self.table = table  # code point -> letter
-        self.inside = inside  # inside[a, b]: letters a, b can be adjacent in one token
+        self.table, self.inside = tables  # code point -> letter; letter pairs seen in a token
         self.findall = findall
-        self.single: set[str] = set()  # pieces known to be one token
+        self.canon: dict[str, str] = {}  # piece known to be one token -> its shared string
 
     @classmethod
     def build(
-        cls, schemas: tuple[Schema, ...], leading_space: bool, findall: Callable[[str], list[str]]
+        cls,
+        schemas: tuple[Schema, ...] | str,
+        leading_space: bool,
+        findall: Callable[[str], list[str]],
     ) -> Chunker | None:
-        """The chunker for these schemas; None without numpy or for a grammar that can
-        match the empty string (its regex then yields empty tokens: left to the regex)."""
-        try:
-            import numpy as np
-        except ImportError:
-            return None
-        special = set(" \t\n\r").union(*(u.sequence for s in schemas for u in s.units))
-        member: dict[str, set[tuple[int, str]]] = {c: set() for c in special}
-        for i, s in enumerate(schemas):
-            for name, chars in s.classes.items():
-                for c in chars:
-                    member.setdefault(c, set()).add((i, name))
-        signatures: dict[object, int] = {"other": 0}
-        letter = {
-            c: signatures.setdefault((c if c in special else "", frozenset(m)), len(signatures))
-            for c, m in member.items()
-        }
-        inside: set[tuple[int, int]] = set()
-        starts: set[int] = set()
-        for s in schemas:
-            for grammar in (s.syllable_grammar, s.orphan_grammar):
-                empty, first, _, pairs = _grammar_language(s, grammar, letter)
-                if empty:
-                    return None
-                inside |= pairs
-                starts |= first
-        if leading_space:  # " ?(?:syllable|orphan|[^ \t\n\r])": a space joins what follows
-            ws = {letter[c] for c in " \t\n\r"}
-            inside |= {(letter[" "], b) for b in starts | (set(range(len(signatures))) - ws)}
-        n = len(signatures)
-        table = np.zeros(0x110000, dtype=np.uint8 if n <= 256 else np.uint16)
-        table[[ord(c) for c in letter]] = list(letter.values())
-        joined = np.zeros((n, n), dtype=bool)
-        if inside:
-            a, b = zip(*inside)
-            joined[list(a), list(b)] = True
-        return cls(table, joined, findall)
+        """The chunker for these schemas (or a built-in ``script`` setting); None without
+        numpy or for a grammar that can match the empty string (the regex's empty tokens
+        are left to the regex)."""
+        if isinstance(schemas, str):
+            tables = _builtin_chunk_tables(schemas, leading_space)
+        else:
+            tables = _chunk_tables(schemas, leading_space)
+        return None if tables is None else cls(tables, findall)
 
-    def after_space(self, parts: list[str]) -> list[list[str]] | None:
+    def after_space(self, parts: list[str]) -> list[tuple[str, ...]] | None:
         """The tokens of ``" " + part`` for each part, or None if the text holds every
         separator character we could use."""
         import numpy as np
 
         text = " " + " ".join(parts)
-        seps = [c for c in _SEPARATORS if c not in text]
-        if len(seps) < 2:
+        sep = next((c for c in _SEPARATORS if c not in text), None)
+        if sep is None:
             return None
-        word_sep, piece_sep = seps[:2]
         chars = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         letters = self.table[chars]
         cuts = np.flatnonzero(~self.inside[letters[:-1], letters[1:]]) + 1
-        # Each part starts at its space, a cut (no token holds a space but at its start).
-        part_starts = np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) + 1)
-        is_part_start = np.zeros(len(chars) + 1, dtype=bool)
-        is_part_start[part_starts] = True
-        marks = np.where(is_part_start[cuts], ord(word_sep), ord(piece_sep)).astype(np.uint32)
-        cut_text = np.insert(chars, cuts, marks).tobytes().decode("utf-32-le", "surrogatepass")
-        cut_parts = cut_text.split(word_sep)
-        if len(cut_parts) != len(parts):
+        marked = np.insert(chars, cuts, ord(sep)).tobytes().decode("utf-32-le", "surrogatepass")
+        flat = marked.split(sep)
+        # Each part starts at its space, a cut (no token holds a space but at its start):
+        # the pieces of part k are flat[first[k]:first[k + 1]].
+        first = np.flatnonzero(chars[cuts] == 32) + 1
+        if len(first) != len(parts) - 1:
             return None
-        out = list(map(methodcaller("split", piece_sep), cut_parts))
-        # A piece of several tokens (e.g. a doubled vowel sign) is rare: each distinct
-        # piece is matched once, and only the parts holding such a piece are rebuilt.
+        bounds = [0, *first.tolist(), len(flat)]
+        # Each distinct piece is matched once. Nearly all are one token, kept as one
+        # shared string object: the lists built from them then touch a few thousand hot
+        # objects rather than a new one per token. A piece of several tokens (e.g. a
+        # doubled vowel sign) is rare: only the parts holding one are rebuilt.
+        canon = self.canon
         several: dict[str, list[str]] = {}
-        single = self.single
-        for piece in set(chain.from_iterable(out)).difference(single):
+        for piece in set(flat).difference(canon):
             tokens = self.findall(piece)
             if len(tokens) > 1:
                 several[piece] = tokens
             else:
-                if len(single) >= _CACHE_LIMIT:
-                    single.clear()
-                single.add(piece)
-        if several:
-            for i, plain in enumerate(map(several.keys().isdisjoint, out)):
-                if not plain:
-                    out[i] = [t for piece in out[i] for t in several.get(piece, (piece,))]
+                if len(canon) >= _CACHE_LIMIT:
+                    canon.clear()
+                canon[piece] = piece
+        # Tuples: the garbage collector stops tracking a tuple of strings, not a list.
+        pieces: tuple[Any, ...] = tuple(map(canon.get, flat))  # None: several tokens
+        out = list(map(pieces.__getitem__, map(slice, bounds, bounds[1:])))
+        i = -1
+        while several:
+            try:
+                i = pieces.index(None, i + 1)
+            except ValueError:
+                break
+            k = bisect_right(bounds, i) - 1
+            own = flat[bounds[k] : bounds[k + 1]]
+            out[k] = tuple(t for p in own for t in several.get(p) or (canon.get(p, p),))
         return out
+
+
+def _chunk_tables(
+    schemas: tuple[Schema, ...], leading_space: bool
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """:class:`Chunker`'s letter of each code point and which letter pairs occur inside a
+    token; None without numpy or for a grammar that matches the empty string."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    special = set(" \t\n\r").union(*(u.sequence for s in schemas for u in s.units))
+    member: dict[str, set[tuple[int, str]]] = {c: set() for c in special}
+    for i, s in enumerate(schemas):
+        for name, chars in s.classes.items():
+            for c in chars:
+                member.setdefault(c, set()).add((i, name))
+    signatures: dict[object, int] = {"other": 0}
+    letter = {
+        c: signatures.setdefault((c if c in special else "", frozenset(m)), len(signatures))
+        for c, m in member.items()
+    }
+    inside: set[tuple[int, int]] = set()
+    starts: set[int] = set()
+    for s in schemas:
+        for grammar in (s.syllable_grammar, s.orphan_grammar):
+            empty, first, _, pairs = _grammar_language(s, grammar, letter)
+            if empty:
+                return None
+            inside |= pairs
+            starts |= first
+    if leading_space:  # " ?(?:syllable|orphan|[^ \t\n\r])": a space joins what follows
+        ws = {letter[c] for c in " \t\n\r"}
+        inside |= {(letter[" "], b) for b in starts | (set(range(len(signatures))) - ws)}
+    n = len(signatures)
+    table = np.zeros(0x110000, dtype=np.uint8 if n <= 256 else np.uint16)
+    table[[ord(c) for c in letter]] = list(letter.values())
+    joined = np.zeros((n, n), dtype=bool)
+    if inside:
+        a, b = zip(*inside)
+        joined[list(a), list(b)] = True
+    return table, joined
+
+
+@cache
+def _builtin_chunk_tables(
+    script: str, leading_space: bool
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """:func:`_chunk_tables` of the built-in schemas, made once per setting."""
+    return _chunk_tables(schemas_for(script), leading_space)
 
 
 # Characters the chunker may insert as cut marks: any two that the text does not hold.
@@ -308,6 +338,7 @@ class Syllabifier:
         self.script = script
         self.leading_space = leading_space
         self.schemas: tuple[Schema, ...] = schemas or schemas_for(script)
+        self._builtin = not schemas
         syl = "|".join(s.syllable_regex for s in self.schemas)
         orph = "|".join(s.orphan_regex for s in self.schemas)
         if leading_space:
@@ -333,7 +364,7 @@ class Syllabifier:
         self._split_at_spaces = not any(" " in s.code_points for s in self.schemas) and (
             re.fullmatch(f"{syl}|{orph}", "") is None
         )
-        self._words: dict[str, list[str]] = {}  # part -> tokens of " " + part
+        self._words: dict[str, tuple[str, ...]] = {}  # part -> tokens of " " + part
         self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
         # Built on the first new word; stays None without numpy (the regex then does it all).
         self._chunker: Chunker | None = None
@@ -361,11 +392,13 @@ class Syllabifier:
         words = self._words
         distinct = set(islice(parts, 1, None))
         new = list(distinct.difference(words))
-        fresh = dict(zip(new, self._after_space(new)))
-        full = len(words) + len(fresh) > _CACHE_LIMIT
+        tokens = self._after_space(new)
+        full = len(words) + len(new) > _CACHE_LIMIT
+        fresh: dict[str, tuple[str, ...]] = {}
         if not full and max(map(len, new), default=0) <= _KEY_LIMIT:
-            words.update(fresh)
+            words.update(zip(new, tokens))
         else:  # full (start afresh with this text's own parts) or a part too long to keep
+            fresh = dict(zip(new, tokens))
             keep = {**dict(zip(distinct, map(words.get, distinct))), **fresh}
             if full:
                 words.clear()
@@ -383,16 +416,17 @@ class Syllabifier:
         local.update(zip(lost, self._after_space(lost)))
         return reduce(iadd, map(local.__getitem__, islice(parts, 1, None)), list(head))
 
-    def _after_space(self, parts: list[str]) -> list[list[str]]:
+    def _after_space(self, parts: list[str]) -> list[tuple[str, ...]]:
         """The tokens of ``" " + part`` for each part (no plain space inside any of them)."""
         if not self._chunker_built:
-            self._chunker = Chunker.build(self.schemas, self.leading_space, self._findall)
+            own = self.script if self._builtin else self.schemas
+            self._chunker = Chunker.build(own, self.leading_space, self._findall)
             self._chunker_built = True
         if self._chunker is not None and parts:
             tokens = self._chunker.after_space(parts)
             if tokens is not None:
                 return tokens
-        return list(map(self._findall, map(" ".__add__, parts)))
+        return list(map(tuple, map(self._findall, map(" ".__add__, parts))))
 
     def spans(self, text: str) -> list[Span]:
         out: list[Span] = []

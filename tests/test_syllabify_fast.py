@@ -84,7 +84,7 @@ def test_chunker_cuts_never_split_a_token_of_real_text(shared_corpora, leading_s
         parts = list(dict.fromkeys(text.split(" ")))
         chunker = Chunker.build(syl.schemas, leading_space, syl._findall)
         assert chunker is not None
-        assert chunker.after_space(parts) == [syl._findall(" " + p) for p in parts], name
+        assert chunker.after_space(parts) == [tuple(syl._findall(" " + p)) for p in parts], name
     for script in BUILTIN_SCRIPTS:  # one script's own syllabifier on its own text
         text = "\n".join(corpus_lines(shared_corpora, script)[:300])
         _check(Syllabifier(script, leading_space), text)
