@@ -13,11 +13,13 @@ token that follows it, as in the original SGPE; tabs, newlines and the other spa
 single tokens. ``script="auto"`` uses every built-in schema at once: their syllables start
 with disjoint characters, so one alternation routes each run of text to its own grammar.
 
-Matching uses the schema's grammar regex (fast, C speed), once per distinct
-space-delimited word: words repeat, so their tokens are reused from a bounded cache. The schema's DFA table drives
-:func:`trace` (per-character class and state for the UI) and :func:`syllabify_dfa`, a
-table-driven matcher kept as an independent second definition; the tests prove both give
-identical output, and the benchmarks in ``bench/`` measure them (the regex is ~20x faster).
+The schemas' grammar regex defines the tokens (``Syllabifier._findall``). A call runs it
+as little as possible, with the same result: each distinct space-delimited word is
+matched once and its tokens remembered, and new words are cut with numpy where no token
+can go across (:class:`Chunker`), so the regex only sees each distinct piece once. The
+schema's DFA table drives :func:`trace` (per-character class and state for the UI) and
+:func:`syllabify_dfa`, a table-driven matcher kept as an independent second definition;
+the tests prove both give identical output, and the benchmarks in ``bench/`` measure them.
 
 The original Sinhala syllable has three definitions that do not quite agree: the DFA
 table of the SGPE paper, the loop of the original implementation (``LinguisTrie``), and
@@ -255,7 +257,7 @@ class Chunker:
         pieces: tuple[Any, ...] = tuple(map(canon.get, flat))  # None: several tokens
         out = list(map(pieces.__getitem__, map(slice, bounds, bounds[1:])))
         i = -1
-        while several:
+        while True:  # (a None without `several`: another thread cleared `canon` meanwhile)
             try:
                 i = pieces.index(None, i + 1)
             except ValueError:
