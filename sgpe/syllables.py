@@ -231,7 +231,11 @@ class Chunker:
         chars = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         letters = self.table[chars]
         cuts = np.flatnonzero(~self.inside[letters[:-1], letters[1:]]) + 1
-        marked = np.insert(chars, cuts, ord(sep)).tobytes().decode("utf-32-le", "surrogatepass")
+        marked_chars = np.full(len(chars) + len(cuts), ord(sep), dtype=np.uint32)
+        kept = np.ones(len(marked_chars), dtype=bool)
+        kept[cuts + np.arange(len(cuts))] = False  # where the separators go
+        marked_chars[kept] = chars
+        marked = marked_chars.tobytes().decode("utf-32-le", "surrogatepass")
         flat = marked.split(sep)
         # Each part starts at its space, a cut (no token holds a space but at its start):
         # the pieces of part k are flat[first[k]:first[k + 1]].
