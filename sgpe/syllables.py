@@ -191,7 +191,7 @@ class Chunker:
     before it never depend on what follows (it has no anchors or lookarounds). The text
     is cut there (a separator character inserted with numpy, then ``str.split``): most
     pieces are one syllable, and the rare piece of several tokens is matched by the
-    reference regex. ``tests/test_syllabify.py`` checks the result against that regex.
+    reference regex. ``tests/test_syllabify_fast.py`` checks the result against that regex.
     """
 
     def __init__(
@@ -229,7 +229,7 @@ class Chunker:
         if sep is None:
             return None
         chars = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        letters = self.table[chars]
+        letters = self.table[np.minimum(chars, len(self.table) - 1)]
         cuts = np.flatnonzero(~self.inside[letters[:-1], letters[1:]]) + 1
         marked_chars = np.full(len(chars) + len(cuts), ord(sep), dtype=np.uint32)
         kept = np.ones(len(marked_chars), dtype=bool)
@@ -305,7 +305,9 @@ def _chunk_tables(
         ws = {letter[c] for c in " \t\n\r"}
         inside |= {(letter[" "], b) for b in starts | (set(range(len(signatures))) - ws)}
     n = len(signatures)
-    table = np.zeros(0x110000, dtype=np.uint8 if n <= 256 else np.uint16)
+    # Up to the highest code point any letter stands for, plus one "other" entry that every
+    # higher code point is clipped to (64 KB for the built-in schemas, not 1.1 MB).
+    table = np.zeros(max(map(ord, letter)) + 2, dtype=np.uint8 if n <= 256 else np.uint16)
     table[[ord(c) for c in letter]] = list(letter.values())
     joined = np.zeros((n, n), dtype=bool)
     if inside:
@@ -357,7 +359,7 @@ class Syllabifier:
             self.pattern = f"{syl}|{orph}|[\\s\\S]"
             span_pattern = f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
         # The reference: the grammar regex over the whole text. Everything faster below
-        # must give exactly its tokens (tests/test_syllabify.py compares them).
+        # must give exactly its tokens (tests/test_syllabify_fast.py compares them).
         self._findall = re.compile(self.pattern).findall
         self._finditer = re.compile(span_pattern).finditer
         # A plain space never sits inside a token (only at the start of one, with

@@ -17,8 +17,10 @@ from sgpe.syllables import _SEPARATORS, Chunker, Syllabifier, get_syllabifier
 
 SCRIPTS = ("auto", *BUILTIN_SCRIPTS)
 # Characters every script's text meets besides its own: spaces and the other whitespace,
-# a no-break space, Latin, digits, punctuation, and the chunker's separator characters.
+# a no-break space, Latin, digits, punctuation, the chunker's separator characters, and
+# code points above every schema's (an emoji, a lone surrogate, the last code point).
 COMMON = [" ", " ", " ", "\t", "\n", "\r", "\xa0", "\u3000", "a", "7", ".", "\x00", "\x01"]
+COMMON += ["\U0001f600", "\ud83d", "\U0010ffff", "\uffff"]
 
 
 def _repertoire(name: str) -> list[str]:
