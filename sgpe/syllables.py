@@ -13,11 +13,13 @@ token that follows it, as in the original SGPE; tabs, newlines and the other spa
 single tokens. ``script="auto"`` uses every built-in schema at once: their syllables start
 with disjoint characters, so one alternation routes each run of text to its own grammar.
 
-Matching uses the schema's grammar regex (fast, C speed), once per distinct
-space-delimited word: words repeat, so their tokens are reused from a bounded cache. The schema's DFA table drives
-:func:`trace` (per-character class and state for the UI) and :func:`syllabify_dfa`, a
-table-driven matcher kept as an independent second definition; the tests prove both give
-identical output, and the benchmarks in ``bench/`` measure them (the regex is ~20x faster).
+The schemas' grammar regex defines the tokens (``Syllabifier._findall``). A call runs it
+as little as possible, with the same result: each distinct space-delimited word is
+matched once and its tokens remembered, and new words are cut with numpy where no token
+can go across (:class:`Chunker`), so the regex only sees each distinct piece once. The
+schema's DFA table drives :func:`trace` (per-character class and state for the UI) and
+:func:`syllabify_dfa`, a table-driven matcher kept as an independent second definition;
+the tests prove both give identical output, and the benchmarks in ``bench/`` measure them.
 
 The original Sinhala syllable has three definitions that do not quite agree: the DFA
 table of the SGPE paper, the loop of the original implementation (``LinguisTrie``), and
@@ -50,17 +52,24 @@ original implementation wins (``docs/decisions.md``):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
-from typing import Literal, NamedTuple
+from functools import cache, reduce
+from itertools import islice
+from operator import iadd
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .schema import OTHER, Schema, schemas_for
+from .schema import _GRAMMAR_TOKEN, OTHER, Schema, schemas_for
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Kind = Literal["syllable", "orphan", "passthrough", "whitespace"]
 # As in the original SGPE, only these four characters take part in leading-space handling.
 LS_WHITESPACE = " \t\n\r"
 _CACHE_LIMIT = 200_000  # distinct parts remembered per syllabifier (then it starts afresh)
+_KEY_LIMIT = 2_000  # longer parts (text without plain spaces) are matched, not remembered
 
 
 class Span(NamedTuple):
@@ -82,6 +91,244 @@ class CharTrace:
 
 
 # ============================================================================
+# Chunking: token boundaries that hold in every context
+# ============================================================================
+
+# (nullable, first letters, last letters, adjacent letter pairs) of a regular language.
+_Lang = tuple[bool, frozenset[int], frozenset[int], frozenset[tuple[int, int]]]
+_EMPTY: _Lang = (True, frozenset(), frozenset(), frozenset())
+
+
+def _cat(a: _Lang, b: _Lang) -> _Lang:
+    return (
+        a[0] and b[0],
+        a[1] | b[1] if a[0] else a[1],
+        a[2] | b[2] if b[0] else b[2],
+        a[3] | b[3] | {(x, y) for x in a[2] for y in b[1]},
+    )
+
+
+def _alt(a: _Lang, b: _Lang) -> _Lang:
+    return (a[0] or b[0], a[1] | b[1], a[2] | b[2], a[3] | b[3])
+
+
+def _star(a: _Lang) -> _Lang:
+    return (True, a[1], a[2], a[3] | {(x, y) for x in a[2] for y in a[1]})
+
+
+def _letters(ks: Iterable[int]) -> _Lang:
+    ks = frozenset(ks)
+    return (False, ks, ks, frozenset())
+
+
+def _word(ks: Iterable[int]) -> _Lang:
+    out = _EMPTY
+    for k in ks:
+        out = _cat(out, _letters((k,)))
+    return out
+
+
+def _grammar_language(schema: Schema, grammar: str, letter: dict[str, int]) -> _Lang:
+    """The :data:`_Lang` of a schema grammar over the letters of :class:`Chunker`.
+
+    The grammar is read with the same tokens as ``Schema.grammar_regex`` expands it: a class
+    letter stands for its characters or any of its units (a fixed sequence)."""
+    toks = _GRAMMAR_TOKEN.findall(grammar)
+    pos = 0
+
+    def symbol(cls: str) -> _Lang:
+        out = _letters(letter[c] for c in schema.classes[cls])
+        for u in schema.units:
+            if u.cls == cls:
+                out = _alt(out, _word(letter[c] for c in u.sequence))
+        return out
+
+    def alternation() -> _Lang:
+        nonlocal pos
+        out = sequence()
+        while pos < len(toks) and toks[pos] == "|":
+            pos += 1
+            out = _alt(out, sequence())
+        return out
+
+    def sequence() -> _Lang:
+        nonlocal pos
+        out = _EMPTY
+        while pos < len(toks) and toks[pos] not in ("|", ")"):
+            tok = toks[pos]
+            pos += 1
+            if tok == "(?:":
+                item = alternation()
+                pos += 1  # the ")" (the schema's grammar compiled, so it is balanced)
+            else:
+                item = symbol(tok)
+            while pos < len(toks) and toks[pos] in ("*", "+", "?"):
+                # A lazy "??" or "*?" only changes which match is preferred, not the language.
+                q = toks[pos]
+                pos += 1
+                item = (
+                    _star(item)
+                    if q == "*"
+                    else (True, *item[1:])
+                    if q == "?"
+                    else _cat(item, _star(item))
+                )
+            out = _cat(out, item)
+        return out
+
+    return alternation()
+
+
+class Chunker:
+    """Cuts text where no token can go across, with numpy, so only the pieces between
+    are matched by the regex, and each distinct piece once.
+
+    The regex tells characters apart only by the class sets and unit sequences of the
+    schemas and by the four literal whitespace characters of ``leading_space``, so each
+    character is mapped to one *letter* per such signature. From the grammars we know
+    which pairs of adjacent letters occur inside some token; between any other pair there
+    is a boundary in every context: no match can go across it, and the regex's choices
+    before it never depend on what follows (it has no anchors or lookarounds). The text
+    is cut there (a separator character inserted with numpy, then ``str.split``): most
+    pieces are one syllable, and the rare piece of several tokens is matched by the
+    reference regex. ``tests/test_syllabify_fast.py`` checks the result against that regex.
+    """
+
+    def __init__(
+        self,
+        tables: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
+        findall: Callable[[str], list[str]],
+    ) -> None:
+        self.table, self.inside = tables  # code point -> letter; letter pairs seen in a token
+        self.findall = findall
+        self.canon: dict[str, str] = {}  # piece known to be one token -> its shared string
+
+    @classmethod
+    def build(
+        cls,
+        schemas: tuple[Schema, ...] | str,
+        leading_space: bool,
+        findall: Callable[[str], list[str]],
+    ) -> Chunker | None:
+        """The chunker for these schemas (or a built-in ``script`` setting); None without
+        numpy or for a grammar that can match the empty string (the regex's empty tokens
+        are left to the regex)."""
+        if isinstance(schemas, str):
+            tables = _builtin_chunk_tables(schemas, leading_space)
+        else:
+            tables = _chunk_tables(schemas, leading_space)
+        return None if tables is None else cls(tables, findall)
+
+    def after_space(self, parts: list[str]) -> list[tuple[str, ...]] | None:
+        """The tokens of ``" " + part`` for each part, or None if the text holds every
+        separator character we could use."""
+        import numpy as np
+
+        text = " " + " ".join(parts)
+        sep = next((c for c in _SEPARATORS if c not in text), None)
+        if sep is None:
+            return None
+        chars = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        letters = self.table[np.minimum(chars, len(self.table) - 1)]
+        cuts = np.flatnonzero(~self.inside[letters[:-1], letters[1:]]) + 1
+        marked_chars = np.full(len(chars) + len(cuts), ord(sep), dtype=np.uint32)
+        kept = np.ones(len(marked_chars), dtype=bool)
+        kept[cuts + np.arange(len(cuts))] = False  # where the separators go
+        marked_chars[kept] = chars
+        marked = marked_chars.tobytes().decode("utf-32-le", "surrogatepass")
+        flat = marked.split(sep)
+        # Each part starts at its space, a cut (no token holds a space but at its start):
+        # the pieces of part k are flat[first[k]:first[k + 1]].
+        first = np.flatnonzero(chars[cuts] == 32) + 1
+        if len(first) != len(parts) - 1:
+            return None
+        bounds = [0, *first.tolist(), len(flat)]
+        # Each distinct piece is matched once. Nearly all are one token, kept as one
+        # shared string object: the lists built from them then touch a few thousand hot
+        # objects rather than a new one per token. A piece of several tokens (e.g. a
+        # doubled vowel sign) is rare: only the parts holding one are rebuilt.
+        canon = self.canon
+        several: dict[str, list[str]] = {}
+        for piece in set(flat).difference(canon):
+            tokens = self.findall(piece)
+            if len(tokens) > 1:
+                several[piece] = tokens
+            else:
+                if len(canon) >= _CACHE_LIMIT:
+                    canon.clear()
+                canon[piece] = piece
+        # Tuples: the garbage collector stops tracking a tuple of strings, not a list.
+        pieces: tuple[Any, ...] = tuple(map(canon.get, flat))  # None: several tokens
+        out = list(map(pieces.__getitem__, map(slice, bounds, bounds[1:])))
+        i = -1
+        while True:  # (a None without `several`: another thread cleared `canon` meanwhile)
+            try:
+                i = pieces.index(None, i + 1)
+            except ValueError:
+                break
+            k = bisect_right(bounds, i) - 1
+            own = flat[bounds[k] : bounds[k + 1]]
+            out[k] = tuple(t for p in own for t in several.get(p) or (canon.get(p, p),))
+        return out
+
+
+def _chunk_tables(
+    schemas: tuple[Schema, ...], leading_space: bool
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """:class:`Chunker`'s letter of each code point and which letter pairs occur inside a
+    token; None without numpy or for a grammar that matches the empty string."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    special = set(" \t\n\r").union(*(u.sequence for s in schemas for u in s.units))
+    member: dict[str, set[tuple[int, str]]] = {c: set() for c in special}
+    for i, s in enumerate(schemas):
+        for name, chars in s.classes.items():
+            for c in chars:
+                member.setdefault(c, set()).add((i, name))
+    signatures: dict[object, int] = {"other": 0}
+    letter = {
+        c: signatures.setdefault((c if c in special else "", frozenset(m)), len(signatures))
+        for c, m in member.items()
+    }
+    inside: set[tuple[int, int]] = set()
+    starts: set[int] = set()
+    for s in schemas:
+        for grammar in (s.syllable_grammar, s.orphan_grammar):
+            empty, first, _, pairs = _grammar_language(s, grammar, letter)
+            if empty:
+                return None
+            inside |= pairs
+            starts |= first
+    if leading_space:  # " ?(?:syllable|orphan|[^ \t\n\r])": a space joins what follows
+        ws = {letter[c] for c in " \t\n\r"}
+        inside |= {(letter[" "], b) for b in starts | (set(range(len(signatures))) - ws)}
+    n = len(signatures)
+    # Up to the highest code point any letter stands for, plus one "other" entry that every
+    # higher code point is clipped to (64 KB for the built-in schemas, not 1.1 MB).
+    table = np.zeros(max(map(ord, letter)) + 2, dtype=np.uint8 if n <= 256 else np.uint16)
+    table[[ord(c) for c in letter]] = list(letter.values())
+    joined = np.zeros((n, n), dtype=bool)
+    if inside:
+        a, b = zip(*inside)
+        joined[list(a), list(b)] = True
+    return table, joined
+
+
+@cache
+def _builtin_chunk_tables(
+    script: str, leading_space: bool
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """:func:`_chunk_tables` of the built-in schemas, made once per setting."""
+    return _chunk_tables(schemas_for(script), leading_space)
+
+
+# Characters the chunker may insert as cut marks: any two that the text does not hold.
+_SEPARATORS = "\x00\x01\x02\x03\ufffe\uffff\U0010fffe\U0010ffff"
+
+
+# ============================================================================
 # Compiled matchers
 # ============================================================================
 
@@ -99,6 +346,7 @@ class Syllabifier:
         self.script = script
         self.leading_space = leading_space
         self.schemas: tuple[Schema, ...] = schemas or schemas_for(script)
+        self._builtin = not schemas
         syl = "|".join(s.syllable_regex for s in self.schemas)
         orph = "|".join(s.orphan_regex for s in self.schemas)
         if leading_space:
@@ -110,61 +358,83 @@ class Syllabifier:
         else:
             self.pattern = f"{syl}|{orph}|[\\s\\S]"
             span_pattern = f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
+        # The reference: the grammar regex over the whole text. Everything faster below
+        # must give exactly its tokens (tests/test_syllabify_fast.py compares them).
         self._findall = re.compile(self.pattern).findall
         self._finditer = re.compile(span_pattern).finditer
-        # Words repeat (Zipf): each distinct space-delimited part is matched once and its
-        # tokens reused, which is what makes syllabify run at word-lookup speed.
-        self._cache: dict[str, list[str]] = {}
-        # Letter -> (its script's word characters, that script's own matcher).
-        self._single: dict[str, tuple[frozenset[str], Callable[[str], list[str]]]] = {}
-        if len(self.schemas) > 1 and schemas is None:
-            for s in reversed(self.schemas):  # a joiner goes to the first script
-                own = (s.word_chars | {" "}, get_syllabifier(s.name, leading_space)._findall)
-                self._single.update(dict.fromkeys(s.word_chars, own))
-
-    def _part(self, part: str) -> list[str]:
-        """Tokens of one part of the text that holds no plain space (or starts with one)."""
-        tokens = self._cache.get(part)
-        if tokens is None and "\n" in part:
-            # Across a line break: the lines' words are cached, not the rare pair.
-            first, *rest = part.split("\n")
-            tokens = list(self._part(first)) if first else []
-            for line in rest:
-                tokens.append("\n")
-                if line:
-                    tokens += self._part(line)
-        elif tokens is None:
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            findall: Callable[[str], list[str]] = self._findall
-            # A part in one script matches with that script's regex alone: same tokens (no
-            # other schema's syllable or orphan can start on its characters), fewer tries.
-            single = self._single.get(part[-1]) if part else None
-            if single is not None and single[0].issuperset(part):
-                findall = single[1]
-            tokens = self._cache[part] = findall(part)
-        return tokens
+        # A plain space never sits inside a token (only at the start of one, with
+        # leading_space), so the tokens of a text are those of its first space-delimited
+        # part followed by those of " " + each later part. Words repeat (Zipf): each
+        # distinct part is matched once and its tokens reused, so a text already seen
+        # word by word costs a dictionary lookup per word.
+        # (Not for a schema that claims the space, nor for a grammar that matches the empty
+        # string: the regex's empty tokens then depend on where the text starts.)
+        self._split_at_spaces = not any(" " in s.code_points for s in self.schemas) and (
+            re.fullmatch(f"{syl}|{orph}", "") is None
+        )
+        self._words: dict[str, tuple[str, ...]] = {}  # part -> tokens of " " + part
+        self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
+        # Built on the first new word; stays None without numpy (the regex then does it all).
+        self._chunker: Chunker | None = None
+        self._chunker_built = False
 
     def __call__(self, text: str) -> list[str]:
+        if not self._split_at_spaces:
+            return self._findall(text)
         parts = text.split(" ")
-        out = list(self._part(parts[0]))
-        extend, append, part = out.extend, out.append, self._part
-        if self.leading_space:
-            # The space before a part joins its first token unless the part is empty (the
-            # next character is another space, or the end) or starts with \t \n \r.
-            for p in parts[1:]:
-                if p and p[0] not in "\t\n\r":
-                    extend(part(" " + p))
-                else:
-                    append(" ")
-                    if p:
-                        extend(part(p))
-        else:
-            for p in parts[1:]:
-                append(" ")
-                if p:
-                    extend(part(p))
-        return out
+        head = self._heads.get(parts[0])
+        if head is None:
+            head = self._findall(parts[0])
+            if len(parts[0]) <= _KEY_LIMIT:
+                if len(self._heads) >= _CACHE_LIMIT:
+                    self._heads.clear()
+                self._heads[parts[0]] = head
+        if len(parts) == 1:
+            return list(head)
+        try:
+            # Every part known: the list is built at C speed (no Python code per word).
+            return reduce(iadd, map(self._words.__getitem__, islice(parts, 1, None)), list(head))
+        except KeyError:
+            pass
+        # Some parts are new: match them all at once and remember the short ones.
+        words = self._words
+        distinct = set(islice(parts, 1, None))
+        new = list(distinct.difference(words))
+        tokens = self._after_space(new)
+        full = len(words) + len(new) > _CACHE_LIMIT
+        fresh: dict[str, tuple[str, ...]] = {}
+        if not full and max(map(len, new), default=0) <= _KEY_LIMIT:
+            words.update(zip(new, tokens))
+        else:  # full (start afresh with this text's own parts) or a part too long to keep
+            fresh = dict(zip(new, tokens))
+            keep = {**dict(zip(distinct, map(words.get, distinct))), **fresh}
+            if full:
+                words.clear()
+            kept = ((p, v) for p, v in keep.items() if v is not None and len(p) <= _KEY_LIMIT)
+            words.update(islice(kept, _CACHE_LIMIT))
+        try:
+            return reduce(iadd, map(words.__getitem__, islice(parts, 1, None)), list(head))
+        except KeyError:
+            pass
+        # A long part, a part forgotten when the dictionary was full, or another thread
+        # cleared it: build from a dictionary of this text's own parts.
+        local = dict(zip(distinct, map(words.get, distinct)))
+        local.update(fresh)
+        lost = [p for p, v in local.items() if v is None]
+        local.update(zip(lost, self._after_space(lost)))
+        return reduce(iadd, map(local.__getitem__, islice(parts, 1, None)), list(head))
+
+    def _after_space(self, parts: list[str]) -> list[tuple[str, ...]]:
+        """The tokens of ``" " + part`` for each part (no plain space inside any of them)."""
+        if not self._chunker_built:
+            own = self.script if self._builtin else self.schemas
+            self._chunker = Chunker.build(own, self.leading_space, self._findall)
+            self._chunker_built = True
+        if self._chunker is not None and parts:
+            tokens = self._chunker.after_space(parts)
+            if tokens is not None:
+                return tokens
+        return list(map(tuple, map(self._findall, map(" ".__add__, parts))))
 
     def spans(self, text: str) -> list[Span]:
         out: list[Span] = []

@@ -1,0 +1,145 @@
+"""The fast syllabifier (word lookups, the numpy chunker) against the plain grammar regex.
+
+``Syllabifier._findall`` is the reference: the grammar regex over the whole text. Every
+faster path of ``Syllabifier.__call__`` must give exactly its tokens, on a fresh
+syllabifier (new words matched in one batch) and again with every word known.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sgpe import syllables
+from sgpe.schema import BUILTIN_SCRIPTS, load_schema, parse_schema_text
+from sgpe.syllables import _SEPARATORS, Chunker, Syllabifier, get_syllabifier
+
+SCRIPTS = ("auto", *BUILTIN_SCRIPTS)
+# Characters every script's text meets besides its own: spaces and the other whitespace,
+# a no-break space, Latin, digits, punctuation, the chunker's separator characters, and
+# code points above every schema's (an emoji, a lone surrogate, the last code point).
+COMMON = [" ", " ", " ", "\t", "\n", "\r", "\xa0", "\u3000", "a", "7", ".", "\x00", "\x01"]
+COMMON += ["\U0001f600", "\ud83d", "\U0010ffff", "\uffff"]
+
+
+def _repertoire(name: str) -> list[str]:
+    """Every character a schema classifies, its units, and the joiners."""
+    schema = load_schema(name)
+    return sorted(schema.code_points) + [u.sequence for u in schema.units]
+
+
+REPERTOIRE = {name: _repertoire(name) for name in BUILTIN_SCRIPTS}
+EVERY = sorted({c for chars in REPERTOIRE.values() for c in chars})
+
+
+def _one_script_text() -> st.SearchStrategy[str]:
+    return st.sampled_from(BUILTIN_SCRIPTS).flatmap(
+        lambda name: st.lists(st.sampled_from(REPERTOIRE[name] + COMMON), max_size=80).map("".join)
+    )
+
+
+mixed_text = st.lists(st.sampled_from(EVERY + COMMON), max_size=80).map("".join)
+
+
+def _check(syl: Syllabifier, text: str) -> None:
+    expected = syl._findall(text)
+    assert syl(text) == expected  # new words
+    assert syl(text) == expected  # every word known
+
+
+def _without_numpy(script: str, leading_space: bool) -> Syllabifier:
+    syl = Syllabifier(script, leading_space)
+    syl._chunker, syl._chunker_built = None, True
+    return syl
+
+
+@given(st.one_of(_one_script_text(), mixed_text), st.booleans(), st.sampled_from(SCRIPTS))
+def test_fast_path_equals_grammar_regex_on_random_text(text, leading_space, script):
+    _check(Syllabifier(script, leading_space), text)
+    _check(_without_numpy(script, leading_space), text)
+
+
+@given(st.lists(st.one_of(_one_script_text(), mixed_text), max_size=6), st.booleans())
+def test_one_syllabifier_over_many_texts(texts, leading_space):
+    """Words learnt from one text serve the next (the cache is shared between calls)."""
+    syl = Syllabifier("auto", leading_space)
+    for text in texts:
+        _check(syl, text)
+
+
+@pytest.mark.parametrize("leading_space", [False, True])
+def test_chunker_cuts_never_split_a_token_of_real_text(shared_corpora, leading_space):
+    """On each script's real text: the chunker's pieces, and the whole call, equal the regex."""
+    from sgpe.oracles import CORPUS_FILES, corpus_lines
+
+    files = {name for names in CORPUS_FILES.values() for name in names}
+    files |= {f"multi/{p.name}" for p in (shared_corpora / "multi").glob("*.txt")}
+    files |= {"mixed_dev.txt"}
+    for name in sorted(files):
+        with open(shared_corpora / name, encoding="utf-8") as f:
+            text = f.read(300_000)
+        syl = Syllabifier("auto", leading_space)
+        assert syl(text) == syl._findall(text), name
+        assert syl(text) == syl._findall(text), name
+        # The chunker alone, on every space-delimited part (no word cache in between).
+        parts = list(dict.fromkeys(text.split(" ")))
+        chunker = Chunker.build(syl.schemas, leading_space, syl._findall)
+        assert chunker is not None
+        assert chunker.after_space(parts) == [tuple(syl._findall(" " + p)) for p in parts], name
+    for script in BUILTIN_SCRIPTS:  # one script's own syllabifier on its own text
+        text = "\n".join(corpus_lines(shared_corpora, script)[:300])
+        _check(Syllabifier(script, leading_space), text)
+
+
+def test_text_holding_every_separator_falls_back_to_the_regex():
+    text = "ශ්‍රී ලංකාව " + _SEPARATORS + " नमस्ते " + " ".join(_SEPARATORS)
+    syl = Syllabifier("auto")
+    chunker = Chunker.build(syl.schemas, False, syl._findall)
+    assert chunker is not None and chunker.after_space(text.split(" ")) is None
+    _check(syl, text)
+
+
+def test_word_memory_is_bounded(monkeypatch):
+    monkeypatch.setattr(syllables, "_CACHE_LIMIT", 50)
+    monkeypatch.setattr(syllables, "_KEY_LIMIT", 12)
+    syl = Syllabifier("auto", leading_space=True)
+    small = " ".join(f"ලං{i}කා" for i in range(30))
+    many = " ".join([f"ලං{i}කා" for i in range(120)] + ["ක" * 30, "a" * 13, "b\nc"])
+    for text in [small, small, many, many, small, many + "\n" + small]:
+        expected = syl._findall(text)
+        assert syl(text) == expected
+        assert 0 < len(syl._words) <= 50
+        assert all(len(p) <= 12 for p in syl._words)
+    assert syl(small) == syl._findall(small)
+    assert set(small.split(" ")[1:]) <= set(syl._words)  # what a call learns, it keeps
+
+
+def _schema_with(grammar: dict[str, str]) -> Syllabifier:
+    import json
+    from importlib import resources
+
+    data = json.loads(resources.files("sgpe.schemas").joinpath("sinhala.json").read_text("utf-8"))
+    data["grammar"] = grammar
+    schema = parse_schema_text(json.dumps(data), "custom.json")
+    return Syllabifier(schemas=(schema,))
+
+
+@given(st.lists(st.sampled_from(REPERTOIRE["sinhala"] + COMMON), max_size=40).map("".join))
+def test_a_linguists_own_grammar_keeps_the_regex_tokens(text):
+    """Lazy quantifiers and nested groups, as a user's schema may write them."""
+    syl = _schema_with({"syllable": "C(?:HZ?C)*?(?:H|P+)??M*|V(?:M|H)*", "orphan": "P|H|M|Z"})
+    _check(syl, text)
+
+
+def test_a_grammar_that_matches_nothing_is_left_to_the_regex():
+    syl = _schema_with({"syllable": "C*", "orphan": "P|H|M"})
+    assert Chunker.build(syl.schemas, False, syl._findall) is None
+    for text in ["", "ක ක", "ා a ක්ක", "  x"]:
+        _check(syl, text)
+
+
+def test_the_shared_syllabifier_gives_the_regex_tokens_after_other_texts():
+    syl = get_syllabifier("auto", True)
+    for text in ["ශ්‍රී ලංකාව", "क्षत्रिय नमस्ते\nশ্রী", "ශ්‍රී\tලංකාව  \n "]:
+        _check(syl, text)
