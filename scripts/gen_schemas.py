@@ -400,7 +400,7 @@ def dfa_from_grammar(grammar: str, orphans: list[str]) -> dict[str, object]:
     names: dict[int, str] = {block[start]: "START"}
     used = {"START", "ORPHAN"}
     for state in states:
-        for letter, target in moves[state].items():
+        for target in moves[state].values():
             b = block[target]
             if b in names:
                 continue
