@@ -603,15 +603,22 @@ SCRIPTS = [
             for n in (2, 3, 4)
             for combo in itertools.combinations((0x103B, 0x103C, 0x103D, 0x103E), n)
         ],
-        # (CKH)?  kinzi: a killed consonant stacked over the base (င်္ဂ in အင်္ဂလိပ်); the UCD
+        # CKH     kinzi: a killed consonant stacked over the base (င်္ဂ in အင်္ဂလိပ်); the UCD
         #         has no class for it, so any consonant + asat + virama may start a syllable.
+        #         A kinzi with no base yet is kept whole, as a final virama is: so whether
+        #         င် ends a syllable is decided by the one character after it (the Hugging
+        #         Face export's run regex looks one character ahead).
         # (H(C|V))*  stacked consonants (ဒ္ဓ); a final H: a virama with nothing below yet.
         # Then one asat at most, as Burmese spells a syllable: on the base before any vowel
         # (န်, and န်ု, which HarfBuzz accepts too), or after the medial (ရှ်), the vowel
         # (တော်) or among the signs (င့် and င့်: real text writes both orders, HarfBuzz
         # reorders the second to the first). Y: a medial symbol; P?P?: one vowel or a
         # two-part one (ေ + ာ, ိ + ု); M*: anusvara, dot below, visarga, tones.
-        syllable="(?:CKH)?(?:C|V)(?:H(?:C|V))*(?:H|KY?P?P?M*|Y?P?P?M*K?M*)(?:Z|X)?",
+        syllable=(
+            "(?:C(?:KH(?:(?:C|V)(?:H(?:C|V))*(?:H|KY?P?P?M*|Y?P?P?M*K?M*))?"
+            "|(?:H(?:C|V))*(?:H|KY?P?P?M*|Y?P?P?M*K?M*))"
+            "|V(?:H(?:C|V))*(?:H|KY?P?P?M*|Y?P?P?M*K?M*))(?:Z|X)?"
+        ),
     ),
     ScriptRules(
         "khmer",

@@ -180,6 +180,9 @@ def test_mixed_script_text_syllabifies_each_run_with_its_own_schema(text, ls):
         pytest.param("ကျောင်း", ["ကျော", "င်း"], id="myanmar-medial-two-part-vowel"),
         pytest.param("သင်္ချိုင်း", ["သ", "င်္ချို", "င်း"], id="myanmar-kinzi"),
         pytest.param("ဗုဒ္ဓ", ["ဗု", "ဒ္ဓ"], id="myanmar-stacked"),
+        # a kinzi waiting for its consonant stays whole (one character decides where င် ends)
+        pytest.param("သင်္", ["သ", "င်္"], id="myanmar-bare-kinzi"),
+        pytest.param("သင်္ ", ["သ", "င်္", " "], id="myanmar-bare-kinzi-space"),
         pytest.param("လျှော့", ["လျှော့"], id="myanmar-two-medials-dot-below"),
         pytest.param("တော်", ["တော်"], id="myanmar-asat-after-vowel"),
         # dot below and asat in either order (real text has both; NFC puts ့ first)
@@ -245,6 +248,14 @@ def test_real_text_raw_nfc_and_nfd_give_the_same_syllables(shared_corpora, scrip
                 assert _nfc_tokens(text, script, False) == raw, m.group()
     if script == "myanmar":
         assert reordered > 100  # the check did meet both orders
+
+
+@pytest.mark.parametrize("script", GRAMMAR_BUILT)
+def test_every_state_but_start_accepts(script):
+    """Whether a syllable ends is then decided by the one character after it, which the
+    Hugging Face export's run regex relies on (a bare kinzi is accepted for this)."""
+    schema = load_schema(script)
+    assert set(schema.dfa) - schema.dfa_accept == {schema.dfa_start}
 
 
 def test_a_grammar_built_dfa_is_minimal_and_names_its_states():
