@@ -44,6 +44,8 @@ SCRIPTS = {
         Telugu      multi/te.txt    telugu
         Kannada     multi/kn.txt    kannada
         Malayalam   multi/ml.txt    malayalam
+        Burmese     multi/my.txt    myanmar
+        Khmer       multi/km.txt    khmer
         """.strip().splitlines(),
     )
 }

@@ -23,6 +23,7 @@ also covers Hindi, Marathi and Nepali. Both go through the same oracle checks
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import unicodedata
@@ -60,13 +61,25 @@ ISC_TO_CLASS = {
     "Modifying_Letter": "D",
     "Consonant_With_Stacker": "D",
     "Consonant_Preceding_Repha": "R",  # Malayalam dot reph ൎ, written before its consonant
-    "Consonant_Medial": "Y",  # Gurmukhi yakash ੵ, a subjoined ya sign
+    "Consonant_Medial": "Y",  # Gurmukhi yakash ੵ, Myanmar medials ျ ြ ွ ှ
+    # Myanmar U+1039 and Khmer coeng U+17D2: an always invisible virama that writes the next
+    # consonant below (Khmer ខ្ញុំ, Myanmar က္ခ); a conjunct in the same syllable.
+    "Invisible_Stacker": "H",
+    "Tone_Mark": "M",  # Myanmar dot below ့ and the Karen/Shan tones: on the syllable
+    # Khmer register shifters ៉ ៊ and robat ៌ are written on the consonant just before them
+    # (ប៉ះ, ម៉្លេះ, ធម៌); HarfBuzz's Khmer model takes them right after that consonant,
+    # the place a nukta has in the template.
+    "Register_Shifter": "N",
+    "Consonant_Succeeding_Repha": "N",
+    # Khmer toandakhiat ៍ silences the consonant it sits on; HarfBuzz puts it with the signs
+    # written above (nikahit ំ, bantoc ់) after the vowel sign.
+    "Consonant_Killer": "M",
     # Not part of any syllable: passthrough characters (word characters for Avagraha).
     "Avagraha": None,
     "Number": None,
     "Other": None,
 }
-_ISC_VALUES = (*ISC_TO_CLASS, "Vowel", "Consonant_Final", "Tone_Mark", "Invisible_Stacker")
+_ISC_VALUES = (*ISC_TO_CLASS, "Vowel", "Consonant_Final")
 _INPC_VALUES = (
     "Right", "Left", "Top", "Bottom", "Left_And_Right", "Top_And_Right", "Top_And_Left",
     "Top_And_Left_And_Right", "Top_And_Bottom", "Top_And_Bottom_And_Left",
@@ -86,6 +99,7 @@ LABELS = {
     "D": "standalone letter (dead consonant, chillu, ...)",
     "R": "preceding repha",
     "Y": "medial consonant sign",
+    "K": "killer (Myanmar asat)",
 }
 
 
@@ -107,13 +121,27 @@ class ScriptRules:
 
     name: str
     title: str
-    block: int  # first code point of the 128-code-point Unicode block
+    block: int  # first code point of the script's main Unicode block
     description: str
     conjuncts: bool = True  # consonants join through a virama into one syllable
     second_sign: str = ""  # "H": a virama may follow the vowel sign; "P": a second vowel sign
     # Multi-code-point sequences that count as one symbol, beyond the decompositions:
     # (class, code points, why).
     extra_units: list[tuple[str, tuple[int, ...], str]] = field(default_factory=list)
+    end: int = 0  # last code point of the block; 0: a 128-code-point Indic block
+    # Where the script reads an ISC value otherwise than ISC_TO_CLASS (None: passthrough).
+    isc_classes: dict[str, str | None] = field(default_factory=dict)
+    # Single code points whose class the rules decide: code point -> (class or None, why).
+    char_classes: dict[int, tuple[str | None, str]] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # class labels of this script
+    # A syllable grammar of the script's own (over class letters) instead of the Indic
+    # template, for the scripts HarfBuzz shapes with a model of their own (Myanmar, Khmer);
+    # its DFA table is built from it (dfa_from_grammar).
+    syllable: str = ""
+
+    @property
+    def last(self) -> int:
+        return self.end or self.block + 0x7F
 
 
 def unicode_classes(rules: ScriptRules) -> tuple[dict[str, list[int]], dict[str, str], list[int]]:
@@ -121,14 +149,17 @@ def unicode_classes(rules: ScriptRules) -> tuple[dict[str, list[int]], dict[str,
     classes: dict[str, list[int]] = {}
     positions: dict[str, str] = {}
     word: list[int] = []
-    for cp in range(rules.block, rules.block + 0x80):
+    for cp in range(rules.block, rules.last + 1):
         ch = chr(cp)
         if not regex.match(r"\p{Assigned}", ch):
             continue
         isc = _value(ch, "InSC", _ISC_VALUES)
         if isc not in ISC_TO_CLASS:
             raise SystemExit(f"{rules.name}: U+{cp:04X} has ISC {isc}, which ISC_TO_CLASS lacks")
-        letter = ISC_TO_CLASS[isc]
+        if cp in rules.char_classes:
+            letter = rules.char_classes[cp][0]
+        else:
+            letter = rules.isc_classes.get(isc, ISC_TO_CLASS[isc])
         if letter is None:
             if isc == "Avagraha":
                 word.append(cp)
@@ -186,6 +217,9 @@ def grammar(
     there: the writer asked for a visible virama, not a conjunct: Hindi-style क्‌ष).
     """
     has = set(classes)
+    if rules.syllable:
+        orphan = "|".join(c for c in "PHNMYK" if c in has)
+        return rules.syllable, orphan, dfa_from_grammar(rules.syllable, orphan.split("|"))
     base = "(?:RC|C|V)" if "R" in has else "(?:C|V)"
     nukta = "N?" if "N" in has else ""
     conj = f"(?:HZ?CZ?{nukta})*" if rules.conjuncts else ""
@@ -249,6 +283,157 @@ def grammar(
     return syllable, orphan, dfa
 
 
+# State names of a DFA built from a grammar: a state is named after the classes that lead
+# into it, as the template's states are (CONSONANT, VOWEL_SIGN, ...).
+STATE_NAMES = {
+    "C": "CONSONANT",
+    "V": "VOWEL",
+    "P": "VOWEL_SIGN",
+    "H": "VIRAMA",
+    "Z": "ZWJ",
+    "X": "ZWNJ",
+    "M": "MODIFIER",
+    "N": "NUKTA",
+    "D": "STANDALONE",
+    "R": "REPHA",
+    "Y": "MEDIAL",
+    "K": "KILLER",
+}
+_GRAMMAR_TOKEN = regex.compile(r"\(\?:|[A-Z]|[()|*+?]")
+
+
+def _positions(grammar: str) -> tuple[list[str], set[int], set[int], dict[int, set[int]], bool]:
+    """The Glushkov view of a grammar: (letter of each position, first, last, follow, nullable).
+
+    A position is one class letter of the grammar text; ``follow[p]`` are the positions that
+    may come right after ``p`` in a syllable.
+    """
+    tokens = _GRAMMAR_TOKEN.findall(grammar)
+    if "".join(tokens) != grammar:
+        raise SystemExit(f"gen_schemas: grammar {grammar!r} has characters beyond class letters")
+    letters: list[str] = []
+    follow: dict[int, set[int]] = {}
+    at = 0
+
+    def alternation() -> tuple[bool, set[int], set[int]]:
+        nonlocal at
+        nullable, first, last = sequence()
+        while at < len(tokens) and tokens[at] == "|":
+            at += 1
+            n2, f2, l2 = sequence()
+            nullable, first, last = nullable or n2, first | f2, last | l2
+        return nullable, first, last
+
+    def sequence() -> tuple[bool, set[int], set[int]]:
+        nonlocal at
+        nullable, first, last = True, set(), set()
+        while at < len(tokens) and tokens[at] not in "|)":
+            n2, f2, l2 = item()
+            for p in last:
+                follow[p] |= f2
+            first = first | f2 if nullable else first
+            last = last | l2 if n2 else l2
+            nullable = nullable and n2
+        return nullable, first, last
+
+    def item() -> tuple[bool, set[int], set[int]]:
+        nonlocal at
+        token = tokens[at]
+        at += 1
+        if token == "(?:":
+            nullable, first, last = alternation()
+            at += 1  # the closing parenthesis
+        else:
+            letters.append(token)
+            p = len(letters) - 1
+            follow[p] = set()
+            nullable, first, last = False, {p}, {p}
+        while at < len(tokens) and tokens[at] in "*+?":
+            if tokens[at] in "*+":
+                for p in last:
+                    follow[p] |= first
+            nullable = nullable or tokens[at] in "*?"
+            at += 1
+        return nullable, first, last
+
+    nullable, first, last = alternation()
+    return letters, first, last, follow, nullable
+
+
+def dfa_from_grammar(grammar: str, orphans: list[str]) -> dict[str, object]:
+    """The minimal DFA of a syllable grammar, plus START -> ORPHAN on each orphan class.
+
+    Subset construction over the grammar's positions, then Moore's partition refinement;
+    states are named after the classes that lead into them. The tests check that this
+    table and the grammar regex (Python's own engine) segment every string alike.
+    """
+    letters, first, last, follow, nullable = _positions(grammar)
+    if nullable:
+        raise SystemExit(f"gen_schemas: grammar {grammar!r} accepts the empty syllable")
+    alphabet = sorted(set(letters), key="CVRNHZXKYPMD".index)
+    start: frozenset[int] = frozenset({-1})
+    states: list[frozenset[int]] = [start]
+    moves: dict[frozenset[int], dict[str, frozenset[int]]] = {}
+    for state in states:  # grows while it is walked: breadth first
+        after = first if state == start else set().union(*(follow[p] for p in state))
+        moves[state] = {}
+        for letter in alphabet:
+            target = frozenset(q for q in after if letters[q] == letter)
+            if target:
+                moves[state][letter] = target
+                if target not in moves and target not in states:
+                    states.append(target)
+    accepting = {s for s in states if s & last}
+    # Moore: split blocks until every state of a block moves to the same blocks.
+    block = {s: int(s in accepting) for s in states}
+    while True:
+        keys = {
+            s: (block[s], tuple(block[moves[s][a]] if a in moves[s] else -1 for a in alphabet))
+            for s in states
+        }
+        numbering: dict[tuple[int, tuple[int, ...]], int] = {}
+        refined = {s: numbering.setdefault(keys[s], len(numbering)) for s in states}
+        if len(numbering) == len(set(block.values())):
+            break
+        block = refined
+    # One name per block, in breadth-first order from START.
+    names: dict[int, str] = {block[start]: "START"}
+    used = {"START", "ORPHAN"}
+    for state in states:
+        for target in moves[state].values():
+            b = block[target]
+            if b in names:
+                continue
+            into = sorted(
+                {a for s in states for a, t in moves[s].items() if block[t] == b},
+                key=alphabet.index,
+            )
+            name = "_OR_".join(STATE_NAMES[a] for a in into)
+            k = 2
+            while name in used:
+                name, k = f"{'_OR_'.join(STATE_NAMES[a] for a in into)}_{k}", k + 1
+            names[b] = name
+            used.add(name)
+    transitions: dict[str, dict[str, str]] = {}
+    for state in states:
+        name = names[block[state]]
+        if name not in transitions:
+            transitions[name] = {a: names[block[t]] for a, t in moves[state].items()}
+    for letter in orphans:
+        if letter in transitions["START"]:
+            raise SystemExit(f"gen_schemas: class {letter} both starts a syllable and is orphan")
+        transitions["START"][letter] = "ORPHAN"
+    transitions["ORPHAN"] = {}
+    accept = [n for n in transitions if n != "START" and n != "ORPHAN"]
+    accept = [n for n in accept if any(names[block[s]] == n for s in accepting)] + ["ORPHAN"]
+    return {
+        "start": "START",
+        "transitions": transitions,
+        "accept": accept,
+        "orphan_states": ["ORPHAN"],
+    }
+
+
 def _ranges(cps: list[int]) -> list[list[str]]:
     out: list[list[int]] = []
     for cp in sorted(cps):
@@ -265,7 +450,7 @@ def build(rules: ScriptRules) -> dict[str, object]:
     for cls, seq, why in rules.extra_units:
         units.append({"class": cls, "sequence": [f"{c:04X}" for c in seq], "why": why})
     syllable, orphan, dfa = grammar(rules, classes)
-    order = "CVPHZXMNDRY"
+    order = "CVPHZXMNDRYK"
     return {
         "format": "sgpe-schema",
         "format_version": 1,
@@ -283,7 +468,7 @@ def build(rules: ScriptRules) -> dict[str, object]:
         "word_chars": _ranges(word),
         "classes": {
             letter: {
-                "label": LABELS[letter],
+                "label": rules.labels.get(letter, LABELS[letter]),
                 "isc": sorted(
                     {
                         _value(chr(c), "InSC", _ISC_VALUES)
@@ -389,6 +574,80 @@ SCRIPTS = [
         # Older spelling writes the half-u (samvruthokaram) as u-sign + chandrakkala: അതു്.
         # The chandrakkala belongs to the syllable; HarfBuzz shapes തു് as one cluster.
         second_sign="H",
+    ),
+    ScriptRules(
+        "myanmar",
+        "Myanmar",
+        0x1000,
+        "Myanmar (Burmese) syllables from the Unicode data, in the order HarfBuzz's Myanmar "
+        "model reads them: kinzi (င်္ written over the next consonant, သင်္ချိုင်း = သ "
+        "င်္ချို င်း), a base with consonants stacked by the virama ္ (ဗုဒ္ဓ = ဗု ဒ္ဓ), an asat "
+        "that kills a final consonant (မြန်မာ = မြ န် မာ), medials ျ ြ ွ ှ, at most two vowel "
+        "signs (ော, ို), then anusvara, dot below, asat and visarga (ကျောင်း = ကျော င်း).",
+        end=0x109F,
+        # Myanmar asat ် kills the consonant it is written on (န် in မြန်မာ) and also stands
+        # after a vowel or the dot below (တော်, င့်): it is not a vowel sign, so it gets a
+        # class of its own, K, which the grammar allows where HarfBuzz does.
+        isc_classes={"Pure_Killer": "K"},
+        char_classes={
+            # The UCD calls the full stop ။ a consonant placeholder; in text it ends a
+            # sentence and carries no sign (HarfBuzz reads it as punctuation, like ၊).
+            0x104B: (None, "the full stop ။ is punctuation"),
+        },
+        labels={"H": "virama (stacker: the next consonant is written below)"},
+        # Medials are written in the order ျ ြ ွ ှ, each at most once (HarfBuzz's Myanmar
+        # model): two or three of them are one medial symbol (လျှော့, ကျွန်), so a doubled
+        # medial (ှ + ှ, a typo) is an orphan, not part of the syllable.
+        extra_units=[
+            ("Y", combo, "medials in their written order ျ ြ ွ ှ are one medial sign")
+            for n in (2, 3, 4)
+            for combo in itertools.combinations((0x103B, 0x103C, 0x103D, 0x103E), n)
+        ],
+        # CKH     kinzi: a killed consonant stacked over the base (င်္ဂ in အင်္ဂလိပ်); the UCD
+        #         has no class for it, so any consonant + asat + virama may start a syllable.
+        #         A kinzi with no base yet is kept whole, as a final virama is: so whether
+        #         င် ends a syllable is decided by the one character after it (the Hugging
+        #         Face export's run regex looks one character ahead).
+        # (H(C|V))*  stacked consonants (ဒ္ဓ); a final H: a virama with nothing below yet.
+        # Then one asat at most, as Burmese spells a syllable: on the base before any vowel
+        # (န်, and န်ု, which HarfBuzz accepts too), or after the medial (ရှ်), the vowel
+        # (တော်) or among the signs (င့် and င့်: real text writes both orders, HarfBuzz
+        # reorders the second to the first). Y: a medial symbol; P?P?: one vowel or a
+        # two-part one (ေ + ာ, ိ + ု); M*: anusvara, dot below, visarga, tones.
+        syllable=(
+            "(?:C(?:KH(?:(?:C|V)(?:H(?:C|V))*(?:H|KY?P?P?M*|Y?P?P?M*K?M*))?"
+            "|(?:H(?:C|V))*(?:H|KY?P?P?M*|Y?P?P?M*K?M*))"
+            "|V(?:H(?:C|V))*(?:H|KY?P?P?M*|Y?P?P?M*K?M*))(?:Z|X)?"
+        ),
+    ),
+    ScriptRules(
+        "khmer",
+        "Khmer",
+        0x1780,
+        "Khmer syllables from the Unicode data, in the order HarfBuzz's Khmer model reads "
+        "them: a consonant or independent vowel with its subscripts through the coeng ្ "
+        "(ខ្ញុំ, ស្ត្រី), a register shifter or robat on any of them (ប៉ះ, ធម៌), one vowel "
+        "sign, then the signs above and after (nikahit ំ, bantoc ់, reahmuk ះ, yuukaleapintu "
+        "ៈ).",
+        end=0x17FF,
+        isc_classes={
+            # Viriam ៑ kills the inherent vowel like toandakhiat ៍; HarfBuzz reads both with
+            # the signs above the syllable, after its vowel sign.
+            "Pure_Killer": "M",
+        },
+        char_classes={
+            # Yuukaleapintu ៈ is a final sign like reahmuk ះ (ធុរៈ = ធុ រៈ, after a vowel
+            # sign too); the UCD calls it a vowel sign, HarfBuzz reads it with reahmuk.
+            0x17C8: ("M", "yuukaleapintu ៈ is a final sign like reahmuk"),
+        },
+        labels={
+            "H": "coeng (the next consonant is written below)",
+            "N": "sign on its consonant (register shifter, robat)",
+        },
+        # (Z?N)?  a register shifter or robat after its consonant (ប៉ះ, ម៉្លេះ, ម្ល៉ោះ).
+        # (H(C|V)(Z?N)?)*  subscripts through the coeng (ស្ត្រី); a final H: a coeng with
+        #         nothing below yet. P?M*  one vowel sign, then nikahit, bantoc, reahmuk ...
+        syllable="(?:C|V)(?:Z?N)?(?:H(?:C|V)(?:Z?N)?)*(?:H|P?M*)(?:Z|X)?",
     ),
 ]
 

@@ -23,6 +23,8 @@ needed_files=(
     "$FONT_DIR/NotoSansTelugu-Regular.ttf"
     "$FONT_DIR/NotoSansKannada-Regular.ttf"
     "$FONT_DIR/NotoSansMalayalam-Regular.ttf"
+    "$FONT_DIR/NotoSansMyanmar-Regular.ttf"
+    "$FONT_DIR/NotoSansKhmer-Regular.ttf"
 )
 
 all_present() {

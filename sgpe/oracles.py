@@ -109,14 +109,15 @@ class Shaper:
 def nuclei(script: str, syllable: str) -> int:
     """Vowel nuclei of a syllable: independent vowels and consonants no virama kills.
 
-    A nukta or joiner between the letter and the virama does not change that (क़्‍).
+    A nukta or joiner between the letter and the virama does not change that (क़्‍); a
+    Myanmar asat (class K) kills its consonant as a virama does (the kinzi င် of င်္ဂ).
     """
     classes = [cls for _, cls in load_schema(script).symbols(syllable)]
     count = 0
     for k, cls in enumerate(classes):
         if cls in ("C", "V"):
             after = [c for c in classes[k + 1 :] if c not in ("N", "Z")][:1]
-            count += after != ["H"]
+            count += after not in (["H"], ["K"])
     return count
 
 
@@ -188,6 +189,8 @@ CORPUS_FILES: dict[str, tuple[str, ...]] = {
     "telugu": ("multi/te.txt",),
     "kannada": ("multi/kn.txt",),
     "malayalam": ("multi/ml.txt",),
+    "myanmar": ("multi/my.txt",),
+    "khmer": ("multi/km.txt",),
 }
 # The checks read the first CORPUS_CHARS characters of each file (whole lines), so the
 # table in docs/scripts.md is checked by the test suite in well under a minute.

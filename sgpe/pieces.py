@@ -40,9 +40,10 @@ PieceMode = Literal["whitespace", "script"]
 PIECE_MODES = ("whitespace", "script")
 #: Units (syllables) per piece before a piece is cut (see the module docstring). Measured
 #: with bench/long_pieces.py (8k vocabularies): held-out Khmer, written without spaces
-#: between words, gets 4.85 characters per token at 64, 4.95 at 128 and 4.96 at 256, while
-#: training on si_train.txt without spaces takes about the same time at all three; 128 is
-#: above every piece of our Sinhala and Hindi corpora (the longest, a URL, has 102 units).
+#: between words (pieces of up to 129 syllables), gets 5.02 characters per token at 64, 128
+#: and 256, while training on si_train.txt without spaces takes about the same time at all
+#: three; 128 is above every piece of our Sinhala and Hindi corpora (the longest, a URL, has
+#: 102 units).
 MAX_PIECE_UNITS = 128
 
 

@@ -19,7 +19,7 @@ from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.ui.grammar import EXAMPLES, dfa_dot, unknown_characters
 
 TAMIL_BENGALI = "அம்மா க்ஷேத்திரம் অ্যাপ উৎসব"
-MYANMAR = "မြန်မာ"  # the word for Myanmar, in a script SGPE has no grammar for
+THAI = "ภาษาไทย"  # "Thai language", in a script SGPE has no grammar for
 
 
 def _tamil_json() -> dict[str, Any]:
@@ -39,23 +39,23 @@ def test_syllables_page_segments_tamil_and_bengali_and_names_the_scripts() -> No
 
 
 def test_text_in_an_unknown_script_gets_a_notice_naming_its_characters() -> None:
-    at = open_page("syllables.py", text=f"{MYANMAR} and ශ්‍රී")
+    at = open_page("syllables.py", text=f"{THAI} and ශ්‍රී")
     notices = [w.value for w in at.warning]
     assert len(notices) == 1
-    assert "**Myanmar**" in notices[0] and f"{len(MYANMAR)} characters" in notices[0]
-    for ch in set(MYANMAR):
+    assert "**Thai**" in notices[0] and f"{len(THAI)} characters" in notices[0]
+    for ch in set(THAI):
         assert ch in notices[0]
 
 
 def test_unknown_characters_leave_out_latin_and_punctuation() -> None:
     from sgpe import syllable_spans
 
-    text = f"abc, 12 {MYANMAR} ক"
+    text = f"abc, 12 {THAI} ক"
     found = unknown_characters(text, syllable_spans(text))
-    assert found == [("Myanmar", "".join(sorted(set(MYANMAR))), len(MYANMAR))]
+    assert found == [("Thai", "".join(sorted(set(THAI))), len(THAI))]
 
 
-@pytest.mark.parametrize("script", ["tamil", "bengali", "malayalam", "sinhala"])
+@pytest.mark.parametrize("script", ["tamil", "bengali", "malayalam", "sinhala", "myanmar"])
 def test_grammar_page_shows_classes_automaton_and_trace(script: str) -> None:
     at = open_page("grammar.py")
     at.selectbox(key="gr_script").set_value(script).run()

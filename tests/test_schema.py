@@ -70,5 +70,5 @@ def test_schema_file_errors_name_the_file(tmp_path):
 
 
 def test_unknown_script():
-    with pytest.raises(ValueError, match="unknown script 'khmer'"):
-        load_schema("khmer")
+    with pytest.raises(ValueError, match="unknown script 'thai'"):
+        load_schema("thai")

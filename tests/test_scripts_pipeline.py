@@ -1,5 +1,6 @@
 """Training, encoding, the merge trace, HF export parity, metrics and the meta-vocabulary
-on real Tamil, Bengali and Malayalam text (with Sinhala), one ``script="auto"`` vocabulary."""
+on real Tamil, Bengali, Malayalam, Burmese and Khmer text (with Sinhala), one ``script="auto"``
+vocabulary."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ import pytest
 import sgpe
 from sgpe.metrics import broken_boundaries, evaluate
 
-FILES = {"tamil": "multi/ta.txt", "bengali": "multi/bn.txt", "malayalam": "multi/ml.txt"}
+FILES = {
+    "tamil": "multi/ta.txt",
+    "bengali": "multi/bn.txt",
+    "malayalam": "multi/ml.txt",
+    "myanmar": "multi/my.txt",
+    "khmer": "multi/km.txt",
+}
 TRAIN_LINES, HELD_OUT = 800, 150
 
 
@@ -102,7 +109,7 @@ def test_meta_vocabulary_routes_every_trained_script_to_sgpe(tok, data):
     trained = {
         n for n in BUILTIN_SCRIPTS if load_schema(n).code_points & seen - {"\u200c", "\u200d"}
     }
-    assert {"sinhala", "bengali", "tamil", "malayalam"} <= trained
+    assert {"sinhala", "bengali", "tamil", "malayalam", "myanmar", "khmer"} <= trained
     assert "kannada" not in trained
     meta = MetaTokenizer(tok)
     assert set(meta.scripts) == trained
