@@ -228,6 +228,8 @@ if submitted and settings is not None:
             )
     except (CorpusError, ValueError, RunError) as err:
         st.error(render.md_escape(str(err)))
+    except OSError as err:  # a full disk, a runs folder that cannot be written
+        st.error(render.md_escape(f"The run could not be created: {err}"))
     if started:
         st.session_state["train_note"] = (
             "success",

@@ -478,7 +478,14 @@ class RunManager:
                 corpus_path = str(source)
             else:
                 incoming = staging / f".upload{ext}"
-                sha = self._copy_in(request.corpus, incoming, name)
+                try:
+                    sha = self._copy_in(request.corpus, incoming, name)
+                except OSError as err:  # e.g. a full disk: say what failed, not the temp file
+                    raise OSError(
+                        err.errno,
+                        f"cannot store the upload {name}: {err.strerror}",
+                        str(self.uploads),
+                    ) from None
                 validate_corpus(incoming, name=name, max_bytes=self.max_upload_bytes)
                 upload = self.uploads / f"{sha}{ext}"
                 # Relative to the run directory, so a runs root moved whole keeps working.
