@@ -288,6 +288,39 @@ def test_cleanup_refuses_a_needed_upload_and_removes_an_unused_one(tmp_path: Pat
         jobs.delete_upload(name)
 
 
+def test_a_queued_run_whose_corpus_is_gone_fails_resumable_and_resume_checks_first(
+    tmp_path: Path,
+) -> None:
+    """The trainer checks the corpus before anything else: a queued run whose file went
+    away fails with the one-line reason, resumable; resume() refuses with the same reason
+    and changes nothing until the file is back."""
+    jobs = RunManager(tmp_path / "runs", max_running=1)
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_text(TEXT, encoding="utf-8")
+    second.write_text(TEXT + LINES[0] + "\n", encoding="utf-8")
+    blocker = jobs.start(RunRequest(first, **SMALL))
+    queued = jobs.start(RunRequest(second, **SMALL))
+    assert jobs.status(queued).state == "queued"
+    moved = tmp_path / "elsewhere.txt"
+    second.rename(moved)
+    assert jobs.wait(blocker).state == "done"
+    st = jobs.wait(queued)
+    reason = (
+        f"run {queued.id}: corpus file {second} is missing (recorded "
+        f"{moved.stat().st_size:,} bytes); put it back, or resume with --corpus at its new "
+        "place (python -m sgpe train --out RUN_DIR --resume --corpus PATH)"
+    )
+    assert (st.state, st.message, st.resumable) == ("failed", reason, True)
+    before = (queued.path / "status.json").read_bytes()
+    with pytest.raises(RunError) as err:
+        jobs.resume(queued)
+    assert str(err.value) == reason
+    assert (queued.path / "status.json").read_bytes() == before
+    moved.rename(second)
+    jobs.resume(queued)
+    assert jobs.wait(queued).state == "done"
+
+
 def test_a_run_on_a_path_reads_it_in_place(tmp_path: Path) -> None:
     """A corpus given as a path is neither copied nor stored: the run records its path."""
     corpus = tmp_path / "c.txt"
