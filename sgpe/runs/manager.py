@@ -9,11 +9,18 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   tests the trainer's lock), so an app restarted after a crash, or two app sessions,
   see the same true state of every run. Nothing is kept in memory except the handles of
   child processes, which are only used to reap them.
-* **Intake.** :meth:`RunManager.start` copies the upload into a hidden staging directory
-  (named with its pid: :meth:`poll` removes one whose app process was killed mid-upload),
-  checks it (:func:`validate_corpus`) and only then renames it to the run directory, so a
-  rejected upload leaves nothing behind. Run ids are generated
+* **Intake.** :meth:`RunManager.start` checks the corpus (:func:`validate_corpus`) and
+  assembles the run in a hidden staging directory (named with its pid: :meth:`poll`
+  removes one whose app process was killed mid-upload), renamed to the run directory only
+  when complete, so a rejected upload leaves nothing behind. A corpus given as a path is
+  read where it is; an upload is stored once, content-addressed, as
+  ``<root>/uploads/<sha256><ext>`` (the same file uploaded twice is stored once). Either
+  way the run records the corpus by path and sha256, never a copy. Run ids are generated
   (``20261121-061500-ab12cd``), never derived from a file name.
+* **Disk.** :meth:`disk_use` reports the bytes of runs and uploads; :meth:`delete_finished`
+  and :meth:`delete_unused_uploads` clean up, and :meth:`delete_upload` refuses an upload
+  that any run refers to. A run is deleted by renaming it out of view first, so it goes
+  whole or not at all.
 * **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
   beyond that leaves the run ``queued``. The queue moves without any page open: a trainer
   that ends (done, failed or cancelled) launches the oldest queued runs its slot frees
@@ -508,10 +515,11 @@ class RunManager:
             with self._root_lock():  # cleanup holds it too: no upload is removed in between
                 if upload is not None:
                     self.uploads.mkdir(exist_ok=True)
-                    if upload.exists():  # uploaded before: the same bytes, stored once
-                        (staging / f".upload{ext}").unlink()
-                    else:
-                        os.replace(staging / f".upload{ext}", upload)
+                    incoming = staging / f".upload{ext}"
+                    if _file_bytes(upload) == incoming.stat().st_size:
+                        incoming.unlink()  # uploaded before: the same bytes, stored once
+                    else:  # new, or a stored copy damaged since: this one is right
+                        os.replace(incoming, upload)
                 while True:
                     run_id = new_run_id()
                     final = self.root / run_id
