@@ -75,6 +75,42 @@ def delete(run_id: str) -> None:
     _note("info", f"Deleted run {run_id}.")
 
 
+def clean_runs(keep: tuple[str, ...]) -> None:
+    """Delete this session's finished and failed runs (every session's for an admin),
+    keeping the ones in use on the pages."""
+    owner = None if train_form.is_admin() else train_form.owner_id()
+    try:
+        deleted, freed = mgr.delete_finished(as_owner=owner, keep=frozenset(keep))
+    except (RunError, OSError) as err:
+        _note("error", f"Cleanup stopped: {err}")
+        return
+    if deleted:
+        _note(
+            "success", f"Deleted {len(deleted)} finished or failed run(s); {_bytes(freed)} freed."
+        )
+    else:
+        _note("info", "No finished or failed run to delete.")
+
+
+def clean_uploads() -> None:
+    """Delete the stored uploads that no run refers to."""
+    try:
+        files, freed = mgr.delete_unused_uploads()
+    except OSError as err:
+        _note("error", f"Cleanup stopped: {err}")
+        return
+    if files:
+        _note("success", f"Deleted {files} upload(s) that no run uses; {_bytes(freed)} freed.")
+    else:
+        _note("info", "Every stored upload is the corpus of a run; nothing was deleted.")
+
+
+def _bytes(n: int) -> str:
+    if n < 1000 * 1000:
+        return f"{n / 1000:,.1f} kB"
+    return f"{n / 1e6:,.1f} MB"
+
+
 def use(run_id: str, model: str) -> None:
     if model == "sgpe":
         _choose("tok", "side_tok", run_id)
@@ -192,6 +228,8 @@ if submitted and settings is not None:
             )
     except (CorpusError, ValueError, RunError) as err:
         st.error(render.md_escape(str(err)))
+    except OSError as err:  # a full disk, a runs folder that cannot be written
+        st.error(render.md_escape(f"The run could not be created: {err}"))
     if started:
         st.session_state["train_note"] = (
             "success",
@@ -285,6 +323,45 @@ def show_run(info: RunInfo, active_ids: set[str], owner: str, admin: bool) -> No
                     )
 
 
+def disk_panel(infos: list[RunInfo], active_ids: set[str], owner: str, admin: bool) -> None:
+    """What the runs and the stored uploads take on disk, and the two cleanups."""
+    use_ = mgr.disk_use()
+    st.caption(
+        f"Disk use: runs {_bytes(use_.runs_bytes)} ({use_.runs} runs) · uploads "
+        f"{_bytes(use_.uploads_bytes)} ({use_.uploads} files, {use_.unused_uploads} used by "
+        "no run). Runs read their corpus where it is; an upload is stored once."
+    )
+    finished = [
+        i.run.id
+        for i in infos
+        if i.status.state in ("done", "failed")
+        and not i.status.alive
+        and i.run.id not in active_ids
+        and (admin or i.owner is None or i.owner == owner)
+    ]
+    with st.expander("Clean up disk"):
+        st.button(
+            f"Delete {len(finished)} finished or failed run(s)",
+            key="train_clean_runs",
+            on_click=clean_runs,
+            args=(tuple(sorted(active_ids)),),
+            disabled=not finished,
+            icon=":material/delete_sweep:",
+            help="Done and failed runs that are yours (every run's for an administrator), "
+            "except those in use on the pages. Queued, running, cancelled and interrupted "
+            "runs are kept: they can still finish.",
+        )
+        st.button(
+            f"Delete {use_.unused_uploads} unused upload(s) ({_bytes(use_.unused_bytes)})",
+            key="train_clean_uploads",
+            on_click=clean_uploads,
+            disabled=not use_.unused_uploads,
+            icon=":material/delete_sweep:",
+            help="Uploads that no run refers to any more. An upload a run refers to is "
+            "never deleted.",
+        )
+
+
 def runs_panel() -> None:
     """The runs list; on its own timer it reruns only itself (a fragment)."""
     in_full_run = st.session_state.pop("train_in_full_run", False)
@@ -305,12 +382,13 @@ def runs_panel() -> None:
                 f"file from a backup, or delete the folder {run.path} to remove the run."
             )
         )
-    if not infos:
-        st.info("No runs yet. Start one above; it trains in a separate process.")
-        return
     act = resources.active()
     active_ids = {act.sgpe_choice.id, act.base_choice.id}
     owner, admin = train_form.owner_id(), train_form.is_admin()
+    disk_panel(infos, active_ids, owner, admin)
+    if not infos:
+        st.info("No runs yet. Start one above; it trains in a separate process.")
+        return
     for info in infos:
         show_run(info, active_ids, owner, admin)
     ids = [i.run.id for i in infos]

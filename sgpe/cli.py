@@ -397,8 +397,6 @@ def _config_from_args(args: argparse.Namespace) -> Any:
 
 def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
     """With --resume the run's config.json rules; a flag that contradicts it is an error."""
-    from .runs import file_sha256
-
     given = _given_settings(args)
     for f in settings_fields():
         if f.name not in given or given[f.name] == getattr(config, f.name):
@@ -413,13 +411,13 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
             f"({getattr(config, f.name)}); a resumed run keeps its settings: omit the flag, or "
             "start a new run with another --out"
         )
-    if args.corpus is not None:
-        path = Path(args.corpus)
-        if not path.is_file():
-            raise UsageError(f"{path}: file not found")
-        if file_sha256(path) != config.corpus_sha256:
+    counting = _given_settings(args, count_fields())
+    for f in count_fields():  # they never change the vocabulary, but the run records them
+        if f.name in counting and counting[f.name] != getattr(config.counting, f.name):
             raise UsageError(
-                f"--corpus {path} is not the corpus this run trains on; omit --corpus to resume"
+                f"{cli_flag(f)} {counting[f.name]} differs from the run's config.json "
+                f"({getattr(config.counting, f.name)}); a resumed run counts as it was started: "
+                "omit the flag, or start a new run with another --out"
             )
 
 
@@ -433,8 +431,11 @@ def _count_options(args: argparse.Namespace, fields: Sequence[Any]) -> Any:
     ones the command has flags for)."""
     from .settings import CountOptions
 
+    names = {f.name for f in fields}
     try:
-        return CountOptions(**_given_settings(args, fields))
+        return CountOptions(
+            **{k: v for k, v in _given_settings(args, fields).items() if k in names}
+        )
     except ValueError as err:
         raise UsageError(str(err)) from None
 
@@ -523,7 +524,7 @@ def _train_from_counts(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from .runs import create_run, read_config, train_run
+    from .runs import create_run, read_config, relocate_corpus, train_run
     from .runs.manager import validate_corpus
 
     if args.word_counts is not None:
@@ -532,6 +533,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.resume:
         config = read_config(out)
         _check_resume_flags(args, config)
+        if args.corpus is not None:  # the corpus moved: same bytes, new place
+            relocate_corpus(out, config, args.corpus)
     else:
         if args.corpus is None or args.vocab_size is None:
             missing = [
@@ -544,16 +547,17 @@ def _cmd_train(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"{out} is not empty; use --resume to continue the run in it, or choose a new --out"
             )
-        config = _config_from_args(args)
+        config = _config_from_args(args).replace(counting=_count_options(args, count_fields()))
         corpus = Path(args.corpus)
-        summary = validate_corpus(corpus, max_bytes=None, require_script=False)
-        if summary.script_characters == 0:
-            print(
-                f"sgpe: warning: {corpus.name} has no Sinhala or Devanagari character; "
-                "SGPE will learn merges of other characters only",
-                file=sys.stderr,
-            )
-        create_run(out, config, corpus)
+        if corpus.is_file():  # a directory or glob is checked file by file as it is counted
+            summary = validate_corpus(corpus, max_bytes=None, require_script=False)
+            if summary.script_characters == 0:
+                print(
+                    f"sgpe: warning: {corpus.name} has no Sinhala or Devanagari character; "
+                    "SGPE will learn merges of other characters only",
+                    file=sys.stderr,
+                )
+        create_run(out, config, args.corpus)
     stderr = sys.stderr
     display: _ProgressBar | _ProgressLog = (
         _ProgressBar(stderr) if stderr.isatty() else _ProgressLog(stderr)
@@ -607,16 +611,18 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train a vocabulary into a run directory",
         description=(
-            "Train an SGPE (or byte-level BPE) vocabulary. Writes RUN_DIR: config.json, "
-            "corpus copy, word_counts.parquet, status.json, checkpoint.json, merges.parquet, "
+            "Train an SGPE (or byte-level BPE) vocabulary. Writes RUN_DIR: config.json "
+            "(settings, counting options, the corpus's paths and sha256; the corpus is not "
+            "copied), word_counts.parquet, status.json, checkpoint.json, merges.parquet, "
             "vocab.json, train.log. SIGTERM or Ctrl-C stops after the current merge with a "
-            "checkpoint; --resume continues byte-identically."
+            "checkpoint; --resume checks the corpus and continues byte-identically."
         ),
     )
     p.add_argument(
         "--corpus",
-        metavar="FILE",
-        help=f"corpus file ({', '.join(SUPPORTED_SUFFIXES)}); copied into RUN_DIR",
+        metavar="CORPUS",
+        help=f"corpus file ({', '.join(SUPPORTED_SUFFIXES)}), directory or glob, read in place "
+        "(RUN_DIR records its paths and sha256); with --resume: the run's corpus in a new place",
     )
     p.add_argument(
         "--out",
@@ -625,6 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run directory (new or empty; with --resume: an existing run)",
     )
     _add_setting_flags(p)
+    _add_setting_flags(p, count_fields())
     p.add_argument(
         "--resume",
         action="store_true",

@@ -708,6 +708,70 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     assert json_.loads((failed.path / "status.json").read_text())["resumable"] is False
 
 
+def _kb(n: int) -> str:
+    return f"{n / 1000:,.1f} kB"
+
+
+def test_train_page_shows_disk_use_and_cleans_up(runs_dir: Path) -> None:
+    """The page shows what runs and uploads take; cleanup deletes this session's finished
+    and failed runs (not the one in use, not another session's) and then the uploads that
+    no run uses (never one a run refers to), with a message for each."""
+    import hashlib
+
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    lines = ["ශ්\u200dරී ලංකාව ලස්සන රටකි.", "ගුරුවරු පාඩම් උගන්වති."]
+    texts = [("\n".join(lines[: k + 1] * 20) + "\n").encode("utf-8") for k in range(2)]
+    texts.append("\n".join(["අම්මා කෑම උයනවා."] * 20).encode("utf-8"))
+    uploads = [hashlib.sha256(t).hexdigest() + ".txt" for t in texts]
+    in_use = manager.start(RunRequest(texts[0], name="a.txt", vocab_size=400))
+    failed = manager.start(RunRequest(texts[0], name="a.txt", vocab_size=20))
+    gone = manager.start(RunRequest(texts[1], name="b.txt", vocab_size=400))
+    theirs = manager.start(RunRequest(texts[2], name="c.txt", vocab_size=400, owner="someone"))
+    done = manager.start(RunRequest(texts[2], name="c.txt", vocab_size=410))
+    for run, state in ((in_use, "done"), (failed, "failed"), (gone, "done"), (theirs, "done"), (done, "done")):  # fmt: skip
+        assert manager.wait(run).state == state
+    manager.delete(gone)  # its upload is now used by no run
+    use = manager.disk_use()
+    assert (use.runs, use.uploads, use.unused_uploads) == (4, 3, 1)
+
+    at = open_page("train.py", tok=in_use.id)
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [c.value for c in at.caption]
+    assert (
+        f"Disk use: runs {_kb(use.runs_bytes)} (4 runs) · uploads {_kb(use.uploads_bytes)} "
+        "(3 files, 1 used by no run). Runs read their corpus where it is; an upload is stored "
+        "once."
+    ) in captions, captions
+    runs_button = at.button(key="train_clean_runs")
+    assert runs_button.label == "Delete 2 finished or failed run(s)"  # failed + done
+    uploads_button = at.button(key="train_clean_uploads")
+    assert uploads_button.label == f"Delete 1 unused upload(s) ({_kb(len(texts[1]))})"
+
+    freed = sum(p.stat().st_size for r in (failed, done) for p in r.path.rglob("*") if p.is_file())
+    runs_button.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert {i.run.id for i in manager.list_runs()} == {in_use.id, theirs.id}
+    successes = [m.value.replace("\\", "") for m in at.success]
+    assert f"Deleted 2 finished or failed run(s); {_kb(freed)} freed." in successes, successes
+
+    at.run()
+    assert at.button(key="train_clean_uploads").label == (
+        f"Delete 1 unused upload(s) ({_kb(len(texts[1]))})"  # the others are still used
+    )
+    at.button(key="train_clean_uploads").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    successes = [m.value.replace("\\", "") for m in at.success]
+    assert f"Deleted 1 upload(s) that no run uses; {_kb(len(texts[1]))} freed." in successes
+    assert sorted(p.name for p in (runs_dir / "uploads").iterdir()) == sorted(
+        [uploads[0], uploads[2]]
+    )
+    at.run()
+    assert at.button(key="train_clean_uploads").disabled
+    assert at.button(key="train_clean_runs").disabled  # in use, or another session's
+
+
 # ============================================================================ damaged files
 # The app never shows a traceback for a damaged file: the library's one-line
 # message, and the page still works.

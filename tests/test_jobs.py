@@ -6,6 +6,7 @@ restart, two sessions) agreeing on the state of every run."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import os
 import re
@@ -201,7 +202,7 @@ def test_validate_corpus_summary(tmp_path: Path) -> None:
 # ============================================================================ runs
 
 
-def test_every_format_trains_and_the_upload_is_copied(tmp_path: Path) -> None:
+def test_every_format_trains_and_the_upload_is_stored_once(tmp_path: Path) -> None:
     uploads = {
         "u.txt": TEXT.encode(),
         "u.txt.gz": gzip.compress(TEXT.encode()),
@@ -220,12 +221,116 @@ def test_every_format_trains_and_the_upload_is_copied(tmp_path: Path) -> None:
         status = jobs.wait(run, timeout=60)
         assert status.state == "done", (name, status.message)
         ext = name[1:]
-        assert (run.path / f"corpus{ext}").read_bytes() == uploads[name]
+        sha = hashlib.sha256(uploads[name]).hexdigest()
+        stored = jobs.root / "uploads" / f"{sha}{ext}"
+        assert stored.read_bytes() == uploads[name]
+        config = read_config(run.path)
+        assert config.corpus_path == f"../uploads/{sha}{ext}" and config.corpus_sha256 == sha
+        assert [(f.path, f.bytes) for f in config.corpus_files] == [
+            (f"../uploads/{sha}{ext}", len(uploads[name]))
+        ]
+        assert not [p for p in run.path.iterdir() if p.name.startswith("corpus")]  # no copy
         tok = load(run.path / "vocab.json")
         assert tok.training["corpus"] == name and tok.training["lines"] == len(LINES)
         merges.add(tuple(tok.merges))
         assert jobs.vocab_path(run) == run.path / "vocab.json"
     assert len(merges) == 1  # the same documents in every format: the same merges
+    assert len(list((jobs.root / "uploads").iterdir())) == len(uploads)
+
+
+def test_the_same_upload_twice_is_stored_once(tmp_path: Path) -> None:
+    jobs = RunManager(tmp_path / "runs", max_running=2)
+    data = TEXT.encode()
+    sha = hashlib.sha256(data).hexdigest()
+    first = jobs.start(RunRequest(data, name="a.txt", **SMALL))
+    second = jobs.start(RunRequest(io.BytesIO(data), name="again.txt", **SMALL))
+    assert sorted(p.name for p in (jobs.root / "uploads").iterdir()) == [f"{sha}.txt"]
+    for run in (first, second):
+        assert read_config(run.path).corpus_path == f"../uploads/{sha}.txt"
+    assert jobs.wait(first).state == "done" and jobs.wait(second).state == "done"
+    use = jobs.disk_use()
+    assert (use.runs, use.uploads, use.uploads_bytes, use.unused_uploads) == (2, 1, len(data), 0)
+    assert use.runs_bytes == sum(
+        p.stat().st_size for r in (first, second) for p in r.path.rglob("*") if p.is_file()
+    )
+
+
+def test_cleanup_refuses_a_needed_upload_and_removes_an_unused_one(tmp_path: Path) -> None:
+    """An upload a run refers to is never removed (queued, live, resumable or done);
+    once its last run is deleted, cleanup removes it, whole."""
+    jobs = RunManager(tmp_path / "runs", max_running=1)
+    data = TEXT.encode()
+    name = hashlib.sha256(data).hexdigest() + ".txt"
+    done = jobs.start(RunRequest(data, name="a.txt", owner="alice", **SMALL))
+    cancelled = jobs.start(RunRequest(data, name="a.txt", owner="bob", **SMALL))  # queued
+    assert jobs.cancel(cancelled).message == "cancelled before it started"
+    assert jobs.status(cancelled).resumable
+    assert jobs.wait(done).state == "done"
+    with pytest.raises(RunError) as err:
+        jobs.delete_upload(name)
+    users = sorted([(done.id, "done"), (cancelled.id, "cancelled")])  # in run-id order
+    assert str(err.value) == (
+        f"upload {name} is the corpus of run(s) "
+        + ", ".join(f"{r} ({st})" for r, st in users)
+        + "; delete those runs first"
+    )
+    assert jobs.delete_unused_uploads() == (0, 0)
+    assert (jobs.root / "uploads" / name).read_bytes() == data
+    # Bulk cleanup by alice: her finished run goes, bob's resumable one stays.
+    deleted, freed = jobs.delete_finished(as_owner="alice")
+    assert deleted == [done.id] and freed > 0 and not done.path.exists()
+    assert jobs.delete_unused_uploads() == (0, 0)  # bob's run still needs it
+    jobs.delete(cancelled)
+    assert jobs.disk_use().unused_uploads == 1
+    assert jobs.delete_unused_uploads() == (1, len(data))
+    assert leftovers(jobs.root) == ["uploads"] and not list((jobs.root / "uploads").iterdir())
+    with pytest.raises(RunError, match=f"^no upload {name} under "):
+        jobs.delete_upload(name)
+
+
+def test_a_queued_run_whose_corpus_is_gone_fails_resumable_and_resume_checks_first(
+    tmp_path: Path,
+) -> None:
+    """The trainer checks the corpus before anything else: a queued run whose file went
+    away fails with the one-line reason, resumable; resume() refuses with the same reason
+    and changes nothing until the file is back."""
+    jobs = RunManager(tmp_path / "runs", max_running=1)
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_text(TEXT, encoding="utf-8")
+    second.write_text(TEXT + LINES[0] + "\n", encoding="utf-8")
+    blocker = jobs.start(RunRequest(first, **SMALL))
+    queued = jobs.start(RunRequest(second, **SMALL))
+    assert jobs.status(queued).state == "queued"
+    moved = tmp_path / "elsewhere.txt"
+    second.rename(moved)
+    assert jobs.wait(blocker).state == "done"
+    st = jobs.wait(queued)
+    reason = (
+        f"run {queued.id}: corpus file {second} is missing (recorded "
+        f"{moved.stat().st_size:,} bytes); put it back, or resume with --corpus at its new "
+        "place (python -m sgpe train --out RUN_DIR --resume --corpus PATH)"
+    )
+    assert (st.state, st.message, st.resumable) == ("failed", reason, True)
+    before = (queued.path / "status.json").read_bytes()
+    with pytest.raises(RunError) as err:
+        jobs.resume(queued)
+    assert str(err.value) == reason
+    assert (queued.path / "status.json").read_bytes() == before
+    moved.rename(second)
+    jobs.resume(queued)
+    assert jobs.wait(queued).state == "done"
+
+
+def test_a_run_on_a_path_reads_it_in_place(tmp_path: Path) -> None:
+    """A corpus given as a path is neither copied nor stored: the run records its path."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    jobs = RunManager(tmp_path / "runs")
+    run = jobs.start(RunRequest(corpus, **SMALL))
+    assert jobs.wait(run).state == "done"
+    config = read_config(run.path)
+    assert config.corpus_path == str(corpus) and config.corpus_name == "c.txt"
+    assert leftovers(jobs.root) == [run.id]  # no uploads folder
 
 
 def test_queue_cancel_and_two_readers(tmp_path: Path) -> None:
@@ -381,7 +486,8 @@ def test_delete(tmp_path: Path) -> None:
     done = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))
     assert jobs.wait(done).state == "done"
     jobs.delete(done.id)
-    assert leftovers(jobs.root) == []
+    assert leftovers(jobs.root) == ["uploads"]  # the upload stays until cleanup
+    assert jobs.delete_unused_uploads() == (1, len(TEXT.encode()))
     with pytest.raises(RunError, match="is not a run id"):
         jobs.delete("../../etc")
 

@@ -415,6 +415,8 @@ def _kill_mid_copy(code: str, fifo: Path) -> None:
 
 
 def test_kill_during_cli_intake_leaves_no_dead_end(small_corpus: Path, tmp_path: Path) -> None:
+    """The CLI's intake reads the corpus once to hash it (nothing is copied): a kill while
+    it reads leaves no run directory and no staging directory."""
     fifo = _fifo(tmp_path, "stream.txt")
     out = tmp_path / "run"
     _kill_mid_copy(
@@ -423,11 +425,10 @@ def test_kill_during_cli_intake_leaves_no_dead_end(small_corpus: Path, tmp_path:
         fifo,
     )
     assert not out.exists()  # the half-made run was never renamed into place
-    [staging] = list(tmp_path.glob(f"{INCOMING_PREFIX}*"))
-    assert (staging / ".corpus.txt.tmp").exists()
-    # The same command again just works, and clears the abandoned staging directory.
+    assert list(tmp_path.glob(f"{INCOMING_PREFIX}*")) == []
+    # The same command again just works.
     config = create_run(out, RunConfig(vocab_size=700, prune_freq=1), small_corpus)
-    assert not staging.exists() and config.corpus == "corpus.txt"
+    assert config.corpus_path == str(small_corpus) and not config.has_copy
     assert train_run(out).state == "done"
 
 
@@ -448,23 +449,18 @@ def test_kill_during_app_intake_leaves_nothing_visible(tmp_path: Path) -> None:
     assert not staging.exists()
 
 
-def test_full_disk_during_intake_is_one_line_and_leaves_nothing(
-    monkeypatch: pytest.MonkeyPatch,
-    capsysbinary: pytest.CaptureFixture[bytes],
-    tiny_tmpfs: Path,
-    tmp_path: Path,
-) -> None:
-    """A real 1.5 MB tmpfs and a 2 MB corpus: the copy into the run fails with ENOSPC."""
-    corpus = tmp_path / "big.txt"
-    corpus.write_text(("\n".join(SINHALA) + "\n") * 11000, encoding="utf-8")
-    assert corpus.stat().st_size > 2_000_000
-    out = tiny_tmpfs / "run"
-    argv = ["train", "--corpus", str(corpus), "--vocab-size", "700", "--out", str(out)]
-    code, _, err = cli(monkeypatch, capsysbinary, argv)
-    assert code == 1
-    line = one_clear_line(err)
-    assert "cannot create the run directory: No space left on device" in line, line
-    assert list(tiny_tmpfs.iterdir()) == []  # no run, no staging directory, no temp file
+def test_full_disk_during_intake_is_one_line_and_leaves_nothing(tiny_tmpfs: Path) -> None:
+    """A real 1.5 MB tmpfs and a 2 MB upload: storing it fails with ENOSPC, in one line
+    that names the upload, and nothing is left in the runs root."""
+    data = (("\n".join(SINHALA) + "\n") * 11000).encode("utf-8")
+    assert len(data) > 2_000_000
+    root = tiny_tmpfs / "runs"
+    with pytest.raises(OSError) as err:
+        RunManager(root).start(RunRequest(data, name="big.txt", vocab_size=700))
+    assert str(err.value) == (
+        f"[Errno 28] cannot store the upload big.txt: No space left on device: '{root / 'uploads'}'"
+    )
+    assert list(root.iterdir()) == []  # no run, no staging directory, no temp file
 
 
 # ============================================================================ schemas
@@ -617,7 +613,7 @@ BAD_COMMANDS = [
     (
         ["train", "--corpus", "{d}", "--vocab-size", "700", "--out", "{o}"],
         "",
-        "unsupported corpus type",
+        "the directory holds no corpus file",
     ),
     (
         ["train", "--corpus", "{d}.txt", "--vocab-size", "700", "--out", "{o}"],

@@ -250,12 +250,13 @@ def test_injected_write_failure_fails_the_run_and_keeps_earlier_checkpoints(
 def test_full_disk_fails_the_run_and_keeps_earlier_checkpoints(
     shared_corpora: Path, tiny_tmpfs: Path, tmp_path: Path
 ) -> None:
-    """A real 1.5 MB tmpfs: the corpus copy and word counts fit, the growing checkpoints
-    (kept twice) soon do not."""
+    """A real 1.5 MB tmpfs that already holds other files (as large as the corpus): the
+    word counts fit, the growing checkpoints (kept twice) soon do not."""
     corpus = tmp_path / "si600.txt"
     with open(shared_corpora / "si_train.txt", "rb") as src, open(corpus, "wb") as dst:
         for _, line in zip(range(600), src):
             dst.write(line)
+    shutil.copyfile(corpus, tiny_tmpfs / "other-files.txt")
     out = tiny_tmpfs / "run"
     proc = launch(out, corpus, "--vocab-size", "8000", "--checkpoint-every", "100")
     assert proc.wait(timeout=60) == 1

@@ -22,6 +22,7 @@ from sgpe.settings import (
     RunMechanics,
     TrainSettings,
     cli_flag,
+    count_fields,
     default,
     info,
     settings_fields,
@@ -311,6 +312,8 @@ TRAIN_FLAGS = {
     "--pieces", "--no-leading-space", "--no-prepend-space", "--pattern", "--checkpoint-every",
     "--checkpoint-seconds", "--heartbeat-seconds", "--max-piece-units",
 }  # fmt: skip
+#: The counting flags (CountOptions) that train shares with count: a run records them.
+COUNT_FLAGS = {"--workers", "--backend", "--scheduler", "--max-corpus-bytes", "--max-line-bytes"}
 
 
 def _train_parser():
@@ -322,8 +325,12 @@ def _train_parser():
 def test_cli_has_one_flag_per_setting_with_its_default_in_the_help():
     train = _train_parser()
     flags = {o for a in train._actions for o in a.option_strings}
-    assert flags - {"-h", "--help", "--corpus", "--out", "--resume", "--word-counts"} == TRAIN_FLAGS
+    assert (
+        flags - {"-h", "--help", "--corpus", "--out", "--resume", "--word-counts"}
+        == TRAIN_FLAGS | COUNT_FLAGS
+    )
     assert {cli_flag(f) for f in settings_fields()} == TRAIN_FLAGS
+    assert {cli_flag(f) for f in count_fields()} == COUNT_FLAGS
     helps = {o: a.help or "" for a in train._actions for o in a.option_strings}
     assert "(default: 2)" in helps["--prune-freq"]
     assert "(default: 1, or 2 for --mode paper)" in helps["--min-freq"]

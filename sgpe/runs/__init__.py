@@ -2,6 +2,7 @@
 run in its own process, and the manager that starts, watches, cancels and resumes runs.
 
 * :mod:`sgpe.runs.format` -- the files of a run directory and their readers and writers;
+* :mod:`sgpe.runs.sources` -- the corpus a run refers to (paths, sizes, sha256; no copy);
 * :mod:`sgpe.runs.worker` -- trains one run directory, checkpointing as it goes;
 * :mod:`sgpe.runs.manager` -- :class:`RunManager`, used by the app (background processes).
 """
@@ -34,8 +35,11 @@ from .format import (
     read_merges,
     read_status,
     read_word_counts,
+    relocate_corpus,
+    verify_corpus,
     write_status,
 )
+from .sources import CorpusFile
 from .worker import Display, RunWorker, TrainResult, train_run
 
 __all__ = [
@@ -51,6 +55,7 @@ __all__ = [
     "STATUS",
     "VOCAB",
     "Checkpoint",
+    "CorpusFile",
     "Display",
     "RunConfig",
     "RunError",
@@ -68,6 +73,8 @@ __all__ = [
     "read_merges",
     "read_status",
     "read_word_counts",
+    "relocate_corpus",
     "train_run",
+    "verify_corpus",
     "write_status",
 ]

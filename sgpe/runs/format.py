@@ -3,8 +3,9 @@ them, and the reader that reports a run's true state from those files alone.
 
 A run directory holds::
 
-    config.json          settings the run was started with (RunConfig; enough to resume it)
-    corpus.<ext>         the corpus copy the run trains on (original extension, e.g. .txt.gz)
+    config.json          settings the run was started with (RunConfig; enough to resume it),
+                         the counting options, and the corpus by reference: its path(s)
+                         and every file's size and sha256 (no copy of the corpus)
     .lock                flock(2)-ed by the trainer while it works on the run
     status.json          state, phase, step, target, rate, ETA, heartbeat, pid, message
     word_counts.parquet  pieces and their counts, written once after counting
@@ -19,6 +20,12 @@ Every file is written atomically (temp file in the same directory + ``os.replace
 a reader (or a ``kill -9``) sees the old file or the new one, never half a file.
 Without pyarrow the two tables are written as ``word_counts.json`` / ``merges/*.json`` /
 ``merges.json`` instead.
+
+The corpus stays where it is (an upload of the app is stored once under the runs root,
+``uploads/<sha256><ext>``). Every start and resume first checks the corpus files against
+``config.json`` (:func:`verify_corpus`) and stops with one line naming the missing,
+changed or added file. Run directories made by older versions hold a copy of the corpus
+(``corpus.<ext>``, ``config.json`` layout 1); they are read and resumed as they are.
 
 Resume (SGPE model): read ``config.json``, load the word counts (no recount), take the
 newest *valid* checkpoint (strict parse, sha256 of its merges, config fingerprint) and
@@ -56,15 +63,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._files import TOO_DEEP, atomic_write, dumps_json
-from ..corpus.readers import CorpusInfo, corpus_format
+from .._files import TOO_DEEP, atomic_write, dumps_json, file_sha256
+from ..corpus.readers import CorpusError, CorpusInfo
 from ..protocol import one_line
 from ..settings import _NOTHING as _NO_ABSENT
 from ..settings import (
+    COUNT_FIELDS,
     MAX_INTERVAL_SECONDS,
     MECHANICS_FIELDS,
     MODELS,
     TRAIN_FIELDS,
+    CountOptions,
     RunMechanics,
     TrainSettings,
     default,
@@ -73,6 +82,7 @@ from ..settings import (
     settings_fields,
     split_options,
 )
+from .sources import CorpusFile, corpus_problem, manifest, manifest_sha256, resolve
 
 # ============================================================================ constants
 
@@ -123,36 +133,53 @@ class RunError(Exception):
 
 #: The corpus fields of ``config.json`` (the other keys are the settings' fields).
 CORPUS_FIELDS = ("corpus", "corpus_name", "corpus_sha256", "created")
+#: The fields that layout 2 adds (see :class:`RunConfig`).
+SOURCE_FIELDS = ("corpus_path", "corpus_files", "counting")
+#: config.json layout 1 holds a corpus copy (``corpus``); layout 2 refers to the corpus
+#: by path and records the counting options. Both are read; new runs are written in 2.
+CONFIG_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True, init=False)
 class RunConfig:
     """The settings a run was started with, stored as ``config.json``: the fields of
-    :class:`~sgpe.settings.TrainSettings` and :class:`~sgpe.settings.RunMechanics` flat, and
-    the corpus identity. ``corpus`` is the file name of the corpus copy inside the run
-    directory; ``corpus_name`` is the original file name, recorded in ``vocab.json``.
+    :class:`~sgpe.settings.TrainSettings` and :class:`~sgpe.settings.RunMechanics` flat, the
+    :class:`~sgpe.settings.CountOptions` under ``counting``, and the corpus identity.
 
-    Build one with the two settings objects or with flat keywords
+    The corpus is recorded by reference: ``corpus_path`` is the corpus as given (a file, a
+    directory or a glob; relative paths are relative to the run directory),
+    ``corpus_files`` its files with their sizes and sha256, ``corpus_sha256`` their content
+    hash (:func:`sgpe.runs.sources.manifest_sha256`) and ``corpus_name`` the name recorded
+    in ``vocab.json``. Runs made before that hold a copy of the corpus in the run
+    directory: their ``corpus`` is the copy's file name (layout 1, still read and resumed).
+
+    Build one with the settings objects or with flat keywords
     (``RunConfig(vocab_size=700, checkpoint_every=5)``); every setting is readable as an
     attribute (``config.vocab_size``).
     """
 
     settings: TrainSettings
     mechanics: RunMechanics
+    counting: CountOptions
     corpus: str
     corpus_name: str
     corpus_sha256: str
     created: float  # unix time; not part of the fingerprint
+    corpus_path: str
+    corpus_files: tuple[CorpusFile, ...]
 
     def __init__(
         self,
         settings: TrainSettings | None = None,
         mechanics: RunMechanics | None = None,
         *,
+        counting: CountOptions | None = None,
         corpus: str = "",
         corpus_name: str = "",
         corpus_sha256: str = "",
         created: float = 0.0,
+        corpus_path: str = "",
+        corpus_files: Sequence[CorpusFile] = (),
         **options: Any,
     ) -> None:
         train, mech = split_options(options, "RunConfig")
@@ -161,10 +188,13 @@ class RunConfig:
         set_ = object.__setattr__
         set_(self, "settings", settings if settings is not None else TrainSettings(**train))
         set_(self, "mechanics", mechanics if mechanics is not None else RunMechanics(**mech))
+        set_(self, "counting", counting if counting is not None else CountOptions())
         set_(self, "corpus", corpus)
         set_(self, "corpus_name", corpus_name)
         set_(self, "corpus_sha256", corpus_sha256)
         set_(self, "created", created)
+        set_(self, "corpus_path", corpus_path)
+        set_(self, "corpus_files", tuple(corpus_files))
 
     def __getattr__(self, name: str) -> Any:
         # Only called for names that are not attributes: the settings' fields.
@@ -174,16 +204,22 @@ class RunConfig:
             return getattr(object.__getattribute__(self, "mechanics"), name)
         raise AttributeError(f"RunConfig has no attribute {name!r}")
 
+    @property
+    def has_copy(self) -> bool:
+        """Whether the run holds a copy of its corpus (layout 1, made by older versions)."""
+        return bool(self.corpus)
+
     def replace(self, **changes: Any) -> RunConfig:
-        """A copy with some fields (settings or corpus fields) changed."""
+        """A copy with some fields (settings, counting or corpus fields) changed."""
+        own = CORPUS_FIELDS + SOURCE_FIELDS
         train, mech = split_options(
-            {k: v for k, v in changes.items() if k not in CORPUS_FIELDS}, "RunConfig.replace"
+            {k: v for k, v in changes.items() if k not in own}, "RunConfig.replace"
         )
-        corpus = {k: changes.get(k, getattr(self, k)) for k in CORPUS_FIELDS}
+        kept = {k: changes.get(k, getattr(self, k)) for k in own}
         return RunConfig(
             self.settings.replace(**train) if train else self.settings,
             dataclasses.replace(self.mechanics, **mech) if mech else self.mechanics,
-            **corpus,
+            **kept,
         )
 
     def validate(self) -> None:
@@ -200,7 +236,8 @@ class RunConfig:
 
         A setting whose value is its ``absent`` value (what an older ``config.json``
         without it meant) is left out, so runs made before it existed keep their
-        fingerprint and still resume."""
+        fingerprint and still resume. Where the corpus lives and how it is counted are
+        left out too: neither changes the result."""
         s = self.settings
         data: dict[str, Any] = {"model": s.model}
         for f in dataclasses.fields(TrainSettings):
@@ -217,17 +254,23 @@ class RunConfig:
         return hashlib.sha256(_canonical(data)).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
-        """``config.json``: one flat object (every setting resolved to its value)."""
+        """``config.json``: one flat object (every setting resolved to its value); a run
+        with a corpus copy is written in layout 1, as it was made."""
         flat = self.settings.to_dict()
         if flat["prepend_space"] is None:  # bytebpe: not used; written as before
             flat["prepend_space"] = flat["leading_space"]
-        return {
+        data = {
             "format": CONFIG_FORMAT,
-            "format_version": FORMAT_VERSION,
+            "format_version": 1 if self.has_copy else 2,
             **flat,
             **self.mechanics.to_dict(),
-            **{k: getattr(self, k) for k in CORPUS_FIELDS},
+            **{k: getattr(self, k) for k in CORPUS_FIELDS if k != "corpus" or self.has_copy},
         }
+        if not self.has_copy:
+            data["corpus_path"] = self.corpus_path
+            data["corpus_files"] = [f.to_dict() for f in self.corpus_files]
+            data["counting"] = self.counting.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: Any, source: str = CONFIG) -> RunConfig:
@@ -235,10 +278,11 @@ class RunConfig:
             raise RunError(
                 f"{source}: not a run configuration (key 'format' must be {CONFIG_FORMAT!r})"
             )
-        if data.get("format_version") != FORMAT_VERSION:
+        version = data.get("format_version")
+        if type(version) is not int or version not in CONFIG_VERSIONS:
             raise RunError(
-                f"{source}: key 'format_version' is {data.get('format_version')!r}; this version "
-                f"of sgpe reads {FORMAT_VERSION}"
+                f"{source}: key 'format_version' is {version!r}; this version "
+                f"of sgpe reads {' and '.join(map(str, CONFIG_VERSIONS))}"
             )
         model = data.get("model", default("model"))
         options: dict[str, Any] = {}
@@ -256,7 +300,7 @@ class RunConfig:
             # leading space, and those versions trained without it too.
             options["prepend_space"] = False
         corpus: dict[str, Any] = {}
-        for name in CORPUS_FIELDS:
+        for name in (*CORPUS_FIELDS, "corpus_path"):
             if name in data:
                 kind = float if name == "created" else str
                 value = data[name]
@@ -268,9 +312,23 @@ class RunConfig:
                     )
                 corpus[name] = value
         try:
+            if version >= 2:
+                files = data.get("corpus_files")
+                if not isinstance(files, list):
+                    raise ValueError(f"key 'corpus_files' must be a list, got {files!r}")
+                corpus["corpus_files"] = [CorpusFile.from_dict(f, source) for f in files]
+                counting = data.get("counting", {})
+                if not isinstance(counting, dict) or set(counting) - COUNT_FIELDS:
+                    raise ValueError(
+                        f"key 'counting' must be an object with keys among "
+                        f"{', '.join(sorted(COUNT_FIELDS))}, got {counting!r}"
+                    )
+                corpus["counting"] = CountOptions(**counting)
             return cls(**options, **corpus)
-        except ValueError as err:
-            raise RunError(f"{source}: {err}; start a new run") from None
+        except (ValueError, TypeError) as err:
+            text = str(err)
+            where = "" if text.startswith(source) else f"{source}: "
+            raise RunError(f"{where}{text}; start a new run") from None
 
 
 #: What a ``config.json`` written before a setting existed means (Setting.absent).
@@ -949,25 +1007,64 @@ class _StatusFile:
 # ============================================================================ preparing a run
 
 
-def copy_corpus(src: Path, run_dir: Path) -> tuple[str, str]:
-    """Copy a corpus into ``run_dir`` as ``corpus.<ext>``; return (file name, sha256)."""
-    name = "corpus" + corpus_format(src)
-    digest = hashlib.sha256()
-    dst = run_dir / name
-    tmp = run_dir / f".{name}.tmp"
-    with open(src, "rb") as fin, open(tmp, "wb") as fout:
-        while block := fin.read(1 << 20):
-            digest.update(block)
-            fout.write(block)
-        fout.flush()
-        os.fsync(fout.fileno())
-    os.replace(tmp, dst)
-    return name, digest.hexdigest()
+def corpus_source(run_dir: Path, config: RunConfig) -> Path:
+    """What the trainer reads: the corpus copy of a layout-1 run, else the corpus as given
+    (file, directory or glob; a relative path is relative to the run directory)."""
+    if config.has_copy:
+        return run_dir / config.corpus
+    return resolve(config.corpus_path, run_dir)
+
+
+def verify_corpus(run_dir: Path, config: RunConfig) -> None:
+    """Raise :class:`RunError` (one line: what changed, where, how to fix it) unless the
+    run's corpus is on disk with the bytes the run started on."""
+    if config.has_copy:
+        path = run_dir / config.corpus
+        if not path.is_file():
+            raise RunError(f"{path}: the run's corpus copy is missing; start a new run")
+        if config.corpus_sha256 and file_sha256(path) != config.corpus_sha256:
+            raise RunError(
+                f"{path}: the corpus copy changed since the run started; start a new run"
+            )
+        return
+    if not config.corpus_files:
+        raise RunError(f"{run_dir / CONFIG}: the run records no corpus files; start a new run")
+    problem = corpus_problem(config.corpus_path, config.corpus_files, run_dir)
+    if problem:
+        raise RunError(f"run {run_dir.name}: {problem}")
+
+
+def relocate_corpus(run_dir: Path, config: RunConfig, source: str | Path) -> RunConfig:
+    """Point a run at its corpus in a new place (``--corpus`` with ``--resume``): the files
+    there must have the content hash the run recorded; ``config.json`` is rewritten
+    atomically with the new paths. A run with a corpus copy keeps its copy."""
+    if config.has_copy:
+        path = Path(source)
+        if not path.is_file() or file_sha256(path) != config.corpus_sha256:
+            raise RunError(
+                f"--corpus {source} is not the corpus this run trains on; omit --corpus to resume"
+            )
+        return config
+    try:
+        files = manifest(source)
+    except CorpusError as err:
+        raise RunError(f"--corpus {err}") from None
+    sha = manifest_sha256(files)
+    if sha != config.corpus_sha256:
+        raise RunError(
+            f"--corpus {source} is not the corpus this run trains on (content sha256 "
+            f"{sha[:12]}…, the run's is {config.corpus_sha256[:12]}…); give the run's corpus, "
+            "or start a new run"
+        )
+    if str(source) == config.corpus_path and list(config.corpus_files) == files:
+        return config
+    moved = config.replace(corpus_path=str(Path(source).absolute()), corpus_files=files)
+    atomic_write(run_dir / CONFIG, dumps_json(moved.to_dict()).encode("utf-8"))
+    return moved
 
 
 def init_run_dir(run_dir: Path, config: RunConfig, *, phase: str = "prepared") -> None:
-    """Write ``config.json``, the lock file and a ``queued`` status into a directory that
-    already holds the corpus copy named by ``config.corpus``."""
+    """Write ``config.json``, the lock file and a ``queued`` status into ``run_dir``."""
     (run_dir / LOCK).touch()
     atomic_write(run_dir / CONFIG, dumps_json(config.to_dict()).encode("utf-8"))
     write_status(
@@ -1010,9 +1107,10 @@ def remove_stale_staging(parent: Path) -> list[Path]:
     return removed
 
 
-def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
-    """Create a new run directory from a corpus file (copied in); returns the config with
-    the corpus fields filled in.
+def create_run(run_dir: Path, config: RunConfig, corpus: str | Path) -> RunConfig:
+    """Create a new run directory for a corpus (a file, a directory or a glob pattern),
+    recorded by reference: its files' paths, sizes and sha256 go into ``config.json``,
+    nothing is copied. Returns the config with the corpus fields filled in.
 
     The run is assembled in a hidden staging directory next to ``run_dir`` and renamed
     into place only when complete, so a failure or a kill during intake never leaves a
@@ -1023,6 +1121,17 @@ def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
         raise RunError(
             f"{run_dir} is not empty; use --resume to continue the run in it, or choose a new --out"
         )
+    files = manifest(corpus)  # CorpusError: no such file, no corpus file in a directory
+    source = Path(corpus)
+    single = len(files) == 1 and source.is_file()
+    config = config.replace(
+        corpus="",
+        corpus_path=str(source.absolute()),
+        corpus_files=files,
+        corpus_name=config.corpus_name or (source.name if single else str(corpus)),
+        corpus_sha256=manifest_sha256(files),
+        created=time.time(),
+    )
     parent = run_dir.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -1034,13 +1143,6 @@ def create_run(run_dir: Path, config: RunConfig, corpus: Path) -> RunConfig:
         ) from err
     try:
         try:
-            name, sha = copy_corpus(corpus, staging)
-            config = config.replace(
-                corpus=name,
-                corpus_name=config.corpus_name or corpus.name,
-                corpus_sha256=sha,
-                created=time.time(),
-            )
             init_run_dir(staging, config)
             os.rename(staging, run_dir)  # also replaces an empty run_dir
         except OSError as err:

@@ -9,11 +9,18 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   tests the trainer's lock), so an app restarted after a crash, or two app sessions,
   see the same true state of every run. Nothing is kept in memory except the handles of
   child processes, which are only used to reap them.
-* **Intake.** :meth:`RunManager.start` copies the upload into a hidden staging directory
-  (named with its pid: :meth:`poll` removes one whose app process was killed mid-upload),
-  checks it (:func:`validate_corpus`) and only then renames it to the run directory, so a
-  rejected upload leaves nothing behind. Run ids are generated
+* **Intake.** :meth:`RunManager.start` checks the corpus (:func:`validate_corpus`) and
+  assembles the run in a hidden staging directory (named with its pid: :meth:`poll`
+  removes one whose app process was killed mid-upload), renamed to the run directory only
+  when complete, so a rejected upload leaves nothing behind. A corpus given as a path is
+  read where it is; an upload is stored once, content-addressed, as
+  ``<root>/uploads/<sha256><ext>`` (the same file uploaded twice is stored once). Either
+  way the run records the corpus by path and sha256, never a copy. Run ids are generated
   (``20261121-061500-ab12cd``), never derived from a file name.
+* **Disk.** :meth:`disk_use` reports the bytes of runs and uploads; :meth:`delete_finished`
+  and :meth:`delete_unused_uploads` clean up, and :meth:`delete_upload` refuses an upload
+  that any run refers to. A run is deleted by renaming it out of view first, so it goes
+  whole or not at all.
 * **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
   beyond that leaves the run ``queued``. The queue moves without any page open: a trainer
   that ends (done, failed or cancelled) launches the oldest queued runs its slot frees
@@ -55,10 +62,18 @@ from .._files import atomic_write
 from ..corpus.readers import CorpusError, corpus_format, iter_documents
 from ..protocol import one_line
 from ..schema import BUILTIN_SCRIPTS, SCRIPT_BLOCKS, load_schema
-from ..settings import MECHANICS_FIELDS, TRAIN_FIELDS, RunMechanics, TrainSettings, split_options
+from ..settings import (
+    MECHANICS_FIELDS,
+    TRAIN_FIELDS,
+    CountOptions,
+    RunMechanics,
+    TrainSettings,
+    split_options,
+)
 from .format import (
     CONFIG,
     FINAL_STATES,
+    INCOMING_PREFIX,
     LOG,
     VOCAB,
     RunConfig,
@@ -71,8 +86,10 @@ from .format import (
     remove_stale_staging,
     run_lock,
     staging_dir,
+    verify_corpus,
     write_status,
 )
+from .sources import CorpusFile, manifest, manifest_sha256, resolve
 
 DEFAULT_ROOT = Path("runs")
 #: Upload size limit, the same as ``server.maxUploadSize = 200`` in .streamlit/config.toml.
@@ -91,6 +108,9 @@ _ROOT_LOCK = ".jobs.lock"
 QUEUE_FILE = ".queue.json"
 #: ``{"owner": "..."}`` in a run directory: who started the run (see RunManager.delete).
 OWNER_FILE = "owner.json"
+#: Uploads, stored once each under the runs root as ``<sha256><ext>``.
+UPLOADS_DIR = "uploads"
+_UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")
 
 
 # ============================================================================ intake
@@ -336,6 +356,8 @@ class RunRequest:
     mechanics: RunMechanics
     #: who starts the run (e.g. the app's browser session); see RunManager.delete
     owner: str | None
+    #: how the corpus is counted (recorded in the run, used again when it resumes)
+    counting: CountOptions
 
     def __init__(
         self,
@@ -345,6 +367,7 @@ class RunRequest:
         settings: TrainSettings | None = None,
         mechanics: RunMechanics | None = None,
         owner: str | None = None,
+        counting: CountOptions | None = None,
         **options: Any,
     ) -> None:
         train, mech = split_options(options, "RunRequest")
@@ -355,6 +378,7 @@ class RunRequest:
         object.__setattr__(self, "settings", settings or TrainSettings(**train))
         object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
         object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "counting", counting or CountOptions())
 
     def __getattr__(self, name: str) -> Any:
         if name in TRAIN_FIELDS:
@@ -364,7 +388,7 @@ class RunRequest:
         raise AttributeError(f"RunRequest has no attribute {name!r}")
 
     def config(self) -> RunConfig:
-        return RunConfig(self.settings, self.mechanics)
+        return RunConfig(self.settings, self.mechanics, counting=self.counting)
 
 
 def new_run_id() -> str:
@@ -426,11 +450,20 @@ class RunManager:
         return path if path.exists() and read_status(run.path).state == "done" else None
 
     # ------------------------------------------------------------------ start
+    @property
+    def uploads(self) -> Path:
+        """Where uploads are stored, once each: ``<root>/uploads/<sha256><ext>``."""
+        return self.root / UPLOADS_DIR
+
     def start(self, request: RunRequest) -> Run:
-        """Validate and copy the corpus, create the run and launch it (or queue it).
+        """Validate the corpus, create the run and launch it (or queue it).
+
+        A corpus given as a path is read where it is; an upload (bytes or a file object)
+        is stored once under :attr:`uploads`, named by its sha256, so the same file
+        uploaded twice is stored once. The run records the corpus by path and hash.
 
         Raises :class:`~sgpe.corpus.CorpusError` for a bad corpus and ``ValueError`` for
-        bad settings; in both cases no directory is left behind.
+        bad settings; in both cases no directory or upload is left behind.
         """
         config = request.config()
         config.validate()
@@ -443,19 +476,50 @@ class RunManager:
         ext = corpus_format(name)  # CorpusError for an unsupported type
         self.root.mkdir(parents=True, exist_ok=True)
         staging = staging_dir(self.root)
+        upload: Path | None = None
         try:
-            target = staging / f"corpus{ext}"
-            sha = self._copy_in(request.corpus, target, name)
-            validate_corpus(target, name=name, max_bytes=self.max_upload_bytes)
+            if isinstance(request.corpus, (str, Path)):
+                source = Path(request.corpus).absolute()
+                validate_corpus(source, name=name, max_bytes=self.max_upload_bytes)
+                files = manifest(source)
+                corpus_path = str(source)
+            else:
+                incoming = staging / f".upload{ext}"
+                try:
+                    sha = self._copy_in(request.corpus, incoming, name)
+                except OSError as err:  # e.g. a full disk: say what failed, not the temp file
+                    raise OSError(
+                        err.errno,
+                        f"cannot store the upload {name}: {err.strerror}",
+                        str(self.uploads),
+                    ) from None
+                validate_corpus(incoming, name=name, max_bytes=self.max_upload_bytes)
+                upload = self.uploads / f"{sha}{ext}"
+                # Relative to the run directory, so a runs root moved whole keeps working.
+                corpus_path = os.path.join("..", UPLOADS_DIR, upload.name)
+                files = [CorpusFile(corpus_path, incoming.stat().st_size, sha)]
             config = config.replace(
-                corpus=target.name, corpus_name=name, corpus_sha256=sha, created=time.time()
+                corpus="",
+                corpus_path=corpus_path,
+                corpus_files=files,
+                corpus_name=name,
+                corpus_sha256=manifest_sha256(files),
+                counting=request.counting,
+                created=time.time(),
             )
             init_run_dir(staging, config)
             if request.owner is not None:
                 atomic_write(
                     staging / OWNER_FILE, json.dumps({"owner": request.owner}).encode("utf-8")
                 )
-            with self._root_lock():
+            with self._root_lock():  # cleanup holds it too: no upload is removed in between
+                if upload is not None:
+                    self.uploads.mkdir(exist_ok=True)
+                    incoming = staging / f".upload{ext}"
+                    if _file_bytes(upload) == incoming.stat().st_size:
+                        incoming.unlink()  # uploaded before: the same bytes, stored once
+                    else:  # new, or a stored copy damaged since: this one is right
+                        os.replace(incoming, upload)
                 while True:
                     run_id = new_run_id()
                     final = self.root / run_id
@@ -477,7 +541,8 @@ class RunManager:
             sync=False,
         )
 
-    def _copy_in(self, source: str | Path | bytes | BinaryIO, target: Path, name: str) -> str:
+    def _copy_in(self, source: bytes | BinaryIO, target: Path, name: str) -> str:
+        """Write an upload to ``target`` (synced), within the size limit; its sha256."""
         limit = self.max_upload_bytes
         digest = hashlib.sha256()
         total = 0
@@ -489,38 +554,25 @@ class RunManager:
                 "use a smaller sample of the corpus (e.g. its first 100,000 lines)"
             )
 
-        if isinstance(source, (str, Path)):
-            src = Path(source)
-            try:
-                size = src.stat().st_size
-            except FileNotFoundError:
-                raise CorpusError(f"{name}: file not found ({src})") from None
-            if limit is not None and size > limit:
-                raise too_big(size)
-            stream: BinaryIO = open(src, "rb")  # noqa: SIM115 - closed below
-        elif isinstance(source, (bytes, bytearray, memoryview)):
+        if isinstance(source, (bytes, bytearray, memoryview)):
             if limit is not None and len(source) > limit:
                 raise too_big(len(source))
             import io
 
-            stream = io.BytesIO(bytes(source))
+            stream: BinaryIO = io.BytesIO(bytes(source))
         else:
             stream = source
             with contextlib.suppress(AttributeError, OSError):
                 stream.seek(0)
-        try:
-            with open(target, "wb") as out:
-                while block := stream.read(1 << 20):
-                    total += len(block)
-                    if limit is not None and total > limit:
-                        raise too_big(total)
-                    digest.update(block)
-                    out.write(block)
-                out.flush()
-                os.fsync(out.fileno())
-        finally:
-            if isinstance(source, (str, Path)):
-                stream.close()
+        with open(target, "wb") as out:
+            while block := stream.read(1 << 20):
+                total += len(block)
+                if limit is not None and total > limit:
+                    raise too_big(total)
+                digest.update(block)
+                out.write(block)
+            out.flush()
+            os.fsync(out.fileno())
         return digest.hexdigest()
 
     # ------------------------------------------------------------------ queue
@@ -576,8 +628,6 @@ class RunManager:
                 "-m",
                 "sgpe",
                 "train",
-                "--corpus",
-                str(run.path / config.corpus),
                 "--vocab-size",
                 str(config.vocab_size),
                 "--model",
@@ -732,6 +782,7 @@ class RunManager:
                 f"run {run.id} failed because of its settings or corpus ({st.message}); "
                 "resuming would fail the same way: start a new run with other settings"
             )
+        verify_corpus(run.path, read_config(run.path))  # before anything changes
         with run_lock(run.path, wait=2.0):
             data = _read_status_file(run.path) or {}
             write_status(
@@ -772,5 +823,157 @@ class RunManager:
                     self._signal(st.pid, signal.SIGKILL)
                 if not self._wait_gone(run, 10.0):
                     raise RunError(f"run {run.id}: the trainer (pid {st.pid}) did not stop")
-            shutil.rmtree(run.path)
+            _remove_dir(run.path, run.id)
             self._children.pop(run.id, None)
+
+    # ------------------------------------------------------------------ disk
+    def disk_use(self) -> DiskUse:
+        """Bytes on disk of the run directories and of the stored uploads (read only)."""
+        runs = self._run_dirs()
+        used = self._upload_users()
+        files = self._upload_files()
+        unused = [p for p in files if p.name not in used]
+        return DiskUse(
+            runs=len(runs),
+            runs_bytes=sum(_tree_bytes(r.path) for r in runs),
+            uploads=len(files),
+            uploads_bytes=sum(_file_bytes(p) for p in files),
+            unused_uploads=len(unused),
+            unused_bytes=sum(_file_bytes(p) for p in unused),
+        )
+
+    def _upload_files(self) -> list[Path]:
+        if not self.uploads.is_dir():
+            return []
+        return sorted(p for p in self.uploads.iterdir() if _UPLOAD.match(p.name) and p.is_file())
+
+    def _upload_users(self) -> dict[str, list[str]]:
+        """The runs that refer to each stored upload, by the upload's file name. A run whose
+        config.json cannot be read keeps every upload whose name its text mentions."""
+        users: dict[str, list[str]] = {}
+        uploads = self.uploads.resolve()
+        names = [p.name for p in self._upload_files()]
+        for run in self._run_dirs():
+            try:
+                config = read_config(run.path)
+            except RunError:
+                try:
+                    text = (run.path / CONFIG).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    text = ""
+                for name in names:
+                    if name in text:
+                        users.setdefault(name, []).append(run.id)
+                continue
+            for f in config.corpus_files:
+                path = resolve(f.path, run.path).resolve()
+                if path.parent == uploads:
+                    users.setdefault(path.name, []).append(run.id)
+        return users
+
+    def delete_upload(self, name: str) -> int:
+        """Remove one stored upload (its file name, ``<sha256><ext>``); returns its bytes.
+        Refuses an upload that a run refers to: a queued, live or resumable run needs it,
+        and a finished one names it as its corpus."""
+        if not _UPLOAD.match(name):
+            raise RunError(f"{name!r} is not a stored upload (expected <sha256><ext>)")
+        path = self.uploads / name
+        with self._root_lock():
+            if not path.is_file():
+                raise RunError(f"no upload {name} under {self.uploads}")
+            users = self._upload_users().get(name, [])
+            if users:
+                states = [self._state_of(run_id) for run_id in users]
+                listed = ", ".join(f"{r} ({st})" for r, st in zip(users, states))
+                raise RunError(
+                    f"upload {name} is the corpus of run(s) {listed}; delete those runs first"
+                )
+            size = _file_bytes(path)
+            path.unlink()
+        return size
+
+    def _state_of(self, run_id: str) -> str:
+        try:
+            return read_status(self.root / run_id).state
+        except RunError:
+            return "unreadable"
+
+    def delete_unused_uploads(self) -> tuple[int, int]:
+        """Remove every stored upload that no run refers to; returns (files, bytes)."""
+        files = size = 0
+        with self._root_lock():
+            used = self._upload_users()
+            for path in self._upload_files():
+                if path.name not in used:
+                    n = _file_bytes(path)
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                        files += 1
+                        size += n
+        return files, size
+
+    def delete_finished(
+        self, *, as_owner: str | None = None, keep: frozenset[str] = frozenset()
+    ) -> tuple[list[str], int]:
+        """Delete the runs that are done or failed (not those in ``keep``; with
+        ``as_owner``, only that owner's and ownerless runs, as :meth:`delete`). Returns the
+        ids deleted and the bytes freed. Each run goes whole or not at all."""
+        deleted: list[str] = []
+        freed = 0
+        for info in self.list_runs():
+            run = info.run
+            if info.status.state not in ("done", "failed") or info.status.alive:
+                continue
+            if run.id in keep or (as_owner is not None and info.owner not in (None, as_owner)):
+                continue
+            size = _tree_bytes(run.path)
+            try:
+                self.delete(run, as_owner=as_owner)
+            except RunError:
+                continue  # it started again meanwhile (a resume from another session)
+            deleted.append(run.id)
+            freed += size
+        return deleted, freed
+
+
+@dataclass(frozen=True)
+class DiskUse:
+    """What :meth:`RunManager.disk_use` found."""
+
+    runs: int
+    runs_bytes: int
+    uploads: int
+    uploads_bytes: int
+    unused_uploads: int  # uploads that no run refers to (RunManager.delete_unused_uploads)
+    unused_bytes: int
+
+
+def _file_bytes(path: Path) -> int:
+    try:
+        return path.lstat().st_size
+    except OSError:
+        return 0
+
+
+def _tree_bytes(path: Path) -> int:
+    """Bytes of the files under ``path`` (symbolic links are not followed)."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        total += sum(_file_bytes(Path(folder) / f) for f in files)
+    return total
+
+
+def _remove_dir(path: Path, run_id: str) -> None:
+    """Remove a run directory whole: it is renamed out of the runs root's view first (one
+    atomic step), then emptied; if that fails midway, what is left is a hidden staging
+    directory that :func:`remove_stale_staging` clears later, never half a run."""
+    trash = path.with_name(
+        f"{INCOMING_PREFIX}deleted-{run_id}-{os.getpid()}-{secrets.token_hex(4)}"
+    )
+    try:
+        os.rename(path, trash)
+    except OSError as err:
+        raise RunError(
+            f"run {run_id}: cannot delete it ({one_line(err)}); nothing was removed"
+        ) from None
+    shutil.rmtree(trash, ignore_errors=True)

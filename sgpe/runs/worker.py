@@ -18,8 +18,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
-from .._files import atomic_write, file_sha256
-from ..corpus.readers import CorpusError, CorpusInfo, iter_documents
+from .._files import atomic_write
+from ..corpus.readers import CorpusError, CorpusInfo, corpus_files, iter_documents
 from ..settings import info
 from .format import (
     ACTIVE_STATES,
@@ -43,12 +43,15 @@ from .format import (
     _StatusFile,
     _table_suffix,
     _Writes,
+    corpus_source,
     encode_table,
     pick_checkpoint,
     read_config,
     read_status,
     read_word_counts,
     run_lock,
+    verify_corpus,
+    write_status,
     write_word_counts,
 )
 
@@ -246,16 +249,14 @@ class RunWorker:
 
     # ------------------------------------------------------------------ SGPE
     def _corpus_path(self) -> Path:
-        path = self.run_dir / self.config.corpus
-        if not path.exists():
-            raise _InputError(f"{path}: the run's corpus copy is missing; start a new run")
-        return path
+        """The corpus to read (checked against config.json by :func:`train_run`)."""
+        return corpus_source(self.run_dir, self.config)
 
     def _train_sgpe(self, resume: bool) -> str:
         from ..gpe import GPETrainer, ResumeError
 
         try:
-            trainer = GPETrainer(self.config.train_settings())
+            trainer = GPETrainer(self.config.train_settings(), self.config.counting)
         except ValueError as err:
             raise _InputError(str(err)) from None
         counts: Counter[str] | None = None
@@ -322,10 +323,6 @@ class RunWorker:
 
     def _count(self, trainer: Any) -> tuple[Counter[str], CorpusInfo]:
         path = self._corpus_path()
-        if self.config.corpus_sha256 and file_sha256(path) != self.config.corpus_sha256:
-            raise _InputError(
-                f"{path}: the corpus copy changed since the run started; start a new run"
-            )
         self.status.update(state="counting", phase="counting")
         self.log(f"counting pieces of {self.config.corpus_name or path.name}")
         self._show("counting", 0, 0, None)
@@ -482,11 +479,12 @@ class RunWorker:
 
         def documents() -> Iterator[str]:
             nonlocal lines
-            for doc in iter_documents(path):
-                lines += 1
-                if self.stop_signal is not None:
-                    raise _Cancelled(self.stop_signal)
-                yield doc
+            for file in corpus_files(path):  # one file, or a directory's or glob's in order
+                for doc in iter_documents(file, max_line_bytes=cfg.counting.max_line_bytes):
+                    lines += 1
+                    if self.stop_signal is not None:
+                        raise _Cancelled(self.stop_signal)
+                    yield doc
 
         def on_merge(step: int, left: int, right: int, count: int) -> None:
             if step <= len(replay):
@@ -573,7 +571,10 @@ def train_run(
 ) -> TrainResult:
     """Train the run in ``run_dir`` in this process (the CLI's ``train`` calls this).
 
-    The directory must hold ``config.json`` and the corpus copy (see :func:`create_run`).
+    The directory must hold ``config.json`` (see :func:`create_run`). Before anything
+    else the corpus is checked against it (:func:`verify_corpus`): a missing or changed
+    file is a :class:`RunError` of one line, and the run's files are left as they are
+    (a run the manager launched is marked failed, resumable once the corpus is back).
     With ``resume`` the saved word counts and the newest valid checkpoint are reused.
     A run that is already done is left as it is.
     """
@@ -591,7 +592,24 @@ def train_run(
             return TrainResult(
                 "done", 0, f"{run_dir} is already done ({VOCAB}); nothing to do", unchanged=True
             )
-        result = RunWorker(run_dir, config, display).run(resume)
+        problem: RunError | None = None
+        launched = False
+        try:
+            verify_corpus(run_dir, config)
+        except RunError as err:
+            problem = err
+            launched = current.get("phase") == "launching"  # the manager waits for this trainer
+            if launched:
+                write_status(
+                    run_dir,
+                    {**current, "state": "failed", "message": str(err), "resumable": True},
+                )
+        else:
+            result = RunWorker(run_dir, config, display).run(resume)
+    if problem is not None:
+        if launched:
+            _start_next(run_dir)
+        raise problem
     _start_next(run_dir)
     return result
 
