@@ -3,7 +3,7 @@
 The output is total and lossless: every character lands in exactly one token, so
 ``"".join(syllabify(t)) == t`` for every string. Each token is one of
 
-* ``syllable``    a full syllable of the script's grammar (``C(HZ?C)*... | VM?`` for Sinhala),
+* ``syllable``    a full syllable of the script's grammar (``C(Z?HZ?C)*... | VM?`` for Sinhala),
 * ``orphan``      a vowel sign, virama, modifier or nukta with no base (one symbol),
 * ``passthrough`` any other single character (Latin, digits, punctuation, a bare ZWJ),
 * ``whitespace``  a single whitespace character.
@@ -42,9 +42,10 @@ original implementation wins (``docs/decisions.md``):
 * A correction of all three: a decomposed two-part vowel sign (U+0DD9
   followed by U+0DCA, U+0DCF [U+0DCA] or U+0DDF; and U+0DDC U+0DCA) is one P symbol, after a
   consonant cluster and as an orphan alike, so NFC and NFD text give the same syllables.
-* The eight generated scripts (Bengali to Malayalam) follow one template grammar with
-  per-script rules; ``docs/scripts.md`` lists them and checks them against HarfBuzz and
-  Unicode grapheme clusters (``sgpe/oracles.py``).
+* The eight generated Brahmic scripts (Bengali to Malayalam) follow one template grammar
+  with per-script rules; Myanmar and Khmer, also generated, have grammars of their own.
+  ``docs/scripts.md`` lists them and checks them against HarfBuzz and Unicode grapheme
+  clusters (``sgpe/oracles.py``).
 * Devanagari (not in the original SGPE) follows WWHO's description: ``C N? (H Z? C N?)* (H (Z P?)?
   | P)? M* | V M*`` with Z = ZWJ or ZWNJ and M = candrabindu, anusvara, visarga, Vedic marks.
 """
