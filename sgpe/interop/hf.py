@@ -449,9 +449,7 @@ class _SgpeExport:
             for edges in schema.dfa.values():
                 for cls, state in edges.items():
                     if state not in schema.dfa_accept:
-                        starts.update(
-                            rep for rep, _ in self._groups if schema.classify(rep) == cls
-                        )
+                        starts.update(rep for rep, _ in self._groups if schema.classify(rep) == cls)
         return starts
 
     def _cont(self, unit: str) -> str:
