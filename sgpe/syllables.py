@@ -189,8 +189,8 @@ class Chunker:
     character is mapped to one *letter* per such signature. From the grammars we know
     which pairs of adjacent letters occur inside some token; between any other pair there
     is a boundary in every context: no match can go across it, and the regex's choices
-    before it never depend on what follows (it has no anchors or lookarounds). The text
-    is cut there (a separator character inserted with numpy, then ``str.split``): most
+    before it never depend on what follows (it has no start or end assertions and no
+    lookarounds). The text is cut there (a separator character inserted with numpy, then ``str.split``): most
     pieces are one syllable, and the rare piece of several tokens is matched by the
     reference regex. ``tests/test_syllabify_fast.py`` checks the result against that regex.
     """
