@@ -23,6 +23,27 @@ COMMON = [" ", " ", " ", "\t", "\n", "\r", "\xa0", "\u3000", "a", "7", ".", "\x0
 COMMON += ["\U0001f600", "\ud83d", "\U0010ffff", "\uffff"]
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _chunker_on_short_texts():
+    """Short texts normally go to the regex (the chunker pays from about 1,000 new
+    characters on); these tests send every new word through the chunker, so its cuts are
+    checked on the short random texts hypothesis makes."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(syllables, "_CHUNKER_MIN_CHARS", 0)
+        yield
+
+
+def test_short_and_long_texts_take_their_own_path_to_the_same_tokens(shared_corpora):
+    text = (shared_corpora / "si_dev.txt").read_text(encoding="utf-8")[:20_000]
+    short = " ".join(text.split()[:40])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(syllables, "_CHUNKER_MIN_CHARS", 1024)
+        for sample, chunked in ((short, False), (text, True)):
+            syl = Syllabifier("auto", True)
+            assert syl(sample) == syl._findall(sample)
+            assert (syl._chunker is not None) == chunked
+
+
 def _repertoire(name: str) -> list[str]:
     """Every character a schema classifies, its units, and the joiners."""
     schema = load_schema(name)
