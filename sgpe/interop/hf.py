@@ -486,18 +486,19 @@ class _SgpeExport:
         looks = ([f"[{_class_body(''.join(extend))}]"] if extend else []) + pairs
         return f"(?!{'|'.join(looks)})" if looks else ""
 
-    def known_unit_regex(self, *, inside_piece: bool = False) -> str:
+    def known_unit_regex(self, *, inside_piece: bool = False, exclude: Iterable[str] = ()) -> str:
         """``K``: one known unit at a unit boundary (a trie of the units, each ending in
         its lookahead). ``inside_piece`` leaves out units that start with a space, tab,
-        CR or LF: those only start a piece.
+        CR or LF: those only start a piece; ``exclude`` leaves out these units.
 
         Oniguruma tries the branches of an alternation one by one and counts every failed
         branch against its retry limit, so a node with many children dispatches through
         a balanced tree of one-class lookaheads: about log2(children) failures per unit.
         """
         root = _Trie()
+        excluded = set(exclude)
         for u in self.units:
-            if inside_piece and u[0] in " \t\n\r":
+            if (inside_piece and u[0] in " \t\n\r") or u in excluded:
                 continue
             node = root
             for ch in u:
@@ -585,33 +586,49 @@ class _SgpeExport:
         ordered = sorted(merges, key=lambda m: (len(m[0]) + len(m[1]), m))
         return ordered, {"".join(p) for p in prefixes}
 
-    def check_no_cross_unit_merge(self, prefix_strings: set[str]) -> None:
-        """Raise if an assembly merge could join the end of one known unit to the next.
+    def check_no_cross_unit_merge(self, prefix_strings: set[str]) -> set[str]:
+        """The known units that must stand alone, outside runs; raise if an assembly merge
+        could join the end of one known unit to the next in any other way.
 
         For every known unit ``u`` and every suffix ``a`` of it that a symbol can be (a unit
-        prefix or one character), every character ``c`` with ``a + c`` a unit prefix must
-        extend ``u`` in the syllabifier (so ``u`` followed by ``c`` is never two units).
+        prefix or one character), every character ``c`` with ``a + c`` a unit prefix that
+        also starts a known unit must extend ``u`` in the syllabifier (so ``u`` followed by
+        ``c`` is never two units of one run).
         """
         children: dict[str, set[str]] = {}
         for u in self.units:
             for k in range(1, len(u)):
                 children.setdefault(u[:k], set()).add(u[k])
+        # Only a known unit can follow inside a run: any other unit is a pre-token of its
+        # own. A one-character known unit that no merge of ours uses and that starts no
+        # longer unit may stand alone too, out of the runs: its token is the same either
+        # way. (Sinhala: " ක" ZWJ ් ZWJ ව is one unit, so " ක" + ZWJ is an assembly
+        # merge, and a lone ZWJ is a unit of its own.)
+        units = set(self.units)
+        starts = {u[0] for u in self.units}
+        longer_starts = {u[0] for u in self.units if len(u) > 1}
+        used = {side for merge in self.tok.merges for side in merge}
+        alone: set[str] = set()
         for u in self.units:
             n = len(u)
             for i in range(n):
                 for c in children.get(u[i:], ()):
-                    if self._unit_len(u + c) == n:
+                    if c in starts and self._unit_len(u + c) == n:
+                        if c in units and c not in used and c not in longer_starts:
+                            alone.add(c)
+                            continue
                         raise ExportError(
                             f"assembly merges could join the unit {u!r} with a following unit "
                             f"starting with {c!r} (via {u[i:] + c!r}); this schema breaks the "
                             "syllable-assembly construction"
                         )
+        return alone
 
     # ---------------------------------------------------------------- document
     def document(self) -> dict[str, Any]:
         tok = self.tok
         assembly, prefix_strings = self.assembly()
-        self.check_no_cross_unit_merge(prefix_strings)
+        alone = self.check_no_cross_unit_merge(prefix_strings)
 
         vocab: dict[str, int] = {}
         for token, i in sorted(tok.vocab.items(), key=lambda kv: kv[1]):
@@ -645,8 +662,9 @@ class _SgpeExport:
             merges.append([pair[0], pair[1]])
 
         known = self.known_unit_regex()
+        in_runs = self.known_unit_regex(exclude=alone) if alone else known
         # At most MAX_RUN units per match keeps every match inside Oniguruma's retry limit.
-        runs = f"(?:{known}){{1,{MAX_RUN}}}|{self.unit_regex(with_space=False)}"
+        runs = f"(?:{in_runs}){{1,{MAX_RUN}}}|{self.unit_regex(with_space=False)}"
         splitter = get_word_splitter(tok.script, tok.leading_space, tok.pieces)
         pieces = _split(_onig_from_python_re(splitter.pattern))
         normalizer: dict[str, Any] | None = None
