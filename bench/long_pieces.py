@@ -76,15 +76,36 @@ def run(args: argparse.Namespace) -> int:
         km_train = work / "km_train.txt"
         km_train.write_text("\n".join(km_lines[:cut]) + "\n", encoding="utf-8")
         held = km_lines[cut:]
-        print(f"{'cap':>5} {'normal s':>9} {'no-space s':>11} {'ratio':>6} {'km chars/token':>15}")
-        for cap in caps:
-            t_norm = statistics.median(
-                _train(normal, args.vocab_size, cap, work / "n.json") for _ in range(args.repeats)
-            )
-            t_free = statistics.median(
-                _train(nospace, args.vocab_size, cap, work / "f.json") for _ in range(args.repeats)
-            )
-            _train(km_train, args.vocab_size, cap, work / "km.json")
-            cpt = _chars_per_token(work / "km.json", held)
-            print(f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {cpt:>15.3f}")
+        from bench.records import PrintedReport
+
+        report = PrintedReport(args.out, "long_pieces", "Text without spaces: the piece cap")
+        command = (
+            f"python -m bench long-pieces --vocab-size {args.vocab_size} --caps {args.caps} "
+            f"--repeats {args.repeats}"
+        )
+        with report.part("caps", command):
+            _caps_table(args, caps, normal, nospace, km_train, held, work)
+        print(f"saved: {report.md_path}")
     return 0
+
+
+def _caps_table(
+    args: argparse.Namespace,
+    caps: list[int],
+    normal: Path,
+    nospace: Path,
+    km_train: Path,
+    held: list[str],
+    work: Path,
+) -> None:
+    print(f"{'cap':>5} {'normal s':>9} {'no-space s':>11} {'ratio':>6} {'km chars/token':>15}")
+    for cap in caps:
+        t_norm = statistics.median(
+            _train(normal, args.vocab_size, cap, work / "n.json") for _ in range(args.repeats)
+        )
+        t_free = statistics.median(
+            _train(nospace, args.vocab_size, cap, work / "f.json") for _ in range(args.repeats)
+        )
+        _train(km_train, args.vocab_size, cap, work / "km.json")
+        cpt = _chars_per_token(work / "km.json", held)
+        print(f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {cpt:>15.3f}")

@@ -6,10 +6,14 @@ measuring again."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import platform
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -68,3 +72,62 @@ def read_csv(path: Path) -> list[dict[str, Any]]:
 def write_rows(path: Path, rows: list[dict[str, Any]], meta: dict[str, Any]) -> None:
     """A bench's rows and its run's record, as one JSON file."""
     write_json(path, {"meta": meta, "rows": rows})
+
+
+class PrintedReport:
+    """Keeps what a printing bench printed, part by part, in ``bench/results/NAME.json``
+    (a part measured again replaces its old text; the others stay) and writes
+    ``NAME.md`` from all parts. For benches whose output is a few lines per part
+    (``scale``, ``long-pieces``) rather than rows to render."""
+
+    def __init__(self, out: Path, name: str, title: str) -> None:
+        self.json_path = Path(out) / f"{name}.json"
+        self.md_path = Path(out) / f"{name}.md"
+        self.title = title
+        self.parts: dict[str, Any] = read_json(self.json_path) if self.json_path.exists() else {}
+
+    @contextmanager
+    def part(self, key: str, command: str) -> Iterator[None]:
+        """Print as usual; keep the printed text of this part with its run record."""
+        started = time.perf_counter()
+        buffer = io.StringIO()
+        real = sys.stdout
+        sys.stdout = _Tee(real, buffer)
+        try:
+            yield
+        finally:
+            sys.stdout = real
+        self.parts[key] = {"meta": run_meta(command, started), "text": buffer.getvalue().strip()}
+        write_json(self.json_path, self.parts)
+        self.md_path.write_text(self.render(), encoding="utf-8")
+
+    def render(self) -> str:
+        lines = [f"# {self.title}", ""]
+        for key in sorted(self.parts):
+            meta, text = self.parts[key]["meta"], self.parts[key]["text"]
+            lines += [
+                f"## {key}",
+                "",
+                f"`{meta['command']}`, {meta['wall_s'] / 60:.1f} min on {meta['machine']} "
+                f"({meta['date']}). Versions: {meta['versions']}.",
+                "",
+                "```",
+                text,
+                "```",
+                "",
+            ]
+        return "\n".join(lines)
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams: Any) -> None:
+        self.streams = streams
+
+    def write(self, s: str) -> int:
+        for stream in self.streams:
+            stream.write(s)
+        return len(s)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()

@@ -209,19 +209,27 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bench.records import PrintedReport
+
     corpora = Path(args.corpora)  # `python -m bench` gives --corpora (bench/corpora.py)
     parts = set(args.only.split(","))
+    report = PrintedReport(args.out, "scale", "Large corpora: python -m bench scale")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        if "count" in parts:
-            bench_count(corpora, args.repeats)
-        if "hf" in parts:
-            bench_hf(corpora, args.repeats)
-        if "encode" in parts:
-            bench_encode(corpora, work, args.repeats)
-        if "gzip" in parts:
-            bench_gzip(corpora, work)
-        if "cli" in parts:
-            bench_cli(corpora, args.times, args.big, work)
+        jobs = {
+            "count": lambda: bench_count(corpora, args.repeats),
+            "hf": lambda: bench_hf(corpora, args.repeats),
+            "encode": lambda: bench_encode(corpora, work, args.repeats),
+            "gzip": lambda: bench_gzip(corpora, work),
+            "cli": lambda: bench_cli(corpora, args.times, args.big, work),
+        }
+        for key, job in jobs.items():
+            if key in parts:
+                command = f"python -m bench scale --only {key} --repeats {args.repeats}"
+                if key == "cli":
+                    command += f" --times {args.times}" + (" --big" if args.big else "")
+                with report.part(key, command):
+                    job()
+    print(f"\nsaved: {report.md_path}")
     sys.stdout.flush()
     return 0
