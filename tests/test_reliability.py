@@ -528,13 +528,15 @@ def _train_cli(out: Path, *args: str) -> subprocess.Popen[bytes]:
 def test_bytebpe_run_resumes_from_its_checkpoint_to_the_same_vocab(
     long_corpus: Path, tmp_path: Path
 ) -> None:
-    corpus = tmp_path / "si1000.txt"  # 1,000 real lines: a few seconds of byte-level training
-    corpus.write_bytes(b"".join(long_corpus.read_bytes().splitlines(keepends=True)[:1000]))
-    args = ["--vocab-size", "1200", "--checkpoint-every", "50", "--heartbeat-seconds", "0.1"]
+    # 10,000 real lines to 6,000 tokens: byte-level training runs ~3,000 merges/s here, so
+    # the ~5,400 merges after step 300 leave seconds to stop it (status.json lags the
+    # trainer by up to one heartbeat; 1,000 lines to 1,200 tokens once ended first).
+    corpus = long_corpus
+    args = ["--vocab-size", "6000", "--checkpoint-every", "50", "--heartbeat-seconds", "0.1"]
     reference = tmp_path / "reference"
     proc = _train_cli(reference, "--corpus", str(corpus), *args)
     assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
-    assert load(reference / "vocab.json").vocab_size == 1200  # exactly the requested size
+    assert load(reference / "vocab.json").vocab_size == 6000  # exactly the requested size
 
     out = tmp_path / "run"
     proc = _train_cli(out, "--corpus", str(corpus), *args)
