@@ -342,6 +342,7 @@ class GPETrainer:
             )
         syll = get_syllabifier(s.script, s.leading_space)
         state = build_state(units, base, s.script, s.leading_space)
+        del units  # the state holds its own copy of the words
         engine = HierarchicalEngine(state, syll)
 
         def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
@@ -364,13 +365,18 @@ class GPETrainer:
         except ResumeMismatch as err:
             raise ResumeError(str(err)) from None
         freq = engine.usage()
-        order = sorted(range(len(state.symbols)), key=lambda i: (freq[i] == 0, -freq[i], i))
+        symbols = state.symbols
+        learned = engine.merge_list()
+        merge_counts = engine.merge_counts
+        # The pair counts, index and words are done with: let them go before the tokenizer
+        # is built, so they and its tables are not in memory at once (the trainer's peak).
+        del engine, state
+        order = sorted(range(len(symbols)), key=lambda i: (freq[i] == 0, -freq[i], i))
         vocab = {t: i for i, t in enumerate(SPECIAL_TOKENS)}
         for i in order:
-            vocab.setdefault(state.symbols[i], len(vocab))
-        learned = engine.merge_list()
+            vocab.setdefault(symbols[i], len(vocab))
         merges = [(a, b) for a, b, _ in learned]
-        return self._tokenizer(vocab, merges, [k for _, _, k in learned], engine.merge_counts)
+        return self._tokenizer(vocab, merges, [k for _, _, k in learned], merge_counts)
 
     # ---------------------------------------------------------------- output
     def _tokenizer(
