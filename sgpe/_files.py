@@ -90,6 +90,25 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
+# json.dumps builds an encoder per call; long lists of short items (a vocabulary's merges
+# and tokens) are written item by item, so the common items are spelled here with json's
+# own C string encoder, which gives the same text (tests/test_files.py checks it).
+_encode_str = json.encoder.encode_basestring
+
+
+def _item_json(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, faster for strings, whole numbers and
+    short lists of them."""
+    kind = type(value)
+    if kind is str:
+        return str(_encode_str(value))
+    if kind is int:
+        return str(value)
+    if (kind is list or kind is tuple) and all(type(v) is str or type(v) is int for v in value):
+        return "[" + ", ".join(_encode_str(v) if type(v) is str else str(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
 def dumps_json(data: Any) -> str:
     """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line at
     the top level, one item per line in long lists and dicts. Identical data gives
@@ -99,11 +118,11 @@ def dumps_json(data: Any) -> str:
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
         if isinstance(value, list) and len(value) > 8:
-            body = ",\n  ".join(json.dumps(v, ensure_ascii=False) for v in value)
+            body = ",\n  ".join(map(_item_json, value))
             lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
         elif isinstance(value, dict) and len(value) > 8:
             body = ",\n  ".join(
-                f"{json.dumps(kk, ensure_ascii=False)}: {json.dumps(vv, ensure_ascii=False)}"
+                f"{_item_json(kk) if type(kk) is str else json.dumps(kk, ensure_ascii=False)}: {_item_json(vv)}"
                 for kk, vv in value.items()
             )
             lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")

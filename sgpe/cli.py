@@ -526,6 +526,7 @@ def _train_from_counts(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     from .runs import create_run, read_config, relocate_corpus, train_run
     from .runs.manager import validate_corpus
+    from .schema import BUILTIN_SCRIPTS
 
     if args.word_counts is not None:
         return _train_from_counts(args)
@@ -553,8 +554,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
             summary = validate_corpus(corpus, max_bytes=None, require_script=False)
             if summary.script_characters == 0:
                 print(
-                    f"sgpe: warning: {corpus.name} has no Sinhala or Devanagari character; "
-                    "SGPE will learn merges of other characters only",
+                    f"sgpe: warning: {corpus.name} has no character of a script SGPE has a "
+                    f"schema for ({', '.join(BUILTIN_SCRIPTS)}); it will learn merges of "
+                    "other characters only",
                     file=sys.stderr,
                 )
         create_run(out, config, args.corpus)

@@ -1,0 +1,68 @@
+"""The canonical JSON writer (sgpe/_files.py): its fast item encoder spells every item
+exactly as ``json.dumps(item, ensure_ascii=False)`` does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sgpe._files import _item_json, dumps_json
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+VOCABS = sorted((REPO_ROOT / "sample_data" / "vocab").glob("sgpe_*.json"))  # dumps_json files
+
+
+def reference_dumps(data: dict[str, Any]) -> str:
+    """The definition: every item of a long list or dict through json.dumps."""
+    lines = ["{"]
+    items = list(data.items())
+    for k, (key, value) in enumerate(items):
+        comma = "," if k < len(items) - 1 else ""
+        if isinstance(value, list) and len(value) > 8:
+            body = ",\n  ".join(json.dumps(v, ensure_ascii=False) for v in value)
+            lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
+        elif isinstance(value, dict) and len(value) > 8:
+            body = ",\n  ".join(
+                f"{json.dumps(kk, ensure_ascii=False)}: {json.dumps(vv, ensure_ascii=False)}"
+                for kk, vv in value.items()
+            )
+            lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
+        else:
+            lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("path", VOCABS, ids=[p.name for p in VOCABS])
+def test_shipped_vocabularies_are_written_as_json_dumps_would(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert len(data["merges"]) > 1000  # the long lists take the fast path
+    assert dumps_json(data) == reference_dumps(data) == text
+
+
+items = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(items)
+def test_any_item_is_spelled_as_json_dumps_spells_it(value: Any) -> None:
+    assert _item_json(value) == json.dumps(value, ensure_ascii=False)
+
+
+@given(
+    st.lists(items, min_size=9, max_size=12),
+    st.dictionaries(st.text(), items, min_size=9, max_size=10),
+)
+def test_long_lists_and_dicts(values: list[Any], mapping: dict[str, Any]) -> None:
+    data = {"a": values, "b": mapping, "c": values[:3]}
+    assert dumps_json(data) == reference_dumps(data)
+    assert json.loads(dumps_json(data)) == json.loads(json.dumps(data))
