@@ -6,7 +6,8 @@ read in blocks (:mod:`sgpe.corpus.readers`), encoded in batches by a pool of pro
 order, so the file is the same whatever the number of workers:
 
 * ``.parquet``: one row per document, column ``ids`` (list of int32), row groups of one
-  batch each;
+  batch each (the lines of about :data:`TEXT_BATCH_BYTES` of a text file, or
+  :data:`BATCH_DOCS` documents of the other formats);
 * ``.npy``: every document's ids one after the other (uint16 when the vocabulary has at
   most 65,536 tokens, else uint32), and next to it ``NAME.offsets.npy`` (int64, one more
   entry than documents): document ``k`` is ``ids[offsets[k]:offsets[k + 1]]``.
@@ -28,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import default
-from .readers import CorpusError, corpus_files, iter_documents
+from .readers import (
+    CorpusError,
+    TextBlocks,
+    corpus_files,
+    corpus_format,
+    decode_segment,
+    iter_documents,
+)
 
 __all__ = ["BATCH_DOCS", "OUTPUT_SUFFIXES", "encode_corpus"]
 
@@ -54,8 +62,28 @@ def _init_worker(vocab: str) -> None:
     _WORKER["tok"] = _load(vocab)
 
 
-def _encode_batch_in_worker(docs: list[str]) -> tuple[bytes, list[int]]:
-    return encode_batch(_WORKER["tok"], docs)
+#: A batch of work: the documents themselves, or a segment of a text file (whole lines,
+#: as :class:`sgpe.corpus.readers.TextBlocks` cuts it) that the worker decodes and splits.
+Batch = list[str] | tuple[bytes, str, int, int]
+# Bytes of a text file per batch: small enough that the last batches keep both cores busy,
+# large enough that handing one to a worker costs nothing.
+TEXT_BATCH_BYTES = 1 << 19
+
+
+def _encode_batch_in_worker(batch: Batch) -> tuple[bytes, list[int]]:
+    return encode_batch(_WORKER["tok"], _documents(batch))
+
+
+def _documents(batch: Batch) -> list[str]:
+    """The documents of a batch; a text segment is split into lines as
+    :func:`sgpe.corpus.readers.iter_documents` does (on ``\\n`` only)."""
+    if isinstance(batch, list):
+        return batch
+    data, path, line, col = batch
+    docs = decode_segment(data, path, line, col).split("\n")
+    if docs[-1] == "":
+        docs.pop()  # the final newline ends the last line; it does not start a new one
+    return docs
 
 
 def encode_batch(tok: Any, docs: Sequence[str]) -> tuple[bytes, list[int]]:
@@ -69,12 +97,21 @@ def encode_batch(tok: Any, docs: Sequence[str]) -> tuple[bytes, list[int]]:
     return flat.tobytes(), lengths
 
 
-def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[list[str], int]]:
-    """Batches of documents in corpus order, each with the UTF-8 bytes it holds (for the
-    progress report)."""
+def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, int]]:
+    """Batches of documents in corpus order, each with the bytes of the file it covers
+    (for the progress report). A text file goes to the workers as raw segments of whole
+    lines: this process only reads (decoding, splitting and pickling every document here
+    kept two workers from being twice as fast as one)."""
     for path in files:
         # A batch never spans two files, so local and per-file (Dask) runs write the same
         # row groups.
+        if corpus_format(path) in (".txt", ".txt.gz"):
+            blocks = TextBlocks(
+                path, max_line_bytes=max_line_bytes, cut_at_space=False, block=TEXT_BATCH_BYTES
+            )
+            for data, line, col in blocks:
+                yield (data, str(path), line, col), len(data)
+            continue
         batch: list[str] = []
         size = 0
         for doc in iter_documents(path, max_line_bytes=max_line_bytes):
@@ -225,11 +262,11 @@ def encode_corpus(
 
 
 def _local_results(
-    tok: Any, vocab: str, batches: Iterator[tuple[list[str], int]], workers: int
+    tok: Any, vocab: str, batches: Iterator[tuple[Batch, int]], workers: int
 ) -> Iterator[tuple[bytes, list[int], int]]:
     if workers <= 1:
-        for docs, size in batches:
-            yield (*encode_batch(tok, docs), size)
+        for batch, size in batches:
+            yield (*encode_batch(tok, _documents(batch)), size)
         return
     from .counting import start_method
 
@@ -240,8 +277,8 @@ def _local_results(
         # its piece cache already warm with the frequent words (copy-on-write), instead of
         # each one encoding them again from cold.
         seen = 0
-        for docs, size in batches:
-            yield (*encode_batch(tok, docs), size)
+        for batch, size in batches:
+            yield (*encode_batch(tok, _documents(batch)), size)
             seen += size
             if seen >= WARM_BYTES:
                 break
@@ -252,8 +289,8 @@ def _local_results(
         initializer, initargs = _init_worker, (vocab,)
     with ctx.Pool(workers, initializer=initializer, initargs=initargs) as pool:
         pending: deque[tuple[Any, int]] = deque()
-        for docs, size in batches:
-            pending.append((pool.apply_async(_encode_batch_in_worker, (docs,)), size))
+        for batch, size in batches:
+            pending.append((pool.apply_async(_encode_batch_in_worker, (batch,)), size))
             if len(pending) >= 2 * workers:
                 result, n = pending.popleft()
                 yield (*result.get(), n)
@@ -267,7 +304,8 @@ def _encode_file_task(
 ) -> list[tuple[bytes, list[int], int]]:
     tok = _load(vocab)
     return [
-        (*encode_batch(tok, docs), size) for docs, size in _batches([Path(path)], max_line_bytes)
+        (*encode_batch(tok, _documents(batch)), size)
+        for batch, size in _batches([Path(path)], max_line_bytes)
     ]
 
 
