@@ -406,6 +406,41 @@ def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_batch_encode_of_text_segments_keeps_every_line(si_dev, tmp_path, monkeypatch):
+    """Text files reach the workers as raw segments: blank lines, a CR, a last line without
+    a line break and a bad byte behave as in iter_documents."""
+    np = pytest.importorskip("numpy")
+    from sgpe.corpus import encoding
+    from sgpe.corpus.readers import iter_documents
+    from sgpe.shipped import DEFAULT_SGPE
+
+    monkeypatch.setattr(encoding, "TEXT_BATCH_BYTES", 4096)  # many segments from a small file
+    tok = sgpe.load(DEFAULT_SGPE)
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:400]
+    lines[5:5] = ["", "", "ශ්‍රී ලංකා\r", " "]
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines), encoding="utf-8")  # no line break at the end
+    docs = list(iter_documents(corpus))
+    assert docs == lines
+    for workers in (1, 2):
+        out = tmp_path / f"ids{workers}.npy"
+        n, _ = encoding.encode_corpus(DEFAULT_SGPE, corpus, out, workers=workers, serial_bytes=0)
+        ids = np.load(out)
+        offsets = np.load(out.with_name(out.stem + ".offsets.npy"))
+        assert n == len(lines)
+        assert [ids[offsets[k] : offsets[k + 1]].tolist() for k in range(n)] == [
+            tok.encode(x) for x in lines
+        ]
+    bad = tmp_path / "bad.txt"
+    raw = corpus.read_bytes()
+    cut = raw.index(b"\n", 9000) + 1  # a bad line in the third segment
+    bad.write_bytes(raw[:cut] + b"\xffx\n" + raw[cut:])
+    line = raw[:cut].count(b"\n") + 1
+    with pytest.raises(CorpusError, match=rf"bad.txt: line {line}, byte 1: not valid UTF-8"):
+        encoding.encode_corpus(DEFAULT_SGPE, bad, tmp_path / "b.npy", workers=2, serial_bytes=0)
+    assert not list(tmp_path.glob("*.tmp")) and not (tmp_path / "b.npy").exists()
+
+
 def test_encode_command_line_errors(tmp_path):
     from sgpe.shipped import DEFAULT_SGPE
 
