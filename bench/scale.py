@@ -65,16 +65,21 @@ def _py(code: str) -> list[str]:
     return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); {code}"]
 
 
-def bench_count(corpora: Path, repeats: int) -> None:
+def bench_count(corpora: Path, repeats: int, work: Path) -> None:
     print("\n== counting: one process vs a pool of 2 (seconds, median)")
-    for name in ("si_dev.txt", "si_train.txt"):
+    big = work / "si_train_x10.txt"  # 160 MB, generated here, deleted with the work dir
+    with open(big, "wb") as f:
+        for _ in range(10):
+            f.write((corpora / "si_train.txt").read_bytes())
+    for path in (corpora / "si_dev.txt", corpora / "si_train.txt", big):
+        name = path.name
         times = {}
         for workers in (1, 2):
             code = (
                 "import time; from sgpe.gpe import TrainSettings; "
                 "from sgpe.corpus.counting import count_jobs; from sgpe.corpus import CorpusStream; "
                 "from sgpe.pieces import get_word_splitter; t=time.perf_counter(); "
-                f"s=CorpusStream({str(corpora / name)!r}, prefix=' '); "
+                f"s=CorpusStream({str(path)!r}, prefix=' '); "
                 f"count_jobs(s.jobs(), get_word_splitter('auto', True).pattern, ' ', {workers}, serial_bytes=0); "
                 "print(time.perf_counter()-t)"
             )
@@ -84,9 +89,10 @@ def bench_count(corpora: Path, repeats: int) -> None:
                 runs.append(float(out.stdout.strip()))
             times[workers] = statistics.median(runs)
         print(
-            f"{name:>14}: 1 process {times[1]:.2f} s, pool of 2 {times[2]:.2f} s, "
+            f"{name:>17}: 1 process {times[1]:.2f} s, pool of 2 {times[2]:.2f} s, "
             f"speed-up {times[1] / times[2]:.2f}x"
         )
+    big.unlink()
 
 
 def _hf_bpe_train(corpus: Path, vocab: int, out: Path) -> list[str]:
@@ -230,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         jobs = {
-            "count": lambda: bench_count(corpora, args.repeats),
+            "count": lambda: bench_count(corpora, args.repeats, work),
             "hf": lambda: bench_hf(corpora, args.repeats),
             "encode": lambda: bench_encode(corpora, work, args.repeats),
             "gzip": lambda: bench_gzip(corpora, work),

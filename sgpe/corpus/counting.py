@@ -7,12 +7,12 @@ in the corpus), so the vocabulary and the files written from the counts are byte
 
 * **serial**: the corpus is read in blocks (:class:`sgpe.corpus.readers.CorpusStream`)
   and each block's pieces are counted with one regex at C speed;
-* **local processes** (the default for a corpus above :data:`SERIAL_BYTES`): the main
-  process reads blocks and hands them to a pool, at most two per worker in flight, so
-  memory stays bounded; the workers decode, split and count into counts of their own,
-  which they hand over once at the end (:func:`count_jobs` says how the order is kept).
-  A corpus smaller than :data:`SERIAL_BYTES` is counted
-  in the main process: starting workers would cost more than it saves
+* **local processes** (the default): the main process reads blocks and hands them to a
+  pool, at most two per worker in flight, so memory stays bounded; the workers decode,
+  split and count into counts of their own, which they hand over once at the end
+  (:func:`count_jobs` says how the order is kept). Files smaller than
+  :data:`POOL_MIN_BYTES` in all, and the first :data:`SERIAL_BYTES` of anything, are
+  counted in the main process: there the pool would cost more than it saves
   (``python -m bench scale`` measured it);
 * **Dask** (:func:`count_files_dask`): one task per file on a ``dask.distributed``
   cluster; the client adds the per-file counts up in file order.
@@ -30,7 +30,8 @@ import os
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, islice
+from itertools import chain, islice, repeat
+from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BACKENDS",
     "DEFAULT_MAX_LINE_BYTES",
+    "POOL_MIN_BYTES",
     "SERIAL_BYTES",
     "check_count_options",
     "count_files_dask",
@@ -65,6 +67,11 @@ BACKENDS = ("local", "dask")
 #: corpus larger than that. Measured (bench/scale.py): starting and stopping a pool of 2
 #: forked workers takes ~35 ms, the time one process needs to count ~1 MB.
 SERIAL_BYTES = 2 << 20
+#: With the default number of workers, a corpus of files smaller than this is counted in
+#: one process: each worker hands all its counts over at the end, which costs more than
+#: two cores save on a small corpus (bench/scale.py, pool of 2 against one process: 0.82x
+#: on 16 MB, 1.23x on 32 MB, 1.57x on 160 MB).
+POOL_MIN_BYTES = 24 << 20
 
 ChunkResult = tuple[Counter[str], int, bool]
 
@@ -199,10 +206,12 @@ def count_jobs(
         parts = pool.map(_harvest, range(workers), chunksize=1)
     if not any(order):
         return total, chars, any_text
-    keys = dict.fromkeys(chain(total, *order))
-    get = [c.get for c in (total, *parts)]
-    merged = Counter({p: sum(g(p, 0) for g in get) for p in keys})
-    return merged, chars, any_text
+    keys = list(dict.fromkeys(chain(total, *order)))
+    # Summed with map() over the keys: loops in C, not a Python loop per piece.
+    values: Iterator[int] = map(total.get, keys, repeat(0))
+    for part in parts:
+        values = map(add, values, map(part.get, keys, repeat(0)))
+    return Counter(dict(zip(keys, values))), chars, any_text
 
 
 def start_method() -> str:
@@ -262,6 +271,10 @@ def count_pieces(
             max_line_bytes=counting.max_line_bytes,
         )
         workers = counting.workers or default_workers()
+        if counting.workers is None and isinstance(corpus, (str, Path)):
+            with contextlib.suppress(CorpusError, OSError):  # the stream reports those
+                if sum(p.stat().st_size for p in corpus_files(corpus)) < POOL_MIN_BYTES:
+                    workers = 1
         counts, chars, any_text = count_jobs(stream.jobs(), splitter.pattern, prefix, workers)
         info = stream.finish(chars, any_text)
     return splitter.cap_counts(counts), info
