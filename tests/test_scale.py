@@ -293,6 +293,31 @@ def test_capped_pieces_agree_in_encode_trace_and_export(si_dev, mode, policy):
         )
 
 
+@pytest.mark.parametrize("cap", [2, 3, 7])
+def test_the_export_cuts_pieces_at_the_cap_exactly_as_the_encoder(si_dev, cap):
+    """The hierarchical export cuts pieces and caps them in one Split: pieces of exactly the
+    cap's length and one more, with and without their space, after other whitespace, and
+    runs of spaces, tabs and NO-BREAK SPACEs."""
+    pytest.importorskip("tokenizers")
+    from sgpe.interop.hf import load_hf, to_hf
+
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:300]
+    tok = sgpe.train(lines, vocab_size=900, max_piece_units=cap, workers=1)
+    document = to_hf(tok)
+    # Pieces and cap in one Split, then the runs.
+    assert len(document["pre_tokenizer"]["pretokenizers"]) == 2
+    hf = load_hf(document)
+    words = [w for x in lines[:40] for w in x.split()]
+    texts = [
+        *lines[:60],
+        *(" ".join(words[k : k + 3]).replace(" ", sep) for k in range(0, 90, 3)
+          for sep in (" ", "  ", "\t", "\u00a0", " \u00a0", "\n ", ""))
+    ]  # fmt: skip
+    for n in (cap - 1, cap, cap + 1, 2 * cap + 1):
+        texts += ["x" * n, " " + "x" * n, "a " + "ශ්‍රී" * n, "ab\t" + "ලං" * n + " ."]
+    assert [e.ids for e in hf.encode_batch(texts)] == [tok.encode(t) for t in texts]
+
+
 def test_whitespace_free_corpus_trains_on_capped_pieces(si_dev):
     lines = si_dev.read_text(encoding="utf-8").split("\n")[:300]
     nospace = [x.replace(" ", "") for x in lines]
