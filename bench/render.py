@@ -1027,10 +1027,8 @@ README_BLOCKS: dict[str, Callable[[Path], str]] = {
     "scripts-speed": lambda d: scripts_speed_table(read_json(d / "scripts_speed.json")["rows"]),
     "xgenre": lambda d: xgenre_readme(read_csv(d / "xgenre.csv")),
     "compression": compression_readme,
+    "speed": lambda d: speed_readme(read_json(d / "speed.json")),
 }
-# Not yet a block: the README's Performance table, whose numbers come from a run made
-# before the two speed benches were one (its records were not kept). `python -m bench
-# speed` prints the table (`speed_readme`) for the next update.
 
 
 def write_reports(results: Path, names: list[str] | None = None, html: bool = False) -> list[str]:
