@@ -211,6 +211,17 @@ def test_parallel_counts_equal_serial_counts_and_vocabulary(si_dev, expected):
     assert json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
 
 
+def test_workers_that_hand_their_counts_over_early_give_the_same_counts(si_dev, expected):
+    """Workers flush every 300 distinct pieces (the default is a million): same counts, same
+    order, as one process."""
+    splitter = get_word_splitter("auto", True, "whitespace")
+    stream = CorpusStream(si_dev, prefix=" ", block=20_000)
+    counts, _, _ = count_jobs(
+        stream.jobs(), splitter.pattern, " ", 2, serial_bytes=0, flush_pieces=300
+    )
+    assert items(splitter.cap_counts(counts)) == items(expected)
+
+
 def test_count_pieces_uses_the_settings_workers(si_dev, expected):
     counts, info = count_pieces(si_dev, SETTINGS, CountOptions(workers=2))
     assert items(counts) == items(expected)

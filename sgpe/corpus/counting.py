@@ -30,8 +30,7 @@ import os
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, islice, repeat
-from operator import add
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BACKENDS",
     "DEFAULT_MAX_LINE_BYTES",
+    "FLUSH_PIECES",
     "POOL_MIN_BYTES",
     "SERIAL_BYTES",
     "check_count_options",
@@ -112,25 +112,33 @@ def default_workers() -> int:
 _WORKER: dict[str, Any] = {}
 # How long a worker waits at the final hand-over for the others (they are all idle by then).
 _HARVEST_SECONDS = 600.0
+#: A worker hands its counts over early once they hold this many distinct pieces, so its
+#: memory stays bounded (about 100 MB) however many distinct pieces the corpus has.
+FLUSH_PIECES = 1 << 20
 
 
-def _init_worker(pattern: str, prefix: str, barrier: Any) -> None:
+def _init_worker(pattern: str, prefix: str, barrier: Any, flush_pieces: int) -> None:
     _WORKER["findall"] = re.compile(pattern).findall
     _WORKER["prefix"] = prefix
     _WORKER["barrier"] = barrier
+    _WORKER["flush"] = flush_pieces
     _WORKER["counts"] = Counter()
 
 
-def _count_in_worker(job: Job) -> tuple[list[str], int, bool]:
+def _count_in_worker(job: Job) -> tuple[list[str], int, bool, Counter[str] | None]:
     """Count one job into this worker's running counts; return the pieces that are new to
-    this worker, in the order they first occur (see :func:`count_jobs`)."""
+    them, in the order they first occur (see :func:`count_jobs`), and the counts
+    themselves when they have grown to ``FLUSH_PIECES`` pieces (the worker starts anew)."""
     counts: Counter[str] = _WORKER["counts"]
     before = len(counts)
     n, text = count_job_into(counts, job, _WORKER["findall"], _WORKER["prefix"])
     # Counter.update adds new keys at the end, so they are the last ones: read backwards.
     new = list(islice(reversed(counts), len(counts) - before))
     new.reverse()
-    return new, n, text
+    if len(counts) >= _WORKER["flush"]:
+        _WORKER["counts"] = Counter()
+        return new, n, text, counts
+    return new, n, text, None
 
 
 def _harvest(_: int) -> Counter[str]:
@@ -160,6 +168,7 @@ def count_jobs(
     workers: int,
     *,
     serial_bytes: int = SERIAL_BYTES,
+    flush_pieces: int = FLUSH_PIECES,
 ) -> ChunkResult:
     """Count jobs in order, the first ``serial_bytes`` here and the rest (if any) on a pool
     of ``workers`` processes. The result, order included, does not depend on ``workers``.
@@ -167,10 +176,14 @@ def count_jobs(
     Each worker keeps its own running counts (adding a job's pieces to them runs at C
     speed; adding up per-job counts in this process was a Python loop over every job's
     distinct pieces, half the counting time on two cores). For the order, each job
-    returns only the pieces new to its worker: a worker takes jobs in corpus order, so a
-    piece's first job in the corpus is one where it is new to that worker, and chaining the
-    new pieces of all jobs in corpus order, first occurrence kept, gives the order of the
-    serial count. At the end every worker hands its counts over once."""
+    returns only the pieces new to its worker's counts: a worker takes jobs in corpus
+    order, so a piece's first job in the corpus is one where it is new to that worker, and
+    taking the new pieces of all jobs in corpus order, first occurrence kept, gives the
+    order of the serial count. A worker hands its counts over when they reach
+    ``flush_pieces`` distinct pieces and starts anew (a piece it saw before is then new to
+    it again, which changes no first occurrence), and once more at the end. So this
+    process holds one table of the corpus's distinct pieces, and each worker at most
+    ``flush_pieces`` of them."""
     total: Counter[str] = Counter()
     chars = 0
     any_text = False
@@ -186,14 +199,16 @@ def count_jobs(
             break
     else:
         return total, chars, any_text
-    order: list[list[str]] = []
-    with _pool(workers, pattern, prefix) as pool:
+    with _pool(workers, pattern, prefix, flush_pieces) as pool:
         pending: deque[Any] = deque()
 
         def take() -> None:
             nonlocal chars, any_text
-            new, n, text = pending.popleft().get()
-            order.append(new)
+            new, n, text, flushed = pending.popleft().get()
+            # New pieces enter with 0, at the end; pieces already there keep their place.
+            total.update(dict.fromkeys(new, 0))
+            if flushed is not None:
+                total.update(flushed)
             chars += n
             any_text = any_text or text
 
@@ -203,15 +218,9 @@ def count_jobs(
                 take()
         while pending:
             take()
-        parts = pool.map(_harvest, range(workers), chunksize=1)
-    if not any(order):
-        return total, chars, any_text
-    keys = list(dict.fromkeys(chain(total, *order)))
-    # Summed with map() over the keys: loops in C, not a Python loop per piece.
-    values: Iterator[int] = map(total.get, keys, repeat(0))
-    for part in parts:
-        values = map(add, values, map(part.get, keys, repeat(0)))
-    return Counter(dict(zip(keys, values))), chars, any_text
+        for part in pool.imap_unordered(_harvest, range(workers), chunksize=1):
+            total.update(part)  # every piece is there already: the order stays
+    return total, chars, any_text
 
 
 def start_method() -> str:
@@ -228,10 +237,12 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in methods else "spawn"
 
 
-def _pool(workers: int, pattern: str, prefix: str) -> Any:
+def _pool(workers: int, pattern: str, prefix: str, flush_pieces: int) -> Any:
     ctx = multiprocessing.get_context(start_method())
     barrier = ctx.Barrier(workers)
-    return ctx.Pool(workers, initializer=_init_worker, initargs=(pattern, prefix, barrier))
+    return ctx.Pool(
+        workers, initializer=_init_worker, initargs=(pattern, prefix, barrier, flush_pieces)
+    )
 
 
 # ---------------------------------------------------------------------------- a corpus
