@@ -101,7 +101,7 @@ def _item_json(value: Any) -> str:
     short lists of them."""
     kind = type(value)
     if kind is str:
-        return str(_encode_str(value))
+        return _encode_str(value)
     if kind is int:
         return str(value)
     if (kind is list or kind is tuple) and all(type(v) is str or type(v) is int for v in value):
@@ -121,10 +121,7 @@ def dumps_json(data: Any) -> str:
             body = ",\n  ".join(map(_item_json, value))
             lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
         elif isinstance(value, dict) and len(value) > 8:
-            body = ",\n  ".join(
-                f"{_item_json(kk) if type(kk) is str else json.dumps(kk, ensure_ascii=False)}: {_item_json(vv)}"
-                for kk, vv in value.items()
-            )
+            body = ",\n  ".join(f"{_item_json(kk)}: {_item_json(vv)}" for kk, vv in value.items())
             lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
         else:
             lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")

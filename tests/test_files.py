@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import sgpe._files as files
 from sgpe._files import _item_json, dumps_json
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -18,24 +20,9 @@ VOCABS = sorted((REPO_ROOT / "sample_data" / "vocab").glob("sgpe_*.json"))  # du
 
 
 def reference_dumps(data: dict[str, Any]) -> str:
-    """The definition: every item of a long list or dict through json.dumps."""
-    lines = ["{"]
-    items = list(data.items())
-    for k, (key, value) in enumerate(items):
-        comma = "," if k < len(items) - 1 else ""
-        if isinstance(value, list) and len(value) > 8:
-            body = ",\n  ".join(json.dumps(v, ensure_ascii=False) for v in value)
-            lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
-        elif isinstance(value, dict) and len(value) > 8:
-            body = ",\n  ".join(
-                f"{json.dumps(kk, ensure_ascii=False)}: {json.dumps(vv, ensure_ascii=False)}"
-                for kk, vv in value.items()
-            )
-            lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
-        else:
-            lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """The definition: the same layout with every item through json.dumps."""
+    with patch.object(files, "_item_json", lambda v: json.dumps(v, ensure_ascii=False)):
+        return dumps_json(data)
 
 
 @pytest.mark.parametrize("path", VOCABS, ids=[p.name for p in VOCABS])

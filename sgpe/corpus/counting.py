@@ -135,19 +135,21 @@ def _count_in_worker(job: Job) -> tuple[list[str], int, bool, Counter[str] | Non
     # Counter.update adds new keys at the end, so they are the last ones: read backwards.
     new = list(islice(reversed(counts), len(counts) - before))
     new.reverse()
-    if len(counts) >= _WORKER["flush"]:
-        _WORKER["counts"] = Counter()
-        return new, n, text, counts
-    return new, n, text, None
+    return new, n, text, _take_counts() if len(counts) >= _WORKER["flush"] else None
+
+
+def _take_counts() -> Counter[str]:
+    """This worker's counts, handed over; it counts on from empty ones."""
+    counts: Counter[str] = _WORKER["counts"]
+    _WORKER["counts"] = Counter()
+    return counts
 
 
 def _harvest(_: int) -> Counter[str]:
     """This worker's counts. The barrier makes every worker take exactly one harvest task
     (none can return before all have started one)."""
     _WORKER["barrier"].wait(_HARVEST_SECONDS)
-    counts: Counter[str] = _WORKER["counts"]
-    _WORKER["counts"] = Counter()
-    return counts
+    return _take_counts()
 
 
 def count_job_into(
@@ -282,9 +284,9 @@ def count_pieces(
             max_line_bytes=counting.max_line_bytes,
         )
         workers = counting.workers or default_workers()
-        if counting.workers is None and isinstance(corpus, (str, Path)):
-            with contextlib.suppress(CorpusError, OSError):  # the stream reports those
-                if sum(p.stat().st_size for p in corpus_files(corpus)) < POOL_MIN_BYTES:
+        if counting.workers is None and stream.files is not None:
+            with contextlib.suppress(OSError):  # a file gone: the stream reports it
+                if sum(p.stat().st_size for p in stream.files) < POOL_MIN_BYTES:
                     workers = 1
         counts, chars, any_text = count_jobs(stream.jobs(), splitter.pattern, prefix, workers)
         info = stream.finish(chars, any_text)

@@ -34,8 +34,8 @@ from .readers import (
     TextBlocks,
     corpus_files,
     corpus_format,
-    decode_segment,
     iter_documents,
+    segment_lines,
 )
 
 __all__ = ["BATCH_DOCS", "OUTPUT_SUFFIXES", "encode_corpus"]
@@ -75,15 +75,9 @@ def _encode_batch_in_worker(batch: Batch) -> tuple[bytes, list[int]]:
 
 
 def _documents(batch: Batch) -> list[str]:
-    """The documents of a batch; a text segment is split into lines as
-    :func:`sgpe.corpus.readers.iter_documents` does (on ``\\n`` only)."""
-    if isinstance(batch, list):
-        return batch
-    data, path, line, col = batch
-    docs = decode_segment(data, path, line, col).split("\n")
-    if docs[-1] == "":
-        docs.pop()  # the final newline ends the last line; it does not start a new one
-    return docs
+    """The documents of a batch: a text segment's lines, as
+    :func:`sgpe.corpus.readers.iter_documents` reads them."""
+    return batch if isinstance(batch, list) else segment_lines(*batch)
 
 
 def encode_batch(tok: Any, docs: Sequence[str]) -> tuple[bytes, list[int]]:

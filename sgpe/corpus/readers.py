@@ -215,15 +215,19 @@ def decode_segment(data: bytes, path: Path | str, line: int = 1, col: int = 0) -
         ) from None
 
 
+def segment_lines(data: bytes, path: Path | str, line: int = 1, col: int = 0) -> list[str]:
+    """The lines of a segment of a text file (split on ``\n`` only), decoded as
+    :func:`decode_segment` does."""
+    parts = decode_segment(data, path, line, col).split("\n")
+    if parts[-1] == "":
+        parts.pop()  # the final newline ends the last line; it does not start a new one
+    return parts
+
+
 def _text_lines(blocks: TextBlocks) -> Iterator[tuple[int, str]]:
-    """(line number, line) of a text file, streamed; lines split on ``\n`` only."""
-    path = blocks.path
+    """(line number, line) of a text file, streamed."""
     for data, line, col in blocks:
-        text = decode_segment(data, path, line, col)
-        parts = text.split("\n")
-        if parts[-1] == "":
-            parts.pop()  # the final newline ends the last line; it does not start a new one
-        for k, part in enumerate(parts):
+        for k, part in enumerate(segment_lines(data, blocks.path, line, col)):
             yield line + k, part
 
 
