@@ -400,8 +400,8 @@ class HierarchicalEngine:
         # pair -> indexes of the unit types (0) or words (1) that hold it; read with
         # .pop/.get only, so a lookup never adds an empty entry. Lists, not sets: an index
         # listed twice is harmless (the merge rewrites the string at its first visit and
-        # finds the pair gone at the second, like any stale entry), and a list is a quarter
-        # of a small set's memory (si_train.txt to 32k: 15 MB less at the peak).
+        # finds the pair gone at the second, like any stale entry), and an empty list takes
+        # a quarter of the memory of an empty set (most pairs are held by a few words).
         self.where: tuple[defaultdict[str, list[int]], defaultdict[str, list[int]]] = (
             defaultdict(list),
             defaultdict(list),

@@ -69,8 +69,8 @@ BACKENDS = ("local", "dask")
 SERIAL_BYTES = 2 << 20
 #: With the default number of workers, a corpus of files smaller than this is counted in
 #: one process: each worker hands all its counts over at the end, which costs more than
-#: two cores save on a small corpus (bench/scale.py, pool of 2 against one process: 0.82x
-#: on 16 MB, 1.23x on 32 MB, 1.57x on 160 MB).
+#: two cores save on a small corpus (`python -m bench scale --only count`, a pool of 2
+#: against one process: 0.81x on 16 MB, 1.17x on 32 MB, 1.33x on 64 MB, 1.41x on 160 MB).
 POOL_MIN_BYTES = 24 << 20
 
 ChunkResult = tuple[Counter[str], int, bool]

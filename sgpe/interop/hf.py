@@ -81,8 +81,9 @@ Where parity stops (both are proved by tests):
 piece of at most ``N`` characters whole with one cheap scan (it has at most ``N`` units),
 and ``(?:U){1,N}`` cuts a longer one into chunks of ``N`` units from its start, exactly as
 :meth:`sgpe.pieces.WordSplitter.cap` does. The hierarchical file folds the pieces and the
-cap into one ``Split`` (:meth:`_SgpeExport.piece_splits`): each ``Split`` costs Hugging
-Face more than its regex, and this one made the file 25% faster.
+cap into one ``Split`` (:meth:`_SgpeExport.piece_splits`): each ``Split`` is one more pass
+of Hugging Face over every pre-token (``python -m bench scale --only hf`` times the file
+with and without its runs ``Split``).
 
 The byte-level baseline exports as the usual GPT-2 style file: ``Split`` (our pattern with
 every ``\\p{..}``, ``\\s`` and ``(?i:..)`` spelled out from the ``regex`` module's own
@@ -544,9 +545,7 @@ class _SgpeExport:
 
     def piece_splits(self, splitter: Any) -> list[dict[str, Any]]:
         """The pieces ``Split`` and the cap ``Split`` (module docstring); for whitespace
-        pieces, one ``Split`` that does both. Hugging Face pays for every ``Split`` on
-        every pre-token, more than for the regex in it: dropping the cap ``Split`` made the
-        default 4k file encode si_dev.txt 25% faster.
+        pieces, one ``Split`` that does both (one pass fewer over every pre-token).
 
         The one regex: a piece of at most ``N`` characters whole (``short``; it has at most
         ``N`` units), else a chunk of up to ``N`` units (``chunk``: units of the piece only,

@@ -417,9 +417,9 @@ def encode_table(columns: dict[str, list[Any]], meta: dict[str, Any], parquet: b
         table = pa.table(columns).replace_schema_metadata({"sgpe": json.dumps(meta)})
         sink = pa.BufferOutputStream()
         # Without dictionary pages: our columns are mostly unique strings and counts, so
-        # the file is smaller (word counts of si_train.txt: 0.89 MB instead of 1.13 MB) and
-        # writing it needs far less memory. Arrow's allocator keeps the memory a write used;
-        # giving it back keeps the trainer's peak down (bench/scale.py measures it).
+        # a dictionary only adds to the file and to the memory writing it takes. Arrow's
+        # allocator keeps the memory a write used; giving it back keeps the trainer's peak
+        # down (`python -m bench scale --only cli` prints that peak).
         pq.write_table(table, sink, use_dictionary=False)
         data = bytes(sink.getvalue().to_pybytes())
         del table, sink
