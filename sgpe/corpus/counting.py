@@ -113,7 +113,7 @@ _WORKER: dict[str, Any] = {}
 # How long a worker waits at the final hand-over for the others (they are all idle by then).
 _HARVEST_SECONDS = 600.0
 #: A worker hands its counts over early once they hold this many distinct pieces, so its
-#: memory stays bounded (about 100 MB) however many distinct pieces the corpus has.
+#: memory stays bounded however many distinct pieces the corpus has.
 FLUSH_PIECES = 1 << 20
 
 
