@@ -531,6 +531,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.word_counts is not None:
         return _train_from_counts(args)
     out = Path(args.out)
+    existed = True
     if args.resume:
         config = read_config(out)
         _check_resume_flags(args, config)
@@ -551,7 +552,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
         config = _config_from_args(args).replace(counting=_count_options(args, count_fields()))
         corpus = Path(args.corpus)
         if corpus.is_file():  # a directory or glob is checked file by file as it is counted
-            summary = validate_corpus(corpus, max_bytes=None, require_script=False)
+            # Only the start of a text file: counting reads the rest with the same reader
+            # and the same errors, and a run that fails there is removed below.
+            summary = validate_corpus(corpus, max_bytes=None, require_script=False, whole=False)
             if summary.script_characters == 0:
                 print(
                     f"sgpe: warning: {corpus.name} has no character of a script SGPE has a "
@@ -559,20 +562,45 @@ def _cmd_train(args: argparse.Namespace) -> int:
                     "other characters only",
                     file=sys.stderr,
                 )
+        existed = out.exists()
         create_run(out, config, args.corpus)
     stderr = sys.stderr
     display: _ProgressBar | _ProgressLog = (
         _ProgressBar(stderr) if stderr.isatty() else _ProgressLog(stderr)
     )
     try:
-        result = train_run(out, resume=args.resume, display=display)
+        result = train_run(out, resume=args.resume, display=display, corpus_checked=not args.resume)
     finally:
         display.close()
+    if not args.resume and result.state == "failed" and result.exit_code == 2:
+        _undo_bad_corpus_run(out, existed, Path(args.corpus))
     if result.state == "failed":
         print(f"sgpe: error: {result.message}", file=sys.stderr)
     elif result.unchanged:
         print(f"sgpe: {result.message}", file=sys.stderr)
     return result.exit_code
+
+
+def _undo_bad_corpus_run(out: Path, existed: bool, corpus: Path) -> None:
+    """A new run whose text file turned out bad past the part checked before it started
+    (a bad byte deep in the file) is removed again and the file's error raised, exactly
+    as if the whole file had been checked first: nothing to resume, and the same --out
+    works once the file is fixed. Other input failures (a counting limit) keep the run,
+    whose record says what went wrong."""
+    from .runs.manager import validate_corpus
+
+    counted = any((out / f"word_counts{s}").exists() for s in (".parquet", ".json"))
+    if counted or not corpus.is_file():
+        return
+    try:
+        validate_corpus(corpus, max_bytes=None, require_script=False)
+    except CorpusError:
+        if existed:
+            for child in out.iterdir():
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        else:
+            shutil.rmtree(out)
+        raise
 
 
 # ============================================================================ parser

@@ -305,6 +305,82 @@ def test_config_rejects_infinite_or_nan_intervals(tmp_path: Path, value: float) 
         read_config(tmp_path)
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        "abc\r\n\n  \n" + "\n".join(SINHALA) + "\n",
+        "latin only\n\t\nmore latin\n" + SINHALA[1] + " x",  # script text on the last line
+        "\n \n\u00a0\n",  # blank lines only
+        SINHALA[0] * 40 + "\n" + SINHALA[2],  # a line longer than a block
+    ],
+)
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz"])
+def test_the_segment_check_of_a_text_file_counts_as_the_line_reader(
+    tmp_path: Path, content: str, suffix: str
+) -> None:
+    """validate_corpus reads a text file a segment at a time: the same documents,
+    characters, blank-ness and script characters as reading it line by line."""
+    import gzip
+
+    from sgpe.runs.manager import _document_counts, _text_file_counts
+
+    path = tmp_path / f"c{suffix}"
+    data = content.encode("utf-8")
+    path.write_bytes(gzip.compress(data) if suffix == ".txt.gz" else data)
+    expected = _document_counts(iter_documents(path))
+    assert expected[0] == len(content.split("\n")) - content.endswith("\n")
+    for block in (7, 64, 1 << 21):
+        assert _text_file_counts(path, block=block) == (*expected, False)
+
+
+def test_the_segment_check_raises_the_line_readers_errors_and_can_stop_early(
+    tmp_path: Path,
+) -> None:
+    from sgpe.runs.manager import _text_file_counts
+
+    path = tmp_path / "late.txt"
+    path.write_bytes(("\n".join(SINHALA * 40) + "\n").encode() + b"caf\xe9\n")
+    with pytest.raises(CorpusError) as by_lines:
+        list(iter_documents(path))
+    with pytest.raises(CorpusError) as by_segments:
+        _text_file_counts(path, block=64)
+    assert str(by_segments.value) == str(by_lines.value)
+    assert f"{path}: line 121, byte 4: not valid UTF-8" in str(by_lines.value)
+    # Text and a script character in the first segment: the rest is left to counting.
+    count, _, any_text, script, stopped = _text_file_counts(path, whole=False, block=64)
+    assert (any_text, script > 0, stopped) == (True, True, True) and count < 120
+
+
+@pytest.mark.parametrize("out_exists", [False, True])
+def test_a_bad_byte_deep_in_a_text_corpus_fails_the_cli_run_and_leaves_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    tmp_path: Path,
+    out_exists: bool,
+) -> None:
+    """The CLI checks only the start of a text corpus before the run (counting reads the
+    rest): a bad byte past the first block still fails with one clear line, and the new
+    run directory is removed again (an existing empty --out is left empty)."""
+    lines = SINHALA * 12_000  # about 2.4 MB: the bad byte is past the first 2 MiB block
+    corpus = tmp_path / "late.txt"
+    corpus.write_bytes(("\n".join(lines) + "\n").encode() + b"caf\xe9\n")
+    assert corpus.stat().st_size > (1 << 21)
+    out = tmp_path / "run"
+    if out_exists:
+        out.mkdir()
+    argv = ["train", "--corpus", str(corpus), "--vocab-size", "500", "--out", str(out)]
+    code, _, err = cli(monkeypatch, capsysbinary, argv)
+    assert code == 2
+    line = one_clear_line(err)
+    assert f"line {len(lines) + 1}, byte 4: not valid UTF-8" in line
+    assert out.exists() == out_exists and (not out_exists or not any(out.iterdir()))
+    # Fixed, the same --out trains.
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, _, err = cli(monkeypatch, capsysbinary, argv)
+    assert code == 0, err
+    assert (out / "vocab.json").is_file()
+
+
 @pytest.mark.parametrize("flag", ["--heartbeat-seconds", "--checkpoint-seconds"])
 @pytest.mark.parametrize("value", ["inf", "nan"])
 def test_cli_train_rejects_infinite_intervals(

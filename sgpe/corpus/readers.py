@@ -120,7 +120,7 @@ class TextBlocks:
     piece), so counting the segments one by one counts the file. Only a stretch without
     either must be held at once; longer than ``max_line_bytes`` it is a CorpusError.
     Iterating yields ``(bytes, line number, byte column)`` of each segment's start and
-    records the file's sha256, size and line count.
+    records the file's sha256 (unless ``digest`` is false), size and line count.
     """
 
     def __init__(
@@ -131,6 +131,7 @@ class TextBlocks:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         cut_at_space: bool = True,
         block: int = BLOCK_BYTES,
+        digest: bool = True,
     ) -> None:
         self.path = path
         self.max_bytes = max_bytes
@@ -138,6 +139,7 @@ class TextBlocks:
         self.cut_at_space = cut_at_space
         self.block = block
         self.digest = hashlib.sha256()
+        self._hash = digest  # off where nobody reads the digest (validation)
         self.size = 0
         self.newlines = 0
         self.last_byte = b""
@@ -170,7 +172,8 @@ class TextBlocks:
         line, col = 1, 0
         limit = self.max_line_bytes
         for data in raw_blocks(self.path, self.max_bytes, self.block):
-            self.digest.update(data)
+            if self._hash:
+                self.digest.update(data)
             self.size += len(data)
             self.newlines += data.count(b"\n")
             self.last_byte = data[-1:]

@@ -53,13 +53,20 @@ import subprocess
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from .._files import atomic_write
-from ..corpus.readers import CorpusError, corpus_format, iter_documents
+from ..corpus.readers import (
+    BLOCK_BYTES,
+    CorpusError,
+    TextBlocks,
+    corpus_format,
+    decode_segment,
+    iter_documents,
+)
 from ..protocol import one_line
 from ..schema import BUILTIN_SCRIPTS, SCRIPT_BLOCKS, load_schema
 from ..settings import (
@@ -126,6 +133,9 @@ class CorpusSummary:
     documents: int
     characters: int
     script_characters: int  # characters of a supported script (SUPPORTED_SCRIPTS)
+    # True when only the start of a text file was read (validate_corpus(whole=False)):
+    # documents and characters then count that start only.
+    partial: bool = False
 
 
 def _scripts_text() -> str:
@@ -143,8 +153,14 @@ def validate_corpus(
     name: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     require_script: bool = True,
+    whole: bool = True,
 ) -> CorpusSummary:
     """Check that a corpus file can be trained on, reading all of it once.
+
+    ``whole=False`` reads a ``.txt``/``.txt.gz`` file only until it has seen a line with
+    text and a character of a supported script (usually its first block), for a caller
+    that counts the file right after: counting reads every byte with the same reader and
+    raises the same errors. Without either, it still reads the whole file.
 
     Raises :class:`~sgpe.corpus.CorpusError` naming the file (``name``, e.g. the upload's
     name, instead of ``path``), the line or row, and what to do, for: an unsupported type,
@@ -172,16 +188,12 @@ def validate_corpus(
         raise fail("the file is empty (0 bytes); it needs text, e.g. one document per line")
     if fmt == ".txt.gz" and max_bytes is not None:
         _check_gzip(path, GZIP_EXPANSION_LIMIT * max_bytes, fail)
-    documents = characters = script_chars = 0
-    any_text = False
+    partial = False
     try:
-        for doc in iter_documents(path):
-            documents += 1
-            characters += len(doc)
-            if not any_text and doc.strip():
-                any_text = True
-            if script_chars == 0 and _SCRIPT_CHAR.search(doc):
-                script_chars = len(_SCRIPT_CHAR.findall(doc))
+        if fmt in (".txt", ".txt.gz"):
+            documents, characters, any_text, script_chars, partial = _text_file_counts(path, whole)
+        else:
+            documents, characters, any_text, script_chars = _document_counts(iter_documents(path))
     except CorpusError as err:
         text = str(err)
         raise CorpusError(text.replace(str(path), shown, 1) if name else text) from None
@@ -196,7 +208,53 @@ def validate_corpus(
             f"syllables of {_scripts_text()} text. Check that this is the right file "
             "(not transliterated or in another script)"
         )
-    return CorpusSummary(Path(shown).name, fmt, size, documents, characters, script_chars)
+    return CorpusSummary(
+        Path(shown).name, fmt, size, documents, characters, script_chars, partial=partial
+    )
+
+
+def _document_counts(documents: Iterable[str]) -> tuple[int, int, bool, int]:
+    """Documents, characters, whether any document has text, and the script characters
+    of the first document that has one (what :class:`CorpusSummary` reports)."""
+    count = characters = script_chars = 0
+    any_text = False
+    for doc in documents:
+        count += 1
+        characters += len(doc)
+        if not any_text and doc.strip():
+            any_text = True
+        if script_chars == 0 and _SCRIPT_CHAR.search(doc):
+            script_chars = len(_SCRIPT_CHAR.findall(doc))
+    return count, characters, any_text, script_chars
+
+
+def _text_file_counts(
+    path: Path, whole: bool = True, block: int = BLOCK_BYTES
+) -> tuple[int, int, bool, int, bool]:
+    """:func:`_document_counts` of a ``.txt`` or ``.txt.gz`` file's lines, a segment at a
+    time instead of a line at a time: the same numbers and errors
+    (``tests/test_reliability.py`` compares them) without a Python step per line. The last
+    value is true when it stopped early (``whole=False``: text and a script character seen).
+    """
+    count = characters = script_chars = 0
+    any_text = False
+    blocks = TextBlocks(path, cut_at_space=False, block=block, digest=False)
+    for data, line, col in blocks:
+        text = decode_segment(data, path, line, col)
+        newlines = text.count("\n")
+        # Segments end after a newline (only the file's last one may not): lines never
+        # straddle two segments, and a final newline ends a line without starting one.
+        count += newlines + (not text.endswith("\n"))
+        characters += len(text) - newlines
+        if not any_text and not text.isspace():
+            any_text = True
+        if script_chars == 0 and (m := _SCRIPT_CHAR.search(text)):
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            script_chars = len(_SCRIPT_CHAR.findall(text, start, len(text) if end < 0 else end))
+        if not whole and any_text and script_chars:
+            return count, characters, any_text, script_chars, True
+    return count, characters, any_text, script_chars, False
 
 
 def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> None:

@@ -567,7 +567,11 @@ def _os_message(err: OSError) -> str:
 
 
 def train_run(
-    run_dir: str | Path, *, resume: bool = False, display: Display | None = None
+    run_dir: str | Path,
+    *,
+    resume: bool = False,
+    display: Display | None = None,
+    corpus_checked: bool = False,
 ) -> TrainResult:
     """Train the run in ``run_dir`` in this process (the CLI's ``train`` calls this).
 
@@ -575,6 +579,8 @@ def train_run(
     else the corpus is checked against it (:func:`verify_corpus`): a missing or changed
     file is a :class:`RunError` of one line, and the run's files are left as they are
     (a run the manager launched is marked failed, resumable once the corpus is back).
+    ``corpus_checked`` skips that check for a run :func:`create_run` made a moment ago
+    from the same files (it hashed them; hashing again is a second read of the corpus).
     With ``resume`` the saved word counts and the newest valid checkpoint are reused.
     A run that is already done is left as it is.
     """
@@ -595,7 +601,8 @@ def train_run(
         problem: RunError | None = None
         launched = False
         try:
-            verify_corpus(run_dir, config)
+            if not corpus_checked:
+                verify_corpus(run_dir, config)
         except RunError as err:
             problem = err
             launched = current.get("phase") == "launching"  # the manager waits for this trainer
