@@ -272,12 +272,15 @@ def _read_text_lines(path: Path) -> list[str]:
 
 
 class _ProgressBar:
-    """A one-line progress bar on a terminal, redrawn at most 10 times a second."""
+    """A one-line progress bar on a terminal, redrawn at most 10 times a second, and always
+    for the first and the last merge (a run of a few hundred merges takes milliseconds: it
+    still shows its bar)."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.shown = False
         self.last = 0.0
+        self.phase = ""
 
     def note(self, message: str) -> None:
         self._clear()
@@ -286,9 +289,11 @@ class _ProgressBar:
 
     def progress(self, phase: str, step: int, target: int, rate: float | None) -> None:
         now = time.monotonic()
-        if now - self.last < 0.1 and phase == "merging":
+        steady = phase == "merging" and self.phase == phase and step < target
+        if steady and now - self.last < 0.1:
             return
         self.last = now
+        self.phase = phase
         width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
         if phase != "merging" or target <= 0:
             line = f"{phase}..."
