@@ -537,6 +537,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         return _train_from_counts(args)
     out = Path(args.out)
     existed = True
+    partly_checked: Path | None = None  # a text corpus whose start alone was checked
     if args.resume:
         config = read_config(out)
         _check_resume_flags(args, config)
@@ -560,6 +561,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             # Only the start of a text file: counting reads the rest with the same reader
             # and the same errors, and a run that fails there is removed below.
             summary = validate_corpus(corpus, max_bytes=None, require_script=False, whole=False)
+            if summary.partial:
+                partly_checked = corpus
             if summary.script_characters == 0:
                 print(
                     f"sgpe: warning: {corpus.name} has no character of a script SGPE has a "
@@ -577,8 +580,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
         result = train_run(out, resume=args.resume, display=display, corpus_checked=not args.resume)
     finally:
         display.close()
-    if not args.resume and result.state == "failed" and result.exit_code == 2:
-        _undo_bad_corpus_run(out, existed, Path(args.corpus))
+    if partly_checked is not None and result.state == "failed" and result.exit_code == 2:
+        _undo_bad_corpus_run(out, existed, partly_checked)
     if result.state == "failed":
         print(f"sgpe: error: {result.message}", file=sys.stderr)
     elif result.unchanged:
@@ -592,10 +595,10 @@ def _undo_bad_corpus_run(out: Path, existed: bool, corpus: Path) -> None:
     as if the whole file had been checked first: nothing to resume, and the same --out
     works once the file is fixed. Other input failures (a counting limit) keep the run,
     whose record says what went wrong."""
+    from .runs.format import _find_table
     from .runs.manager import validate_corpus
 
-    counted = any((out / f"word_counts{s}").exists() for s in (".parquet", ".json"))
-    if counted or not corpus.is_file():
+    if _find_table(out, "word_counts") is not None:
         return
     try:
         validate_corpus(corpus, max_bytes=None, require_script=False)

@@ -410,8 +410,9 @@ def _have_pyarrow() -> bool:
 def _arrow_column(pa: Any, column: list[Any]) -> Any:
     """A column of only ``str`` or only ``int`` values as an Arrow array built from its
     buffers; anything else through ``pyarrow.array``. ``pyarrow.array`` first asks whether
-    its input is a pandas object and so imports pandas, 0.2 s of every training run's
-    word-count write; the buffers give the same array (``tests/test_files.py``)."""
+    its input is a pandas object and so imports pandas into every training run (time and
+    memory that ``python -m bench scale --only cli`` counts); the buffers give the same
+    array (``tests/test_files.py``)."""
     try:
         import numpy as np
     except ImportError:
