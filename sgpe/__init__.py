@@ -10,7 +10,6 @@ sub-modules named in ``docs/architecture.md``.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +21,20 @@ from .tokenizer import Tokenizer
 
 _compat.install()
 
-try:
-    __version__ = version("sgpe-explorer")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+local"
+
+def __getattr__(name: str) -> Any:
+    # The version is read from the installed metadata on first use only: importing
+    # importlib.metadata is a noticeable share of starting the command line.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("sgpe-explorer")
+        except PackageNotFoundError:  # running from a source tree that is not installed
+            value = "0.0.0+local"
+        globals()["__version__"] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load(path: str | Path) -> Any:

@@ -155,7 +155,7 @@ def _encode_corpus(args: argparse.Namespace) -> int:
     if args.meta or args.tokens:
         raise UsageError("--meta and --tokens: only for stdin encoding, not with --corpus")
     options = _count_options(args, _encode_fields())
-    _load_vocab(args.vocab)  # a bad vocab.json is a usage error before any work starts
+    tok = _load_vocab(args.vocab)  # a bad vocab.json is a usage error before any work starts
     stderr = sys.stderr
     tty = stderr.isatty()
     last = [0.0]
@@ -178,6 +178,7 @@ def _encode_corpus(args: argparse.Namespace) -> int:
         backend=options.backend,
         scheduler=options.scheduler,
         progress=progress,
+        tokenizer=tok,
     )
     if tty:
         stderr.write("\n")
@@ -614,16 +615,30 @@ def _undo_bad_corpus_run(out: Path, existed: bool, corpus: Path) -> None:
 # ============================================================================ parser
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+class _VersionAction(argparse.Action):
+    """``--version``: reads the installed version only when asked (see sgpe/__init__.py)."""
 
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+            help="show program's version number and exit",
+        )  # fmt: skip
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from . import __version__
+
+        print(f"sgpe {__version__}")
+        parser.exit()
+
+
+def build_parser() -> argparse.ArgumentParser:
     defaults = argparse.ArgumentDefaultsHelpFormatter
     parser = _Parser(
         prog="sgpe",
         description="Syllable-aware tokenization (SGPE) for Sinhala, Devanagari and the Brahmic scripts.",
         epilog="Text is read and written as UTF-8; lines are split on \\n only.",
     )
-    parser.add_argument("--version", action="version", version=f"sgpe {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser(
@@ -824,11 +839,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, --version, or an argparse usage error
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
-    from .runs import RunError
-
     try:
         return int(args.func(args))
-    except (UsageError, CorpusError, RunError) as err:
+    except (UsageError, CorpusError) as err:
         return _error(str(err), 2)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
@@ -840,11 +853,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         return _error(str(err), 1)
     except Exception as err:
+        if isinstance(err, _run_errors()):
+            return _error(str(err), 2)
         if os.environ.get("SGPE_DEBUG"):
             raise
         return _error(
             f"internal error: {type(err).__name__}: {err} (set SGPE_DEBUG=1 for details)", 1
         )
+
+
+def _run_errors() -> tuple[type[Exception], ...]:
+    """RunError when the run modules are loaded (only they raise it): commands that never
+    touch a run do not import them (a share of starting every command)."""
+    format_module = sys.modules.get("sgpe.runs.format")
+    if format_module is None:
+        return ()
+    run_error: type[Exception] = format_module.RunError
+    return (run_error,)
 
 
 def _error(message: str, code: int) -> int:

@@ -132,6 +132,11 @@ class WordSplitter:
         """The syllables (units) of one piece."""
         return self._units(piece)
 
+    def learn_units(self, pieces: list[str]) -> None:
+        """Syllabify many new pieces in one pass ahead of :meth:`units` on each of them
+        (:meth:`sgpe.syllables.Syllabifier.learn`)."""
+        self._units.learn(pieces)
+
     def units_of_many(self, pieces: list[str]) -> list[list[str]]:
         """Units of many pieces with one regex pass (pieces must not contain a newline)."""
         out: list[list[str]] = []

@@ -365,7 +365,8 @@ class Syllabifier:
             span_pattern = f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
         # The reference: the grammar regex over the whole text. Everything faster below
         # must give exactly its tokens (tests/test_syllabify_fast.py compares them).
-        self._findall = re.compile(self.pattern).findall
+        compiled = re.compile(self.pattern)
+        self._findall = compiled.findall
         self._finditer = re.compile(span_pattern).finditer
         # A plain space never sits inside a token (only at the start of one, with
         # leading_space), so the tokens of a text are those of its first space-delimited
@@ -374,8 +375,10 @@ class Syllabifier:
         # word by word costs a dictionary lookup per word.
         # (Not for a schema that claims the space, nor for a grammar that matches the empty
         # string: the regex's empty tokens then depend on where the text starts.)
+        # (The pattern matches the empty string exactly when `syl|orph` does: its other
+        # branches need a character. Compiling these regexes is most of loading a vocabulary.)
         self._split_at_spaces = not any(" " in s.code_points for s in self.schemas) and (
-            re.fullmatch(f"{syl}|{orph}", "") is None
+            compiled.fullmatch("") is None
         )
         self._words: dict[str, tuple[str, ...]] = {}  # part -> tokens of " " + part
         self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
@@ -428,6 +431,29 @@ class Syllabifier:
         lost = [p for p, v in local.items() if v is None]
         local.update(zip(lost, self._after_space(lost)))
         return reduce(iadd, map(local.__getitem__, islice(parts, 1, None)), list(head))
+
+    def learn(self, texts: Iterable[str]) -> None:
+        """Match the space-delimited parts of many texts that are not known yet in one
+        pass (the chunker's, from about a thousand characters on), so that calling this
+        syllabifier on each text afterwards costs a dictionary lookup per part. A batch of
+        new words syllabified one call at a time pays the per-call overhead once per word
+        (:meth:`sgpe.tokenizer.Tokenizer.encode_batch` is what calls this)."""
+        if not self._split_at_spaces:
+            return
+        words = self._words
+        new = list(
+            {
+                part
+                for text in texts
+                for part in islice(text.split(" "), 1, None)
+                if part not in words and len(part) <= _KEY_LIMIT
+            }
+        )
+        if not new:
+            return
+        if len(words) + len(new) > _CACHE_LIMIT:
+            words.clear()  # as __call__ does when full: start afresh
+        words.update(zip(new[:_CACHE_LIMIT], self._after_space(new[:_CACHE_LIMIT])))
 
     def _after_space(self, parts: list[str]) -> list[tuple[str, ...]]:
         """The tokens of ``" " + part`` for each part (no plain space inside any of them)."""

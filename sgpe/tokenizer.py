@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any, cast
 
@@ -39,6 +40,7 @@ SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 FORMAT_VERSION = 1
 REFERENCE_VERSION = "sgpe_v1.0.0"  # the original trainer's; kept so its encoder reads our files
 _LONG_RUN = 24  # runs longer than this use the heap-based merge
+_PIECE_CACHE_LIMIT = 500_000  # pieces whose ids are remembered (then the cache starts afresh)
 
 
 # Byte tokens a hierarchical vocabulary carries for its lossless fallback: every ASCII
@@ -209,11 +211,35 @@ class Tokenizer:
             ids = get(piece)
             if ids is None:
                 ids = self._encode_piece(piece)
-                if len(cache) >= 500_000:
+                if len(cache) >= _PIECE_CACHE_LIMIT:
                     cache.clear()
                 cache[piece] = ids
             extend(ids)
         return out
+
+    def encode_batch(
+        self, texts: Sequence[str], *, prepend_space: bool | None = None
+    ) -> list[list[TokenId]]:
+        """``[self.encode(t) for t in texts]``, faster on many texts: the pieces of the
+        batch that are not cached yet are syllabified together (see
+        :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and each text's
+        ids are put together from the cache at C speed (no Python code per piece)."""
+        pre = self.prepend_space if prepend_space is None else prepend_space
+        split = self._pieces
+        pieces_of = [split(" " + t) if t and pre else split(t) for t in texts]
+        cache = self._cache
+        # set.difference looks each distinct piece up in the dict at C speed.
+        new = set(chain.from_iterable(pieces_of)).difference(cache)
+        if new:
+            if len(cache) + len(new) > _PIECE_CACHE_LIMIT:
+                cache.clear()  # as encode() does when full; this batch's pieces come back
+                new = set(chain.from_iterable(pieces_of))
+            self._splitter.learn_units(list(new))
+            encode_piece = self._encode_piece
+            for piece in new:
+                cache[piece] = encode_piece(piece)
+        get = cache.__getitem__
+        return [list(chain.from_iterable(map(get, pieces))) for pieces in pieces_of]
 
     def tokenize(self, text: str) -> list[str]:
         """Token strings of ``text`` (byte tokens as ``<0xNN>``; with ``prepend_space`` the
@@ -243,7 +269,7 @@ class Tokenizer:
             hit = cache.get(piece)
             if hit is None:
                 hit = self._encode_piece_with_lengths(piece)
-                if len(cache) >= 500_000:
+                if len(cache) >= _PIECE_CACHE_LIMIT:
                     cache.clear()
                 cache[piece] = hit
             piece_ids, lengths = hit

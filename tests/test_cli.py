@@ -405,6 +405,35 @@ def test_help_shows_defaults(
     assert "(default: auto)" in out.decode()
     code, _, err = run(monkeypatch, capsysbinary, ["frobnicate"])
     assert code == 2 and "invalid choice" in err
+    import sgpe
+
+    code, out, _ = run(monkeypatch, capsysbinary, ["--version"])
+    assert code == 0 and out.decode() == f"sgpe {sgpe.__version__}\n"
+
+
+def test_a_run_error_is_a_usage_error_and_other_commands_skip_the_run_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line catches RunError without importing the run modules for commands
+    that never use a run (starting them is part of every command's time)."""
+    code = (
+        "import sys; from sgpe.cli import main\n"
+        "sys.stdin = open(sys.argv[1], encoding='utf-8')\n"
+        "assert main(['syllabify']) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith('sgpe.runs')))\n"
+    )
+    (tmp_path / "in.txt").write_text("ශ්‍රී\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "in.txt")],
+        capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "junk").write_text("x", encoding="utf-8")
+    monkeypatch.setenv("SGPE_DEBUG", "1")  # an error the CLI did not catch would raise
+    assert main(["train", "--out", str(tmp_path / "run"), "--resume"]) == 2
+    assert "run: no config.json; this is not a run directory" in capsys.readouterr().err
 
 
 def test_eval_prints_metrics_json(

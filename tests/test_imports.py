@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import subprocess
 import sys
+
+import pytest
 
 
 def test_core_import_loads_no_optional_dependency():
@@ -32,6 +35,11 @@ def test_public_api():
         "train",
     }
     assert callable(sgpe.syllabify) and callable(sgpe.train)
+    # __version__ comes from a module __getattr__ (read on first use).
+    assert all(hasattr(sgpe, name) for name in sgpe.__all__)
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", sgpe.__version__)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        sgpe.nope  # noqa: B018
 
 
 def test_no_public_name_shadows_a_module():

@@ -442,6 +442,28 @@ def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.parametrize("typecode", ["H", "I", "i", "q"])
+@pytest.mark.parametrize("n", [0, 1, 4_000_000, 10**18])
+def test_npy_headers_are_the_ones_numpy_writes(typecode, n):
+    """Batch encoding writes .npy files without numpy; its headers are numpy's own."""
+    import io
+    from array import array
+
+    np = pytest.importorskip("numpy")
+    from sgpe.corpus.encoding import _NPY_HEADER_BYTES, _npy_header
+
+    f = io.BytesIO()
+    dtype = np.dtype(f"={typecode}")
+    np.lib.format.write_array_header_1_0(
+        f, {"descr": dtype.str, "fortran_order": False, "shape": (n,)}
+    )
+    assert _npy_header(typecode, n) == f.getvalue()
+    assert len(_npy_header(typecode, n)) == _NPY_HEADER_BYTES
+    data = array(typecode, range(5)).tobytes()
+    loaded = np.load(io.BytesIO(_npy_header(typecode, 5) + data))
+    assert loaded.dtype == dtype and loaded.tolist() == [0, 1, 2, 3, 4]
+
+
 def test_batch_encode_of_text_segments_keeps_every_line(si_dev, tmp_path, monkeypatch):
     """Text files reach the workers as raw segments: blank lines, a CR, a last line without
     a line break and a bad byte behave as in iter_documents."""

@@ -164,3 +164,36 @@ def test_the_shared_syllabifier_gives_the_regex_tokens_after_other_texts():
     syl = get_syllabifier("auto", True)
     for text in ["ශ්‍රී ලංකාව", "क्षत्रिय नमस्ते\nশ্রী", "ශ්‍රී\tලංකාව  \n "]:
         _check(syl, text)
+
+
+def test_learned_words_give_the_regex_tokens(shared_corpora):
+    """``learn`` matches the new words of many texts at once (encode_batch's first step);
+    calls afterwards find them known and give the regex's tokens, and it keeps to the word
+    memory's limits (a part too long to remember is left to the call)."""
+    with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
+        lines = [next(f).rstrip("\n") for _ in range(300)]
+    with open(shared_corpora / "hi_dev.txt", encoding="utf-8") as f:
+        lines += [next(f).rstrip("\n") for _ in range(100)]
+    long_part = "ක" * (syllables._KEY_LIMIT + 1)
+    texts = [" " + x for x in lines] + [f"a {long_part} b", "x  y", ""]
+    syl = Syllabifier("auto", leading_space=True)
+    syl.learn(texts)
+    known = set(syl._words)
+    expected_known = {p for t in texts for p in t.split(" ")[1:] if len(p) <= syllables._KEY_LIMIT}
+    assert known == expected_known and long_part not in known
+    for text in texts:
+        assert syl(text) == syl._findall(text)
+    assert set(syl._words) == known  # every call was a lookup: nothing new to learn
+
+
+def test_learning_past_the_word_memory_starts_it_afresh(monkeypatch):
+    monkeypatch.setattr(syllables, "_CACHE_LIMIT", 50)
+    syl = Syllabifier("auto", leading_space=True)
+    syl.learn([f" ලං{i}කා" for i in range(40)])
+    assert len(syl._words) == 40
+    syl.learn([f" ක{i}" for i in range(30)])  # 40 + 30 > 50: only the new 30 are kept
+    assert set(syl._words) == {f"ක{i}" for i in range(30)}
+    syl.learn([f" ර{i}" for i in range(80)])  # more than the limit at once: 50 of them
+    assert len(syl._words) == 50
+    for i in (0, 79):
+        assert syl(f" ර{i}") == syl._findall(f" ර{i}")

@@ -199,3 +199,35 @@ def test_real_text_round_trip_and_no_unk(shared_corpora):
         ids = tok.encode(line)
         assert tok.unk_id not in ids
         assert tok.decode(ids) == line
+
+
+def test_encode_batch_equals_encode(shared_corpora, monkeypatch):
+    """encode_batch (new pieces syllabified together, ids assembled from the cache) gives
+    encode's ids on real Sinhala and Hindi text, empty and blank lines, a line without
+    spaces longer than the piece cap, with prepend_space off, and when the piece cache
+    fills up in the middle of a batch."""
+    from sgpe import tokenizer
+    from sgpe.shipped import DEFAULT_SGPE
+
+    lines: list[str] = []
+    for name, n in (("si_dev.txt", 1500), ("hi_dev.txt", 500)):
+        with open(shared_corpora / name, encoding="utf-8") as f:
+            lines += [next(f).rstrip("\n") for _ in range(n)]
+    lines += ["", " ", "\t", lines[3].replace(" ", "") * 3, "ශ්‍රී ලංකා\r"]
+    reference = sgpe.load(DEFAULT_SGPE)
+    expected = [reference.encode(x) for x in lines]
+    expected_bare = [reference.encode(x, prepend_space=False) for x in lines]
+    tok = sgpe.load(DEFAULT_SGPE)
+    assert tok.encode_batch(lines[:700]) + tok.encode_batch(lines[700:]) == expected
+    assert tok.encode_batch(lines) == expected  # every piece known now
+    assert sgpe.load(DEFAULT_SGPE).encode_batch(lines, prepend_space=False) == expected_bare
+    assert tok.encode_batch([]) == []
+    monkeypatch.setattr(tokenizer, "_PIECE_CACHE_LIMIT", 1000)
+    small = sgpe.load(DEFAULT_SGPE)
+    batches = [lines[k : k + 300] for k in range(0, len(lines), 300)]
+    got = []
+    for batch in batches:
+        got += small.encode_batch(batch)
+        distinct = {p for x in batch if x for p in small._pieces(" " + x)}
+        assert len(small._cache) <= max(1000, len(distinct))
+    assert got == expected

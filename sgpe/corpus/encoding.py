@@ -21,10 +21,12 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import shutil
+import sys
 import tempfile
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate, chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +47,6 @@ BATCH_DOCS = 2000  # documents per task: a few hundred KB of text
 # Below this many bytes of corpus one process encodes alone (process start-up and loading
 # the vocabulary in each worker cost more than they save).
 SERIAL_BYTES = 4 << 20
-
-# Encoded in the main process before the workers fork from it (see _local_results).
-WARM_BYTES = 2 << 20
 
 _WORKER: dict[str, Any] = {}
 
@@ -70,8 +69,8 @@ Batch = list[str] | tuple[bytes, str, int, int]
 TEXT_BATCH_BYTES = 1 << 19
 
 
-def _encode_batch_in_worker(batch: Batch) -> tuple[bytes, list[int]]:
-    return encode_batch(_WORKER["tok"], _documents(batch))
+def _encode_batch_in_worker(batch: Batch, typecode: str) -> tuple[bytes, list[int]]:
+    return encode_batch(_WORKER["tok"], _documents(batch), typecode)
 
 
 def _documents(batch: Batch) -> list[str]:
@@ -80,15 +79,12 @@ def _documents(batch: Batch) -> list[str]:
     return batch if isinstance(batch, list) else segment_lines(*batch)
 
 
-def encode_batch(tok: Any, docs: Sequence[str]) -> tuple[bytes, list[int]]:
-    """The ids of the documents as int32 bytes, and each document's number of ids."""
-    import numpy as np
-
-    encode = tok.encode
-    lists = [encode(d) for d in docs]
-    lengths = [len(x) for x in lists]
-    flat = np.fromiter((i for x in lists for i in x), dtype=np.int32, count=sum(lengths))
-    return flat.tobytes(), lengths
+def encode_batch(tok: Any, docs: Sequence[str], typecode: str = "i") -> tuple[bytes, list[int]]:
+    """The ids of the documents as machine integers of ``typecode`` (an :mod:`array` type
+    code: ``i`` int32, ``H`` uint16, ``I`` uint32), and each document's number of ids."""
+    many = getattr(tok, "encode_batch", None)
+    lists = many(docs) if many is not None else [tok.encode(d) for d in docs]
+    return array(typecode, chain.from_iterable(lists)).tobytes(), list(map(len, lists))
 
 
 def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, int]]:
@@ -118,12 +114,31 @@ def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, in
             yield batch, size
 
 
+def _npy_header(typecode: str, n: int) -> bytes:
+    """The header of a one-dimensional ``.npy`` file (format 1.0) of ``n`` items of an
+    :mod:`array` type code, as numpy writes it: the text of a dict, padded with spaces to
+    a multiple of 64 bytes. (Written here so that the command line needs no numpy.)"""
+    order = "<" if sys.byteorder == "little" else ">"
+    kind = "i" if typecode.islower() else "u"
+    descr = f"{order}{kind}{array(typecode).itemsize}"
+    text = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}"
+    size = -(-(10 + len(text) + 1) // 64) * 64 - 10
+    return b"\x93NUMPY\x01\x00" + size.to_bytes(2, "little") + text.ljust(size - 1).encode() + b"\n"
+
+
+# The .npy header of the ids is written last, over room kept at the start of the file:
+# the header of a 1-d array of up to 10**19 items takes exactly this many bytes.
+_NPY_HEADER_BYTES = 128
+
+
+def _unsigned(itemsize: int) -> str:
+    return next(code for code in "HILQ" if array(code).itemsize == itemsize)
+
+
 class _Writer:
     """Writes batches of ids to a temporary file; :meth:`commit` renames it into place."""
 
     def __init__(self, out: Path, vocab_size: int) -> None:
-        import numpy as np
-
         self.out = out
         self.kind = out.suffix.lower()
         if self.kind not in OUTPUT_SUFFIXES:
@@ -131,13 +146,17 @@ class _Writer:
                 f"{out}: the output must end in {' or '.join(OUTPUT_SUFFIXES)} (token ids as "
                 "a parquet table, one row per document, or a flat numpy array)"
             )
-        self.dtype = np.uint16 if vocab_size <= 1 << 16 else np.uint32
+        #: The type the workers give the ids in: int32 for parquet; for numpy uint16 when
+        #: every id fits, else uint32.
+        self.typecode = (
+            "i" if self.kind == ".parquet" else _unsigned(2 if vocab_size <= 1 << 16 else 4)
+        )
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
         os.close(fd)
         self.tmp = Path(tmp)
         self.documents = 0
         self.tokens = 0
-        self.offsets: list[int] = [0]
+        self.offsets = array("q", [0])
         if self.kind == ".parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -146,54 +165,43 @@ class _Writer:
             self.pq_writer = pq.ParquetWriter(self.tmp, self.schema)
         else:
             self.raw = open(self.tmp, "wb")  # noqa: SIM115 (closed in commit/abort)
+            self.raw.write(bytes(_NPY_HEADER_BYTES))
 
     def add(self, data: bytes, lengths: list[int]) -> None:
-        import numpy as np
-
-        flat = np.frombuffer(data, dtype=np.int32)
+        n = len(data) // array(self.typecode).itemsize
         self.documents += len(lengths)
-        self.tokens += len(flat)
+        self.tokens += n
         if self.kind == ".parquet":
+            import numpy as np
             import pyarrow as pa
 
             offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
             np.cumsum(lengths, out=offsets[1:])
+            flat = np.frombuffer(data, dtype=np.int32)
             column = pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
             self.pq_writer.write_table(pa.Table.from_arrays([column], schema=self.schema))
         else:
-            self.raw.write(flat.astype(self.dtype).tobytes())
-            last = self.offsets[-1]
-            for n in lengths:
-                last += n
-                self.offsets.append(last)
+            self.raw.write(data)
+            self.offsets.extend(islice(accumulate(lengths, initial=self.offsets[-1]), 1, None))
 
     def commit(self) -> None:
-        import numpy as np
-
         if self.kind == ".parquet":
             self.pq_writer.close()
             os.replace(self.tmp, self.out)
             return
+        header = _npy_header(self.typecode, self.tokens)
+        if len(header) != _NPY_HEADER_BYTES:  # pragma: no cover (more than 10**19 ids)
+            raise CorpusError(f"{self.out}: too many token ids for one .npy file")
+        self.raw.seek(0)
+        self.raw.write(header)
         self.raw.close()
         offsets_path = self.out.with_name(self.out.stem + ".offsets.npy")
         with tempfile.NamedTemporaryFile(dir=self.out.parent, suffix=".tmp", delete=False) as f:
-            header_path = Path(f.name)
-            np.lib.format.write_array_header_1_0(
-                f,
-                {
-                    "descr": np.dtype(self.dtype).str,
-                    "fortran_order": False,
-                    "shape": (self.tokens,),
-                },
-            )
-            with open(self.tmp, "rb") as raw:
-                shutil.copyfileobj(raw, f, 1 << 20)
-        os.unlink(self.tmp)
-        with tempfile.NamedTemporaryFile(dir=self.out.parent, suffix=".tmp", delete=False) as f:
             off_tmp = Path(f.name)
-            np.save(f, np.asarray(self.offsets, dtype=np.int64))
+            f.write(_npy_header("q", len(self.offsets)))
+            f.write(self.offsets.tobytes())
         os.replace(off_tmp, offsets_path)
-        os.replace(header_path, self.out)
+        os.replace(self.tmp, self.out)
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):
@@ -216,33 +224,36 @@ def encode_corpus(
     max_line_bytes: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     serial_bytes: int | None = None,
+    tokenizer: Any = None,
 ) -> tuple[int, int]:
     """Encode every document of ``corpus`` (a file, directory or glob) with the vocabulary
     at ``vocab`` into ``out`` (``.parquet`` or ``.npy``); returns (documents, tokens).
 
     ``progress(done_bytes, total_bytes)`` is called after each batch (total: the size of
     the files on disk; compressed files finish above it). A corpus below ``serial_bytes``
-    (default :data:`SERIAL_BYTES`) is encoded in this process.
+    (default :data:`SERIAL_BYTES`) is encoded in this process. ``tokenizer`` is the
+    vocabulary already loaded from ``vocab``, when the caller has it (workers that do not
+    fork from this process, and Dask workers, load ``vocab`` themselves).
     """
     from .counting import DEFAULT_MAX_LINE_BYTES, default_workers
 
     limit = max_line_bytes or DEFAULT_MAX_LINE_BYTES
     files = corpus_files(corpus)
     total = sum(p.stat().st_size for p in files)
-    tok = _load(str(vocab))
+    tok = tokenizer if tokenizer is not None else _load(str(vocab))
     out = Path(out)
     writer = _Writer(out, tok.vocab_size)
     done = 0
     try:
         if backend == "dask":
             results: Iterator[tuple[bytes, list[int], int]] = _dask_results(
-                str(vocab), files, limit, scheduler
+                str(vocab), files, limit, scheduler, writer.typecode
             )
         else:
             n = workers or default_workers()
             if total < (SERIAL_BYTES if serial_bytes is None else serial_bytes):
                 n = 1
-            results = _local_results(tok, str(vocab), _batches(files, limit), n)
+            results = _local_results(tok, str(vocab), _batches(files, limit), n, writer.typecode)
         for data, lengths, size in results:
             writer.add(data, lengths)
             done += size
@@ -256,26 +267,21 @@ def encode_corpus(
 
 
 def _local_results(
-    tok: Any, vocab: str, batches: Iterator[tuple[Batch, int]], workers: int
+    tok: Any, vocab: str, batches: Iterator[tuple[Batch, int]], workers: int, typecode: str
 ) -> Iterator[tuple[bytes, list[int], int]]:
     if workers <= 1:
         for batch, size in batches:
-            yield (*encode_batch(tok, _documents(batch)), size)
+            yield (*encode_batch(tok, _documents(batch), typecode), size)
         return
     from .counting import start_method
 
     method = start_method()
     ctx = multiprocessing.get_context(method)
     if method == "fork":
-        # Encode the first batches here, then fork: the workers inherit the vocabulary and
-        # its piece cache already warm with the frequent words (copy-on-write), instead of
-        # each one encoding them again from cold.
-        seen = 0
-        for batch, size in batches:
-            yield (*encode_batch(tok, _documents(batch)), size)
-            seen += size
-            if seen >= WARM_BYTES:
-                break
+        # The workers inherit the loaded vocabulary (copy-on-write). They start with empty
+        # piece caches: encoding a first part of the corpus here to warm the cache they
+        # inherit ran on one core while the other waited, and cost more than the words the
+        # two workers then both encode (bench/scale.py, "encode").
         _WORKER["tok"] = tok
         initializer: Callable[..., None] | None = None
         initargs: tuple[str, ...] = ()
@@ -284,7 +290,7 @@ def _local_results(
     with ctx.Pool(workers, initializer=initializer, initargs=initargs) as pool:
         pending: deque[tuple[Any, int]] = deque()
         for batch, size in batches:
-            pending.append((pool.apply_async(_encode_batch_in_worker, (batch,)), size))
+            pending.append((pool.apply_async(_encode_batch_in_worker, (batch, typecode)), size))
             if len(pending) >= 2 * workers:
                 result, n = pending.popleft()
                 yield (*result.get(), n)
@@ -294,24 +300,24 @@ def _local_results(
 
 
 def _encode_file_task(
-    vocab: str, path: str, max_line_bytes: int
+    vocab: str, path: str, max_line_bytes: int, typecode: str
 ) -> list[tuple[bytes, list[int], int]]:
     tok = _load(vocab)
     return [
-        (*encode_batch(tok, _documents(batch)), size)
+        (*encode_batch(tok, _documents(batch), typecode), size)
         for batch, size in _batches([Path(path)], max_line_bytes)
     ]
 
 
 def _dask_results(
-    vocab: str, files: list[Path], max_line_bytes: int, scheduler: str | None
+    vocab: str, files: list[Path], max_line_bytes: int, scheduler: str | None, typecode: str
 ) -> Iterator[tuple[bytes, list[int], int]]:
     """One task per file on a dask.distributed cluster; results in file order."""
     from .counting import dask_client
 
     with dask_client(scheduler) as client:
         futures = [
-            client.submit(_encode_file_task, vocab, str(p), max_line_bytes, pure=False)
+            client.submit(_encode_file_task, vocab, str(p), max_line_bytes, typecode, pure=False)
             for p in files
         ]
         for future in futures:  # in file order; later files keep computing meanwhile
