@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -440,6 +441,19 @@ def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
         assert got == expected
     assert outs[0] == outs[1]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_encode_workers_start_one_blas_thread_unless_told(monkeypatch):
+    """Encoding workers never call BLAS; numpy's OpenBLAS threads would spin on the cores
+    the other workers encode on. A value the user set stays."""
+    from sgpe.corpus import encoding
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    monkeypatch.setitem(encoding._WORKER, "tok", "inherited")
+    encoding._init_worker(None)  # a forked worker: the vocabulary is inherited
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1" and os.environ["OMP_NUM_THREADS"] == "3"
+    assert encoding._WORKER["tok"] == "inherited"
 
 
 @pytest.mark.parametrize("typecode", ["H", "I", "i", "q"])

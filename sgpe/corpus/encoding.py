@@ -57,8 +57,20 @@ def _load(vocab: str) -> Any:
     return load(vocab)
 
 
-def _init_worker(vocab: str) -> None:
-    _WORKER["tok"] = _load(vocab)
+def _one_blas_thread() -> None:
+    """Runs first in every worker, before numpy is imported there (the syllabifier's chunker
+    imports it). Importing numpy starts OpenBLAS's threads, one per core, which spin for a
+    while: a worker never calls BLAS, and on a machine whose cores are all encoding those
+    threads take CPU from the other workers (on 2 cores, about 0.1 s of CPU per worker;
+    bench/scale.py "encode"). A value the user set is kept."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+
+
+def _init_worker(vocab: str | None) -> None:
+    _one_blas_thread()
+    if vocab is not None:
+        _WORKER["tok"] = _load(vocab)
 
 
 #: A batch of work: the documents themselves, or a segment of a text file (whole lines,
@@ -283,11 +295,9 @@ def _local_results(
         # inherit ran on one core while the other waited, and cost more than the words the
         # two workers then both encode (bench/scale.py, "encode").
         _WORKER["tok"] = tok
-        initializer: Callable[..., None] | None = None
-        initargs: tuple[str, ...] = ()
-    else:
-        initializer, initargs = _init_worker, (vocab,)
-    with ctx.Pool(workers, initializer=initializer, initargs=initargs) as pool:
+    with ctx.Pool(
+        workers, initializer=_init_worker, initargs=(None if method == "fork" else vocab,)
+    ) as pool:
         pending: deque[tuple[Any, int]] = deque()
         for batch, size in batches:
             pending.append((pool.apply_async(_encode_batch_in_worker, (batch, typecode)), size))
