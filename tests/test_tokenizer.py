@@ -201,6 +201,12 @@ def test_real_text_round_trip_and_no_unk(shared_corpora):
         assert tok.decode(ids) == line
 
 
+def test_encode_batch_equals_encode_in_paper_mode(tok, unk_tok):
+    texts = [*DOCS, "", "ශ්‍රී\tලංකාව  \n ", "[UNK] <0x41>", "ක" + "්ක" * 60 + "ා"]
+    for t in (tok, unk_tok):
+        assert t.encode_batch(texts) == [t.encode(x) for x in texts]
+
+
 def test_encode_batch_equals_encode(shared_corpora, monkeypatch):
     """encode_batch (new pieces syllabified together, ids assembled from the cache) gives
     encode's ids on real Sinhala and Hindi text, empty and blank lines, a line without
