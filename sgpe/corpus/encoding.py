@@ -61,8 +61,8 @@ def _one_blas_thread() -> None:
     """Runs first in every worker, before numpy is imported there (the syllabifier's chunker
     imports it). Importing numpy starts OpenBLAS's threads, one per core, which spin for a
     while: a worker never calls BLAS, and on a machine whose cores are all encoding those
-    threads take CPU from the other workers (on 2 cores, about 0.1 s of CPU per worker;
-    bench/scale.py "encode"). A value the user set is kept."""
+    threads take CPU from the other workers (a worker's process time was above its wall
+    time on 2 cores until they were gone). A value the user set is kept."""
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(name, "1")
 
