@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from functools import cache
 from typing import Literal
 
@@ -132,7 +133,7 @@ class WordSplitter:
         """The syllables (units) of one piece."""
         return self._units(piece)
 
-    def learn_units(self, pieces: list[str]) -> None:
+    def learn_units(self, pieces: Iterable[str]) -> None:
         """Syllabify many new pieces in one pass ahead of :meth:`units` on each of them
         (:meth:`sgpe.syllables.Syllabifier.learn`)."""
         self._units.learn(pieces)

@@ -376,7 +376,7 @@ class Syllabifier:
         # (Not for a schema that claims the space, nor for a grammar that matches the empty
         # string: the regex's empty tokens then depend on where the text starts.)
         # (The pattern matches the empty string exactly when `syl|orph` does: its other
-        # branches need a character. Compiling these regexes is most of loading a vocabulary.)
+        # branches need a character; so the compiled pattern answers, with no third regex.)
         self._split_at_spaces = not any(" " in s.code_points for s in self.schemas) and (
             compiled.fullmatch("") is None
         )
@@ -453,7 +453,8 @@ class Syllabifier:
             return
         if len(words) + len(new) > _CACHE_LIMIT:
             words.clear()  # as __call__ does when full: start afresh
-        words.update(zip(new[:_CACHE_LIMIT], self._after_space(new[:_CACHE_LIMIT])))
+            del new[_CACHE_LIMIT:]
+        words.update(zip(new, self._after_space(new)))
 
     def _after_space(self, parts: list[str]) -> list[tuple[str, ...]]:
         """The tokens of ``" " + part`` for each part (no plain space inside any of them)."""

@@ -228,13 +228,13 @@ class Tokenizer:
         split = self._pieces
         pieces_of = [split(" " + t) if t and pre else split(t) for t in texts]
         cache = self._cache
-        # set.difference looks each distinct piece up in the dict at C speed.
-        new = set(chain.from_iterable(pieces_of)).difference(cache)
+        distinct = set(chain.from_iterable(pieces_of))
+        new = distinct.difference(cache)  # each piece looked up in the dict at C speed
         if new:
             if len(cache) + len(new) > _PIECE_CACHE_LIMIT:
                 cache.clear()  # as encode() does when full; this batch's pieces come back
-                new = set(chain.from_iterable(pieces_of))
-            self._splitter.learn_units(list(new))
+                new = distinct
+            self._splitter.learn_units(new)
             encode_piece = self._encode_piece
             for piece in new:
                 cache[piece] = encode_piece(piece)

@@ -163,6 +163,7 @@ class _Writer:
         self.typecode = (
             "i" if self.kind == ".parquet" else _unsigned(2 if vocab_size <= 1 << 16 else 4)
         )
+        self.itemsize = array(self.typecode).itemsize
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
         os.close(fd)
         self.tmp = Path(tmp)
@@ -180,7 +181,7 @@ class _Writer:
             self.raw.write(bytes(_NPY_HEADER_BYTES))
 
     def add(self, data: bytes, lengths: list[int]) -> None:
-        n = len(data) // array(self.typecode).itemsize
+        n = len(data) // self.itemsize
         self.documents += len(lengths)
         self.tokens += n
         if self.kind == ".parquet":
