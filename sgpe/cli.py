@@ -22,7 +22,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -133,6 +133,14 @@ def _cmd_syllabify(args: argparse.Namespace) -> int:
 
 #: The counting options batch encoding takes (it reads a corpus the same way).
 ENCODE_OPTIONS = ("workers", "backend", "scheduler")
+
+
+#: Their help as encoding options (settings.py words them for counting).
+ENCODE_HELPS = {
+    "workers": "processes that encode the corpus (default: every core this process may "
+    "use; a small corpus is encoded in one)",
+    "backend": "encode here (local) or on a dask.distributed cluster (dask)",
+}
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
@@ -631,8 +639,19 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default only when there is one to show: not for an option with
+    no default (None) or a switch that is off, nor twice for a help that already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False) or "(default:" in text:
+            return text
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    defaults = argparse.ArgumentDefaultsHelpFormatter
+    defaults = _HelpFormatter
     parser = _Parser(
         prog="sgpe",
         description="Syllable-aware tokenization (SGPE) for Sinhala, Devanagari and the Brahmic scripts.",
@@ -729,9 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --corpus: ids.parquet (a row of ids per document) or ids.npy (all ids, "
         "and FILE.offsets.npy with where each document starts)",
     )  # fmt: skip
-    _add_setting_flags(
-        p, [f for f in count_fields() if f.name in ENCODE_OPTIONS], "with --corpus: "
-    )
+    _add_setting_flags(p, _encode_fields(), "with --corpus: ", ENCODE_HELPS)
     p.set_defaults(func=_cmd_encode)
 
     p = sub.add_parser(
@@ -798,22 +815,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_setting_flags(
-    p: argparse.ArgumentParser, fields: Sequence[Any] | None = None, when_given: str = ""
+    p: argparse.ArgumentParser,
+    fields: Sequence[Any] | None = None,
+    when_given: str = "",
+    helps: Mapping[str, str] | None = None,
 ) -> None:
     """One flag per field (default: of TrainSettings and RunMechanics, sgpe/settings.py),
-    with its help and default from there. The flags default to None so that a resume can
-    tell which ones were given."""
+    with its help and default from there (``helps`` words a field's help for this command).
+    The flags default to None so that a resume can tell which ones were given."""
 
     for f in settings_fields() if fields is None else fields:
         meta = info(f)
         flag = cli_flag(f)
+        text = (helps or {}).get(f.name, meta.help)
         only = f"{' and '.join(meta.models)}: " if len(meta.models) == 1 else when_given
         if _is_switch(f):
-            p.add_argument(flag, action="store_true", help=f"{only}do not {meta.help}")
+            p.add_argument(flag, action="store_true", help=f"{only}do not {text}")
             continue
         kind = type(f.default) if f.default is not None else (str if "str" in str(f.type) else int)
-        when = "required for a new run" if meta.cli_required else f"default: {default_text(f.name)}"
-        options: dict[str, Any] = {"help": f"{only}{meta.help} ({when})"}
+        if meta.cli_required:
+            text += " (required for a new run)"
+        elif "(default:" not in text:  # a help that says its default in words keeps them
+            text += f" (default: {default_text(f.name)})"
+        options: dict[str, Any] = {"help": only + text}
         if choices(f.name):
             options["choices"] = choices(f.name)
         elif kind in (int, float):

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -409,6 +410,27 @@ def test_help_shows_defaults(
 
     code, out, _ = run(monkeypatch, capsysbinary, ["--version"])
     assert code == 0 and out.decode() == f"sgpe {sgpe.__version__}\n"
+
+
+def test_help_says_each_default_once_and_only_where_there_is_one(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """No "(default: None)" for an option without a default, no "(default: False)" for a
+    switch, and an option whose help says its default in words is not given it twice."""
+    texts = {}
+    for command in ("syllabify", "train", "count", "encode", "decode", "eval", "export"):
+        code, out, _ = run(monkeypatch, capsysbinary, [command, "--help"])
+        assert code == 0
+        texts[command] = text = " ".join(out.decode().split())
+        assert "(default: None)" not in text and "(default: False)" not in text
+        assert re.search(r"\(default: [^()]*\) \(default:", text) is None, command
+    assert "a LocalCluster on this machine)" in texts["count"]
+    assert "larger (default: no limit) --max-line-bytes" in texts["train"]
+    # Batch encoding words the counting options for what they do there.
+    assert "processes that encode the corpus" in texts["encode"]
+    assert "a small corpus is encoded in one" in texts["encode"]
+    assert "encode here (local)" in texts["encode"] and "count" not in texts["encode"]
+    assert "processes that count the corpus" in texts["count"]
 
 
 def test_a_run_error_is_a_usage_error_and_other_commands_skip_the_run_modules(
