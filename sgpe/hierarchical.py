@@ -180,7 +180,7 @@ def merge_kind(left: str, right: str, syll: Syllabifier) -> MergeKind:
         return PART
     end = 0
     n = len(left)
-    for unit in syll(left + right):
+    for unit in syll.match(left + right):
         end += len(unit)
         if end >= n:
             return JOIN if end == n else PART

@@ -432,6 +432,13 @@ class Syllabifier:
         local.update(zip(lost, self._after_space(lost)))
         return reduce(iadd, map(local.__getitem__, islice(parts, 1, None)), list(head))
 
+    def match(self, text: str) -> list[str]:
+        """The tokens of ``text`` by the grammar regex alone, without the word memory of
+        :meth:`__call__`: for many short texts each met once (a vocabulary's merges, whose
+        kinds a loaded tokenizer works out), where remembering them costs more than it
+        saves. The same tokens as calling the syllabifier (``tests/test_syllabify_fast.py``)."""
+        return self._findall(text)
+
     def learn(self, texts: Iterable[str]) -> None:
         """Match the space-delimited parts of many texts that are not known yet in one
         pass (the chunker's, from about a thousand characters on), so that calling this

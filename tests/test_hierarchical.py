@@ -133,6 +133,9 @@ def test_every_learned_token_is_a_part_or_whole_syllables(real_tok: sgpe.Tokeniz
     assert real_tok._hier is not None
     kinds = real_tok._hier.kinds
     assert kinds.count("part") > 200 and kinds.count("join") > 1000
+    # A loaded vocab.json has no kind column: loading works the kinds out again.
+    loaded = sgpe.Tokenizer.from_dict(real_tok.to_dict())
+    assert loaded._hier is not None and loaded._hier.kinds == kinds
     for (a, b), kind in zip(real_tok.merges, kinds):
         assert merge_kind(a, b, syll) == kind
         if kind == "join":

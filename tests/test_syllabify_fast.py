@@ -65,6 +65,7 @@ mixed_text = st.lists(st.sampled_from(EVERY + COMMON), max_size=80).map("".join)
 
 def _check(syl: Syllabifier, text: str) -> None:
     expected = syl._findall(text)
+    assert syl.match(text) == expected  # the regex alone, whatever the word memory holds
     assert syl(text) == expected  # new words
     assert syl(text) == expected  # every word known
 
@@ -197,3 +198,15 @@ def test_learning_past_the_word_memory_starts_it_afresh(monkeypatch):
     assert len(syl._words) == 50
     for i in (0, 79):
         assert syl(f" ර{i}") == syl._findall(f" ර{i}")
+
+
+def test_match_leaves_the_word_memory_alone(shared_corpora):
+    """``match`` is for texts met once (a vocabulary's merges): it gives the call's tokens
+    and remembers nothing."""
+    with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
+        lines = [next(f).rstrip("\n") for _ in range(200)]
+    syl = Syllabifier("auto", leading_space=True)
+    got = [syl.match(" " + x) for x in lines]
+    assert not syl._words and not syl._heads
+    assert got == [syl(" " + x) for x in lines]
+    assert sum(map(len, got)) > 5_000
