@@ -109,7 +109,11 @@ def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, in
         # row groups.
         if corpus_format(path) in (".txt", ".txt.gz"):
             blocks = TextBlocks(
-                path, max_line_bytes=max_line_bytes, cut_at_space=False, block=TEXT_BATCH_BYTES
+                path,
+                max_line_bytes=max_line_bytes,
+                cut_at_space=False,
+                block=TEXT_BATCH_BYTES,
+                digest=False,  # nothing records an encoded corpus's hash
             )
             for data, line, col in blocks:
                 yield (data, str(path), line, col), len(data)

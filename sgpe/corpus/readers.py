@@ -383,7 +383,11 @@ def iter_documents(
         return
     if blocks is None:
         blocks = TextBlocks(
-            path, max_bytes=max_bytes, max_line_bytes=max_line_bytes, cut_at_space=False
+            path,
+            max_bytes=max_bytes,
+            max_line_bytes=max_line_bytes,
+            cut_at_space=False,
+            digest=False,  # made here, so no caller can read its digest
         )
     if fmt in (".txt", ".txt.gz"):
         for _, line in _text_lines(blocks):
@@ -546,6 +550,7 @@ class CorpusStream:
                     max_line_bytes=self.max_line_bytes,
                     cut_at_space=False,
                     block=self.block,
+                    digest=False,  # such a file's identity hashes its documents (tracked)
                 )
                 docs = iter_documents(path, blocks=lines)
                 yield from self._doc_jobs(docs, tracked, str(path))
