@@ -443,6 +443,66 @@ def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_batch_encode_of_documents_in_memory(si_dev, tmp_path):
+    """Any iterable of strings (a list, a generator, a datasets column) encodes to the same
+    files as the text file of the same lines, in one process or on a pool."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    tok = sgpe.load(DEFAULT_SGPE)
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:-1][:3000]
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from_file = tmp_path / "file.npy"
+    assert encode_corpus(DEFAULT_SGPE, corpus, from_file, workers=1)[0] == len(lines)
+    offsets = from_file.with_name("file.offsets.npy").read_bytes()
+    seen = []
+    for workers, serial_bytes in ((1, None), (2, None), (2, 0)):
+        out = tmp_path / f"docs{workers}{serial_bytes}.npy"
+        progress: list[tuple[int, int]] = []
+        docs, tokens = encode_corpus(
+            DEFAULT_SGPE, (x for x in lines), out, workers=workers,
+            serial_bytes=serial_bytes, progress=lambda d, t, seen=progress: seen.append((d, t)),
+        )  # fmt: skip
+        assert (docs, tokens) == (len(lines), sum(len(tok.encode(x)) for x in lines))
+        assert out.read_bytes() == from_file.read_bytes()
+        assert out.with_name(out.stem + ".offsets.npy").read_bytes() == offsets
+        size = sum(len(x.encode("utf-8")) + 1 for x in lines)
+        assert progress[-1] == (size, 0) and len(progress) > 1  # total: not known ahead
+        seen.append(out.read_bytes())
+    rows = tmp_path / "docs.parquet"
+    encode_corpus(DEFAULT_SGPE, lines, rows, workers=2, serial_bytes=0)
+    assert pq.read_table(rows).column("ids").to_pylist() == [tok.encode(x) for x in lines]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_batch_encode_of_documents_says_which_one_is_not_text(tmp_path):
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    docs = ["ශ්‍රී ලංකා"] * 5000 + [None, "x"]
+    for workers in (1, 2):
+        with pytest.raises(TypeError, match="corpus document 5,001 must be str, got NoneType"):
+            encode_corpus(DEFAULT_SGPE, docs, tmp_path / "o.npy", workers=workers, serial_bytes=0)
+        assert list(tmp_path.iterdir()) == []  # no output, no temporary file
+    with pytest.raises(CorpusError, match="the dask backend encodes files that every worker"):
+        encode_corpus(DEFAULT_SGPE, ["x"], tmp_path / "o.npy", backend="dask")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_batch_of_long_documents_stays_small():
+    """Batches hold up to BATCH_DOCS documents and stop once past TEXT_BATCH_BYTES."""
+    from sgpe.corpus.encoding import BATCH_DOCS, TEXT_BATCH_BYTES, _document_batches
+
+    long_doc = "ක" * 70_000  # 210,001 bytes with its line break
+    batches = list(_document_batches([long_doc] * 10))
+    assert [len(b) for b, _ in batches] == [3, 3, 3, 1]
+    assert all(size - 210_001 < TEXT_BATCH_BYTES <= size for _, size in batches[:-1])
+    short = list(_document_batches(["ක"] * (BATCH_DOCS + 1)))
+    assert [len(b) for b, _ in short] == [BATCH_DOCS, 1]
+
+
 def test_encode_workers_start_one_blas_thread_unless_told(monkeypatch):
     """Encoding workers never call BLAS; numpy's OpenBLAS threads would spin on the cores
     the other workers encode on. A value the user set stays."""

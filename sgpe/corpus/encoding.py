@@ -1,13 +1,15 @@
 """Encode a whole corpus to token ids on all cores (or a Dask cluster), streamed to a file.
 
 The next thing after training is to encode the corpus a model learns from. Documents are
-read in blocks (:mod:`sgpe.corpus.readers`), encoded in batches by a pool of processes
-(each loads the vocabulary once and keeps its own piece cache) and written in corpus
-order, so the file is the same whatever the number of workers:
+read in blocks (:mod:`sgpe.corpus.readers`) or taken from any iterable of strings,
+encoded in batches by a pool of processes (each loads the vocabulary once and keeps its
+own piece cache) and written in corpus order, so the file is the same whatever the
+number of workers:
 
 * ``.parquet``: one row per document, column ``ids`` (list of int32), row groups of one
-  batch each (the lines of about :data:`TEXT_BATCH_BYTES` of a text file, or
-  :data:`BATCH_DOCS` documents of the other formats);
+  batch each (the lines of about :data:`TEXT_BATCH_BYTES` of a text file; of other
+  formats and of documents, up to :data:`BATCH_DOCS` documents and about
+  :data:`TEXT_BATCH_BYTES`);
 * ``.npy``: every document's ids one after the other (uint16 when the vocabulary has at
   most 65,536 tokens, else uint32), and next to it ``NAME.offsets.npy`` (int64, one more
   entry than documents): document ``k`` is ``ids[offsets[k]:offsets[k + 1]]``.
@@ -25,10 +27,10 @@ import sys
 import tempfile
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate, chain, islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..settings import default
 from .readers import (
@@ -118,16 +120,29 @@ def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, in
             for data, line, col in blocks:
                 yield (data, str(path), line, col), len(data)
             continue
-        batch: list[str] = []
-        size = 0
-        for doc in iter_documents(path, max_line_bytes=max_line_bytes):
-            batch.append(doc)
-            size += len(doc.encode("utf-8")) + 1
-            if len(batch) >= BATCH_DOCS:
-                yield batch, size
-                batch, size = [], 0
-        if batch:
+        yield from _document_batches(iter_documents(path, max_line_bytes=max_line_bytes))
+
+
+def _document_batches(docs: Iterable[Any], check: bool = False) -> Iterator[tuple[Batch, int]]:
+    """Documents in batches of up to :data:`BATCH_DOCS` documents and about
+    :data:`TEXT_BATCH_BYTES` (a batch of long documents must not fill the memory), each
+    with its size in UTF-8 bytes plus a line break per document. ``check``: the documents
+    come from the caller, and one that is not a ``str`` is a TypeError that says which."""
+    batch: list[str] = []
+    size = 0
+    for number, doc in enumerate(docs, 1):
+        if check and not isinstance(doc, str):
+            raise TypeError(
+                f"corpus document {number:,} must be str, got {type(doc).__name__}; "
+                "drop or fill the documents that are not text first"
+            )
+        batch.append(doc)
+        size += len(doc.encode("utf-8")) + 1
+        if len(batch) >= BATCH_DOCS or size >= TEXT_BATCH_BYTES:
             yield batch, size
+            batch, size = [], 0
+    if batch:
+        yield batch, size
 
 
 def _npy_header(typecode: str, n: int) -> bytes:
@@ -232,7 +247,7 @@ class _Writer:
 
 def encode_corpus(
     vocab: str | Path,
-    corpus: str | Path,
+    corpus: str | Path | Iterable[str],
     out: str | Path,
     *,
     workers: int | None = None,
@@ -243,20 +258,30 @@ def encode_corpus(
     serial_bytes: int | None = None,
     tokenizer: Any = None,
 ) -> tuple[int, int]:
-    """Encode every document of ``corpus`` (a file, directory or glob) with the vocabulary
-    at ``vocab`` into ``out`` (``.parquet`` or ``.npy``); returns (documents, tokens).
+    """Encode every document of ``corpus`` with the vocabulary at ``vocab`` into ``out``
+    (``.parquet`` or ``.npy``); returns (documents, tokens).
 
+    ``corpus`` is a file, directory or glob, or documents: any iterable of ``str`` (a list,
+    a generator, a Hugging Face ``datasets`` column), read as it goes, never held whole.
     ``progress(done_bytes, total_bytes)`` is called after each batch (total: the size of
-    the files on disk; compressed files finish above it). A corpus below ``serial_bytes``
-    (default :data:`SERIAL_BYTES`) is encoded in this process. ``tokenizer`` is the
-    vocabulary already loaded from ``vocab``, when the caller has it (workers that do not
-    fork from this process, and Dask workers, load ``vocab`` themselves).
+    the files on disk, compressed files finishing above it; 0 for documents, whose size
+    is not known in advance). A corpus below ``serial_bytes`` (default
+    :data:`SERIAL_BYTES`) is encoded in this process. ``tokenizer`` is the vocabulary
+    already loaded from ``vocab``, when the caller has it (workers that do not fork from
+    this process, and Dask workers, load ``vocab`` themselves).
     """
     from .counting import DEFAULT_MAX_LINE_BYTES, default_workers
 
     limit = max_line_bytes or DEFAULT_MAX_LINE_BYTES
-    files = corpus_files(corpus)
+    in_memory = not isinstance(corpus, (str, Path))
+    if in_memory and backend == "dask":
+        raise CorpusError(
+            "the dask backend encodes files that every worker can read: pass a file, a "
+            "directory or a glob pattern (documents in memory: use the local backend)"
+        )
+    files = [] if in_memory else corpus_files(cast("str | Path", corpus))
     total = sum(p.stat().st_size for p in files)
+    threshold = SERIAL_BYTES if serial_bytes is None else serial_bytes
     tok = tokenizer if tokenizer is not None else _load(str(vocab))
     out = Path(out)
     writer = _Writer(out, tok.vocab_size)
@@ -268,9 +293,25 @@ def encode_corpus(
             )
         else:
             n = workers or default_workers()
-            if total < (SERIAL_BYTES if serial_bytes is None else serial_bytes):
-                n = 1
-            results = _local_results(tok, str(vocab), _batches(files, limit), n, writer.typecode)
+            if in_memory:
+                # Documents have no size on disk: read up to the threshold first, and
+                # encode here if they end before it.
+                batches = _document_batches(cast(Iterable[Any], corpus), check=True)
+                ahead: list[tuple[Batch, int]] = []
+                seen = 0
+                while seen < threshold:
+                    got = next(batches, None)
+                    if got is None:
+                        n = 1
+                        break
+                    ahead.append(got)
+                    seen += got[1]
+                batches = chain(ahead, batches)
+            else:
+                batches = _batches(files, limit)
+                if total < threshold:
+                    n = 1
+            results = _local_results(tok, str(vocab), batches, n, writer.typecode)
         for data, lengths, size in results:
             writer.add(data, lengths)
             done += size
