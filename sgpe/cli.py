@@ -190,7 +190,12 @@ def _encode_corpus(args: argparse.Namespace) -> int:
     )
     if tty:
         stderr.write("\n")
-    print(f"sgpe: encoded {docs:,} documents into {tokens:,} tokens: {args.out}", file=stderr)
+    from .corpus.encoding import is_per_file, manifest_path
+
+    where = f"outputs listed in {manifest_path(args.out)}" if is_per_file(args.out) else args.out
+    docs_text = f"{docs:,} document{'' if docs == 1 else 's'}"
+    tokens_text = f"{tokens:,} token{'' if tokens == 1 else 's'}"
+    print(f"sgpe: encoded {docs_text} into {tokens_text}: {where}", file=stderr)
     return 0
 
 
@@ -746,7 +751,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", metavar="FILE",
         help="with --corpus: ids.parquet (a row of ids per document) or ids.npy (all ids, "
-        "and FILE.offsets.npy with where each document starts)",
+        "and FILE.offsets.npy with where each document starts); a name with {stem} or "
+        "{index} (ids/{stem}.npy) writes one output per corpus file and a manifest.json "
+        "next to them",
     )  # fmt: skip
     _add_setting_flags(p, _encode_fields(), "with --corpus: ", ENCODE_HELPS)
     p.set_defaults(func=_cmd_encode)

@@ -491,6 +491,134 @@ def test_batch_encode_of_documents_says_which_one_is_not_text(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def _shards(si_dev: Path, root: Path) -> Path:
+    """A corpus folder of four files: text, gzip, jsonl and an empty one."""
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:-1]
+    shards = root / "shards"
+    shards.mkdir()
+    (shards / "part-0.txt").write_text("\n".join(lines[:700]) + "\n", encoding="utf-8")
+    with gzip.open(shards / "part-1.txt.gz", "wt", encoding="utf-8") as f:
+        f.write("\n".join(lines[700:1400]) + "\n")
+    rows = [json.dumps({"text": x}, ensure_ascii=False) for x in lines[1400:2100]]
+    (shards / "part-2.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (shards / "empty.txt").write_text("", encoding="utf-8")
+    return shards
+
+
+def _each_on_its_own(shards: Path, root: Path, suffix: str) -> dict[str, bytes]:
+    """Every shard's output when it is encoded alone."""
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    alone = root / "alone"
+    out = {}
+    for path in corpus_files(shards):
+        target = alone / (path.name.split(".")[0] + suffix)
+        encode_corpus(DEFAULT_SGPE, path, target, workers=1)
+        out[target.name] = target.read_bytes()
+        if suffix == ".npy":
+            offsets = target.with_name(target.stem + ".offsets.npy")
+            out[offsets.name] = offsets.read_bytes()
+    return out
+
+
+def _written(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.name != "manifest.json"}
+
+
+def test_batch_encode_writes_one_output_per_corpus_file(si_dev, tmp_path):
+    """A name with {stem} or {index} gives each corpus file its own output, the same as
+    encoding that file alone, and manifest.json lists them in corpus order."""
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    shards = _shards(si_dev, tmp_path)
+    alone = _each_on_its_own(shards, tmp_path, ".npy")
+    tok = sgpe.load(DEFAULT_SGPE)
+    for workers in (1, 2):
+        folder = tmp_path / f"ids{workers}"
+        docs, tokens = encode_corpus(
+            DEFAULT_SGPE, shards, folder / "{stem}.npy", workers=workers, serial_bytes=0
+        )
+        assert _written(folder) == alone
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        names = [row["output"] for row in manifest["outputs"]]
+        assert names == ["empty.npy", "part-0.npy", "part-1.npy", "part-2.npy"]
+        assert [row["corpus"] for row in manifest["outputs"]] == [
+            str(p) for p in corpus_files(shards)
+        ]
+        assert [row["documents"] for row in manifest["outputs"]] == [0, 700, 700, 700]
+        assert (manifest["documents"], manifest["tokens"]) == (docs, tokens) == (2100, tokens)
+        lines = si_dev.read_text(encoding="utf-8").split("\n")[:2100]
+        assert tokens == sum(len(tok.encode(x)) for x in lines)
+    parquet = tmp_path / "pq"
+    encode_corpus(DEFAULT_SGPE, shards, parquet / "ids-{index}.parquet", workers=2, serial_bytes=0)
+    assert sorted(_written(parquet)) == [f"ids-0000{k}.parquet" for k in range(4)]
+    assert (
+        _written(parquet)["ids-00002.parquet"]
+        == _each_on_its_own(shards, tmp_path / "b", ".parquet")["part-1.parquet"]
+    )
+
+
+def test_per_file_output_names_are_checked_before_any_work(si_dev, tmp_path):
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.txt").write_text("ශ්‍රී\n", encoding="utf-8")
+    both = str(tmp_path / "*" / "x.txt")
+    out = tmp_path / "out"
+    with pytest.raises(CorpusError, match=r"a/x.txt and .*b/x.txt would both write .*x.npy; "):
+        encode_corpus(DEFAULT_SGPE, both, out / "{stem}.npy")
+    encode_corpus(DEFAULT_SGPE, both, out / "{index}-{stem}.npy")
+    assert sorted(_written(out)) == [
+        "00000-x.npy", "00000-x.offsets.npy", "00001-x.npy", "00001-x.offsets.npy"
+    ]  # fmt: skip
+    with pytest.raises(CorpusError, match=r"unknown placeholder \{name\} in the name \(\{stem\}"):
+        encode_corpus(DEFAULT_SGPE, both, out / "{name}.npy")
+    with pytest.raises(CorpusError, match="go in the file name, not a folder"):
+        encode_corpus(DEFAULT_SGPE, both, out / "{stem}" / "ids.npy")
+    with pytest.raises(CorpusError, match="documents in memory go to one output"):
+        encode_corpus(DEFAULT_SGPE, ["ශ්‍රී"], out / "{stem}.npy")
+    with pytest.raises(CorpusError, match=r"x.txt/ids.npy: cannot make its folder"):
+        encode_corpus(DEFAULT_SGPE, both, tmp_path / "a" / "x.txt" / "ids.npy")
+    assert not (tmp_path / "{stem}").exists() and not list(out.glob("*.tmp"))
+
+
+def test_dask_local_cluster_encodes_as_the_local_pool(si_dev, tmp_path):
+    """On Dask, one output holds the same bytes as the local run; per-file outputs are
+    written by the workers themselves and equal each file encoded alone."""
+    distributed = pytest.importorskip("distributed")
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    shards = _shards(si_dev, tmp_path)
+    alone = _each_on_its_own(shards, tmp_path, ".npy")
+    local = tmp_path / "local.npy"
+    expected = encode_corpus(DEFAULT_SGPE, shards, local, workers=2, serial_bytes=0)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        one = tmp_path / "dask.npy"
+        got = encode_corpus(DEFAULT_SGPE, shards, one, backend="dask", scheduler=address)
+        per_file = tmp_path / "dask"
+        seen: list[tuple[int, int]] = []
+        every = encode_corpus(
+            DEFAULT_SGPE, shards, per_file / "{stem}.npy", backend="dask", scheduler=address,
+            progress=lambda d, t, s=seen: s.append((d, t)),
+        )  # fmt: skip
+    assert got == every == expected
+    assert one.read_bytes() == local.read_bytes()
+    assert _written(per_file) == alone
+    manifest = json.loads((per_file / "manifest.json").read_text(encoding="utf-8"))
+    assert (manifest["documents"], manifest["tokens"]) == expected
+    on_disk = sum(p.stat().st_size for p in shards.iterdir())
+    assert len(seen) == 4 and {t for _, t in seen} == {on_disk}  # one report per file
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] > 0
+
+
 def test_a_batch_of_long_documents_stays_small():
     """Batches hold up to BATCH_DOCS documents and stop once past TEXT_BATCH_BYTES."""
     from sgpe.corpus.encoding import BATCH_DOCS, TEXT_BATCH_BYTES, _document_batches
@@ -590,3 +718,19 @@ def test_encode_command_line_errors(tmp_path):
     )  # fmt: skip
     assert code == 2 and "the output must end in .parquet or .npy" in err
     assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "a.txt"),
+        "--out", str(tmp_path / "ids" / "{file}.npy"),
+    )  # fmt: skip
+    assert code == 2 and "unknown placeholder {file} in the name" in err
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "a.txt"),
+        "--out", str(tmp_path / "ids" / "{stem}.npy"),
+    )  # fmt: skip
+    manifest = tmp_path / "ids" / "manifest.json"
+    assert code == 0 and err.endswith(
+        f"encoded 1 document into 1 token: outputs listed in {manifest}\n"
+    )
+    assert sorted(p.name for p in manifest.parent.iterdir()) == [
+        "a.npy", "a.offsets.npy", "manifest.json"
+    ]  # fmt: skip

@@ -14,7 +14,11 @@ number of workers:
   most 65,536 tokens, else uint32), and next to it ``NAME.offsets.npy`` (int64, one more
   entry than documents): document ``k`` is ``ids[offsets[k]:offsets[k + 1]]``.
 
-Files are written to a temporary name and renamed at the end: an interrupted run leaves
+An output name with ``{stem}`` or ``{index}`` (``ids/{stem}.npy``, :func:`per_file_outputs`)
+writes one output per corpus file, each equal to that file encoded alone, and
+``manifest.json`` next to them; on Dask each task writes its own file's output.
+
+Files are written to a temporary name and renamed when complete: an interrupted run leaves
 no half-written output.
 """
 
@@ -23,11 +27,13 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import re
 import sys
 import tempfile
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import accumulate, chain, islice
 from pathlib import Path
 from typing import Any, cast
@@ -101,12 +107,12 @@ def encode_batch(tok: Any, docs: Sequence[str], typecode: str = "i") -> tuple[by
     return array(typecode, chain.from_iterable(lists)).tobytes(), list(map(len, lists))
 
 
-def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, int]]:
+def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, int, int]]:
     """Batches of documents in corpus order, each with the bytes of the file it covers
-    (for the progress report). A text file goes to the workers as raw segments of whole
-    lines: this process only reads (decoding, splitting and pickling every document here
-    kept two workers from being twice as fast as one)."""
-    for path in files:
+    (for the progress report) and the file's number. A text file goes to the workers as raw
+    segments of whole lines: this process only reads (decoding, splitting and pickling
+    every document here kept two workers from being twice as fast as one)."""
+    for k, path in enumerate(files):
         # A batch never spans two files, so local and per-file (Dask) runs write the same
         # row groups.
         if corpus_format(path) in (".txt", ".txt.gz"):
@@ -118,9 +124,10 @@ def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, in
                 digest=False,  # nothing records an encoded corpus's hash
             )
             for data, line, col in blocks:
-                yield (data, str(path), line, col), len(data)
+                yield (data, str(path), line, col), len(data), k
             continue
-        yield from _document_batches(iter_documents(path, max_line_bytes=max_line_bytes))
+        docs = iter_documents(path, max_line_bytes=max_line_bytes)
+        yield from ((batch, size, k) for batch, size in _document_batches(docs))
 
 
 def _document_batches(docs: Iterable[Any], check: bool = False) -> Iterator[tuple[Batch, int]]:
@@ -166,22 +173,19 @@ def _unsigned(itemsize: int) -> str:
     return next(code for code in "HILQ" if array(code).itemsize == itemsize)
 
 
+def _typecode(kind: str, vocab_size: int) -> str:
+    """The type the workers give the ids in: int32 for parquet; for numpy uint16 when every
+    id fits, else uint32."""
+    return "i" if kind == ".parquet" else _unsigned(2 if vocab_size <= 1 << 16 else 4)
+
+
 class _Writer:
     """Writes batches of ids to a temporary file; :meth:`commit` renames it into place."""
 
     def __init__(self, out: Path, vocab_size: int) -> None:
         self.out = out
-        self.kind = out.suffix.lower()
-        if self.kind not in OUTPUT_SUFFIXES:
-            raise CorpusError(
-                f"{out}: the output must end in {' or '.join(OUTPUT_SUFFIXES)} (token ids as "
-                "a parquet table, one row per document, or a flat numpy array)"
-            )
-        #: The type the workers give the ids in: int32 for parquet; for numpy uint16 when
-        #: every id fits, else uint32.
-        self.typecode = (
-            "i" if self.kind == ".parquet" else _unsigned(2 if vocab_size <= 1 << 16 else 4)
-        )
+        self.kind = output_kind(out)
+        self.typecode = _typecode(self.kind, vocab_size)
         self.itemsize = array(self.typecode).itemsize
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or ".")
         os.close(fd)
@@ -279,25 +283,42 @@ def encode_corpus(
             "the dask backend encodes files that every worker can read: pass a file, a "
             "directory or a glob pattern (documents in memory: use the local backend)"
         )
+    kind = output_kind(out)
+    if in_memory and is_per_file(out):
+        raise CorpusError(
+            f"{out}: {{stem}} and {{index}} name one output per corpus file; documents in "
+            "memory go to one output"
+        )
     files = [] if in_memory else corpus_files(cast("str | Path", corpus))
+    outputs = per_file_outputs(out, files) if is_per_file(out) else None
     total = sum(p.stat().st_size for p in files)
     threshold = SERIAL_BYTES if serial_bytes is None else serial_bytes
     tok = tokenizer if tokenizer is not None else _load(str(vocab))
-    out = Path(out)
-    writer = _Writer(out, tok.vocab_size)
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CorpusError(f"{out}: cannot make its folder ({err.strerror})") from None
+    if outputs is not None and backend == "dask":
+        return _dask_per_file(
+            str(vocab), files, outputs, limit, scheduler, tok.vocab_size, progress, total
+        )
+    sink = _Sink(Path(out), outputs, kind, tok.vocab_size, [str(p) for p in files])
     done = 0
     try:
         if backend == "dask":
-            results: Iterator[tuple[bytes, list[int], int]] = _dask_results(
-                str(vocab), files, limit, scheduler, writer.typecode
+            results: Iterator[tuple[bytes, list[int], int, int]] = _dask_results(
+                str(vocab), files, limit, scheduler, sink.typecode
             )
         else:
             n = workers or default_workers()
             if in_memory:
                 # Documents have no size on disk: read up to the threshold first, and
                 # encode here if they end before it.
-                batches = _document_batches(cast(Iterable[Any], corpus), check=True)
-                ahead: list[tuple[Batch, int]] = []
+                docs = _document_batches(cast(Iterable[Any], corpus), check=True)
+                batches: Iterator[tuple[Batch, int, int]] = (
+                    (batch, size, 0) for batch, size in docs
+                )
+                ahead: list[tuple[Batch, int, int]] = []
                 seen = 0
                 while seen < threshold:
                     got = next(batches, None)
@@ -311,25 +332,167 @@ def encode_corpus(
                 batches = _batches(files, limit)
                 if total < threshold:
                     n = 1
-            results = _local_results(tok, str(vocab), batches, n, writer.typecode)
-        for data, lengths, size in results:
-            writer.add(data, lengths)
+            results = _local_results(tok, str(vocab), batches, n, sink.typecode)
+        for data, lengths, size, k in results:
+            sink.add(k, data, lengths)
             done += size
             if progress is not None:
                 progress(done, total)
-        writer.commit()
+        sink.commit()
     except BaseException:
-        writer.abort()
+        sink.abort()
         raise
-    return writer.documents, writer.tokens
+    return sink.documents, sink.tokens
+
+
+# ============================================================================ outputs
+
+_PLACEHOLDER = re.compile(r"\{(\w*)\}")
+#: The parts of a per-file output name, and what each becomes.
+PLACEHOLDERS = {
+    "stem": "the corpus file's name without its suffix",
+    "index": "the file's number in corpus order, from 00000",
+}
+
+
+def is_per_file(out: str | Path) -> bool:
+    """Does ``out`` name one output per corpus file (``ids/{stem}.npy``)? (Placeholders
+    outside the file name are an error, from :func:`per_file_outputs`.)"""
+    return _PLACEHOLDER.search(str(out)) is not None
+
+
+def output_kind(out: str | Path) -> str:
+    """``.parquet`` or ``.npy``, from the output's name; else a CorpusError."""
+    kind = Path(out).suffix.lower()
+    if kind not in OUTPUT_SUFFIXES:
+        raise CorpusError(
+            f"{out}: the output must end in {' or '.join(OUTPUT_SUFFIXES)} (token ids as "
+            "a parquet table, one row per document, or a flat numpy array)"
+        )
+    return kind
+
+
+def per_file_outputs(out: str | Path, files: list[Path]) -> list[Path]:
+    """The output of each corpus file: ``out``'s name with ``{stem}`` and ``{index}``
+    filled in (:data:`PLACEHOLDERS`); a CorpusError for an unknown placeholder, one in a
+    folder name, or two files that would write the same output."""
+    out = Path(out)
+    for part in out.parent.parts:
+        if _PLACEHOLDER.search(part):
+            raise CorpusError(f"{out}: {{stem}} and {{index}} go in the file name, not a folder")
+    unknown = sorted(set(_PLACEHOLDER.findall(out.name)) - set(PLACEHOLDERS))
+    if unknown:
+        known = "; ".join(f"{{{k}}}: {v}" for k, v in PLACEHOLDERS.items())
+        raise CorpusError(f"{out}: unknown placeholder {{{unknown[0]}}} in the name ({known})")
+    outputs: list[Path] = []
+    written: dict[Path, Path] = {}
+    for k, path in enumerate(files):
+        stem = path.name[: len(path.name) - len(corpus_format(path))]
+        values = {"stem": stem, "index": f"{k:05d}"}
+        target = out.with_name(_PLACEHOLDER.sub(partial(_fill, values), out.name))
+        if target in written:
+            raise CorpusError(
+                f"{out}: {written[target]} and {path} would both write {target}; put "
+                "{index} in the name"
+            )
+        written[target] = path
+        outputs.append(target)
+    return outputs
+
+
+def _fill(values: dict[str, str], match: re.Match[str]) -> str:
+    return values[match.group(1)]
+
+
+def manifest_path(out: str | Path) -> Path:
+    """Where a per-file encoding lists its outputs: ``manifest.json`` next to them."""
+    return Path(out).with_name("manifest.json")
+
+
+class _Sink:
+    """Writes the results in corpus order: to one output, or (``outputs``) to one output
+    per corpus file, then ``manifest.json``. A file whose results are all written is
+    committed before the next one starts; a file without documents gets an empty output,
+    so every corpus file has its output."""
+
+    def __init__(
+        self,
+        out: Path,
+        outputs: list[Path] | None,
+        kind: str,
+        vocab_size: int,
+        inputs: list[str],
+    ) -> None:
+        self.out = out
+        self.outputs = outputs
+        self.kind = kind
+        self.vocab_size = vocab_size
+        self.inputs = inputs
+        self.typecode = _typecode(kind, vocab_size)
+        self.rows: list[dict[str, Any]] = []
+        self.current = 0
+        self.writer = _Writer(outputs[0] if outputs else out, vocab_size)
+        self.documents = 0
+        self.tokens = 0
+
+    def add(self, k: int, data: bytes, lengths: list[int]) -> None:
+        if self.outputs is not None:
+            while self.current < k:
+                self._next()
+        self.writer.add(data, lengths)
+
+    def _next(self) -> None:
+        self._close()
+        self.current += 1
+        assert self.outputs is not None
+        self.writer = _Writer(self.outputs[self.current], self.vocab_size)
+
+    def _close(self) -> None:
+        w = self.writer
+        w.commit()
+        self.documents += w.documents
+        self.tokens += w.tokens
+        if self.outputs is not None:
+            self.rows.append(_manifest_row(self.inputs[self.current], w))
+
+    def commit(self) -> None:
+        if self.outputs is None:
+            self._close()
+            return
+        while self.current < len(self.outputs) - 1:
+            self._next()
+        self._close()
+        _write_manifest(self.out, self.rows)
+
+    def abort(self) -> None:
+        self.writer.abort()
+
+
+def _manifest_row(source: str, w: _Writer) -> dict[str, Any]:
+    return {"corpus": source, "output": w.out.name, "documents": w.documents, "tokens": w.tokens}
+
+
+def _write_manifest(out: Path, rows: list[dict[str, Any]]) -> None:
+    from .._files import write_json_atomic
+
+    write_json_atomic(
+        manifest_path(out),
+        {
+            "outputs": rows,
+            "documents": sum(r["documents"] for r in rows),
+            "tokens": sum(r["tokens"] for r in rows),
+        },
+    )
 
 
 def _local_results(
-    tok: Any, vocab: str, batches: Iterator[tuple[Batch, int]], workers: int, typecode: str
-) -> Iterator[tuple[bytes, list[int], int]]:
+    tok: Any, vocab: str, batches: Iterator[tuple[Batch, int, int]], workers: int, typecode: str
+) -> Iterator[tuple[bytes, list[int], int, int]]:
+    """Each batch's ids, its number of ids per document, its size and its file's number,
+    in corpus order."""
     if workers <= 1:
-        for batch, size in batches:
-            yield (*encode_batch(tok, _documents(batch), typecode), size)
+        for batch, size, k in batches:
+            yield (*encode_batch(tok, _documents(batch), typecode), size, k)
         return
     from .counting import start_method
 
@@ -344,30 +507,40 @@ def _local_results(
     with ctx.Pool(
         workers, initializer=_init_worker, initargs=(None if method == "fork" else vocab,)
     ) as pool:
-        pending: deque[tuple[Any, int]] = deque()
-        for batch, size in batches:
-            pending.append((pool.apply_async(_encode_batch_in_worker, (batch, typecode)), size))
+        pending: deque[tuple[Any, int, int]] = deque()
+        for batch, size, k in batches:
+            task = pool.apply_async(_encode_batch_in_worker, (batch, typecode))
+            pending.append((task, size, k))
             if len(pending) >= 2 * workers:
-                result, n = pending.popleft()
-                yield (*result.get(), n)
+                result, n, file = pending.popleft()
+                yield (*result.get(), n, file)
         while pending:
-            result, n = pending.popleft()
-            yield (*result.get(), n)
+            result, n, file = pending.popleft()
+            yield (*result.get(), n, file)
+
+
+def _worker_tok(vocab: str) -> Any:
+    """The vocabulary at ``vocab``, loaded once per worker process (a cluster worker runs
+    many files' tasks)."""
+    key = f"vocab:{vocab}"
+    if key not in _WORKER:
+        _WORKER[key] = _load(vocab)
+    return _WORKER[key]
 
 
 def _encode_file_task(
     vocab: str, path: str, max_line_bytes: int, typecode: str
-) -> list[tuple[bytes, list[int], int]]:
-    tok = _load(vocab)
+) -> list[tuple[bytes, list[int], int, int]]:
+    tok = _worker_tok(vocab)
     return [
-        (*encode_batch(tok, _documents(batch), typecode), size)
-        for batch, size in _batches([Path(path)], max_line_bytes)
+        (*encode_batch(tok, _documents(batch), typecode), size, 0)
+        for batch, size, _ in _batches([Path(path)], max_line_bytes)
     ]
 
 
 def _dask_results(
     vocab: str, files: list[Path], max_line_bytes: int, scheduler: str | None, typecode: str
-) -> Iterator[tuple[bytes, list[int], int]]:
+) -> Iterator[tuple[bytes, list[int], int, int]]:
     """One task per file on a dask.distributed cluster; results in file order."""
     from .counting import dask_client
 
@@ -376,6 +549,59 @@ def _dask_results(
             client.submit(_encode_file_task, vocab, str(p), max_line_bytes, typecode, pure=False)
             for p in files
         ]
-        for future in futures:  # in file order; later files keep computing meanwhile
-            yield from future.result()
+        for k, future in enumerate(futures):  # in file order; later files keep computing
+            for data, lengths, size, _ in future.result():
+                yield data, lengths, size, k
             future.release()
+
+
+def _encode_file_to(
+    vocab: str, path: str, out: str, max_line_bytes: int
+) -> tuple[dict[str, Any], int]:
+    """A per-file task: encode one corpus file into its own output, written where the
+    worker runs (a folder every worker and the caller can reach). Returns its manifest row
+    and the bytes read."""
+    tok = _worker_tok(vocab)
+    writer = _Writer(Path(out), tok.vocab_size)
+    size = 0
+    try:
+        for batch, n, _ in _batches([Path(path)], max_line_bytes):
+            writer.add(*encode_batch(tok, _documents(batch), writer.typecode))
+            size += n
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    return _manifest_row(path, writer), size
+
+
+def _dask_per_file(
+    vocab: str,
+    files: list[Path],
+    outputs: list[Path],
+    max_line_bytes: int,
+    scheduler: str | None,
+    vocab_size: int,
+    progress: Callable[[int, int], None] | None,
+    total: int,
+) -> tuple[int, int]:
+    """One task per file that writes the file's output itself: the ids never pass through
+    this process, which only writes ``manifest.json``."""
+    from .counting import dask_client
+
+    rows: list[dict[str, Any]] = []
+    done = 0
+    with dask_client(scheduler) as client:
+        futures = [
+            client.submit(_encode_file_to, vocab, str(p), str(o), max_line_bytes, pure=False)
+            for p, o in zip(files, outputs)
+        ]
+        for future in futures:
+            row, size = future.result()
+            future.release()
+            rows.append(row)
+            done += size
+            if progress is not None:
+                progress(done, total)
+    _write_manifest(outputs[0], rows)
+    return sum(r["documents"] for r in rows), sum(r["tokens"] for r in rows)
