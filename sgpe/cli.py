@@ -29,6 +29,7 @@ from typing import IO, Any, NoReturn
 from ._files import parse_json, split_lines
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
 from .settings import (
+    ENCODE_HELP,
     choices,
     cli_flag,
     count_fields,
@@ -133,14 +134,6 @@ def _cmd_syllabify(args: argparse.Namespace) -> int:
 
 #: The counting options batch encoding takes (it reads a corpus the same way).
 ENCODE_OPTIONS = ("workers", "backend", "scheduler")
-
-
-#: Their help as encoding options (settings.py words them for counting).
-ENCODE_HELPS = {
-    "workers": "processes that encode the corpus (default: every core this process may "
-    "use; a small corpus is encoded in one)",
-    "backend": "encode here (local) or on a dask.distributed cluster (dask)",
-}
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
@@ -755,7 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
         "{index} (ids/{stem}.npy) writes one output per corpus file and a manifest.json "
         "next to them",
     )  # fmt: skip
-    _add_setting_flags(p, _encode_fields(), "with --corpus: ", ENCODE_HELPS)
+    _add_setting_flags(p, _encode_fields(), "with --corpus: ", ENCODE_HELP)
     p.set_defaults(func=_cmd_encode)
 
     p = sub.add_parser(

@@ -425,6 +425,17 @@ class CountOptions:
         return dataclasses.asdict(self)
 
 
+#: The help of the counting options that batch encoding takes too (``python -m sgpe encode
+#: --corpus``), worded for encoding.
+ENCODE_HELP: Mapping[str, str] = MappingProxyType(
+    {
+        "workers": "processes that encode the corpus (default: every core this process may "
+        "use; a small corpus is encoded in one)",
+        "backend": "encode here (local) or on a dask.distributed cluster (dask)",
+    }
+)
+
+
 # ============================================================================ field access
 
 
