@@ -425,7 +425,6 @@ class _Sink:
     ) -> None:
         self.out = out
         self.outputs = outputs
-        self.kind = kind
         self.vocab_size = vocab_size
         self.inputs = inputs
         self.typecode = _typecode(kind, vocab_size)
@@ -562,6 +561,7 @@ def _encode_file_to(
     worker runs (a folder every worker and the caller can reach). Returns its manifest row
     and the bytes read."""
     tok = _worker_tok(vocab)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)  # made on this worker's machine too
     writer = _Writer(Path(out), tok.vocab_size)
     size = 0
     try:
