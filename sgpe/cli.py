@@ -639,11 +639,12 @@ class _VersionAction(argparse.Action):
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows an option's default only when there is one to show: not for an option with
-    no default (None) or a switch that is off, nor twice for a help that already says it."""
+    no default (None) or a switch that is off. (The settings' flags default to None and
+    say their defaults themselves: :func:`_add_setting_flags`.)"""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if action.default in (None, False) or "(default:" in text:
+        if action.default in (None, False):
             return text
         return super()._get_help_string(action)
 

@@ -283,14 +283,15 @@ def encode_corpus(
             "the dask backend encodes files that every worker can read: pass a file, a "
             "directory or a glob pattern (documents in memory: use the local backend)"
         )
-    kind = output_kind(out)
-    if in_memory and is_per_file(out):
+    output_kind(out)  # a wrong suffix is an error before any work
+    per_file = is_per_file(out)
+    if in_memory and per_file:
         raise CorpusError(
             f"{out}: {{stem}} and {{index}} name one output per corpus file; documents in "
             "memory go to one output"
         )
     files = [] if in_memory else corpus_files(cast("str | Path", corpus))
-    outputs = per_file_outputs(out, files) if is_per_file(out) else None
+    outputs = per_file_outputs(out, files) if per_file else None
     total = sum(p.stat().st_size for p in files)
     threshold = SERIAL_BYTES if serial_bytes is None else serial_bytes
     tok = tokenizer if tokenizer is not None else _load(str(vocab))
@@ -299,10 +300,8 @@ def encode_corpus(
     except OSError as err:
         raise CorpusError(f"{out}: cannot make its folder ({err.strerror})") from None
     if outputs is not None and backend == "dask":
-        return _dask_per_file(
-            str(vocab), files, outputs, limit, scheduler, tok.vocab_size, progress, total
-        )
-    sink = _Sink(Path(out), outputs, kind, tok.vocab_size, [str(p) for p in files])
+        return _dask_per_file(str(vocab), files, outputs, limit, scheduler, progress, total)
+    sink = _Sink(Path(out), outputs, tok.vocab_size, [str(p) for p in files])
     done = 0
     try:
         if backend == "dask":
@@ -310,28 +309,12 @@ def encode_corpus(
                 str(vocab), files, limit, scheduler, sink.typecode
             )
         else:
-            n = workers or default_workers()
             if in_memory:
-                # Documents have no size on disk: read up to the threshold first, and
-                # encode here if they end before it.
                 docs = _document_batches(cast(Iterable[Any], corpus), check=True)
-                batches: Iterator[tuple[Batch, int, int]] = (
-                    (batch, size, 0) for batch, size in docs
-                )
-                ahead: list[tuple[Batch, int, int]] = []
-                seen = 0
-                while seen < threshold:
-                    got = next(batches, None)
-                    if got is None:
-                        n = 1
-                        break
-                    ahead.append(got)
-                    seen += got[1]
-                batches = chain(ahead, batches)
+                batches, small = _read_ahead(((b, size, 0) for b, size in docs), threshold)
             else:
-                batches = _batches(files, limit)
-                if total < threshold:
-                    n = 1
+                batches, small = _batches(files, limit), total < threshold
+            n = 1 if small else workers or default_workers()
             results = _local_results(tok, str(vocab), batches, n, sink.typecode)
         for data, lengths, size, k in results:
             sink.add(k, data, lengths)
@@ -343,6 +326,23 @@ def encode_corpus(
         sink.abort()
         raise
     return sink.documents, sink.tokens
+
+
+def _read_ahead(
+    batches: Iterator[tuple[Batch, int, int]], threshold: int
+) -> tuple[Iterator[tuple[Batch, int, int]], bool]:
+    """Documents have no size on disk: read batches up to ``threshold`` bytes ahead. Gives
+    the same batches, and whether they all came before it (then one process encodes
+    them)."""
+    ahead: list[tuple[Batch, int, int]] = []
+    seen = 0
+    while seen < threshold:
+        got = next(batches, None)
+        if got is None:
+            return iter(ahead), True
+        ahead.append(got)
+        seen += got[1]
+    return chain(ahead, batches), False
 
 
 # ============================================================================ outputs
@@ -419,7 +419,6 @@ class _Sink:
         self,
         out: Path,
         outputs: list[Path] | None,
-        kind: str,
         vocab_size: int,
         inputs: list[str],
     ) -> None:
@@ -427,10 +426,11 @@ class _Sink:
         self.outputs = outputs
         self.vocab_size = vocab_size
         self.inputs = inputs
-        self.typecode = _typecode(kind, vocab_size)
         self.rows: list[dict[str, Any]] = []
         self.current = 0
         self.writer = _Writer(outputs[0] if outputs else out, vocab_size)
+        #: The type the workers give the ids in; every output of a run shares it.
+        self.typecode = self.writer.typecode
         self.documents = 0
         self.tokens = 0
 
@@ -471,17 +471,16 @@ def _manifest_row(source: str, w: _Writer) -> dict[str, Any]:
     return {"corpus": source, "output": w.out.name, "documents": w.documents, "tokens": w.tokens}
 
 
-def _write_manifest(out: Path, rows: list[dict[str, Any]]) -> None:
+def _write_manifest(out: Path, rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """Writes ``manifest.json``; returns the documents and tokens of all outputs."""
     from .._files import write_json_atomic
 
+    documents = sum(r["documents"] for r in rows)
+    tokens = sum(r["tokens"] for r in rows)
     write_json_atomic(
-        manifest_path(out),
-        {
-            "outputs": rows,
-            "documents": sum(r["documents"] for r in rows),
-            "tokens": sum(r["tokens"] for r in rows),
-        },
+        manifest_path(out), {"outputs": rows, "documents": documents, "tokens": tokens}
     )
+    return documents, tokens
 
 
 def _local_results(
@@ -529,10 +528,10 @@ def _worker_tok(vocab: str) -> Any:
 
 def _encode_file_task(
     vocab: str, path: str, max_line_bytes: int, typecode: str
-) -> list[tuple[bytes, list[int], int, int]]:
+) -> list[tuple[bytes, list[int], int]]:
     tok = _worker_tok(vocab)
     return [
-        (*encode_batch(tok, _documents(batch), typecode), size, 0)
+        (*encode_batch(tok, _documents(batch), typecode), size)
         for batch, size, _ in _batches([Path(path)], max_line_bytes)
     ]
 
@@ -549,7 +548,7 @@ def _dask_results(
             for p in files
         ]
         for k, future in enumerate(futures):  # in file order; later files keep computing
-            for data, lengths, size, _ in future.result():
+            for data, lengths, size in future.result():
                 yield data, lengths, size, k
             future.release()
 
@@ -581,7 +580,6 @@ def _dask_per_file(
     outputs: list[Path],
     max_line_bytes: int,
     scheduler: str | None,
-    vocab_size: int,
     progress: Callable[[int, int], None] | None,
     total: int,
 ) -> tuple[int, int]:
@@ -603,5 +601,4 @@ def _dask_per_file(
             done += size
             if progress is not None:
                 progress(done, total)
-    _write_manifest(outputs[0], rows)
-    return sum(r["documents"] for r in rows), sum(r["tokens"] for r in rows)
+    return _write_manifest(outputs[0], rows)
