@@ -70,7 +70,7 @@ SERIAL_BYTES = 2 << 20
 #: With the default number of workers, a corpus of files smaller than this is counted in
 #: one process: each worker hands all its counts over at the end, which costs more than
 #: two cores save on a small corpus (`python -m bench scale --only count`, a pool of 2
-#: against one process: 0.84x on 16 MB, 1.06x on 32 MB, 1.26x on 64 MB, 1.48x on 160 MB).
+#: against one process: 0.87x on 16 MB, 1.10x on 32 MB, 1.25x on 64 MB, 1.47x on 160 MB).
 POOL_MIN_BYTES = 24 << 20
 
 ChunkResult = tuple[Counter[str], int, bool]
