@@ -112,6 +112,11 @@ class GPETrainer:
     [' ශ්\u200dරී', ' ලංකා']
     """
 
+    #: How the hierarchical merge loop keeps its words: None chooses by the corpus (arrays
+    #: for long pieces, see sgpe/hierarchical.py), True or False forces the array or the
+    #: string level. Both give the same vocabulary; tests and benches compare them.
+    word_arrays: bool | None = None
+
     def __init__(self, settings: TrainSettings, counting: CountOptions | None = None) -> None:
         if settings.model != "sgpe":
             raise ValueError(
@@ -131,7 +136,10 @@ class GPETrainer:
         of documents, streamed (memory grows with the unique pieces, not the corpus) and
         counted on all cores or a Dask cluster (:func:`sgpe.corpus.counting.count_pieces`).
         The counts are the same whichever way they were made."""
-        counts, info = count_pieces(corpus, self.settings, self.counting)
+        return self._count(corpus, capped=True)
+
+    def _count(self, corpus: str | Path | Iterable[str], *, capped: bool) -> Counter[str]:
+        counts, info = count_pieces(corpus, self.settings, self.counting, capped=capped)
         self.corpus_info = info
         return counts
 
@@ -215,7 +223,9 @@ class GPETrainer:
         on_checkpoint: CheckpointFn | None = None,
         resume_merges: Sequence[tuple[str, str]] = (),
     ) -> Tokenizer:
-        """Learn the merges from piece counts and return the trained :class:`Tokenizer`."""
+        """Learn the merges from piece counts and return the trained :class:`Tokenizer`.
+        Pieces of more than ``max_piece_units`` units are cut here (counts from
+        :meth:`count` are cut already; counts made elsewhere need not be)."""
         s = self.settings
         if s.hierarchical:
             return self._fit_hierarchical(
@@ -225,6 +235,8 @@ class GPETrainer:
                 on_checkpoint=on_checkpoint,
                 resume_merges=resume_merges,
             )
+        if piece_counts and max(map(len, piece_counts)) > self.splitter.max_units:
+            piece_counts = self.splitter.cap_counts(Counter(piece_counts))
         state, pruned = self._prepare(piece_counts)
         target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
         if len(state.symbols) > target_symbols:
@@ -257,8 +269,9 @@ class GPETrainer:
         on_checkpoint: CheckpointFn | None = None,
         resume_merges: Sequence[tuple[str, str]] = (),
     ) -> Tokenizer:
-        """Count, prepare and fit in one call."""
-        counts = self.count(corpus)
+        """Count, prepare and fit in one call. The long pieces are cut by :meth:`fit`,
+        which syllabifies them anyway."""
+        counts = self._count(corpus, capped=False)
         return self.fit(
             counts,
             progress=progress,
@@ -329,7 +342,7 @@ class GPETrainer:
         resume_merges: Sequence[tuple[str, str]],
     ) -> Tokenizer:
         s = self.settings
-        units = corpus_units(piece_counts, self.splitter.units)
+        units = corpus_units(piece_counts, self.splitter.match_units, self.splitter.max_units)
         base = self.base_alphabet(piece_counts, units.char_counts())
         target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
         if len(base) > target_symbols:
@@ -343,7 +356,7 @@ class GPETrainer:
         syll = get_syllabifier(s.script, s.leading_space)
         state = build_state(units, base, s.script, s.leading_space)
         del units  # the state holds its own copy of the words
-        engine = HierarchicalEngine(state, syll)
+        engine = HierarchicalEngine(state, syll, self.word_arrays)
 
         def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
             assert progress is not None

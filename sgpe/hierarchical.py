@@ -70,6 +70,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import repeat
 from typing import Any, Literal, TypeVar, cast
 
 from .schema import OTHER
@@ -90,6 +91,11 @@ _FIRST_PLACEHOLDER = _LIMIT + 1
 # time, the best of the pool first.
 _HEAP_BATCH = 4096
 _NO_FLOOR = 1 << 62  # above every count: at first every pair waits in the pool
+# The merge loop keeps the words in arrays (sgpe/_arraywords.py) when they hold at least
+# this many units on average: text without spaces, whose pieces are long chunks (up to
+# sgpe.pieces.MAX_PIECE_UNITS units) that do not repeat. Ordinary text averages a few units
+# per word, Khmer (no spaces between words, but spaces between phrases) under twenty.
+ARRAY_MIN_MEAN_UNITS = 32
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
 CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
@@ -109,7 +115,6 @@ class HierarchicalState:
     unit_parts: list[str]  # symbol-id strings, one per unit type
     unit_weight: list[int]  # occurrences of the unit in the corpus
     unit_joinable: list[bool]  # may take part in join merges (not an orphan, fully known)
-    unit_words: list[list[int]]  # word indexes that contain the unit (for completions)
     words: list[str]  # level-2 strings (symbol ids and placeholders)
     counts: list[int]
     merges: list[tuple[int, int, int]] = field(default_factory=list)  # (left, right, kind code)
@@ -214,7 +219,11 @@ class CorpusUnits:
         return chars
 
 
-def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]]) -> CorpusUnits:
+def corpus_units(
+    piece_counts: Counter[str],
+    units_of: Callable[[str], list[str]],
+    max_units: int | None = None,
+) -> CorpusUnits:
     """Split every distinct piece into units with ``units_of`` (the piece splitter's
     syllabifier) and code it, in few calls: the syllabifier matches each space-delimited
     word on its own and gives a plain space before a word to the word's first unit, so
@@ -228,7 +237,14 @@ def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]
 
     The pieces keep the order of ``piece_counts`` within each group: the merge loop's
     result does not depend on the order of the words (every update is a sum, and the heap
-    yields the best pair whatever order its entries came in)."""
+    yields the best pair whatever order its entries came in).
+
+    With ``max_units``, a piece of more units is cut into chunks of that many units from
+    its start, as :meth:`sgpe.pieces.WordSplitter.cap` cuts it: a coded piece has one
+    character per unit, so the chunks are slices of it, and the piece is not syllabified
+    a second time to be cut (the syllabifier's matches do not look past a unit, so a chunk
+    on its own has the same units, ``tests/test_scale.py``). Identical chunks are added
+    up."""
     spaced = [p for p in piece_counts if _SPACED_WORD(p)]
     if len(spaced) == len(piece_counts):
         plain: list[str] = []
@@ -267,6 +283,8 @@ def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]
     if len(coded) != len(pieces):
         raise RuntimeError("the syllabifier did not keep the pieces apart")
     counts = list(map(piece_counts.__getitem__, pieces))
+    if max_units is not None and coded and max(map(len, coded)) > max_units:
+        coded, counts = _cut(coded, counts, max_units)
     # Unit weights: the pieces of each count are counted together in one C-speed call
     # (most pieces occur once; there are few distinct counts).
     by_count: defaultdict[int, list[str]] = defaultdict(list)
@@ -282,6 +300,21 @@ def corpus_units(piece_counts: Counter[str], units_of: Callable[[str], list[str]
                 by_code[ch] += n * c
     weight = [by_code[code[u]] for u in units]
     return CorpusUnits(units=units, weight=weight, coded=coded, counts=counts)
+
+
+def _cut(coded: list[str], counts: list[int], n: int) -> tuple[list[str], list[int]]:
+    """Coded pieces of more than ``n`` units cut into chunks of ``n``, and equal chunks
+    (and pieces) added up; the order is that of first appearance."""
+    total: dict[str, int] = {}
+    get = total.get
+    for w, c in zip(coded, counts):
+        if len(w) <= n:
+            total[w] = get(w, 0) + c
+        else:
+            for i in range(0, len(w), n):
+                chunk = w[i : i + n]
+                total[chunk] = get(chunk, 0) + c
+    return list(total), list(total.values())
 
 
 def build_state(
@@ -305,15 +338,6 @@ def build_state(
         if len(parts) == 1 and joinable[k]:
             to_symbol[_FIRST_PLACEHOLDER + k] = parts
     words = [w.translate(to_symbol) for w in cu.coded] if to_symbol else list(cu.coded)
-    # Which words hold each unit type that may be completed later (a placeholder).
-    completes = [joinable[k] and len(unit_parts[k]) > 1 for k in range(len(unit_strings))]
-    by_code: defaultdict[str, list[int]] = defaultdict(list)
-    for wi, w in enumerate(cu.coded):
-        for ch in set(w):
-            by_code[ch].append(wi)
-    unit_words = [
-        by_code.get(chr(_FIRST_PLACEHOLDER + k), []) if ok else [] for k, ok in enumerate(completes)
-    ]
     return HierarchicalState(
         symbols=list(base_symbols),
         symbol_id=symbol_id,
@@ -321,7 +345,6 @@ def build_state(
         unit_parts=unit_parts,
         unit_weight=list(cu.weight),
         unit_joinable=joinable,
-        unit_words=unit_words,
         words=words,
         counts=list(cu.counts),
     )
@@ -386,10 +409,45 @@ def pop_fresh(
     return None
 
 
+def _unit_words(state: HierarchicalState) -> list[list[int]]:
+    """For each unit type that a part merge may complete later (a placeholder in the
+    words), the indexes of the words that hold it."""
+    by_code: defaultdict[str, list[int]] = defaultdict(list)
+    for wi, w in enumerate(state.words):
+        for ch in set(w):
+            by_code[ch].append(wi)
+    return [
+        by_code.get(chr(_FIRST_PLACEHOLDER + k), []) if ok and len(parts) > 1 else []
+        for k, (ok, parts) in enumerate(zip(state.unit_joinable, state.unit_parts))
+    ]
+
+
+def _array_words(state: HierarchicalState, arrays: bool | None) -> Any:
+    """The word level in arrays (:mod:`sgpe._arraywords`) when ``arrays`` is True, or when
+    it is None and the words are long (text without spaces); None for the string level.
+    Both give the same merges. The string level costs Python work per word a merge
+    touches, growing with the word's length; the array level costs a fixed amount of
+    numpy work per merge. So arrays pay where each merge touches many long words, and
+    strings where words are short and repeat (``python -m bench long-pieces`` times both
+    on text with and without spaces, and on Khmer)."""
+    if arrays is None:
+        words = state.words
+        arrays = bool(words) and sum(map(len, words)) >= ARRAY_MIN_MEAN_UNITS * len(words)
+    if not arrays:
+        return None
+    try:
+        from ._arraywords import ArrayWords
+    except ImportError:
+        return None  # numpy is an optional dependency; the string level gives the same
+    return ArrayWords(state.words, state.counts, _LIMIT)
+
+
 class HierarchicalEngine:
     """The incremental two-level merge loop."""
 
-    def __init__(self, state: HierarchicalState, syllabifier: Syllabifier) -> None:
+    def __init__(
+        self, state: HierarchicalState, syllabifier: Syllabifier, arrays: bool | None = None
+    ) -> None:
         self.st = state
         self.syll = syllabifier
         self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
@@ -408,6 +466,14 @@ class HierarchicalEngine:
         )
         for k, (parts, w) in enumerate(zip(state.unit_parts, state.unit_weight)):
             self._add(0, parts, w, k)
+        self.arrays = _array_words(state, arrays)
+        # unit type -> indexes of the words that hold its placeholder (string level only)
+        self.unit_words: list[list[int]] = []
+        if self.arrays is not None:
+            self.counts[1].update(self.arrays.initial_counts())
+            state.words = []
+        else:
+            self.unit_words = _unit_words(state)
         barrier = _BARRIER
         for wi, (word, c) in enumerate(zip(state.words, state.counts)):
             # At first most words are placeholders only (min() skips them at C speed).
@@ -546,6 +612,17 @@ class HierarchicalEngine:
                 elif c > 0:
                     pool[c].append((p, k))
 
+    def _push_grown(self, grown: list[tuple[int, list[str]]]) -> None:
+        """Join pairs whose count grew, by their count now (the array level's updates): as
+        :meth:`apply` does one pair at a time, a whole count's pairs go to the pool at once."""
+        heap, pool, floor = self.heap, self.pool, self.floor
+        for c, pairs in grown:
+            if c >= floor:
+                for p in pairs:
+                    heapq.heappush(heap, (-c, p, 1))
+            else:
+                pool[c].extend(zip(pairs, repeat(1)))
+
     def _apply_part(self, pair: str, new: str, grown: tuple[set[str], set[str]]) -> None:
         st = self.st
         grown_parts = grown[0]
@@ -565,6 +642,11 @@ class HierarchicalEngine:
 
     def _complete(self, k: int, symbol: str, grown: set[str]) -> None:
         """Unit type ``k`` is now one symbol: it enters the words as that symbol."""
+        if self.arrays is not None:
+            self._push_grown(
+                self.arrays.complete(_FIRST_PLACEHOLDER + k, ord(symbol), self.counts[1])
+            )
+            return
         st = self.st
         ph = chr(_FIRST_PLACEHOLDER + k)
         pc, where = self.counts[1], self.where[1]
@@ -572,7 +654,7 @@ class HierarchicalEngine:
         words, counts = st.words, st.counts
         barrier = _BARRIER
         add_grown = grown.add
-        for wi in st.unit_words[k]:
+        for wi in self.unit_words[k]:
             old = words[wi]
             nw = old.replace(ph, symbol)
             words[wi] = nw
@@ -609,6 +691,9 @@ class HierarchicalEngine:
         # replaced occurrence change, so only those are updated: a merge costs the number
         # of its occurrences, not the length of the words it touches (which made text
         # without spaces, whose pieces are long, train many times slower than normal text).
+        if self.arrays is not None:
+            self._push_grown(self.arrays.join(ord(pair[0]), ord(pair[1]), ord(new), self.counts[1]))
+            return
         st = self.st
         words, counts = st.words, st.counts
         pc, where = self.counts[1], self.where[1]
@@ -720,6 +805,8 @@ class HierarchicalEngine:
         """How often each symbol is used in the final segmentation of the corpus."""
         st = self.st
         freq = [0] * len(st.symbols)
+        if self.arrays is not None:
+            self.arrays.usage(freq)
         # The words of each count are counted together, at C speed.
         by_count: defaultdict[int, list[str]] = defaultdict(list)
         for w, c in zip(st.words, st.counts):

@@ -133,6 +133,13 @@ class WordSplitter:
         """The syllables (units) of one piece."""
         return self._units(piece)
 
+    def match_units(self, text: str) -> list[str]:
+        """The units of ``text`` by the syllabifier's grammar regex alone
+        (:meth:`sgpe.syllables.Syllabifier.match`), the same as :meth:`units`. For the
+        trainer, whose pieces are distinct: it syllabifies each once, so the syllabifier's
+        word memory (and its batch path for new words) would cost more than it saves."""
+        return self._units.match(text)
+
     def learn_units(self, pieces: Iterable[str]) -> None:
         """Syllabify many new pieces in one pass ahead of :meth:`units` on each of them
         (:meth:`sgpe.syllables.Syllabifier.learn`)."""
@@ -142,7 +149,7 @@ class WordSplitter:
         """Units of many pieces with one regex pass (pieces must not contain a newline)."""
         out: list[list[str]] = []
         current: list[str] = []
-        for u in self._units("\n".join(pieces)):
+        for u in self._units.match("\n".join(pieces)):
             if u == "\n":
                 out.append(current)
                 current = []

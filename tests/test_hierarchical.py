@@ -308,3 +308,108 @@ def test_fast_ids_equal_the_encoder_with_lengths_on_long_pieces(shared_corpora: 
         assert fresh.encode(text) == fresh.encode_with_spans(text)[0]
         for piece in fresh._pieces(text):
             assert fresh._hier.ids_of_piece(piece) == fresh._hier.encode_piece(piece)[0]
+
+
+# ============================================================================ array word level
+
+
+def _lines(path: Path, n: int) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n") for _, line in zip(range(n), f)]
+
+
+def _learned(tok: sgpe.Tokenizer) -> dict:
+    """The vocabulary file without the corpus identity (which fit() on counts lacks)."""
+    return {k: v for k, v in tok.to_dict().items() if k != "training"}
+
+
+@pytest.mark.parametrize(
+    ("corpus", "spaces", "settings"),
+    [
+        ("si_dev.txt", False, {"vocab_size": 3000}),
+        ("si_dev.txt", True, {"vocab_size": 2500}),
+        ("hi_dev.txt", False, {"vocab_size": 2500, "leading_space": False, "pieces": "script"}),
+        ("hi_dev.txt", False, {"vocab_size": 2500, "oov_policy": "unk", "min_freq": 1}),
+        ("multi/km.txt", True, {"vocab_size": 2500, "max_piece_units": 16}),
+    ],
+)
+def test_array_word_level_learns_the_merges_of_the_string_level(
+    shared_corpora: Path, monkeypatch: pytest.MonkeyPatch, corpus: str, spaces: bool, settings: dict
+) -> None:
+    """The words in numpy arrays (sgpe/_arraywords.py) and as strings give byte-identical
+    vocabularies: same merges, kinds, counts and ids. Runs of one syllable and of one
+    punctuation mark make merges of a symbol with itself whose occurrences overlap."""
+    docs = _lines(shared_corpora / corpus, 1200)
+    if not spaces:
+        docs = [d.replace(" ", "") for d in docs]
+    docs += ["හහහහහ ....... ලලල", "කකකක......කක", "ාාාාා"] * 3
+    vocabularies = []
+    for arrays in (False, True):
+        monkeypatch.setattr(GPETrainer, "word_arrays", arrays)
+        tok = sgpe.train(docs, workers=1, **settings)
+        vocabularies.append(tok.to_dict())
+    assert vocabularies[0] == vocabularies[1]
+    assert len(vocabularies[0]["merges"]) > 1000
+
+
+def test_array_word_level_resumes_exactly(shared_corpora: Path, monkeypatch: pytest.MonkeyPatch):
+    docs = [d.replace(" ", "") for d in _lines(shared_corpora / "si_dev.txt", 800)]
+    settings = TrainSettings(vocab_size=2000)
+    monkeypatch.setattr(GPETrainer, "word_arrays", True)
+    saved: list[list[tuple[str, str]]] = []
+    full = GPETrainer(settings).fit(
+        GPETrainer(settings).count(docs),
+        checkpoint_every=300,
+        on_checkpoint=lambda step, merges: saved.append(list(merges)),
+    )
+    monkeypatch.setattr(GPETrainer, "word_arrays", False)
+    assert _learned(GPETrainer(settings).train(docs)) == _learned(full)
+    monkeypatch.setattr(GPETrainer, "word_arrays", True)
+    for ckpt in (saved[0], saved[-1]):
+        resumed = GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=ckpt)
+        assert resumed.to_dict() == full.to_dict()
+    with pytest.raises(ResumeError, match="checkpoint merge"):
+        GPETrainer(settings).fit(
+            GPETrainer(settings).count([d[::-1] for d in docs]), resume_merges=saved[0]
+        )
+
+
+def test_long_pieces_choose_the_array_word_level(shared_corpora: Path) -> None:
+    """The engine keeps the words in arrays when they average ARRAY_MIN_MEAN_UNITS units or
+    more (text without spaces), and as strings otherwise."""
+    from sgpe.hierarchical import (
+        ARRAY_MIN_MEAN_UNITS,
+        HierarchicalEngine,
+        build_state,
+        corpus_units,
+    )
+
+    docs = _lines(shared_corpora / "si_dev.txt", 600)
+    chosen = []
+    for text in (docs, [d.replace(" ", "") for d in docs]):
+        trainer = GPETrainer(TrainSettings(vocab_size=2000))
+        counts = trainer.count(text)
+        units = corpus_units(counts, trainer.splitter.match_units)
+        state = build_state(units, trainer.base_alphabet(counts), "auto", True)
+        mean = sum(map(len, state.words)) / len(state.words)
+        engine = HierarchicalEngine(state, get_syllabifier("auto", True))
+        chosen.append((mean >= ARRAY_MIN_MEAN_UNITS, engine.arrays is not None))
+    assert chosen == [(False, False), (True, True)]
+
+
+def test_training_cuts_long_pieces_as_counting_does(shared_corpora: Path) -> None:
+    """train() leaves long pieces whole when it counts and cuts them while it syllabifies
+    them (sgpe.hierarchical.corpus_units); fitting counts that count() already cut gives
+    the same vocabulary, in both modes."""
+    docs = [d.replace(" ", "") for d in _lines(shared_corpora / "si_dev.txt", 600)]
+    for settings in (
+        TrainSettings(vocab_size=2000, max_piece_units=8),
+        TrainSettings(vocab_size=6000, mode="paper", oov_policy="unk", max_piece_units=8),
+    ):
+        trainer = GPETrainer(settings)
+        raw = trainer._count(docs, capped=False)
+        assert max(len(trainer.splitter.units(p)) for p in raw) > 8
+        cut = GPETrainer(settings).count(docs)
+        assert max(len(trainer.splitter.units(p)) for p in cut) == 8
+        assert _learned(trainer.fit(raw)) == _learned(GPETrainer(settings).fit(cut))
+        assert GPETrainer(settings).train(docs).to_dict() == trainer.fit(raw).to_dict()

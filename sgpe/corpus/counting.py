@@ -251,10 +251,16 @@ def _pool(workers: int, pattern: str, prefix: str, flush_pieces: int) -> Any:
 
 
 def count_pieces(
-    corpus: str | Path | Iterable[str], settings: TrainSettings, counting: CountOptions
+    corpus: str | Path | Iterable[str],
+    settings: TrainSettings,
+    counting: CountOptions,
+    *,
+    capped: bool = True,
 ) -> tuple[Counter[str], CorpusInfo]:
     """Piece counts (capped, see :mod:`sgpe.pieces`) and identity of a corpus: the pieces
-    are cut as ``settings`` say, with the backend, workers and limits of ``counting``."""
+    are cut as ``settings`` say, with the backend, workers and limits of ``counting``.
+    ``capped=False`` leaves long pieces whole, for a caller that cuts them itself (the
+    trainer cuts them while it syllabifies the pieces, without a second pass)."""
     from ..pieces import get_word_splitter
 
     splitter = get_word_splitter(
@@ -290,7 +296,7 @@ def count_pieces(
                     workers = 1
         counts, chars, any_text = count_jobs(stream.jobs(), splitter.pattern, prefix, workers)
         info = stream.finish(chars, any_text)
-    return splitter.cap_counts(counts), info
+    return (splitter.cap_counts(counts) if capped else counts), info
 
 
 def _corpus_name(corpus: str | Path) -> str:

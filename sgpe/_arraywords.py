@@ -1,0 +1,247 @@
+"""The word level of the hierarchical merge loop in numpy arrays, for long pieces.
+
+:class:`sgpe.hierarchical.HierarchicalEngine` keeps its words as strings and visits, for
+each merge, every word that holds the merged pair. That costs Python work per word, which
+ordinary text pays little of (it repeats its words, so a merge meets each word type once)
+but text without spaces pays in full: its pieces are 128-syllable chunks that never
+repeat, so a merge meets nearly every occurrence in the corpus one word at a time.
+
+Here the words are one array of symbol ids (a linked list over positions, so a merge
+deletes the right half of each occurrence without moving the rest), and a merge is a few
+array operations over all its occurrences at once. The Python work left per merge is per
+*distinct* neighbouring pair whose count changes, not per occurrence. The pair counts are
+the same dictionary the string level keeps (the engine's heap reads it), so both levels
+give the same counts after every merge and therefore the same merges
+(``tests/test_hierarchical.py`` trains with both and compares).
+
+Layout: the words one after the other, each followed by a separator; position 0 is a
+separator too, so every position has a left and a right neighbour. Values at or above
+``limit`` (placeholders of units not assembled yet, barriers, separators and deleted
+positions) never form a pair. Occurrences are found through an index of the positions
+that hold each symbol (possibly stale: a position whose symbol changed is dropped when the
+index is next read).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import repeat
+from operator import add
+from typing import Any
+
+import numpy as np
+
+# A pair of symbol ids as one integer: left << _SHIFT | right (ids are below 2**20).
+_SHIFT = 20
+_MASK = (1 << _SHIFT) - 1
+_TWO_CHARS = re.compile("..", re.DOTALL).findall
+#: Pairs whose count grew, grouped by their count now: ``[(count, [pair, ...]), ...]``.
+Grown = list[tuple[int, list[str]]]
+
+
+def _pair_strings(codes: Any) -> list[str]:
+    """The two-character pair strings of an array of pair codes, at C speed."""
+    if not len(codes):
+        return []
+    both = np.empty((len(codes), 2), dtype=np.uint32)
+    both[:, 0] = codes >> _SHIFT
+    both[:, 1] = codes & _MASK
+    return _TWO_CHARS(both.tobytes().decode("utf-32-le", "surrogatepass"))
+
+
+def _sum_by_code(codes: Any, weights: Any) -> tuple[Any, Any]:
+    """Distinct codes (sorted) and the sum of the weights of each, exact in int64."""
+    order = np.argsort(codes)
+    sc = codes[order]
+    starts = np.flatnonzero(np.concatenate(([True], sc[1:] != sc[:-1])))
+    return sc[starts], np.add.reduceat(weights[order], starts)
+
+
+class ArrayWords:
+    """The words of the hierarchical state, as arrays (see the module docstring)."""
+
+    def __init__(self, words: list[str], counts: list[int], limit: int) -> None:
+        self.limit = limit
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        total = int(lengths.sum()) + len(words) + 1
+        # One separator (the limit itself: never part of a pair) after each word.
+        # The words joined by one character each; the joining characters' positions become
+        # separators (a word's own characters may be any id, "\x00" included).
+        body = np.frombuffer(
+            "\x00".join(words).encode("utf-32-le", "surrogatepass"), dtype=np.uint32
+        )
+        seq = np.full(total, limit, dtype=np.int32)
+        seq[1 : 1 + len(body)] = body
+        seq[np.cumsum(lengths[:-1] + 1)] = limit
+        self.seq = seq
+        weight = np.zeros(total, dtype=np.int64)
+        weight[1:] = np.repeat(np.asarray(counts, dtype=np.int64), lengths + 1)
+        self.weight = weight
+        self.nxt = np.arange(1, total + 1, dtype=np.int32)
+        self.nxt[-1] = total - 1
+        self.prv = np.arange(-1, total - 1, dtype=np.int32)
+        self.prv[0] = 0
+        self._mark = np.zeros(total, dtype=bool)
+        # symbol or placeholder id -> positions that held it (some may be stale)
+        self.where: dict[int, list[Any]] = {}
+        ids = np.flatnonzero(seq != limit).astype(np.int32)
+        held = seq[ids]
+        order = np.argsort(held)
+        hs = held[order]
+        cut = np.flatnonzero(np.concatenate(([True], hs[1:] != hs[:-1])))
+        for v, group in zip(hs[cut].tolist(), np.split(ids[order], cut[1:])):
+            self.where[v] = [group]
+
+    def initial_counts(self) -> dict[str, int]:
+        """The count of every pair of adjacent symbols (placeholders are not symbols)."""
+        seq, lim = self.seq, self.limit
+        left = seq[:-1]
+        right = seq[1:]
+        ok = np.flatnonzero((left < lim) & (right < lim))
+        codes = (left[ok].astype(np.int64) << _SHIFT) | right[ok]
+        uc, sums = _sum_by_code(codes, self.weight[ok])
+        return dict(zip(_pair_strings(uc), sums.tolist()))
+
+    def _held(self, value: int) -> int:
+        """How many positions the index lists for ``value`` (stale ones included)."""
+        return sum(map(len, self.where.get(value, ())))
+
+    def _positions(self, value: int) -> Any:
+        """The positions that hold ``value`` now (the index entry, compacted)."""
+        chunks = self.where.get(value)
+        if not chunks:
+            return np.empty(0, dtype=np.int32)
+        pos = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+        pos = pos[self.seq[pos] == value]
+        self.where[value] = [pos]
+        return pos
+
+    def _update(self, pc: dict[str, int], codes: Any, weights: Any) -> Grown:
+        """Add the summed weights of each pair code to its count. Returns the pairs whose
+        count grew, grouped by their new count (ascending), for the merge queue. No Python
+        code runs per pair: lookups, sums and stores are mapped at C speed."""
+        if not len(codes):
+            return []
+        uc, sums = _sum_by_code(codes, weights)
+        pairs = _pair_strings(uc)
+        values = list(map(add, map(pc.get, pairs, repeat(0)), sums.tolist()))
+        pc.update(zip(pairs, values))
+        up = np.flatnonzero(sums > 0)
+        if not len(up):
+            return []
+        now = np.asarray(values, dtype=np.int64)[up]
+        order = np.argsort(now, kind="stable")
+        now = now[order]
+        up = up[order].tolist()
+        cut = np.flatnonzero(np.concatenate(([True], now[1:] != now[:-1]))).tolist()
+        ends = [*cut[1:], len(up)]
+        at = pairs.__getitem__
+        return [(c, list(map(at, up[i:j]))) for c, i, j in zip(now[cut].tolist(), cut, ends)]
+
+    def complete(self, placeholder: int, symbol: int, pc: dict[str, int]) -> Grown:
+        """A unit type is now one symbol: its placeholder becomes the symbol everywhere,
+        and the pairs it now makes with its neighbours are counted."""
+        pos = self._positions(placeholder)
+        self.where.pop(placeholder, None)
+        if not len(pos):
+            return []
+        seq, lim = self.seq, self.limit
+        seq[pos] = symbol
+        self.where.setdefault(symbol, []).append(pos)
+        mark = self._mark
+        mark[pos] = True
+        left = self.prv[pos]
+        lv = seq[left]
+        lok = lv < lim
+        right = self.nxt[pos]
+        rv = seq[right]
+        # Two replaced positions side by side make one pair: counted as the right one's left.
+        rok = (rv < lim) & ~mark[right]
+        mark[pos] = False
+        w = self.weight
+        codes = np.concatenate(
+            (
+                (lv[lok].astype(np.int64) << _SHIFT) | symbol,
+                (np.int64(symbol) << _SHIFT) | rv[rok],
+            )
+        )
+        return self._update(pc, codes, np.concatenate((w[pos[lok]], w[pos[rok]])))
+
+    def join(self, a: int, b: int, new: int, pc: dict[str, int]) -> Grown:
+        """Merge every occurrence of the pair ``(a, b)`` into ``new``, left to right within
+        a word (as ``str.replace``), and update the counts of the neighbouring pairs. The
+        merged pair's own count is left to the caller."""
+        seq, nxt, prv, lim = self.seq, self.nxt, self.prv, self.limit
+        # Occurrences through the index of whichever symbol is held at fewer positions.
+        if a != b and self._held(b) < self._held(a):
+            pb = self._positions(b)
+            lp = prv[pb]
+            pos = lp[seq[lp] == a]
+        else:
+            pa = self._positions(a)
+            pos = pa[seq[nxt[pa]] == b]
+        if not len(pos):
+            return []
+        mark = self._mark
+        if a == b:
+            pos = np.sort(pos)
+            mark[pos] = True
+            if mark[prv[pos]].any():
+                # Overlapping occurrences (a run of the same symbol): take them from the
+                # left, skipping one that starts where a taken one ends.
+                mark[pos] = False
+                taken: list[int] = []
+                last = -1
+                for p, left in zip(pos.tolist(), prv[pos].tolist()):
+                    if left != last:  # else p is the right half of the one taken at `left`
+                        taken.append(p)
+                        last = p
+                pos = np.asarray(taken, dtype=np.int32)
+            else:
+                mark[pos] = False
+        q = nxt[pos]
+        r = nxt[q]
+        left = prv[pos]
+        w = self.weight[pos]
+        # Pairs that disappear: (left, a) unless the left neighbour is the b of an occurrence
+        # just before (that pair is the other occurrence's right pair), and (b, right).
+        mark[q] = True
+        lv = seq[left]
+        lok = (lv < lim) & ~mark[left]
+        mark[q] = False
+        rv = seq[r]
+        rok = rv < lim
+        old = np.concatenate(
+            ((lv[lok].astype(np.int64) << _SHIFT) | a, (np.int64(b) << _SHIFT) | rv[rok])
+        )
+        old_w = np.concatenate((w[lok], w[rok]))
+        # The merge: a becomes new, b's position leaves the list.
+        seq[pos] = new
+        seq[q] = lim
+        nxt[pos] = r
+        prv[r] = pos
+        self.where.setdefault(new, []).append(pos)
+        # Pairs that appear: (left, new) unless the left neighbour is an occurrence too (that
+        # pair is its right pair), and (new, right).
+        mark[pos] = True
+        left = prv[pos]
+        lv = seq[left]
+        lok = (lv < lim) & ~mark[left]
+        mark[pos] = False
+        rv = seq[r]
+        rok = rv < lim
+        new_codes = np.concatenate(
+            ((lv[lok].astype(np.int64) << _SHIFT) | new, (np.int64(new) << _SHIFT) | rv[rok])
+        )
+        codes = np.concatenate((old, new_codes))
+        return self._update(pc, codes, np.concatenate((-old_w, w[lok], w[rok])))
+
+    def usage(self, freq: list[int]) -> None:
+        """Add how often each symbol is used in the words to ``freq``."""
+        seq = self.seq
+        ok = np.flatnonzero(seq < self.limit)
+        if not len(ok):
+            return
+        sym, sums = _sum_by_code(seq[ok].astype(np.int64), self.weight[ok])
+        for s, n in zip(sym.tolist(), sums.tolist()):
+            freq[s] += n
