@@ -2,13 +2,17 @@
 and what the cap costs text that is written without spaces (Khmer).
 
     python -m bench long-pieces [--corpora ../shared/corpora] [--vocab-size 8000]
-        [--caps 16,32,64,128,256] [--repeats 1]
+        [--caps 16,32,64,128,256] [--repeats 1] [--word-levels]
 
 For each cap: SGPE training time (hierarchical, defaults) on si_train.txt and on
 si_train.txt with every space removed (built in a temporary directory, never committed),
 their ratio (target: whitespace-free <= 3x normal), and characters per token on held-out
 Khmer (``multi/km.txt``: the first 90% of lines train, the rest is held out). Each
 training runs in its own process. Prints medians.
+
+``--word-levels`` also times the merge loop's two word levels (sgpe/hierarchical.py:
+words as strings, or in numpy arrays) on the same three corpora at the default cap, each
+forced, next to the level the trainer chooses by itself. All give the same vocabulary.
 """
 
 from __future__ import annotations
@@ -27,11 +31,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def _train_job(corpus: str, vocab_size: int, cap: int, out: str) -> None:
+def _train_job(
+    corpus: str, vocab_size: int, cap: int, out: str, arrays: bool | None = None
+) -> None:
     import time
 
-    from sgpe.gpe import train
+    from sgpe.gpe import GPETrainer, train
 
+    GPETrainer.word_arrays = arrays
     t0 = time.perf_counter()
     tok = train(corpus, vocab_size=vocab_size, max_piece_units=cap, workers=1)
     seconds = time.perf_counter() - t0
@@ -39,10 +46,10 @@ def _train_job(corpus: str, vocab_size: int, cap: int, out: str) -> None:
     print(json.dumps({"seconds": seconds}))
 
 
-def _train(corpus: Path, vocab_size: int, cap: int, out: Path) -> float:
+def _train(corpus: Path, vocab_size: int, cap: int, out: Path, arrays: bool | None = None) -> float:
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); from bench.long_pieces import _train_job; "
-        f"_train_job({str(corpus)!r}, {vocab_size}, {cap}, {str(out)!r})"
+        f"_train_job({str(corpus)!r}, {vocab_size}, {cap}, {str(out)!r}, {arrays!r})"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
@@ -61,6 +68,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--vocab-size", type=int, default=8000)
     ap.add_argument("--caps", default="16,32,64,128,256")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument(
+        "--word-levels",
+        action="store_true",
+        help="also time the merge loop's word levels (strings, arrays, chosen)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,8 +95,13 @@ def run(args: argparse.Namespace) -> int:
             f"python -m bench long-pieces --vocab-size {args.vocab_size} --caps {args.caps} "
             f"--repeats {args.repeats}"
         )
+        if args.word_levels:
+            command += " --word-levels"
         with report.part("caps", command):
             _caps_table(args, caps, normal, nospace, km_train, held, work)
+        if args.word_levels:
+            with report.part("word levels", command):
+                _word_levels_table(args, normal, nospace, km_train, work)
         print(f"saved: {report.md_path}")
     return 0
 
@@ -109,3 +126,25 @@ def _caps_table(
         _train(km_train, args.vocab_size, cap, work / "km.json")
         cpt = _chars_per_token(work / "km.json", held)
         print(f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {cpt:>15.3f}")
+
+
+def _word_levels_table(
+    args: argparse.Namespace, normal: Path, nospace: Path, km_train: Path, work: Path
+) -> None:
+    from sgpe.pieces import MAX_PIECE_UNITS
+
+    print(f"{'corpus':<22} {'strings s':>10} {'arrays s':>9} {'chosen s':>9}")
+    for name, corpus in (
+        ("si_train", normal),
+        ("si_train no spaces", nospace),
+        ("km (90%)", km_train),
+    ):
+        row = []
+        for arrays in (False, True, None):
+            row.append(
+                statistics.median(
+                    _train(corpus, args.vocab_size, MAX_PIECE_UNITS, work / "w.json", arrays)
+                    for _ in range(args.repeats)
+                )
+            )
+        print(f"{name:<22} {row[0]:>10.2f} {row[1]:>9.2f} {row[2]:>9.2f}")

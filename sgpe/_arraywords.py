@@ -3,50 +3,39 @@
 :class:`sgpe.hierarchical.HierarchicalEngine` keeps its words as strings and visits, for
 each merge, every word that holds the merged pair. That costs Python work per word, which
 ordinary text pays little of (it repeats its words, so a merge meets each word type once)
-but text without spaces pays in full: its pieces are 128-syllable chunks that never
-repeat, so a merge meets nearly every occurrence in the corpus one word at a time.
+but text without spaces pays in full: its pieces are chunks of up to 128 syllables that
+do not repeat, so a merge meets nearly every occurrence in the corpus one word at a time,
+in strings a hundred units long.
 
 Here the words are one array of symbol ids (a linked list over positions, so a merge
 deletes the right half of each occurrence without moving the rest), and a merge is a few
-array operations over all its occurrences at once. The Python work left per merge is per
-*distinct* neighbouring pair whose count changes, not per occurrence. The pair counts are
-the same dictionary the string level keeps (the engine's heap reads it), so both levels
-give the same counts after every merge and therefore the same merges
-(``tests/test_hierarchical.py`` trains with both and compares).
+array operations over all its occurrences at once. What is left per merge is one update
+per *distinct* neighbouring pair whose count changes, mapped over the engine's count
+dictionary at C speed. The counts are keyed by pair code (``left << PAIR_SHIFT | right``)
+and are the counts the string level would have after every merge, so both levels learn
+the same merges (``tests/test_hierarchical.py`` trains with both and compares the
+vocabularies).
 
 Layout: the words one after the other, each followed by a separator; position 0 is a
 separator too, so every position has a left and a right neighbour. Values at or above
 ``limit`` (placeholders of units not assembled yet, barriers, separators and deleted
 positions) never form a pair. Occurrences are found through an index of the positions
-that hold each symbol (possibly stale: a position whose symbol changed is dropped when the
-index is next read).
+that hold each symbol, kept as a list of arrays and compacted when it is read (a position
+whose symbol changed is dropped then).
 """
 
 from __future__ import annotations
 
-import re
 from itertools import repeat
 from operator import add
 from typing import Any
 
 import numpy as np
 
-# A pair of symbol ids as one integer: left << _SHIFT | right (ids are below 2**20).
-_SHIFT = 20
-_MASK = (1 << _SHIFT) - 1
-_TWO_CHARS = re.compile("..", re.DOTALL).findall
-#: Pairs whose count grew, grouped by their count now: ``[(count, [pair, ...]), ...]``.
-Grown = list[tuple[int, list[str]]]
+from .hierarchical import PAIR_SHIFT as _SHIFT
 
-
-def _pair_strings(codes: Any) -> list[str]:
-    """The two-character pair strings of an array of pair codes, at C speed."""
-    if not len(codes):
-        return []
-    both = np.empty((len(codes), 2), dtype=np.uint32)
-    both[:, 0] = codes >> _SHIFT
-    both[:, 1] = codes & _MASK
-    return _TWO_CHARS(both.tobytes().decode("utf-32-le", "surrogatepass"))
+#: Pairs (codes) whose count grew, grouped by their count now: ``[(count, [code, ...])]``.
+Grown = list[tuple[int, list[int]]]
 
 
 def _sum_by_code(codes: Any, weights: Any) -> tuple[Any, Any]:
@@ -92,7 +81,7 @@ class ArrayWords:
         for v, group in zip(hs[cut].tolist(), np.split(ids[order], cut[1:])):
             self.where[v] = [group]
 
-    def initial_counts(self) -> dict[str, int]:
+    def initial_counts(self) -> dict[int, int]:
         """The count of every pair of adjacent symbols (placeholders are not symbols)."""
         seq, lim = self.seq, self.limit
         left = seq[:-1]
@@ -100,7 +89,7 @@ class ArrayWords:
         ok = np.flatnonzero((left < lim) & (right < lim))
         codes = (left[ok].astype(np.int64) << _SHIFT) | right[ok]
         uc, sums = _sum_by_code(codes, self.weight[ok])
-        return dict(zip(_pair_strings(uc), sums.tolist()))
+        return dict(zip(uc.tolist(), sums.tolist()))
 
     def _held(self, value: int) -> int:
         """How many positions the index lists for ``value`` (stale ones included)."""
@@ -116,14 +105,14 @@ class ArrayWords:
         self.where[value] = [pos]
         return pos
 
-    def _update(self, pc: dict[str, int], codes: Any, weights: Any) -> Grown:
+    def _update(self, pc: dict[int, int], codes: Any, weights: Any) -> Grown:
         """Add the summed weights of each pair code to its count. Returns the pairs whose
         count grew, grouped by their new count (ascending), for the merge queue. No Python
         code runs per pair: lookups, sums and stores are mapped at C speed."""
         if not len(codes):
             return []
         uc, sums = _sum_by_code(codes, weights)
-        pairs = _pair_strings(uc)
+        pairs = uc.tolist()
         values = list(map(add, map(pc.get, pairs, repeat(0)), sums.tolist()))
         pc.update(zip(pairs, values))
         up = np.flatnonzero(sums > 0)
@@ -138,7 +127,7 @@ class ArrayWords:
         at = pairs.__getitem__
         return [(c, list(map(at, up[i:j]))) for c, i, j in zip(now[cut].tolist(), cut, ends)]
 
-    def complete(self, placeholder: int, symbol: int, pc: dict[str, int]) -> Grown:
+    def complete(self, placeholder: int, symbol: int, pc: dict[int, int]) -> Grown:
         """A unit type is now one symbol: its placeholder becomes the symbol everywhere,
         and the pairs it now makes with its neighbours are counted."""
         pos = self._positions(placeholder)
@@ -167,7 +156,7 @@ class ArrayWords:
         )
         return self._update(pc, codes, np.concatenate((w[pos[lok]], w[pos[rok]])))
 
-    def join(self, a: int, b: int, new: int, pc: dict[str, int]) -> Grown:
+    def join(self, a: int, b: int, new: int, pc: dict[int, int]) -> Grown:
         """Merge every occurrence of the pair ``(a, b)`` into ``new``, left to right within
         a word (as ``str.replace``), and update the counts of the neighbouring pairs. The
         merged pair's own count is left to the caller."""

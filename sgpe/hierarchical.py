@@ -47,8 +47,14 @@ What keeps it fast (all of it pure Python over C-speed ``str``, ``re`` and ``Cou
 The order of the words does not matter (every update is a sum, and the heap yields the
 same best pair whatever order its entries came in), so they are not sorted. What is left
 is mostly syllabifier calls (splitting the pieces, and :func:`merge_kind` once per merge)
-and one visit per occurrence of each merged pair: text without spaces, whose pieces do not
-repeat, costs several times more per character than ordinary text.
+and one visit per word that holds each merged pair.
+
+**Text without spaces** has long pieces (chunks of up to ``max_piece_units`` syllables)
+that do not repeat, so a merge visits nearly every occurrence of its pair one long word at
+a time. When the words average :data:`ARRAY_MIN_MEAN_UNITS` units or more, the engine
+keeps them in numpy arrays instead (:mod:`sgpe._arraywords`): a merge is a few array
+operations over all its occurrences, and the counts change once per distinct neighbouring
+pair. Both word levels give the same merges; without numpy the strings are used.
 
 Encoding (:class:`HierarchicalEncoder`) is the same rule applied in two phases per piece:
 each unit is assembled with the part merges in rank order (cached per unit), then the
@@ -91,6 +97,11 @@ _FIRST_PLACEHOLDER = _LIMIT + 1
 # time, the best of the pool first.
 _HEAP_BATCH = 4096
 _NO_FLOOR = 1 << 62  # above every count: at first every pair waits in the pool
+# A pair of symbol ids as one integer, left << PAIR_SHIFT | right (ids are below _LIMIT): the
+# merge queue orders pairs by it (the order of their two-character strings), and the array
+# word level keys its counts by it.
+PAIR_SHIFT = 20
+_PAIR_MASK = (1 << PAIR_SHIFT) - 1
 # The merge loop keeps the words in arrays (sgpe/_arraywords.py) when they hold at least
 # this many units on average: text without spaces, whose pieces are long chunks (up to
 # sgpe.pieces.MAX_PIECE_UNITS units) that do not repeat. Ordinary text averages a few units
@@ -242,9 +253,9 @@ def corpus_units(
     With ``max_units``, a piece of more units is cut into chunks of that many units from
     its start, as :meth:`sgpe.pieces.WordSplitter.cap` cuts it: a coded piece has one
     character per unit, so the chunks are slices of it, and the piece is not syllabified
-    a second time to be cut (the syllabifier's matches do not look past a unit, so a chunk
-    on its own has the same units, ``tests/test_scale.py``). Identical chunks are added
-    up."""
+    a second time to be cut (the grammar regex has no lookaround, so a chunk on its own
+    has the units it had in its piece; ``tests/test_hierarchical.py`` trains on counts cut
+    either way and compares). Identical chunks are added up."""
     spaced = [p for p in piece_counts if _SPACED_WORD(p)]
     if len(spaced) == len(piece_counts):
         plain: list[str] = []
@@ -422,6 +433,10 @@ def _unit_words(state: HierarchicalState) -> list[list[int]]:
     ]
 
 
+def _pair_code(pair: str) -> int:
+    return (ord(pair[0]) << PAIR_SHIFT) | ord(pair[1])
+
+
 def _array_words(state: HierarchicalState, arrays: bool | None) -> Any:
     """The word level in arrays (:mod:`sgpe._arraywords`) when ``arrays`` is True, or when
     it is None and the words are long (text without spaces); None for the string level.
@@ -451,10 +466,12 @@ class HierarchicalEngine:
         self.st = state
         self.syll = syllabifier
         self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
-        # Pairs whose kind the strings do not confirm (see merge_kind); never merged.
-        self._checked: dict[tuple[str, int], bool] = {}
-        # kind 0 (part): counts over unit types; kind 1 (join): counts over words.
-        self.counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        # Pairs (by code and kind) whose kind the strings do not confirm (see merge_kind);
+        # never merged.
+        self._checked: dict[tuple[int, int], bool] = {}
+        # kind 0 (part): counts over unit types; kind 1 (join): counts over words. A pair is
+        # keyed by its two-character string, or by its code at the array word level.
+        self.counts: tuple[dict[str, int], dict[Any, int]] = ({}, {})
         # pair -> indexes of the unit types (0) or words (1) that hold it; read with
         # .pop/.get only, so a lookup never adds an empty entry. Lists, not sets: an index
         # listed twice is harmless (the merge rewrites the string at its first visit and
@@ -479,9 +496,11 @@ class HierarchicalEngine:
             # At first most words are placeholders only (min() skips them at C speed).
             if len(word) > 1 and min(word) < barrier:
                 self._add(1, word, c, wi)
-        self.heap: list[tuple[int, str, int]] = []
+        # Heap entries are (-count, code, kind, key) and pool entries (code, kind, key): the
+        # code orders pairs whatever their key (a string, or the code itself).
+        self.heap: list[tuple[int, int, int, Any]] = []
         self.floor = _NO_FLOOR
-        self.pool: defaultdict[int, list[tuple[str, int]]] = defaultdict(list)
+        self.pool: defaultdict[int, list[tuple[int, int, Any]]] = defaultdict(list)
         self._rebuild_heap()
 
     # ------------------------------------------------------------------ counts
@@ -506,7 +525,7 @@ class HierarchicalEngine:
         for k in (0, 1):
             for p, c in self.counts[k].items():
                 if c > 0:
-                    self.pool[c].append((p, k))
+                    self.pool[c].append((p if isinstance(p, int) else _pair_code(p), k, p))
 
     def _refill(self) -> bool:
         """The heap is empty: lower the floor so that the pool's best pairs go onto the
@@ -527,12 +546,12 @@ class HierarchicalEngine:
         for c in keys:
             if c < floor:
                 break
-            for p, k in pool.pop(c):
+            for code, k, p in pool.pop(c):
                 actual = counts[k].get(p, 0)
                 if actual >= floor:
-                    entries.append((-actual, p, k))
+                    entries.append((-actual, code, k, p))
                 elif actual > 0:
-                    pool[actual].append((p, k))
+                    pool[actual].append((code, k, p))
         self.floor = floor
         heapq.heapify(entries)
         self.heap = entries
@@ -557,33 +576,38 @@ class HierarchicalEngine:
                 if not self._refill():
                     return None
                 heap = self.heap
-            negc, pair, kind = heap[0]
-            actual = counts[kind].get(pair, 0)
+            negc, code, kind, key = heap[0]
+            actual = counts[kind].get(key, 0)
             if actual != -negc:
                 # Stale: back onto the heap with its current count, to the pool, or dropped.
                 if actual >= self.floor:
-                    heapreplace(heap, (-actual, pair, kind))
+                    heapreplace(heap, (-actual, code, kind, key))
                 else:
                     heappop(heap)
                     if actual > 0:
-                        self.pool[actual].append((pair, kind))
+                        self.pool[actual].append((code, kind, key))
                 continue
             heappop(heap)
-            ok = checked.get((pair, kind))
+            ok = checked.get((code, kind))
             if ok is None:
-                ok = self._legal(pair, kind)
+                ok = self._legal(code, kind)
             if ok:
-                return pair, kind, actual
+                return chr(code >> PAIR_SHIFT) + chr(code & _PAIR_MASK), kind, actual
             # Dropped for good: a later count change re-pushes it, and it is checked again.
 
-    def _legal(self, pair: str, kind: int) -> bool:
-        key = (pair, kind)
+    def _legal(self, code: int, kind: int) -> bool:
+        key = (code, kind)
         ok = self._checked.get(key)
         if ok is None:
             sy = self.st.symbols
-            ok = _KIND_CODE[merge_kind(sy[ord(pair[0])], sy[ord(pair[1])], self.syll)] == kind
+            left, right = sy[code >> PAIR_SHIFT], sy[code & _PAIR_MASK]
+            ok = _KIND_CODE[merge_kind(left, right, self.syll)] == kind
             self._checked[key] = ok
         return ok
+
+    def _key(self, pair: str, kind: int) -> Any:
+        """The key of ``pair`` in ``counts[kind]``."""
+        return _pair_code(pair) if kind == 1 and self.arrays is not None else pair
 
     # ------------------------------------------------------------------ merging
     def _new_symbol(self, pair: str) -> str:
@@ -600,7 +624,7 @@ class HierarchicalEngine:
             self._apply_part(pair, new, grown)
         else:
             self._apply_join(pair, new, grown[1])
-        self.counts[kind].pop(pair, None)
+        self.counts[kind].pop(self._key(pair, kind), None)
         heap, pool, floor = self.heap, self.pool, self.floor
         push = heapq.heappush
         for k in (0, 1):
@@ -608,20 +632,21 @@ class HierarchicalEngine:
             for p in grown[k]:
                 c = pc.get(p, 0)
                 if c >= floor:
-                    push(heap, (-c, p, k))
+                    push(heap, (-c, (ord(p[0]) << PAIR_SHIFT) | ord(p[1]), k, p))
                 elif c > 0:
-                    pool[c].append((p, k))
+                    pool[c].append(((ord(p[0]) << PAIR_SHIFT) | ord(p[1]), k, p))
 
-    def _push_grown(self, grown: list[tuple[int, list[str]]]) -> None:
-        """Join pairs whose count grew, by their count now (the array level's updates): as
-        :meth:`apply` does one pair at a time, a whole count's pairs go to the pool at once."""
+    def _push_grown(self, grown: list[tuple[int, list[int]]]) -> None:
+        """Join pairs (codes) whose count grew, by their count now (the array level's
+        updates): as :meth:`apply` does one pair at a time, but a whole count's pairs go to
+        the pool at once."""
         heap, pool, floor = self.heap, self.pool, self.floor
-        for c, pairs in grown:
+        for c, codes in grown:
             if c >= floor:
-                for p in pairs:
-                    heapq.heappush(heap, (-c, p, 1))
+                for p in codes:
+                    heapq.heappush(heap, (-c, p, 1, p))
             else:
-                pool[c].extend(zip(pairs, repeat(1)))
+                pool[c].extend(zip(codes, repeat(1), codes))
 
     def _apply_part(self, pair: str, new: str, grown: tuple[set[str], set[str]]) -> None:
         st = self.st
@@ -770,7 +795,7 @@ class HierarchicalEngine:
             kind = _KIND_CODE.get(kind_name)  # type: ignore[call-overload]
             a, b = st.symbol_id.get(left), st.symbol_id.get(right)
             pair = "" if a is None or b is None else chr(a) + chr(b)
-            count = self.counts[kind].get(pair, 0) if kind is not None else 0
+            count = self.counts[kind].get(self._key(pair, kind), 0) if kind is not None else 0
             if count < min_freq:
                 raise ResumeMismatch(
                     f"checkpoint merge {n + 1} ({left!r}, {right!r}, {kind_name!r}) has count "
