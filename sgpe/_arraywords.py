@@ -72,14 +72,21 @@ class ArrayWords:
         self.prv[0] = 0
         self._mark = np.zeros(total, dtype=bool)
         # symbol or placeholder id -> positions that held it (some may be stale)
-        self.where: dict[int, list[Any]] = {}
+        self.where: dict[int, list[Any]]
         ids = np.flatnonzero(seq != limit).astype(np.int32)
         held = seq[ids]
-        order = np.argsort(held)
-        hs = held[order]
-        cut = np.flatnonzero(np.concatenate(([True], hs[1:] != hs[:-1])))
-        for v, group in zip(hs[cut].tolist(), np.split(ids[order], cut[1:])):
-            self.where[v] = [group]
+        # Positions grouped by the value they hold: a stable sort of the values' ranks,
+        # which numpy does as a radix sort when the ranks fit in 16 bits (the usual case:
+        # a few thousand symbols and syllable types).
+        sizes = np.bincount(held)
+        values = np.flatnonzero(sizes)
+        rank = np.zeros(len(sizes), dtype=np.int32)
+        rank[values] = np.arange(len(values), dtype=np.int32)
+        ranks = rank[held]
+        if len(values) <= 1 << 16:
+            ranks = ranks.astype(np.uint16)
+        groups = np.split(ids[np.argsort(ranks, kind="stable")], np.cumsum(sizes[values])[:-1])
+        self.where = {v: [g] for v, g in zip(values.tolist(), groups)}
 
     def initial_counts(self) -> dict[int, int]:
         """The count of every pair of adjacent symbols (placeholders are not symbols)."""
