@@ -301,26 +301,32 @@ def corpus_units(
     )
 
 
+def _unit_histogram(coded: list[str], counts: list[int], n: int) -> list[int] | None:
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    lengths = np.fromiter(map(len, coded), dtype=np.int64, count=len(coded))
+    per_piece = np.asarray(counts, dtype=np.int64)
+    if not coded or int(lengths @ per_piece) >= 1 << 53:
+        return None
+    codes = np.frombuffer("".join(coded).encode("utf-32-le"), dtype=np.uint32)
+    found = np.bincount(
+        codes - _FIRST_PLACEHOLDER,
+        weights=np.repeat(per_piece.astype(np.float64), lengths),
+        minlength=n,
+    )
+    return [int(x) for x in found.tolist()]
+
+
 def _unit_weights(coded: list[str], counts: list[int], n: int) -> list[int]:
     """Occurrences of each of the ``n`` unit types in the coded pieces, at C speed: with
     numpy one weighted histogram of all the codes (exact: float64 adds integers exactly
     below 2**53 occurrences), else one Counter per distinct piece count (most pieces occur
     once; there are few distinct counts)."""
-    try:
-        import numpy as np
-    except ImportError:
-        np = None
-    if np is not None and coded:
-        lengths = np.fromiter(map(len, coded), dtype=np.int64, count=len(coded))
-        per_piece = np.asarray(counts, dtype=np.int64)
-        if int(lengths @ per_piece) < 1 << 53:
-            codes = np.frombuffer("".join(coded).encode("utf-32-le"), dtype=np.uint32)
-            found = np.bincount(
-                codes - _FIRST_PLACEHOLDER,
-                weights=np.repeat(per_piece.astype(np.float64), lengths),
-                minlength=n,
-            )
-            return [int(x) for x in found.tolist()]
+    histogram = _unit_histogram(coded, counts, n)
+    if histogram is not None:
+        return histogram
     by_count: defaultdict[int, list[str]] = defaultdict(list)
     for w, c in zip(coded, counts):
         by_count[c].append(w)
