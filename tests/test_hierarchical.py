@@ -4,6 +4,7 @@ export, exact resume, determinism, and a hand-worked golden example."""
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -416,3 +417,18 @@ def test_training_cuts_long_pieces_as_counting_does(shared_corpora: Path) -> Non
         assert max(len(trainer.splitter.units(p)) for p in cut) == 8
         assert _learned(trainer.fit(raw)) == _learned(GPETrainer(settings).fit(cut))
         assert GPETrainer(settings).train(docs).to_dict() == trainer.fit(raw).to_dict()
+
+
+def test_unit_weights_are_the_same_without_numpy(
+    shared_corpora: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sgpe.hierarchical import corpus_units
+
+    trainer = GPETrainer(TrainSettings(vocab_size=2000))
+    counts = trainer.count(_lines(shared_corpora / "hi_dev.txt", 800))
+    with_numpy = corpus_units(counts, trainer.splitter.match_units)
+    monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now raises ImportError
+    without = corpus_units(counts, trainer.splitter.match_units)
+    assert without.weight == with_numpy.weight
+    assert sum(with_numpy.weight) == sum(len(w) * c for w, c in zip(without.coded, without.counts))
+    assert min(with_numpy.weight) > 0
