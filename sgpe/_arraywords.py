@@ -43,7 +43,7 @@ def _sum_by_code(codes: Any, weights: Any) -> tuple[Any, Any]:
     order = np.argsort(codes)
     sc = codes[order]
     starts = np.flatnonzero(np.concatenate(([True], sc[1:] != sc[:-1])))
-    return sc[starts], np.add.reduceat(weights[order], starts)
+    return sc[starts], np.add.reduceat(weights[order], starts, dtype=np.int64)
 
 
 class ArrayWords:
@@ -63,8 +63,12 @@ class ArrayWords:
         seq[1 : 1 + len(body)] = body
         seq[np.cumsum(lengths[:-1] + 1)] = limit
         self.seq = seq
-        weight = np.zeros(total, dtype=np.int64)
-        weight[1:] = np.repeat(np.asarray(counts, dtype=np.int64), lengths + 1)
+        # A piece's count at each of its positions; 32 bits when every count fits (text
+        # without spaces: mostly 1), as the positions themselves are.
+        per_word = np.asarray(counts, dtype=np.int64)
+        small = not len(per_word) or int(per_word.max()) < 1 << 31
+        weight = np.zeros(total, dtype=np.int32 if small else np.int64)
+        weight[1:] = np.repeat(per_word, lengths + 1)
         self.weight = weight
         self.nxt = np.arange(1, total + 1, dtype=np.int32)
         self.nxt[-1] = total - 1

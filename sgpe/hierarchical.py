@@ -469,10 +469,11 @@ def _array_words(state: HierarchicalState, arrays: bool | None) -> Any:
     numpy work per merge. So arrays pay where each merge touches many long words, and
     strings where words are short and repeat (``python -m bench long-pieces`` times both
     on text with and without spaces, and on Khmer)."""
+    words = state.words
+    units = sum(map(len, words))
     if arrays is None:
-        words = state.words
-        arrays = bool(words) and sum(map(len, words)) >= ARRAY_MIN_MEAN_UNITS * len(words)
-    if not arrays:
+        arrays = bool(words) and units >= ARRAY_MIN_MEAN_UNITS * len(words)
+    if not arrays or units + len(words) + 1 >= 1 << 31:  # positions are 32-bit there
         return None
     try:
         from ._arraywords import ArrayWords
