@@ -511,7 +511,6 @@ def _train_from_counts(args: argparse.Namespace) -> int:
         raise UsageError(f"{out} is not empty; choose a new --out")
     counts, info = read_counts_table(args.word_counts)
     trainer = GPETrainer(settings)
-    trainer.splitter.cap_counts(counts)  # counts from other engines: the same cap
     trainer.corpus_info = info
     stderr = sys.stderr
     display: _ProgressBar | _ProgressLog = (

@@ -131,14 +131,13 @@ class GPETrainer:
         self.corpus_info: CorpusInfo | None = None
 
     # ---------------------------------------------------------------- phase 1
-    def count(self, corpus: str | Path | Iterable[str]) -> Counter[str]:
+    def count(self, corpus: str | Path | Iterable[str], *, capped: bool = True) -> Counter[str]:
         """Count the pieces of a corpus: a file, a directory or glob of files, or an iterable
         of documents, streamed (memory grows with the unique pieces, not the corpus) and
         counted on all cores or a Dask cluster (:func:`sgpe.corpus.counting.count_pieces`).
-        The counts are the same whichever way they were made."""
-        return self._count(corpus, capped=True)
-
-    def _count(self, corpus: str | Path | Iterable[str], *, capped: bool) -> Counter[str]:
+        The counts are the same whichever way they were made. Pieces of more than
+        ``max_piece_units`` units are cut, unless ``capped=False``: :meth:`fit` cuts them
+        too, while it syllabifies them, which saves counting a pass over them."""
         counts, info = count_pieces(corpus, self.settings, self.counting, capped=capped)
         self.corpus_info = info
         return counts
@@ -271,7 +270,7 @@ class GPETrainer:
     ) -> Tokenizer:
         """Count, prepare and fit in one call. The long pieces are cut by :meth:`fit`,
         which syllabifies them anyway."""
-        counts = self._count(corpus, capped=False)
+        counts = self.count(corpus, capped=False)
         return self.fit(
             counts,
             progress=progress,

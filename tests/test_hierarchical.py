@@ -411,7 +411,7 @@ def test_training_cuts_long_pieces_as_counting_does(shared_corpora: Path) -> Non
         TrainSettings(vocab_size=6000, mode="paper", oov_policy="unk", max_piece_units=8),
     ):
         trainer = GPETrainer(settings)
-        raw = trainer._count(docs, capped=False)
+        raw = trainer.count(docs, capped=False)
         assert max(len(trainer.splitter.units(p)) for p in raw) > 8
         cut = GPETrainer(settings).count(docs)
         assert max(len(trainer.splitter.units(p)) for p in cut) == 8

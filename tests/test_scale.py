@@ -330,6 +330,31 @@ def test_the_export_cuts_pieces_at_the_cap_exactly_as_the_encoder(si_dev, cap):
     assert [e.ids for e in hf.encode_batch(texts)] == [tok.encode(t) for t in texts]
 
 
+def test_cli_trains_text_without_spaces_as_the_library(si_dev, tmp_path):
+    """A run keeps long pieces whole in word_counts.parquet (fit cuts them while it
+    syllabifies them); its vocab.json is byte-identical to the library's, and so is the
+    vocabulary trained again from that counts table."""
+    from sgpe.cli import main
+    from sgpe.corpus.counting import read_counts_table
+
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:300]
+    corpus = tmp_path / "nospace.txt"
+    corpus.write_text("\n".join(x.replace(" ", "") for x in lines) + "\n", encoding="utf-8")
+    settings = ["--vocab-size", "1500", "--max-piece-units", "8"]
+    assert main(["train", "--corpus", str(corpus), "--out", str(tmp_path / "run"), *settings]) == 0
+    library = GPETrainer(TrainSettings(vocab_size=1500, max_piece_units=8)).train(corpus)
+    library.save(tmp_path / "library.json")
+    trained = (tmp_path / "run" / "vocab.json").read_bytes()
+    assert trained == (tmp_path / "library.json").read_bytes()
+    counts, _ = read_counts_table(tmp_path / "run" / "word_counts.parquet")
+    splitter = get_word_splitter("auto", True, "whitespace", 8)
+    assert max(len(splitter.units(p)) for p in counts) > 8  # whole lines
+    again = tmp_path / "again"
+    table = str(tmp_path / "run" / "word_counts.parquet")
+    assert main(["train", "--word-counts", table, "--out", str(again), *settings]) == 0
+    assert sgpe.load(again / "vocab.json").merges == library.merges
+
+
 def test_whitespace_free_corpus_trains_on_capped_pieces(si_dev):
     lines = si_dev.read_text(encoding="utf-8").split("\n")[:300]
     nospace = [x.replace(" ", "") for x in lines]

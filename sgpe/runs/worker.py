@@ -329,7 +329,8 @@ class RunWorker:
         self.raise_on_signal = True
         try:
             self._check_stop()
-            counts: Counter[str] = trainer.count(path)
+            # Long pieces stay whole: fit() cuts them as it syllabifies them.
+            counts: Counter[str] = trainer.count(path, capped=False)
         finally:
             self.raise_on_signal = False
         info = trainer.corpus_info
