@@ -40,6 +40,8 @@ Grown = list[tuple[int, list[int]]]
 
 def _sum_by_code(codes: Any, weights: Any) -> tuple[Any, Any]:
     """Distinct codes (sorted) and the sum of the weights of each, exact in int64."""
+    if not len(codes):
+        return codes, np.zeros(0, dtype=np.int64)
     order = np.argsort(codes)
     sc = codes[order]
     starts = np.flatnonzero(np.concatenate(([True], sc[1:] != sc[:-1])))
@@ -49,7 +51,15 @@ def _sum_by_code(codes: Any, weights: Any) -> tuple[Any, Any]:
 class ArrayWords:
     """The words of the hierarchical state, as arrays (see the module docstring)."""
 
-    def __init__(self, words: list[str], counts: list[int], limit: int) -> None:
+    def __init__(
+        self,
+        words: list[str],
+        counts: list[int],
+        limit: int,
+        translation: dict[int, str] | None = None,
+    ) -> None:
+        """``translation``: placeholder -> symbol, applied to the words' ids (as
+        ``str.translate`` would apply it to the words)."""
         self.limit = limit
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         total = int(lengths.sum()) + len(words) + 1
@@ -62,6 +72,16 @@ class ArrayWords:
         seq = np.full(total, limit, dtype=np.int32)
         seq[1 : 1 + len(body)] = body
         seq[np.cumsum(lengths[:-1] + 1)] = limit
+        inside = np.flatnonzero(seq > limit) if translation else ()
+        if translation and len(inside):
+            held = seq[inside] - (limit + 1)
+            keys = np.fromiter(translation, dtype=np.int64, count=len(translation))
+            table = np.arange(max(int(held.max()), int(keys.max()) - limit - 1) + 1)
+            table += limit + 1
+            table[keys - (limit + 1)] = np.fromiter(
+                map(ord, translation.values()), dtype=np.int64, count=len(translation)
+            )
+            seq[inside] = table[held]
         self.seq = seq
         # A piece's count at each of its positions; 32 bits when every count fits (text
         # without spaces: mostly 1), as the positions themselves are.

@@ -128,6 +128,9 @@ class HierarchicalState:
     unit_joinable: list[bool]  # may take part in join merges (not an orphan, fully known)
     words: list[str]  # level-2 strings (symbol ids and placeholders)
     counts: list[int]
+    # Placeholder -> symbol for the unit types that are one symbol from the start; the
+    # engine applies it to the words (as str.translate, or to the array word level's ids).
+    translation: dict[int, str] = field(default_factory=dict)
     merges: list[tuple[int, int, int]] = field(default_factory=list)  # (left, right, kind code)
 
 
@@ -372,7 +375,6 @@ def build_state(
         joinable.append(may_join[k] and None not in ids)
         if len(parts) == 1 and joinable[k]:
             to_symbol[_FIRST_PLACEHOLDER + k] = parts
-    words = [w.translate(to_symbol) for w in cu.coded] if to_symbol else list(cu.coded)
     return HierarchicalState(
         symbols=list(base_symbols),
         symbol_id=symbol_id,
@@ -380,8 +382,9 @@ def build_state(
         unit_parts=unit_parts,
         unit_weight=list(cu.weight),
         unit_joinable=joinable,
-        words=words,
+        words=list(cu.coded),
         counts=list(cu.counts),
+        translation=to_symbol,
     )
 
 
@@ -479,7 +482,7 @@ def _array_words(state: HierarchicalState, arrays: bool | None) -> Any:
         from ._arraywords import ArrayWords
     except ImportError:
         return None  # numpy is an optional dependency; the string level gives the same
-    return ArrayWords(state.words, state.counts, _LIMIT)
+    return ArrayWords(state.words, state.counts, _LIMIT, state.translation)
 
 
 class HierarchicalEngine:
@@ -515,7 +518,10 @@ class HierarchicalEngine:
             self.counts[1].update(self.arrays.initial_counts())
             state.words = []
         else:
+            if state.translation:
+                state.words = [w.translate(state.translation) for w in state.words]
             self.unit_words = _unit_words(state)
+        state.translation = {}
         barrier = _BARRIER
         for wi, (word, c) in enumerate(zip(state.words, state.counts)):
             # At first most words are placeholders only (min() skips them at C speed).
