@@ -107,6 +107,10 @@ _PAIR_MASK = (1 << PAIR_SHIFT) - 1
 # sgpe.pieces.MAX_PIECE_UNITS units) that do not repeat. Ordinary text averages a few units
 # per word, Khmer (no spaces between words, but spaces between phrases) under twenty.
 ARRAY_MIN_MEAN_UNITS = 32
+# Unit weights are one numpy histogram from this many unit occurrences in the distinct
+# pieces on (text without spaces, which the array word level trains), Counters below it:
+# ordinary text does not import numpy to train.
+_HISTOGRAM_MIN_UNITS = 1_000_000
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
 CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
@@ -305,6 +309,8 @@ def corpus_units(
 
 
 def _unit_histogram(coded: list[str], counts: list[int], n: int) -> list[int] | None:
+    if sum(map(len, coded)) < _HISTOGRAM_MIN_UNITS:
+        return None  # the Counters take less than importing numpy
     try:
         import numpy as np
     except ImportError:

@@ -426,6 +426,7 @@ def test_unit_weights_are_the_same_without_numpy(
 
     trainer = GPETrainer(TrainSettings(vocab_size=2000))
     counts = trainer.count(_lines(shared_corpora / "hi_dev.txt", 800))
+    monkeypatch.setattr("sgpe.hierarchical._HISTOGRAM_MIN_UNITS", 0)  # numpy from the start
     with_numpy = corpus_units(counts, trainer.splitter.match_units)
     monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now raises ImportError
     without = corpus_units(counts, trainer.splitter.match_units)
