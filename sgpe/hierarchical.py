@@ -30,12 +30,14 @@ Pair counts are incremental at both levels (inverted indexes ``pair → syllable
 ``pair → words``), and one max-heap with lazy refresh holds both kinds: an entry is
 ``(-count, pair, kind)``, so ties go to the smallest pair of ids, then to part before join.
 
-What keeps it fast (all of it pure Python over C-speed ``str``, ``re`` and ``Counter``):
+What keeps it fast (pure Python over C-speed ``str``, ``re`` and ``Counter``, and numpy
+for text without spaces):
 
 * **One pass over the pieces** (:func:`corpus_units`): the distinct pieces are split into
-  units in one syllabifier call, and each piece is coded as a string with one character
-  per unit type; unit weights, the corpus's character counts (for the base alphabet) and
-  the words then come from ``Counter``, ``str.translate`` and ``str.split``.
+  units in one call of the grammar regex, and each piece is coded as a string with one
+  character per unit type (pieces longer than the cap are cut there, by slicing); unit
+  weights, the corpus's character counts (for the base alphabet) and the words then come
+  from ``Counter`` (or one numpy histogram), ``str.translate`` and ``str.split``.
 * **Only what a merge changes**: a merge visits the words (or unit types) its pair is
   indexed in, and in each only the neighbours of the replaced occurrences; the usual word
   holds the pair once and takes a short path.
@@ -243,8 +245,9 @@ def corpus_units(
     max_units: int | None = None,
 ) -> CorpusUnits:
     """Split every distinct piece into units with ``units_of`` (the piece splitter's
-    syllabifier) and code it, in few calls: the syllabifier matches each space-delimited
-    word on its own and gives a plain space before a word to the word's first unit, so
+    grammar regex, :meth:`sgpe.pieces.WordSplitter.match_units`) and code it, in few
+    calls: the regex matches each space-delimited word on its own and gives a plain space
+    before a word to the word's first unit, so
 
     * pieces made of a space and a word (every piece but whitespace when ``leading_space``
       is on) are split in one call on their concatenation; each piece's first unit is the
