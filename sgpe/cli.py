@@ -142,6 +142,8 @@ def _cmd_encode(args: argparse.Namespace) -> int:
     for flag in ENCODE_OPTIONS:
         if getattr(args, flag) is not None:
             raise UsageError(f"--{flag}: only with --corpus and --out")
+    if args.resume:
+        raise UsageError("--resume: only with --corpus and --out")
     tok = _load_tokenizer(args)
     encode: Callable[[str], list[Any]] = tok.tokenize if args.tokens else tok.encode
     return _emit_lines(_json_line(encode(line)) for _, line in _input_lines())
@@ -180,6 +182,7 @@ def _encode_corpus(args: argparse.Namespace) -> int:
         scheduler=options.scheduler,
         progress=progress,
         tokenizer=tok,
+        resume=args.resume,
     )
     if tty:
         stderr.write("\n")
@@ -749,6 +752,12 @@ def build_parser() -> argparse.ArgumentParser:
         "next to them",
     )  # fmt: skip
     _add_setting_flags(p, _encode_fields(), "with --corpus: ", ENCODE_HELP)
+    p.add_argument(
+        "--resume", action="store_true",
+        help="with --corpus and one output per corpus file: keep the outputs an interrupted "
+        "run finished (when neither their corpus file nor the vocabulary changed since) "
+        "and encode the other files",
+    )  # fmt: skip
     p.set_defaults(func=_cmd_encode)
 
     p = sub.add_parser(

@@ -585,6 +585,112 @@ def test_batch_encode_writes_one_output_per_corpus_file(si_dev, tmp_path):
     )
 
 
+def test_an_interrupted_per_file_encoding_resumes_where_it_stopped(si_dev, tmp_path):
+    """Outputs an interrupted run finished are kept (not written again: the same inode) and
+    the others are encoded; the result equals an uninterrupted run. Resuming a finished run encodes only
+    what changed: a corpus file or the vocabulary."""
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE, PAPER_SGPE
+
+    shards = _shards(si_dev, tmp_path)
+    files = corpus_files(shards)  # empty.txt, part-0.txt, part-1.txt.gz, part-2.jsonl
+    alone = _each_on_its_own(shards, tmp_path, ".npy")
+    whole = tmp_path / "whole"
+    reports: list[int] = []
+    expected = encode_corpus(
+        DEFAULT_SGPE, shards, whole / "{stem}.npy", workers=1,
+        progress=lambda d, t: reports.append(d),
+    )  # fmt: skip
+    folder = tmp_path / "ids"
+    out = folder / "{stem}.npy"
+    first_three = sum(p.stat().st_size for p in files[:3])
+
+    class Interrupted(Exception):
+        pass
+
+    def stop_in_the_last_file(done: int, total: int) -> None:
+        if done == reports[-1]:  # the last batch: part-2's only one
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        encode_corpus(DEFAULT_SGPE, shards, out, workers=1, progress=stop_in_the_last_file)
+    kept = {p.name: p.stat().st_ino for p in folder.glob("part-[01].*")}
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "empty.npy", "empty.offsets.npy", "manifest.partial.jsonl", "part-0.npy",
+        "part-0.offsets.npy", "part-1.npy", "part-1.offsets.npy",
+    ]  # fmt: skip
+    seen: list[int] = []
+    got = encode_corpus(
+        DEFAULT_SGPE, shards, out, workers=1, resume=True, progress=lambda d, t: seen.append(d)
+    )
+    assert got == expected
+    assert _written(folder) == alone
+    assert {p.name: p.stat().st_ino for p in folder.glob("part-[01].*")} == kept
+    assert seen[0] == first_three  # the kept files count as done from the start
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest == json.loads((whole / "manifest.json").read_text(encoding="utf-8"))
+    row = manifest["outputs"][1]
+    assert (row["corpus_bytes"], row["output_bytes"]) == (
+        files[1].stat().st_size,
+        [(folder / "part-0.npy").stat().st_size, (folder / "part-0.offsets.npy").stat().st_size],
+    )
+    # A finished run: only a changed corpus file is encoded again.
+    with open(files[1], "a", encoding="utf-8") as f:
+        f.write("ශ්‍රී ලංකා\n")
+    before = {p.name: p.stat().st_ino for p in folder.glob("*.npy")}
+    documents, _ = encode_corpus(DEFAULT_SGPE, shards, out, workers=1, resume=True)
+    after = {p.name: p.stat().st_ino for p in folder.glob("*.npy")}
+    assert [n for n in sorted(after) if after[n] != before[n]] == [
+        "part-0.npy",
+        "part-0.offsets.npy",
+    ]
+    assert documents == 2101
+    assert (
+        _written(folder)["part-0.npy"]
+        == _each_on_its_own(shards, tmp_path / "c", ".npy")["part-0.npy"]
+    )
+    # Another vocabulary: every file again.
+    encode_corpus(PAPER_SGPE, shards, out, workers=1, resume=True)
+    again = {p.name: p.stat().st_ino for p in folder.glob("*.npy")}
+    assert all(again[n] != after[n] for n in after)
+    # Without resume nothing is trusted; one output cannot be resumed.
+    (folder / "part-2.npy").unlink()
+    encode_corpus(PAPER_SGPE, shards, out, workers=1)
+    assert all(p.stat().st_ino != again.get(p.name) for p in folder.glob("*.npy"))
+    with pytest.raises(CorpusError, match="resuming needs one output per corpus file"):
+        encode_corpus(DEFAULT_SGPE, shards, tmp_path / "one.npy", resume=True)
+
+
+def test_resume_trusts_no_record_that_does_not_match(si_dev, tmp_path):
+    """A file whose output lost a part, a corpus file touched since, and a record cut short
+    (a run killed while writing it) are encoded again; the rest is kept."""
+    from sgpe.corpus.encoding import encode_corpus
+    from sgpe.shipped import DEFAULT_SGPE
+
+    shards = _shards(si_dev, tmp_path)
+    files = corpus_files(shards)
+    folder = tmp_path / "ids"
+    out = folder / "{index}.parquet"
+    expected = encode_corpus(DEFAULT_SGPE, shards, out, workers=1)
+    before = {p.name: p.stat().st_ino for p in folder.glob("*.parquet")}
+    (folder / "00001.parquet").write_bytes(b"")  # an output that is not what was recorded
+    stat = files[2].stat()
+    os.utime(files[2], ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    (folder / "manifest.json").unlink()
+    partial = [json.dumps(row, ensure_ascii=False) for row in manifest["outputs"]]
+    partial[3] = partial[3][:40]  # cut short
+    (folder / "manifest.partial.jsonl").write_text("\n".join(partial), encoding="utf-8")
+    assert encode_corpus(DEFAULT_SGPE, shards, out, workers=1, resume=True) == expected
+    after = {p.name: p.stat().st_ino for p in folder.glob("*.parquet")}
+    assert [n for n in sorted(after) if after[n] != before[n]] == [
+        "00001.parquet",
+        "00002.parquet",
+        "00003.parquet",
+    ]
+    assert not (folder / "manifest.partial.jsonl").exists()
+
+
 def test_per_file_output_names_are_checked_before_any_work(si_dev, tmp_path):
     from sgpe.corpus.encoding import encode_corpus
     from sgpe.shipped import DEFAULT_SGPE
@@ -642,6 +748,19 @@ def test_dask_local_cluster_encodes_as_the_local_pool(si_dev, tmp_path):
     on_disk = sum(p.stat().st_size for p in shards.iterdir())
     assert len(seen) == 4 and {t for _, t in seen} == {on_disk}  # one report per file
     assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] > 0
+    # Resumed on the cluster: every output is done and kept; a changed file is encoded again.
+    inodes = {p.name: p.stat().st_ino for p in per_file.glob("*.npy")}
+    shards.joinpath("empty.txt").write_text("ශ්‍රී ලංකා\n", encoding="utf-8")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        resumed = encode_corpus(
+            DEFAULT_SGPE, shards, per_file / "{stem}.npy", backend="dask",
+            scheduler=cluster.scheduler_address, resume=True,
+        )  # fmt: skip
+    assert resumed[0] == expected[0] + 1
+    changed = [p.name for p in per_file.glob("*.npy") if p.stat().st_ino != inodes[p.name]]
+    assert sorted(changed) == ["empty.npy", "empty.offsets.npy"]
 
 
 def test_a_batch_of_long_documents_stays_small():
@@ -759,3 +878,17 @@ def test_encode_command_line_errors(tmp_path):
     assert sorted(p.name for p in manifest.parent.iterdir()) == [
         "a.npy", "a.offsets.npy", "manifest.json"
     ]  # fmt: skip
+    inode = (tmp_path / "ids" / "a.npy").stat().st_ino
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "a.txt"),
+        "--out", str(tmp_path / "ids" / "{stem}.npy"), "--resume",
+    )  # fmt: skip
+    assert code == 0 and err.endswith(f"outputs listed in {manifest}\n")
+    assert (tmp_path / "ids" / "a.npy").stat().st_ino == inode  # done already: kept
+    code, err = run_cli("encode", "--vocab", str(DEFAULT_SGPE), "--resume")
+    assert code == 2 and "--resume: only with --corpus and --out" in err
+    code, err = run_cli(
+        "encode", "--vocab", str(DEFAULT_SGPE), "--corpus", str(tmp_path / "a.txt"),
+        "--out", str(tmp_path / "one.npy"), "--resume",
+    )  # fmt: skip
+    assert code == 2 and "resuming needs one output per corpus file" in err

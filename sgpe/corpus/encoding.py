@@ -16,7 +16,12 @@ number of workers:
 
 An output name with ``{stem}`` or ``{index}`` (``ids/{stem}.npy``, :func:`per_file_outputs`)
 writes one output per corpus file, each equal to that file encoded alone, and
-``manifest.json`` next to them; on Dask each task writes its own file's output.
+``manifest.json`` next to them; on Dask each task writes its own file's output. Each row
+of the manifest records what its output was made from (the corpus file's size and
+modification time, the vocabulary's sha256), and while a run goes
+``manifest.partial.jsonl`` gets each row as soon as its output is in place; so a run
+started again with ``resume=True`` (``--resume``) skips the files whose outputs are done
+and unchanged and encodes the rest (:class:`_Journal`).
 
 Files are written to a temporary name and renamed when complete: an interrupted run leaves
 no half-written output.
@@ -261,6 +266,7 @@ def encode_corpus(
     progress: Callable[[int, int], None] | None = None,
     serial_bytes: int | None = None,
     tokenizer: Any = None,
+    resume: bool = False,
 ) -> tuple[int, int]:
     """Encode every document of ``corpus`` with the vocabulary at ``vocab`` into ``out``
     (``.parquet`` or ``.npy``); returns (documents, tokens).
@@ -273,6 +279,10 @@ def encode_corpus(
     :data:`SERIAL_BYTES`) is encoded in this process. ``tokenizer`` is the vocabulary
     already loaded from ``vocab``, when the caller has it (workers that do not fork from
     this process, and Dask workers, load ``vocab`` themselves).
+
+    ``resume`` (one output per corpus file only): skip the corpus files that an earlier,
+    interrupted run of the same outputs finished, when neither the file nor the
+    vocabulary has changed since; the totals returned are those of the whole corpus.
     """
     from .counting import DEFAULT_MAX_LINE_BYTES, default_workers
 
@@ -290,6 +300,11 @@ def encode_corpus(
             f"{out}: {{stem}} and {{index}} name one output per corpus file; documents in "
             "memory go to one output"
         )
+    if resume and not per_file:
+        raise CorpusError(
+            f"{out}: resuming needs one output per corpus file ({{stem}} or {{index}} in the "
+            "output's name); one output is written again whole"
+        )
     files = [] if in_memory else corpus_files(cast("str | Path", corpus))
     outputs = per_file_outputs(out, files) if per_file else None
     total = sum(p.stat().st_size for p in files)
@@ -299,10 +314,22 @@ def encode_corpus(
         Path(out).parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise CorpusError(f"{out}: cannot make its folder ({err.strerror})") from None
-    if outputs is not None and backend == "dask":
-        return _dask_per_file(str(vocab), files, outputs, limit, scheduler, progress, total)
-    sink = _Sink(Path(out), outputs, tok.vocab_size, [str(p) for p in files])
     done = 0
+    journal = None
+    todo: list[int] = []
+    if outputs is not None:
+        journal = _Journal(Path(out), str(vocab), files, outputs, resume)
+        todo = [k for k in range(len(files)) if k not in journal.rows]
+        done = sum(files[k].stat().st_size for k in journal.rows)
+        if progress is not None and journal.rows:
+            progress(done, total)
+        if not todo:
+            return journal.finish()
+        if backend == "dask":
+            return _dask_per_file(str(vocab), journal, todo, limit, scheduler, progress, total)
+        files = [files[k] for k in todo]
+        outputs = [outputs[k] for k in todo]
+    sink = _Sink(Path(out), outputs, tok.vocab_size, journal, todo)
     try:
         if backend == "dask":
             results: Iterator[tuple[bytes, list[int], int, int]] = _dask_results(
@@ -313,7 +340,7 @@ def encode_corpus(
                 docs = _document_batches(cast(Iterable[Any], corpus), check=True)
                 batches, small = _read_ahead(((b, size, 0) for b, size in docs), threshold)
             else:
-                batches, small = _batches(files, limit), total < threshold
+                batches, small = _batches(files, limit), total - done < threshold
             n = 1 if small else workers or default_workers()
             results = _local_results(tok, str(vocab), batches, n, sink.typecode)
         for data, lengths, size, k in results:
@@ -325,6 +352,8 @@ def encode_corpus(
     except BaseException:
         sink.abort()
         raise
+    if journal is not None:
+        return journal.finish()
     return sink.documents, sink.tokens
 
 
@@ -409,24 +438,120 @@ def manifest_path(out: str | Path) -> Path:
     return Path(out).with_name("manifest.json")
 
 
+class _Journal:
+    """What the outputs of a per-file run were made from, so that a run can skip the work
+    an earlier one did. Every row of ``manifest.json`` records, besides its output's
+    documents and tokens, its corpus file's size and modification time (the two that
+    ``make`` and ``rsync`` trust), the vocabulary's sha256 and the output's size; while a
+    run goes, ``manifest.partial.jsonl`` gets the same row for each output as soon as it is
+    in place (appended and flushed to disk). On resume, a corpus file is skipped when a row
+    of either says the same output of the same file, made from the file as it is now with
+    this vocabulary, and the output is still there at that size. A row that cannot be read
+    (a run killed while writing it) is ignored: its file is encoded again. So resuming a
+    finished run encodes only the files added or changed since. :meth:`finish` writes
+    ``manifest.json`` and removes the partial list."""
+
+    def __init__(
+        self, out: Path, vocab: str, files: list[Path], outputs: list[Path], resume: bool
+    ) -> None:
+        from .._files import file_sha256
+
+        self.out = out
+        self.path = out.with_name("manifest.partial.jsonl")
+        self.files = files
+        self.outputs = outputs
+        self.vocab = file_sha256(vocab)
+        #: corpus file number -> its manifest row, for the outputs that are done
+        self.rows: dict[int, dict[str, Any]] = {}
+        if resume:
+            self._read()
+        # A new list with the rows still valid (none for a new run: nothing of an earlier
+        # run is trusted without --resume).
+        from .._files import write_text_atomic
+
+        write_text_atomic(self.path, "".join(map(_json_line, self.rows.values())))
+
+    def row(self, k: int, documents: int, tokens: int) -> dict[str, Any]:
+        """The manifest row of output ``k`` (in place now), with what it was made from."""
+        source = self.files[k].stat()
+        return {
+            "corpus": str(self.files[k]),
+            "output": self.outputs[k].name,
+            "documents": documents,
+            "tokens": tokens,
+            "corpus_bytes": source.st_size,
+            "corpus_mtime_ns": source.st_mtime_ns,
+            "vocab_sha256": self.vocab,
+            "output_bytes": [p.stat().st_size for p in _output_files(self.outputs[k])],
+        }
+
+    def _read(self) -> None:
+        import json
+
+        entries: list[Any] = []
+        with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
+            text = manifest_path(self.out).read_text(encoding="utf-8")
+            entries += json.loads(text)["outputs"]
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                with contextlib.suppress(ValueError):
+                    entries.append(json.loads(line))
+        where = {(str(p), o.name): k for k, (p, o) in enumerate(zip(self.files, self.outputs))}
+        for entry in entries:
+            with contextlib.suppress(KeyError, TypeError, ValueError, OSError):
+                k = where[(entry["corpus"], entry["output"])]
+                if entry == self.row(k, entry["documents"], entry["tokens"]):
+                    self.rows[k] = entry
+
+    def add(self, k: int, documents: int, tokens: int) -> None:
+        """Output ``k`` is in place: record it."""
+        row = self.rows[k] = self.row(k, documents, tokens)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(_json_line(row))
+            f.flush()
+            os.fsync(f.fileno())
+
+    def finish(self) -> tuple[int, int]:
+        """Every output is done: write ``manifest.json``, drop the partial list; the
+        documents and tokens of all outputs."""
+        totals = _write_manifest(self.out, [self.rows[k] for k in range(len(self.files))])
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        return totals
+
+
+def _json_line(row: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def _output_files(out: Path) -> list[Path]:
+    """The files an output is made of: ``.npy`` outputs have their offsets beside them."""
+    if out.suffix.lower() == ".npy":
+        return [out, out.with_name(out.stem + ".offsets.npy")]
+    return [out]
+
+
 class _Sink:
     """Writes the results in corpus order: to one output, or (``outputs``) to one output
-    per corpus file, then ``manifest.json``. A file whose results are all written is
-    committed before the next one starts; a file without documents gets an empty output,
-    so every corpus file has its output."""
+    per corpus file, each recorded in the ``journal`` when it is in place. A file whose
+    results are all written is committed before the next one starts; a file without
+    documents gets an empty output, so every corpus file has its output."""
 
     def __init__(
         self,
         out: Path,
         outputs: list[Path] | None,
         vocab_size: int,
-        inputs: list[str],
+        journal: _Journal | None = None,
+        numbers: list[int] | None = None,
     ) -> None:
         self.out = out
         self.outputs = outputs
         self.vocab_size = vocab_size
-        self.inputs = inputs
-        self.rows: list[dict[str, Any]] = []
+        self.journal = journal
+        self.numbers = numbers or []  # each output's corpus file number in the journal
         self.current = 0
         self.writer = _Writer(outputs[0] if outputs else out, vocab_size)
         #: The type the workers give the ids in; every output of a run shares it.
@@ -451,24 +576,17 @@ class _Sink:
         w.commit()
         self.documents += w.documents
         self.tokens += w.tokens
-        if self.outputs is not None:
-            self.rows.append(_manifest_row(self.inputs[self.current], w))
+        if self.journal is not None:
+            self.journal.add(self.numbers[self.current], w.documents, w.tokens)
 
     def commit(self) -> None:
-        if self.outputs is None:
-            self._close()
-            return
-        while self.current < len(self.outputs) - 1:
-            self._next()
+        if self.outputs is not None:
+            while self.current < len(self.outputs) - 1:
+                self._next()
         self._close()
-        _write_manifest(self.out, self.rows)
 
     def abort(self) -> None:
         self.writer.abort()
-
-
-def _manifest_row(source: str, w: _Writer) -> dict[str, Any]:
-    return {"corpus": source, "output": w.out.name, "documents": w.documents, "tokens": w.tokens}
 
 
 def _write_manifest(out: Path, rows: list[dict[str, Any]]) -> tuple[int, int]:
@@ -553,12 +671,10 @@ def _dask_results(
             future.release()
 
 
-def _encode_file_to(
-    vocab: str, path: str, out: str, max_line_bytes: int
-) -> tuple[dict[str, Any], int]:
+def _encode_file_to(vocab: str, path: str, out: str, max_line_bytes: int) -> tuple[int, int, int]:
     """A per-file task: encode one corpus file into its own output, written where the
-    worker runs (a folder every worker and the caller can reach). Returns its manifest row
-    and the bytes read."""
+    worker runs (a folder every worker and the caller can reach). Returns its documents,
+    tokens and the bytes read."""
     tok = _worker_tok(vocab)
     Path(out).parent.mkdir(parents=True, exist_ok=True)  # made on this worker's machine too
     writer = _Writer(Path(out), tok.vocab_size)
@@ -571,34 +687,37 @@ def _encode_file_to(
     except BaseException:
         writer.abort()
         raise
-    return _manifest_row(path, writer), size
+    return writer.documents, writer.tokens, size
 
 
 def _dask_per_file(
     vocab: str,
-    files: list[Path],
-    outputs: list[Path],
+    journal: _Journal,
+    todo: list[int],
     max_line_bytes: int,
     scheduler: str | None,
     progress: Callable[[int, int], None] | None,
     total: int,
 ) -> tuple[int, int]:
-    """One task per file that writes the file's output itself: the ids never pass through
-    this process, which only writes ``manifest.json``."""
+    """One task per file (of those ``todo``) that writes the file's output itself: the ids
+    never pass through this process, which records each output in the journal and then
+    writes ``manifest.json``."""
     from .counting import dask_client
 
-    rows: list[dict[str, Any]] = []
-    done = 0
+    files, outputs = journal.files, journal.outputs
+    done = sum(files[k].stat().st_size for k in journal.rows)
     with dask_client(scheduler) as client:
         futures = [
-            client.submit(_encode_file_to, vocab, str(p), str(o), max_line_bytes, pure=False)
-            for p, o in zip(files, outputs)
+            client.submit(
+                _encode_file_to, vocab, str(files[k]), str(outputs[k]), max_line_bytes, pure=False
+            )
+            for k in todo
         ]
-        for future in futures:
-            row, size = future.result()
+        for k, future in zip(todo, futures):
+            documents, tokens, size = future.result()
             future.release()
-            rows.append(row)
+            journal.add(k, documents, tokens)
             done += size
             if progress is not None:
                 progress(done, total)
-    return _write_manifest(outputs[0], rows)
+    return journal.finish()
