@@ -128,7 +128,7 @@ class HierarchicalState:
 
     symbols: list[str]
     symbol_id: dict[str, int]
-    unit_strings: list[str]  # unit types, in sorted order
+    unit_strings: list[str]  # unit types, as CorpusUnits.units orders them
     unit_parts: list[str]  # symbol-id strings, one per unit type
     unit_weight: list[int]  # occurrences of the unit in the corpus
     unit_joinable: list[bool]  # may take part in join merges (not an orphan, fully known)
@@ -224,7 +224,7 @@ _SPACED_WORD = re.compile("[ ][^ \t\n\r][^ \n]*").fullmatch
 class CorpusUnits:
     """The corpus as units: every distinct piece as a string of unit codes."""
 
-    units: list[str]  # unit types (as the syllabifier emitted them), sorted
+    units: list[str]  # unit types (as the syllabifier emitted them), by first appearance
     weight: list[int]  # occurrences of each unit type in the corpus
     coded: list[str]  # one string per piece: its units' codes
     counts: list[int]  # occurrences of each piece
@@ -273,34 +273,30 @@ def corpus_units(
     else:
         plain = [p for p in piece_counts if "\n" not in p and not _SPACED_WORD(p)]
         other = [p for p in piece_counts if "\n" in p]
-    flat_spaced = units_of("".join(spaced)) if spaced else []
-    types = set(flat_spaced)
-    if any(" " in u[1:] for u in types):  # a unit across two pieces: never seen; be safe
-        plain, spaced, flat_spaced = plain + spaced, [], []
-        types = set()
-    flat = units_of("\n".join(plain)) if plain else []
-    rest = [units_of(p) for p in other]
-    types.update(flat)
-    if plain:
-        types.discard("\n")  # the separators
-    for us in rest:
-        types.update(us)
-    units = sorted(types)
-    if len(units) > ord(_SEP) - _FIRST_PLACEHOLDER:
-        raise ValueError(
-            f"the corpus has {len(units):,} distinct syllables, more than the trainer "
-            "can index; split it into several corpora or use pieces='script'"
-        )
-    code = {u: chr(_FIRST_PLACEHOLDER + k) for k, u in enumerate(units)}
+    coder = _Coder()
     coded: list[str] = []
-    if spaced:
-        code_sep = {u: _SEP + c if u[0] == " " else c for u, c in code.items()}
-        coded = "".join(map(code_sep.__getitem__, flat_spaced)).split(_SEP)[1:]
-    if plain:
-        code_sep = {**code, "\n": _SEP}
-        coded += "".join(map(code_sep.__getitem__, flat)).split(_SEP)
-    coded += ["".join(map(code.__getitem__, us)) for us in rest]
-    pieces = spaced + plain + other
+    pieces: list[str] = []
+    for group in _groups(spaced):
+        flat = units_of("".join(group))
+        types = set(flat)
+        if any(" " in u[1:] for u in types):  # a unit across two pieces: never seen; be safe
+            plain += group
+            continue
+        coder.add(types)
+        coded += "".join(map(coder.spaced.__getitem__, flat)).split(_SEP)[1:]
+        pieces += group
+    for group in _groups(plain):
+        flat = units_of("\n".join(group))
+        coder.add(set(flat).difference("\n"))  # the line breaks are the separators
+        by_line = {**coder.code, "\n": _SEP}
+        coded += "".join(map(by_line.__getitem__, flat)).split(_SEP)
+        pieces += group
+    for p in other:
+        us = units_of(p)
+        coder.add(set(us))
+        coded.append("".join(map(coder.code.__getitem__, us)))
+        pieces.append(p)
+    units = list(coder.code)
     if len(coded) != len(pieces):
         raise RuntimeError("the syllabifier did not keep the pieces apart")
     counts = list(map(piece_counts.__getitem__, pieces))
@@ -347,6 +343,50 @@ def _unit_weights(coded: list[str], counts: list[int], n: int) -> list[int]:
         for ch, k in Counter("".join(ws)).items():
             weight[ord(ch) - _FIRST_PLACEHOLDER] += k * c
     return weight
+
+
+# The pieces are syllabified about this many characters at a time: a group's units are
+# Python strings (tens of bytes each) only until they are coded (four bytes each), so text
+# without spaces, whose distinct pieces are nearly the whole corpus, does not hold every
+# unit of the corpus as a string at once.
+_GROUP_CHARS = 1 << 18
+
+
+def _groups(pieces: list[str]) -> Iterator[list[str]]:
+    """``pieces`` in consecutive groups of about :data:`_GROUP_CHARS` characters."""
+    group: list[str] = []
+    size = 0
+    for p in pieces:
+        group.append(p)
+        size += len(p)
+        if size >= _GROUP_CHARS:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+class _Coder:
+    """Unit type -> its code (a placeholder), numbered in order of first appearance (the
+    merges do not depend on the numbering: ``tests/test_hierarchical.py`` trains on the
+    same corpus in other orders)."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, str] = {}
+        # The same, with _SEP before the units that start with a space (a piece's first).
+        self.spaced: dict[str, str] = {}
+
+    def add(self, types: set[str]) -> None:
+        new = sorted(types.difference(self.code))  # sorted: the same order every run
+        if len(self.code) + len(new) > ord(_SEP) - _FIRST_PLACEHOLDER:
+            raise ValueError(
+                f"the corpus has more than {len(self.code):,} distinct syllables, more than "
+                "the trainer can index; split it into several corpora or use pieces='script'"
+            )
+        for u in new:
+            c = chr(_FIRST_PLACEHOLDER + len(self.code))
+            self.code[u] = c
+            self.spaced[u] = _SEP + c if u[0] == " " else c
 
 
 def _cut(coded: list[str], counts: list[int], n: int) -> tuple[list[str], list[int]]:

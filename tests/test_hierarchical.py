@@ -433,3 +433,18 @@ def test_unit_weights_are_the_same_without_numpy(
     assert without.weight == with_numpy.weight
     assert sum(with_numpy.weight) == sum(len(w) * c for w, c in zip(without.coded, without.counts))
     assert min(with_numpy.weight) > 0
+
+
+def test_pieces_syllabified_in_groups_give_the_same_vocabulary(
+    shared_corpora: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """corpus_units syllabifies the pieces a group at a time and numbers the units in order
+    of first appearance; groups of a few thousand characters (other numbers for the same
+    units) give the same vocabulary as the default groups."""
+    docs = _lines(shared_corpora / "si_dev.txt", 900)
+    corpus = docs + [d.replace(" ", "") for d in docs[:300]] + ["ab\ncd", "x\ty"]
+    default = sgpe.train(corpus, vocab_size=2500, workers=1).to_dict()
+    monkeypatch.setattr("sgpe.hierarchical._GROUP_CHARS", 3000)
+    assert sgpe.train(corpus, vocab_size=2500, workers=1).to_dict() == default
+    monkeypatch.setattr("sgpe.hierarchical._GROUP_CHARS", 1)  # one piece per group
+    assert sgpe.train(corpus, vocab_size=2500, workers=1).to_dict() == default
