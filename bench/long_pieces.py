@@ -6,7 +6,8 @@ and what the cap costs text that is written without spaces (Khmer).
 
 For each cap: SGPE training time (hierarchical, defaults) on si_train.txt and on
 si_train.txt with every space removed (built in a temporary directory, never committed),
-their ratio (target: whitespace-free <= 3x normal), and characters per token on held-out
+their ratio (target: whitespace-free <= 3x normal), each training process's peak RSS,
+and characters per token on held-out
 Khmer (``multi/km.txt``: the first 90% of lines train, the rest is held out). Each
 training runs in its own process. Prints medians.
 
@@ -39,20 +40,31 @@ def _train_job(
     from sgpe.gpe import GPETrainer, train
 
     GPETrainer.word_arrays = arrays
+    import resource
+
     t0 = time.perf_counter()
     tok = train(corpus, vocab_size=vocab_size, max_piece_units=cap, workers=1)
     seconds = time.perf_counter() - t0
     tok.save(out)
-    print(json.dumps({"seconds": seconds}))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"seconds": seconds, "peak_mb": peak}))
 
 
 def _train(corpus: Path, vocab_size: int, cap: int, out: Path, arrays: bool | None = None) -> float:
+    return _train_with_peak(corpus, vocab_size, cap, out, arrays)[0]
+
+
+def _train_with_peak(
+    corpus: Path, vocab_size: int, cap: int, out: Path, arrays: bool | None = None
+) -> tuple[float, float]:
+    """Training time (seconds) and the training process's peak RSS (MB)."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); from bench.long_pieces import _train_job; "
         f"_train_job({str(corpus)!r}, {vocab_size}, {cap}, {str(out)!r}, {arrays!r})"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(report["seconds"]), float(report["peak_mb"])
 
 
 def _chars_per_token(vocab: Path, lines: list[str]) -> float:
@@ -115,17 +127,25 @@ def _caps_table(
     held: list[str],
     work: Path,
 ) -> None:
-    print(f"{'cap':>5} {'normal s':>9} {'no-space s':>11} {'ratio':>6} {'km chars/token':>15}")
+    print(
+        f"{'cap':>5} {'normal s':>9} {'no-space s':>11} {'ratio':>6} {'normal MB':>10} "
+        f"{'no-space MB':>12} {'km chars/token':>15}"
+    )
     for cap in caps:
-        t_norm = statistics.median(
-            _train(normal, args.vocab_size, cap, work / "n.json") for _ in range(args.repeats)
-        )
-        t_free = statistics.median(
-            _train(nospace, args.vocab_size, cap, work / "f.json") for _ in range(args.repeats)
-        )
+        norm, free = [], []
+        for _ in range(args.repeats):
+            norm.append(_train_with_peak(normal, args.vocab_size, cap, work / "n.json"))
+            free.append(_train_with_peak(nospace, args.vocab_size, cap, work / "f.json"))
+        t_norm = statistics.median(t for t, _ in norm)
+        t_free = statistics.median(t for t, _ in free)
+        m_norm = statistics.median(m for _, m in norm)
+        m_free = statistics.median(m for _, m in free)
         _train(km_train, args.vocab_size, cap, work / "km.json")
         cpt = _chars_per_token(work / "km.json", held)
-        print(f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {cpt:>15.3f}")
+        print(
+            f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {m_norm:>10.0f} "
+            f"{m_free:>12.0f} {cpt:>15.3f}"
+        )
 
 
 def _word_levels_table(
