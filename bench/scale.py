@@ -1,6 +1,6 @@
 """Large corpora (docs/large_corpora.md): peers in the same run, medians and ratios.
 
-    python -m bench scale [--corpora ../shared/corpora] [--only count,cli,gzip,encode,hf]
+    python -m bench scale [--corpora ../shared/corpora] [--only count,cli,gzip,encode,hf,load]
         [--times 10] [--repeats 3] [--big]
 
 * ``count``: counting ``si_dev.txt`` (1 MB) and ``si_train.txt`` (16 MB) in one process
@@ -16,7 +16,11 @@
   (target: 2 workers >= 1.6x one);
 * ``hf``: characters per second of the exported ``tokenizer.json`` in ``tokenizers``
   (one thread, ``encode_batch``) against our Python encoder, both cold, on ``si_dev.txt``
-  (target: HF >= ours).
+  (target: HF >= ours);
+* ``load``: loading a vocabulary in a fresh process, the shipped 4k one and a 32k one
+  trained on ``si_train.txt``, until its first ``encode``: ours (``sgpe.load``) against
+  the exported ``tokenizer.json`` in ``tokenizers`` (``Tokenizer.from_file``), each
+  after its import.
 """
 
 from __future__ import annotations
@@ -262,8 +266,40 @@ def bench_hf(corpora: Path, repeats: int) -> None:
     print(f"HF without the runs Split (ids no longer exact): {statistics.median(without_runs):.2f}")
 
 
+def bench_load(corpora: Path, work: Path, repeats: int) -> None:
+    print("\n== loading a vocabulary in a fresh process, until its first encode (ms, median)")
+    import sgpe
+    from sgpe.interop.hf import to_hf_str
+    from sgpe.shipped import DEFAULT_SGPE
+
+    big = work / "vocab32k.json"
+    sgpe.train(corpora / "si_train.txt", vocab_size=32_000).save(big)
+    line = (corpora / "si_dev.txt").read_text(encoding="utf-8").split("\n")[0]
+    for name, vocab in (("4k (shipped)", Path(DEFAULT_SGPE)), ("32k (si_train)", big)):
+        exported = work / f"{vocab.stem}.tokenizer.json"
+        exported.write_text(to_hf_str(sgpe.load(vocab)), encoding="utf-8")
+        code = (
+            "import time, json\n"
+            "import sgpe, tokenizers\n"
+            f"t=time.perf_counter(); tok=sgpe.load({str(vocab)!r}); ids=tok.encode({line!r})\n"
+            "a=time.perf_counter()-t\n"
+            f"t=time.perf_counter(); hf=tokenizers.Tokenizer.from_file({str(exported)!r})\n"
+            f"theirs=hf.encode({line!r}).ids; b=time.perf_counter()-t\n"
+            "assert ids == theirs\n"
+            "print(a, b)"
+        )
+        ours, theirs = [], []
+        for _ in range(repeats):
+            out = subprocess.run(_py(code), capture_output=True, text=True, check=True)
+            a, b = map(float, out.stdout.split())
+            ours.append(a * 1000)
+            theirs.append(b * 1000)
+        a, b = statistics.median(ours), statistics.median(theirs)
+        print(f"{name}: ours {a:.0f} ms, HF tokenizers {b:.0f} ms: ours/HF {a / b:.2f}")
+
+
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--only", default="count,cli,gzip,encode,hf")
+    ap.add_argument("--only", default="count,cli,gzip,encode,hf,load")
     ap.add_argument("--times", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--big", action="store_true", help="also si_train x100 (1.6 GB)")
@@ -283,6 +319,7 @@ def run(args: argparse.Namespace) -> int:
             "encode": lambda: bench_encode(corpora, work, args.repeats),
             "gzip": lambda: bench_gzip(corpora, work),
             "cli": lambda: bench_cli(corpora, args.times, args.big, work, args.repeats),
+            "load": lambda: bench_load(corpora, work, args.repeats),
         }
         for key, job in jobs.items():
             if key in parts:

@@ -165,27 +165,31 @@ class ArrayWords:
         self.where.pop(placeholder, None)
         if not len(pos):
             return []
-        seq, lim = self.seq, self.limit
-        seq[pos] = symbol
+        self.seq[pos] = symbol
         self.where.setdefault(symbol, []).append(pos)
-        mark = self._mark
-        mark[pos] = True
+        codes, weights = self._neighbours(pos, self.nxt[pos], pos, symbol, symbol)
+        return self._update(pc, codes, weights)
+
+    def _neighbours(
+        self, pos: Any, right: Any, taken: Any, first: int, last: int
+    ) -> tuple[Any, Any]:
+        """The codes and weights of the pairs that the runs starting at ``pos`` (beginning
+        with the symbol ``first``, ending with ``last``, followed by the positions
+        ``right``) make with their neighbours. A left neighbour in ``taken`` ends another
+        of the runs, whose right pair this is: it is counted once, there."""
+        seq, lim, mark = self.seq, self.limit, self._mark
         left = self.prv[pos]
+        mark[taken] = True
         lv = seq[left]
-        lok = lv < lim
-        right = self.nxt[pos]
+        lok = (lv < lim) & ~mark[left]
+        mark[taken] = False
         rv = seq[right]
-        # Two replaced positions side by side make one pair: counted as the right one's left.
-        rok = (rv < lim) & ~mark[right]
-        mark[pos] = False
-        w = self.weight
+        rok = rv < lim
+        w = self.weight[pos]
         codes = np.concatenate(
-            (
-                (lv[lok].astype(np.int64) << _SHIFT) | symbol,
-                (np.int64(symbol) << _SHIFT) | rv[rok],
-            )
+            ((lv[lok].astype(np.int64) << _SHIFT) | first, (np.int64(last) << _SHIFT) | rv[rok])
         )
-        return self._update(pc, codes, np.concatenate((w[pos[lok]], w[pos[rok]])))
+        return codes, np.concatenate((w[lok], w[rok]))
 
     def join(self, a: int, b: int, new: int, pc: dict[int, int]) -> Grown:
         """Merge every occurrence of the pair ``(a, b)`` into ``new``, left to right within
@@ -221,40 +225,19 @@ class ArrayWords:
                 mark[pos] = False
         q = nxt[pos]
         r = nxt[q]
-        left = prv[pos]
-        w = self.weight[pos]
-        # Pairs that disappear: (left, a) unless the left neighbour is the b of an occurrence
-        # just before (that pair is the other occurrence's right pair), and (b, right).
-        mark[q] = True
-        lv = seq[left]
-        lok = (lv < lim) & ~mark[left]
-        mark[q] = False
-        rv = seq[r]
-        rok = rv < lim
-        old = np.concatenate(
-            ((lv[lok].astype(np.int64) << _SHIFT) | a, (np.int64(b) << _SHIFT) | rv[rok])
-        )
-        old_w = np.concatenate((w[lok], w[rok]))
+        # Pairs that disappear: (left, a) and (b, right); a left neighbour that is the b of
+        # the occurrence just before makes that occurrence's right pair.
+        old, old_w = self._neighbours(pos, r, q, a, b)
         # The merge: a becomes new, b's position leaves the list.
         seq[pos] = new
         seq[q] = lim
         nxt[pos] = r
         prv[r] = pos
         self.where.setdefault(new, []).append(pos)
-        # Pairs that appear: (left, new) unless the left neighbour is an occurrence too (that
-        # pair is its right pair), and (new, right).
-        mark[pos] = True
-        left = prv[pos]
-        lv = seq[left]
-        lok = (lv < lim) & ~mark[left]
-        mark[pos] = False
-        rv = seq[r]
-        rok = rv < lim
-        new_codes = np.concatenate(
-            ((lv[lok].astype(np.int64) << _SHIFT) | new, (np.int64(new) << _SHIFT) | rv[rok])
-        )
-        codes = np.concatenate((old, new_codes))
-        return self._update(pc, codes, np.concatenate((-old_w, w[lok], w[rok])))
+        # Pairs that appear: (left, new) and (new, right); two occurrences side by side make
+        # one (new, new).
+        codes, weights = self._neighbours(pos, r, pos, new, new)
+        return self._update(pc, np.concatenate((old, codes)), np.concatenate((-old_w, weights)))
 
     def usage(self, freq: list[int]) -> None:
         """Add how often each symbol is used in the words to ``freq``."""

@@ -650,11 +650,18 @@ def test_an_interrupted_per_file_encoding_resumes_where_it_stopped(si_dev, tmp_p
         == _each_on_its_own(shards, tmp_path / "c", ".npy")["part-0.npy"]
     )
     # Another vocabulary: every file again.
-    encode_corpus(PAPER_SGPE, shards, out, workers=1, resume=True)
+    paper: list[int] = []
+    encode_corpus(
+        PAPER_SGPE, shards, out, workers=1, resume=True, progress=lambda d, t: paper.append(d)
+    )
     again = {p.name: p.stat().st_ino for p in folder.glob("*.npy")}
     assert all(again[n] != after[n] for n in after)
-    # Without resume nothing is trusted; one output cannot be resumed.
+    # Without resume nothing is trusted, and the manifest of the run before goes at once.
     (folder / "part-2.npy").unlink()
+    reports[:] = paper  # stop_in_the_last_file stops at this run's last batch now
+    with pytest.raises(Interrupted):
+        encode_corpus(PAPER_SGPE, shards, out, workers=1, progress=stop_in_the_last_file)
+    assert not (folder / "manifest.json").exists()
     encode_corpus(PAPER_SGPE, shards, out, workers=1)
     assert all(p.stat().st_ino != again.get(p.name) for p in folder.glob("*.npy"))
     with pytest.raises(CorpusError, match="resuming needs one output per corpus file"):

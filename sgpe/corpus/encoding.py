@@ -466,10 +466,12 @@ class _Journal:
         if resume:
             self._read()
         # A new list with the rows still valid (none for a new run: nothing of an earlier
-        # run is trusted without --resume).
+        # run is trusted without --resume), and no manifest until every output is done.
         from .._files import write_text_atomic
 
         write_text_atomic(self.path, "".join(map(_json_line, self.rows.values())))
+        with contextlib.suppress(FileNotFoundError):
+            manifest_path(out).unlink()
 
     def row(self, k: int, documents: int, tokens: int) -> dict[str, Any]:
         """The manifest row of output ``k`` (in place now), with what it was made from."""
