@@ -34,10 +34,11 @@ What keeps it fast (pure Python over C-speed ``str``, ``re`` and ``Counter``, an
 for text without spaces):
 
 * **One pass over the pieces** (:func:`corpus_units`): the distinct pieces are split into
-  units in one call of the grammar regex, and each piece is coded as a string with one
-  character per unit type (pieces longer than the cap are cut there, by slicing); unit
-  weights, the corpus's character counts (for the base alphabet) and the words then come
-  from ``Counter`` (or one numpy histogram), ``str.translate`` and ``str.split``.
+  units by the grammar regex, one call per 256K characters, and each piece is coded as a
+  string with one character per unit type (pieces longer than the cap are cut there, by
+  slicing); unit weights, the corpus's character counts (for the base alphabet) and the
+  words then come from ``Counter`` (or one numpy histogram), ``str.translate`` and
+  ``str.split``.
 * **Only what a merge changes**: a merge visits the words (or unit types) its pair is
   indexed in, and in each only the neighbours of the replaced occurrences; the usual word
   holds the pair once and takes a short path.

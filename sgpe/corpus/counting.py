@@ -18,7 +18,8 @@ in the corpus), so the vocabulary and the files written from the counts are byte
   cluster; the client adds the per-file counts up in file order.
 
 Pieces longer than the cap (:mod:`sgpe.pieces`) are cut once, after counting, so every
-way of counting applies the same cut to the same totals.
+way of counting applies the same cut to the same totals; or not at all (``capped=False``),
+when the trainer cuts them itself as it syllabifies them.
 """
 
 from __future__ import annotations
