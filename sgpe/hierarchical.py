@@ -688,7 +688,9 @@ class HierarchicalEngine:
 
     def _key(self, pair: str, kind: int) -> Any:
         """The key of ``pair`` in ``counts[kind]``."""
-        return _pair_code(pair) if kind == 1 and self.arrays is not None else pair
+        if kind == 1 and self.arrays is not None and pair:
+            return _pair_code(pair)
+        return pair  # (an empty pair: a resumed merge of symbols this corpus lacks)
 
     # ------------------------------------------------------------------ merging
     def _new_symbol(self, pair: str) -> str:

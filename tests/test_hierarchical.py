@@ -373,6 +373,9 @@ def test_array_word_level_resumes_exactly(shared_corpora: Path, monkeypatch: pyt
         GPETrainer(settings).fit(
             GPETrainer(settings).count([d[::-1] for d in docs]), resume_merges=saved[0]
         )
+    # A join merge of symbols the corpus does not have (a checkpoint of another corpus).
+    with pytest.raises(ResumeError, match=r"checkpoint merge 1 \('xy', 'zw', 'join'\) has count 0"):
+        GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=[("xy", "zw")])
 
 
 def test_long_pieces_choose_the_array_word_level(shared_corpora: Path) -> None:
