@@ -107,8 +107,8 @@ PAIR_SHIFT = 20
 _PAIR_MASK = (1 << PAIR_SHIFT) - 1
 # The merge loop keeps the words in arrays (sgpe/_arraywords.py) when they hold at least
 # this many units on average: text without spaces, whose pieces are long chunks (up to
-# sgpe.pieces.MAX_PIECE_UNITS units) that do not repeat. Ordinary text averages a few units
-# per word, Khmer (no spaces between words, but spaces between phrases) under twenty.
+# sgpe.pieces.MAX_PIECE_UNITS units) that do not repeat. Ordinary text, and Khmer (no spaces
+# between words, but spaces between phrases), stay below it (tests/test_hierarchical.py).
 ARRAY_MIN_MEAN_UNITS = 32
 # Unit weights are one numpy histogram from this many unit occurrences in the distinct
 # pieces on (text without spaces, which the array word level trains), Counters below it:
