@@ -48,6 +48,19 @@ def _sum_by_code(codes: Any, weights: Any) -> tuple[Any, Any]:
     return sc[starts], np.add.reduceat(weights[order], starts, dtype=np.int64)
 
 
+def _translate(seq: Any, first: int, translation: dict[int, str]) -> None:
+    """Apply ``translation`` (placeholder -> symbol) to the placeholders in ``seq``, which
+    are ``first`` and above, in place."""
+    inside = np.flatnonzero(seq >= first)
+    if not len(inside):
+        return
+    held = seq[inside] - first
+    keys = np.fromiter(translation, dtype=np.int64, count=len(translation)) - first
+    table = np.arange(max(int(held.max()), int(keys.max())) + 1) + first
+    table[keys] = np.fromiter(map(ord, translation.values()), dtype=np.int64, count=len(keys))
+    seq[inside] = table[held]
+
+
 class ArrayWords:
     """The words of the hierarchical state, as arrays (see the module docstring)."""
 
@@ -63,25 +76,17 @@ class ArrayWords:
         self.limit = limit
         lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         total = int(lengths.sum()) + len(words) + 1
-        # One separator (the limit itself: never part of a pair) after each word.
-        # The words joined by one character each; the joining characters' positions become
-        # separators (a word's own characters may be any id, "\x00" included).
+        # One separator (the limit itself: never part of a pair) before the first word and
+        # after each word. The words are joined by one character each, whose positions then
+        # become separators (a word's own characters may be any id, "\x00" included).
         body = np.frombuffer(
             "\x00".join(words).encode("utf-32-le", "surrogatepass"), dtype=np.uint32
         )
         seq = np.full(total, limit, dtype=np.int32)
         seq[1 : 1 + len(body)] = body
         seq[np.cumsum(lengths[:-1] + 1)] = limit
-        inside = np.flatnonzero(seq > limit) if translation else ()
-        if translation and len(inside):
-            held = seq[inside] - (limit + 1)
-            keys = np.fromiter(translation, dtype=np.int64, count=len(translation))
-            table = np.arange(max(int(held.max()), int(keys.max()) - limit - 1) + 1)
-            table += limit + 1
-            table[keys - (limit + 1)] = np.fromiter(
-                map(ord, translation.values()), dtype=np.int64, count=len(translation)
-            )
-            seq[inside] = table[held]
+        if translation:
+            _translate(seq, limit + 1, translation)
         self.seq = seq
         # A piece's count at each of its positions; 32 bits when every count fits (text
         # without spaces: mostly 1), as the positions themselves are.
@@ -206,23 +211,8 @@ class ArrayWords:
             pos = pa[seq[nxt[pa]] == b]
         if not len(pos):
             return []
-        mark = self._mark
         if a == b:
-            pos = np.sort(pos)
-            mark[pos] = True
-            if mark[prv[pos]].any():
-                # Overlapping occurrences (a run of the same symbol): take them from the
-                # left, skipping one that starts where a taken one ends.
-                mark[pos] = False
-                taken: list[int] = []
-                last = -1
-                for p, left in zip(pos.tolist(), prv[pos].tolist()):
-                    if left != last:  # else p is the right half of the one taken at `left`
-                        taken.append(p)
-                        last = p
-                pos = np.asarray(taken, dtype=np.int32)
-            else:
-                mark[pos] = False
+            pos = self._from_the_left(np.sort(pos))
         q = nxt[pos]
         r = nxt[q]
         # Pairs that disappear: (left, a) and (b, right); a left neighbour that is the b of
@@ -238,6 +228,24 @@ class ArrayWords:
         # one (new, new).
         codes, weights = self._neighbours(pos, r, pos, new, new)
         return self._update(pc, np.concatenate((old, codes)), np.concatenate((-old_w, weights)))
+
+    def _from_the_left(self, pos: Any) -> Any:
+        """Occurrences of a pair of one symbol (sorted positions) as ``str.replace`` takes
+        them: in a run of that symbol, from the left, skipping one that starts where a taken
+        one ends."""
+        mark, prv = self._mark, self.prv
+        mark[pos] = True
+        overlap = bool(mark[prv[pos]].any())
+        mark[pos] = False
+        if not overlap:
+            return pos
+        taken: list[int] = []
+        last = -1
+        for p, left in zip(pos.tolist(), prv[pos].tolist()):
+            if left != last:  # else p is the right half of the one taken at `left`
+                taken.append(p)
+                last = p
+        return np.asarray(taken, dtype=np.int32)
 
     def usage(self, freq: list[int]) -> None:
         """Add how often each symbol is used in the words to ``freq``."""

@@ -151,7 +151,7 @@ def _cmd_encode(args: argparse.Namespace) -> int:
 
 def _encode_corpus(args: argparse.Namespace) -> int:
     """``encode --corpus C --out F``: the whole corpus to a token-id file, on all cores."""
-    from .corpus.encoding import encode_corpus
+    from .corpus.encoding import encode_corpus, is_per_file, manifest_path
 
     if args.corpus is None or args.out is None:
         raise UsageError("batch encoding needs both --corpus and --out")
@@ -186,8 +186,6 @@ def _encode_corpus(args: argparse.Namespace) -> int:
     )
     if tty:
         stderr.write("\n")
-    from .corpus.encoding import is_per_file, manifest_path
-
     where = f"outputs listed in {manifest_path(args.out)}" if is_per_file(args.out) else args.out
     docs_text = f"{docs:,} document{'' if docs == 1 else 's'}"
     tokens_text = f"{tokens:,} token{'' if tokens == 1 else 's'}"

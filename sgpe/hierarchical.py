@@ -28,7 +28,9 @@ The trainer keeps two levels of state:
 
 Pair counts are incremental at both levels (inverted indexes ``pair → syllable types`` and
 ``pair → words``), and one max-heap with lazy refresh holds both kinds: an entry is
-``(-count, pair, kind)``, so ties go to the smallest pair of ids, then to part before join.
+``(-count, code, kind, key)`` (``code``: the pair's two ids as one integer, ``key``: the
+pair in its count table), so ties go to the smallest pair of ids, then to part before
+join.
 
 What keeps it fast (pure Python over C-speed ``str``, ``re`` and ``Counter``, and numpy
 for text without spaces):
@@ -317,7 +319,7 @@ def _unit_histogram(coded: list[str], counts: list[int], n: int) -> list[int] | 
         return None
     lengths = np.fromiter(map(len, coded), dtype=np.int64, count=len(coded))
     per_piece = np.asarray(counts, dtype=np.int64)
-    if not coded or int(lengths @ per_piece) >= 1 << 53:
+    if int(lengths @ per_piece) >= 1 << 53:
         return None
     codes = np.frombuffer("".join(coded).encode("utf-32-le"), dtype=np.uint32)
     found = np.bincount(
@@ -714,10 +716,11 @@ class HierarchicalEngine:
             pc = self.counts[k]
             for p in grown[k]:
                 c = pc.get(p, 0)
+                code = (ord(p[0]) << PAIR_SHIFT) | ord(p[1])  # _pair_code, inline: hot loop
                 if c >= floor:
-                    push(heap, (-c, (ord(p[0]) << PAIR_SHIFT) | ord(p[1]), k, p))
+                    push(heap, (-c, code, k, p))
                 elif c > 0:
-                    pool[c].append(((ord(p[0]) << PAIR_SHIFT) | ord(p[1]), k, p))
+                    pool[c].append((code, k, p))
 
     def _push_grown(self, grown: list[tuple[int, list[int]]]) -> None:
         """Join pairs (codes) whose count grew, by their count now (the array level's

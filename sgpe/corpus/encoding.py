@@ -30,6 +30,7 @@ no half-written output.
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
 import re
@@ -43,6 +44,7 @@ from itertools import accumulate, chain, islice
 from pathlib import Path
 from typing import Any, cast
 
+from .._files import file_sha256, write_json_atomic, write_text_atomic
 from ..settings import default
 from .readers import (
     CorpusError,
@@ -307,7 +309,8 @@ def encode_corpus(
         )
     files = [] if in_memory else corpus_files(cast("str | Path", corpus))
     outputs = per_file_outputs(out, files) if per_file else None
-    total = sum(p.stat().st_size for p in files)
+    sizes = [p.stat().st_size for p in files]
+    total = sum(sizes)
     threshold = SERIAL_BYTES if serial_bytes is None else serial_bytes
     tok = tokenizer if tokenizer is not None else _load(str(vocab))
     try:
@@ -320,13 +323,15 @@ def encode_corpus(
     if outputs is not None:
         journal = _Journal(Path(out), str(vocab), files, outputs, resume)
         todo = [k for k in range(len(files)) if k not in journal.rows]
-        done = sum(files[k].stat().st_size for k in journal.rows)
+        done = sum(sizes[k] for k in journal.rows)
         if progress is not None and journal.rows:
             progress(done, total)
         if not todo:
             return journal.finish()
         if backend == "dask":
-            return _dask_per_file(str(vocab), journal, todo, limit, scheduler, progress, total)
+            return _dask_per_file(
+                str(vocab), journal, todo, limit, scheduler, progress, (done, total)
+            )
         files = [files[k] for k in todo]
         outputs = [outputs[k] for k in todo]
     sink = _Sink(Path(out), outputs, tok.vocab_size, journal, todo)
@@ -454,8 +459,6 @@ class _Journal:
     def __init__(
         self, out: Path, vocab: str, files: list[Path], outputs: list[Path], resume: bool
     ) -> None:
-        from .._files import file_sha256
-
         self.out = out
         self.path = out.with_name("manifest.partial.jsonl")
         self.files = files
@@ -467,8 +470,6 @@ class _Journal:
             self._read()
         # A new list with the rows still valid (none for a new run: nothing of an earlier
         # run is trusted without --resume), and no manifest until every output is done.
-        from .._files import write_text_atomic
-
         write_text_atomic(self.path, "".join(map(_json_line, self.rows.values())))
         with contextlib.suppress(FileNotFoundError):
             manifest_path(out).unlink()
@@ -488,8 +489,6 @@ class _Journal:
         }
 
     def _read(self) -> None:
-        import json
-
         entries: list[Any] = []
         with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
             text = manifest_path(self.out).read_text(encoding="utf-8")
@@ -523,8 +522,6 @@ class _Journal:
 
 
 def _json_line(row: dict[str, Any]) -> str:
-    import json
-
     return json.dumps(row, ensure_ascii=False) + "\n"
 
 
@@ -593,8 +590,6 @@ class _Sink:
 
 def _write_manifest(out: Path, rows: list[dict[str, Any]]) -> tuple[int, int]:
     """Writes ``manifest.json``; returns the documents and tokens of all outputs."""
-    from .._files import write_json_atomic
-
     documents = sum(r["documents"] for r in rows)
     tokens = sum(r["tokens"] for r in rows)
     write_json_atomic(
@@ -699,15 +694,16 @@ def _dask_per_file(
     max_line_bytes: int,
     scheduler: str | None,
     progress: Callable[[int, int], None] | None,
-    total: int,
+    done_total: tuple[int, int],
 ) -> tuple[int, int]:
     """One task per file (of those ``todo``) that writes the file's output itself: the ids
     never pass through this process, which records each output in the journal and then
-    writes ``manifest.json``."""
+    writes ``manifest.json``. ``done_total``: the bytes of the files done already, and of
+    all of them (for ``progress``)."""
     from .counting import dask_client
 
     files, outputs = journal.files, journal.outputs
-    done = sum(files[k].stat().st_size for k in journal.rows)
+    done, total = done_total
     with dask_client(scheduler) as client:
         futures = [
             client.submit(
