@@ -71,7 +71,7 @@ SERIAL_BYTES = 2 << 20
 #: With the default number of workers, a corpus of files smaller than this is counted in
 #: one process: each worker hands all its counts over at the end, which costs more than
 #: two cores save on a small corpus (`python -m bench scale --only count`, a pool of 2
-#: against one process: 0.86x on 16 MB, 1.05x on 32 MB, 1.28x on 64 MB, 1.70x on 160 MB).
+#: against one process: 0.86x on 16 MB, 1.06x on 32 MB, 1.32x on 64 MB, 1.48x on 160 MB).
 POOL_MIN_BYTES = 24 << 20
 
 ChunkResult = tuple[Counter[str], int, bool]
