@@ -2,7 +2,8 @@
 ``docs/scripts.md``.
 
 ``--write-docs`` replaces that table (between its ORACLE TABLE markers); the tests
-(``tests/test_oracles.py``) check it against a fresh run. ``--examples N`` prints the most
+(``tests/test_oracles.py``) check it against a fresh run, under the dependency versions that
+``--write-docs`` records in ``tests/made_with.json``. ``--examples N`` prints the most
 frequent syllables or boundaries behind each disagreement, for reading only: they come
 from the corpora, which the repository must not copy.
 """
@@ -10,6 +11,7 @@ from the corpora, which the repository must not copy.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
@@ -18,6 +20,7 @@ from .corpora import ROOT
 
 HELP = "the syllabifier vs HarfBuzz and grapheme clusters"
 DOCS = ROOT / "docs" / "scripts.md"
+MADE_WITH = ROOT / "tests" / "made_with.json"
 BEGIN, END = "<!-- ORACLE TABLE BEGIN -->\n", "<!-- ORACLE TABLE END -->\n"
 
 
@@ -35,7 +38,14 @@ def replace_table(text: str, table: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sgpe.oracles import CHECKS, CORPUS_FILES, check_text, corpus_lines, markdown_table
+    from sgpe.oracles import (
+        CHECKS,
+        CORPUS_FILES,
+        check_text,
+        corpus_lines,
+        dependency_versions,
+        markdown_table,
+    )
 
     from .corpora import require
 
@@ -51,6 +61,20 @@ def run(args: argparse.Namespace) -> int:
                 print(f"    {check}: {example!r} x{n}", file=sys.stderr)
     table = markdown_table(reports)
     print(table)
+    versions = dependency_versions()
+    print("made with " + ", ".join(f"{n} {v}" for n, v in versions.items()), file=sys.stderr)
     if args.write_docs:
         DOCS.write_text(replace_table(DOCS.read_text(encoding="utf-8"), table), encoding="utf-8")
+        record_versions("oracle_table", versions)
     return 0
+
+
+def record_versions(key: str, versions: dict[str, str | None]) -> None:
+    """Write the versions an expectation was made with into tests/made_with.json, where
+    tests/conftest.py compares them with what is installed."""
+    missing = [name for name, version in versions.items() if version is None]
+    if missing:
+        raise SystemExit(f"cannot record the versions: {', '.join(missing)} not installed")
+    data = json.loads(MADE_WITH.read_text(encoding="utf-8"))
+    data[key]["made_with"] = versions
+    MADE_WITH.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -461,8 +461,10 @@ def build(rules: ScriptRules) -> dict[str, object]:
             "by": "scripts/gen_schemas.py",
             "unicode_version": UNICODE,
             "source": (
-                f"Indic_Syllabic_Category and Indic_Positional_Category of the regex module "
-                f"{regex.__version__} (Unicode {UNICODE}); decompositions from unicodedata"
+                # The Unicode version decides the content; the regex release that carries
+                # its tables does not (a new release with the same tables changes nothing).
+                f"Indic_Syllabic_Category and Indic_Positional_Category of Unicode {UNICODE} "
+                f"(the regex module's tables); decompositions from unicodedata"
             ),
         },
         "word_chars": _ranges(word),
@@ -652,10 +654,24 @@ SCRIPTS = [
 ]
 
 
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "sgpe" / "schemas"
+MADE_WITH = Path(__file__).resolve().parents[1] / "tests" / "made_with.json"
+
+
+def record_versions() -> None:
+    """The content of a generated schema comes from the regex release's Unicode tables,
+    and two releases of the same Unicode version can differ (regex 2026.11.19 gives Odia
+    U+0B53 and U+0B54 categories that 2026.5.9 lacks): tests/made_with.json records the
+    release the committed schemas were made with (docs/dependencies.md)."""
+    data = json.loads(MADE_WITH.read_text(encoding="utf-8"))
+    data["generated_schemas"]["made_with"] = {"regex": regex.__version__}
+    MADE_WITH.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a diff")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "sgpe/schemas"))
+    parser.add_argument("--out", default=str(SCHEMA_DIR))
     args = parser.parse_args(argv)
     found = probe_unicode_version()
     if found != UNICODE:
@@ -674,6 +690,8 @@ def main(argv: list[str] | None = None) -> int:
                 stale.append(str(path))
         else:
             path.write_text(text, encoding="utf-8")
+    if not args.check and Path(args.out).resolve() == SCHEMA_DIR:
+        record_versions()
     for path in stale:
         print(f"gen_schemas: {path} differs from the generator's output", file=sys.stderr)
     return 1 if stale else 0

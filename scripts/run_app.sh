@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# THE app command: installs the library with the app's dependencies, then starts Streamlit.
+# THE app command: sets up the environment with the app's locked packages, then starts
+# Streamlit on the shipped sample_data/.
 # Usage: bash scripts/run_app.sh [streamlit run options...]   e.g. --server.port 8502
+# Set-up (scripts/setup_env.sh): the active virtual environment, else .venv/ in the checkout
+# (made on the first run, reused after), with exactly the pins of requirements/app.txt.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-PYTHON="${PYTHON:-python}"
-"$PYTHON" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
-    -e ".[app]"
+_SGPE_WHO=run_app
+# shellcheck source=scripts/setup_env.sh
+source scripts/setup_env.sh
+sgpe_setup_env requirements/app.txt
+
 exec "$PYTHON" -m streamlit run app.py "$@"

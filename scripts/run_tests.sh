@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
-# THE test command: sets up a fresh machine (Debian, Python >= 3.10, root or sudo) and runs
-# pytest. Usage: bash scripts/run_tests.sh [pytest args...]
+# THE test command: sets up a fresh machine (Debian 12/13 with its python3, root or sudo for
+# apt) and runs pytest. Usage: bash scripts/run_tests.sh [pytest args...]
 #   bash scripts/run_tests.sh                      # everything except slow tests
 #   bash scripts/run_tests.sh --runslow            # include slow tests
 #   bash scripts/run_tests.sh -m "not browser"     # skip the end-to-end browser test
-# Exit code: 1 if a lint, format or type check fails (before pytest runs), else pytest's.
+# Set-up (scripts/setup_env.sh): the active virtual environment, else .venv/ in the checkout
+# (made on the first run, reused after), with exactly the pins of requirements/dev.txt.
+# Exit code: 1 if the set-up, a lint, format or type check fails (before pytest runs), else
+# pytest's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-PYTHON="${PYTHON:-python}"
-
-echo "run_tests: pip install -e .[dev]" >&2
-"$PYTHON" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
-    -e ".[dev]"
+_SGPE_WHO=run_tests
+# shellcheck source=scripts/setup_env.sh
+source scripts/setup_env.sh
+sgpe_setup_env requirements/dev.txt
 
 # Lint, format and type checks first (ruff on every Python file, mypy --strict on sgpe/): the
 # hooks of .pre-commit-config.yaml, the same a commit runs. They only check, never rewrite,
 # and a failure stops here, before the long test run. Outside a git checkout (pre-commit
 # needs one) the same tools run directly. The hooks find ruff and python on PATH: put the
-# chosen interpreter's own bin directory first, so they are the ones pip just installed.
-PATH="$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')"):$PATH"
+# environment's own bin directory first, so they are the ones the lock installed.
+PATH="$(dirname "$PYTHON"):$PATH"
 export PATH
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     echo "run_tests: pre-commit run --all-files (ruff check, ruff format --check, mypy)" >&2

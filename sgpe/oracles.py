@@ -74,6 +74,45 @@ class OracleReport:
         }
 
 
+#: What decides the oracle table besides our own code: ``\X`` comes from the ``regex``
+#: release's Unicode tables, shaping from the HarfBuzz inside ``uharfbuzz`` and from the
+#: fonts of Debian's ``fonts-noto-core``. tests/made_with.json records the versions the
+#: documented table was made with.
+ORACLE_DEPENDENCIES = ("regex", "uharfbuzz", "fonts-noto-core")
+
+
+def dependency_versions(names: Iterable[str] = ORACLE_DEPENDENCIES) -> dict[str, str | None]:
+    """The installed version of each dependency (``None`` when it is not installed): a PyPI
+    distribution's own version, or a Debian package's version from ``dpkg-query``."""
+    from importlib import metadata
+
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = _debian_version(name)
+    return found
+
+
+def _debian_version(package: str) -> str | None:
+    import shutil
+    import subprocess
+
+    if shutil.which("dpkg-query") is None:
+        return None
+    done = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Status} ${Version}", package],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    status = done.stdout.split()
+    if done.returncode != 0 or status[:3] != ["install", "ok", "installed"] or len(status) < 4:
+        return None
+    return status[3]
+
+
 def font_path(script: str) -> Path:
     return NOTO_DIR / f"NotoSans{FONT_NAMES.get(script, script.title())}-Regular.ttf"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator, Mapping
@@ -37,12 +38,59 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _skip_expectations_of_other_versions(items)
     if config.getoption("--runslow"):
         return
     skip_slow = pytest.mark.skip(reason="needs --runslow")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip_slow)
+
+
+# ---------------------------------------------------------------------------- made_with
+# Expectations that a dependency's data decides (the oracle table: Unicode's \X in regex,
+# HarfBuzz in uharfbuzz, Debian's Noto fonts) name the versions they were made with in
+# tests/made_with.json. A test marked @pytest.mark.made_with(KEY) is skipped when what is
+# installed differs, and tests/test_made_with.py fails once for KEY, naming the package,
+# both versions and the command that regenerates the expectations: one clear failure
+# instead of assertion diffs that look like a bug of ours.
+
+MADE_WITH = json.loads((REPO_ROOT / "tests" / "made_with.json").read_text(encoding="utf-8"))
+
+
+def version_mismatches(key: str) -> list[tuple[str, str, str]]:
+    """(package, version made with, version installed) for each dependency of KEY that is
+    installed at another version; a package that is not installed at all is left to the
+    tests themselves (they skip, saying what to install)."""
+    from sgpe.oracles import dependency_versions
+
+    made = MADE_WITH[key]["made_with"]
+    installed = dependency_versions(made)
+    return [
+        (name, made[name], have)
+        for name, have in installed.items()
+        if have is not None and have != made[name]
+    ]
+
+
+def _skip_expectations_of_other_versions(items: list[pytest.Item]) -> None:
+    cache: dict[str, list[tuple[str, str, str]]] = {}
+    for item in items:
+        marker = item.get_closest_marker("made_with")
+        if marker is None:
+            continue
+        key = marker.args[0]
+        if key not in cache:
+            cache[key] = version_mismatches(key)
+        if cache[key]:
+            found = ", ".join(f"{n} {have} (made with {made})" for n, made, have in cache[key])
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"{MADE_WITH[key]['what']}: made with other versions: {found}; "
+                    f"tests/test_made_with.py::test_expectations_match_the_installed_versions"
+                    f"[{key}] says what to do"
+                )
+            )
 
 
 # ---------------------------------------------------------------------------- fixtures

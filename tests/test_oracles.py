@@ -24,6 +24,7 @@ def _documented() -> dict[str, dict[str, str]]:
     return {cells[0].strip(): dict(zip(COLUMNS, (c.strip() for c in cells))) for cells in rows}
 
 
+@pytest.mark.made_with("oracle_table")
 @pytest.mark.parametrize("script", BUILTIN_SCRIPTS)
 def test_oracles_on_real_text(shared_corpora, script):
     pytest.importorskip("uharfbuzz", reason="the shaping oracle needs uharfbuzz (extra 'oracles')")

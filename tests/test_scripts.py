@@ -23,6 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 GENERATED = [s for s in BUILTIN_SCRIPTS if s not in ("sinhala", "devanagari")]
 
 
+@pytest.mark.made_with("generated_schemas")
 def test_committed_schemas_equal_the_generator_output():
     result = subprocess.run(
         [sys.executable, "scripts/gen_schemas.py", "--check"],
