@@ -34,11 +34,10 @@ from .corpora import ROOT, require
 
 HELP = "tokenizer folders vs sgpe on every line of the real corpora (AutoTokenizer)"
 SHIPPED = ("sgpe_4k", "sgpe_paper_4k", "bytebpe_4k")
-#: The fresh vocabularies: name -> training settings (trained on TRAIN_LINES of each file).
-FRESH = {
-    "fresh_hier_8k": {"vocab_size": 8000},
-    "fresh_hier_unk_8k": {"vocab_size": 8000, "oov_policy": "unk"},
-}
+#: The fresh vocabularies: name -> OOV policy (FRESH_SIZE tokens, the default mode, trained
+#: on TRAIN_LINES of each training file).
+FRESH = {"fresh_hier_8k": "fallback", "fresh_hier_unk_8k": "unk"}
+FRESH_SIZE = 8000
 TRAIN_FILES = ("si_train.txt", "hi_train.txt")
 TRAIN_LINES = 3000
 PAD_BATCH = 64
@@ -61,7 +60,7 @@ def fresh_vocabulary(corpora: Path, name: str) -> Any:
     docs: list[str] = []
     for path in require(corpora, *TRAIN_FILES):
         docs += itertools.islice(read_lines(path), TRAIN_LINES)
-    return sgpe.train(docs, **FRESH[name])
+    return sgpe.train(docs, vocab_size=FRESH_SIZE, oov_policy=FRESH[name])
 
 
 def vocabularies(corpora: Path) -> Iterator[tuple[str, Any]]:

@@ -706,7 +706,8 @@ BAD_COMMANDS = [
         "vocab_size must be at least 257 for bytebpe",
     ),
     (["train", "--out", "{d}", "--resume"], "", "no config.json; this is not a run directory"),
-    (["encode", "--vocab", "{d}"], "", "Is a directory"),
+    # A directory is read as a tokenizer folder sgpe exported; this one is not.
+    (["encode", "--vocab", "{d}"], "", "not a tokenizer folder (no sgpe_config.json"),
     (["encode", "--vocab", "{c}"], "", "not valid JSON (line 1, column 1"),
     (
         ["decode", "--vocab", str(SGPE_4K)],

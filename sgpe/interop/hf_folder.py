@@ -413,7 +413,7 @@ def _model_card(tokenizer: Tokenizer | ByteBPETokenizer, provenance: Mapping[str
     return f"""# {title}
 
 A Hugging Face tokenizer folder written by `python -m sgpe export` (sgpe-explorer).
-`tokenizer.json` gives exactly the token ids of the SGPE vocabulary in `{VOCAB_FILE}`.
+`tokenizer.json` gives exactly the token ids of the vocabulary in `{VOCAB_FILE}`.
 
 | | |
 |---|---|
