@@ -29,20 +29,12 @@ CITATION = re.compile(
     re.IGNORECASE,
 )
 TEXT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".json", ".md", ".txt", ".cfg")
-#: Not scanned: version control, a virtualenv in the checkout (.venv: installed packages,
-#: not ours), caches, outputs of runs and tests, the text written for
+#: Not scanned: version control, caches, outputs of runs and tests, the text written for
 #: the project (``sample_data``, data, not prose), and the benchmarks' generated results
-#: (their source in ``bench/`` is scanned, so a citation cannot come back through it).
-SKIP_DIRS = {
-    ".git",
-    ".venv",
-    "__pycache__",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".hypothesis",
-    ".pytest_cache",
-}
-SKIP_PATHS = {"runs", "tests/artifacts", "sample_data", "bench/results", "build", "dist"}
+#: (their source in ``bench/`` is scanned, so a citation cannot come back through it), and
+#: ``.venv``, the installed packages of the environment the two README commands make.
+SKIP_DIRS = {".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache"}
+SKIP_PATHS = {"runs", "tests/artifacts", "sample_data", "bench/results", "build", "dist", ".venv"}
 
 
 def _text_files() -> Iterator[Path]:
