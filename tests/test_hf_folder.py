@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 import sgpe
+from bench import hf_folder as hf_bench
 from sgpe import Tokenizer
 from sgpe.baselines.bytebpe import ByteBPETokenizer
 from sgpe.interop.hf import ExportError, save_hf
@@ -45,7 +46,6 @@ from sgpe.interop.hf_folder import (
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # every load below is from a local folder
 transformers = pytest.importorskip("transformers")
-hf_bench = pytest.importorskip("bench.hf_folder")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = REPO_ROOT / "sample_data" / "vocab"
