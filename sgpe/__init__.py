@@ -39,7 +39,13 @@ def __getattr__(name: str) -> Any:
 
 def load(path: str | Path) -> Any:
     """Load any vocabulary file of this project: SGPE (``Tokenizer``) or byte-level BPE
-    (``sgpe.baselines.bytebpe.ByteBPETokenizer``), chosen by the file's ``model`` key."""
+    (``sgpe.baselines.bytebpe.ByteBPETokenizer``), chosen by the file's ``model`` key; or
+    the vocabulary of a Hugging Face tokenizer folder that ``python -m sgpe export`` wrote
+    (:func:`sgpe.interop.hf_folder.load_hf_folder`)."""
+    if Path(path).is_dir():
+        from .interop.hf_folder import load_hf_folder
+
+        return load_hf_folder(path)
     data = read_json(path)
     if isinstance(data, dict) and data.get("model") == "bytebpe":
         from .baselines.bytebpe import ByteBPETokenizer

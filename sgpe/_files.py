@@ -2,6 +2,7 @@
 
 * :func:`atomic_write` / :func:`write_text_atomic` / :func:`write_json_atomic`: a reader
   (or a ``kill -9``) sees the old file or the new one, never half a file;
+  :func:`write_folder_atomic` does the same for a directory of files;
 * :func:`read_json`: JSON with one-line errors that name the file and the problem;
 * :func:`dumps_json`: the canonical JSON text of our files (identical data, identical bytes);
 * :func:`split_lines` / :func:`read_lines`: lines split on ``"\\n"`` only, so a ``"\\r"`` or
@@ -206,3 +207,49 @@ def file_sha256(path: str | Path) -> str:
         while block := f.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
+
+
+def write_folder_atomic(path: str | Path, files: dict[str, bytes]) -> None:
+    """Write a directory of ``files`` (name -> bytes) so that readers see the old
+    directory or the new one, never a half-written one.
+
+    The files go into a temp directory next to ``path`` (``.<name>.<pid>.<random>.tmp``,
+    created under the umask like any new directory), each synced, and the directory is
+    renamed into place. An existing ``path`` (empty, or one the caller decided may be
+    replaced) is first renamed aside and removed after the new one is in place; between
+    the two renames ``path`` briefly does not exist. On any error the temp directory is
+    removed and ``path`` is as it was.
+    """
+    import shutil
+
+    path = Path(path)
+    for name in files:
+        if not name or "/" in name or "\\" in name or name in (".", ".."):
+            raise ValueError(f"{name!r}: a folder file name must be a plain name")
+    parent = path.parent
+    tag = f"{os.getpid()}.{secrets.token_hex(3)}"
+    tmp = parent / f".{path.name}.{tag}.tmp"
+    try:
+        os.mkdir(tmp, 0o777)
+    except OSError as err:
+        raise OSError(err.errno, f"cannot write here: {err.strerror}", str(path)) from None
+    old = parent / f".{path.name}.{tag}.old"
+    try:
+        for name, data in sorted(files.items()):
+            atomic_write(tmp / name, data)
+        if path.exists():
+            os.replace(path, old)
+            try:
+                os.replace(tmp, path)
+            except BaseException:
+                os.replace(old, path)
+                raise
+            shutil.rmtree(old)
+        else:
+            os.replace(tmp, path)
+    except BaseException as err:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(tmp)
+        if isinstance(err, OSError) and err.filename not in (str(path), None):
+            raise OSError(err.errno, err.strerror, str(path)) from err
+        raise

@@ -158,6 +158,7 @@ def _encode_corpus(args: argparse.Namespace) -> int:
     if args.meta or args.tokens:
         raise UsageError("--meta and --tokens: only for stdin encoding, not with --corpus")
     options = _count_options(args, _encode_fields())
+    args.vocab = _vocab_file(args.vocab)  # a tokenizer folder: its checked sgpe_vocab.json
     tok = _load_vocab(args.vocab)  # a bad vocab.json is a usage error before any work starts
     stderr = sys.stderr
     tty = stderr.isatty()
@@ -239,31 +240,105 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    fmt = _export_format(args)
+    folder_flags = [
+        flag
+        for flag, given in [
+            ("--special-tokens", args.special_tokens is not None),
+            ("--model-max-length", args.model_max_length is not None),
+            *((f"--{role.replace('_', '-')}", getattr(args, role) is not None) for role in _ROLES),
+        ]
+        if given
+    ]
+    if folder_flags and fmt != "hf-folder":
+        raise UsageError(
+            f"{folder_flags[0]}: only for a tokenizer folder (--format hf-folder, or an --out "
+            "that ends with / or is a directory)"
+        )
     tok = _load_vocab(args.vocab)
-    if args.cls_sep and args.format != "hf":
-        raise UsageError("--cls-sep: only for --format hf (a tokenizer.json post-processor)")
-    if args.format == "meta":
+    if args.cls_sep and fmt == "meta":
+        raise UsageError(
+            "--cls-sep: only for --format hf or hf-folder (a tokenizer.json post-processor)"
+        )
+    if fmt == "meta":
         if getattr(tok, "model", None) != "sgpe":
             raise UsageError("--format meta needs an SGPE vocab.json")
         from .interop.meta import MetaTokenizer
 
         try:
-            MetaTokenizer(tok, args.encoding, vocab_path=args.vocab).save(args.out)
+            MetaTokenizer(tok, args.encoding, vocab_path=_vocab_file(args.vocab)).save(args.out)
         except ImportError as err:
             raise UsageError(str(err)) from None
         return 0
-    from .interop.hf import ExportError, check_parity, load_hf, save_hf
+    from .interop.hf import ExportError, check_parity, load_hf, save_hf, save_hf_folder
 
+    tokenizer_json = Path(args.out)
     try:
-        save_hf(tok, args.out, cls_sep=args.cls_sep)
+        if fmt == "hf-folder":
+            overrides = {
+                role: (None if value.lower() == "none" else value)
+                for role in _ROLES
+                if (value := getattr(args, role)) is not None
+            }
+            save_hf_folder(
+                tok,
+                args.out,
+                special_tokens=args.special_tokens or "auto",
+                overrides=overrides,
+                model_max_length=args.model_max_length,
+                cls_sep=args.cls_sep,
+            )
+            tokenizer_json = Path(args.out) / "tokenizer.json"
+        else:
+            save_hf(tok, args.out, cls_sep=args.cls_sep)
     except (ExportError, ImportError) as err:
+        raise UsageError(str(err)) from None
+    except ValueError as err:  # a directory that is not empty and not ours, or a file
         raise UsageError(str(err)) from None
     if args.check:
         lines = _read_text_lines(Path(args.check))
-        report = check_parity(tok, lines, load_hf(args.out))
+        report = check_parity(tok, lines, load_hf(tokenizer_json))
         print(f"parity: {report.lines} lines, {len(report.mismatches)} mismatches", file=sys.stderr)
         return 0 if report.ok else 1
     return 0
+
+
+#: Hugging Face's special-token roles, one --ROLE flag each (sgpe/interop/hf_folder.py).
+_ROLES = (
+    "unk_token",
+    "pad_token",
+    "bos_token",
+    "eos_token",
+    "cls_token",
+    "sep_token",
+    "mask_token",
+)
+
+
+def _export_format(args: argparse.Namespace) -> str:
+    """--format, or what --out says: a directory (an existing one, or a path ending with
+    a slash) is a tokenizer folder, anything else one tokenizer.json."""
+    out = str(args.out)
+    is_dir = out.endswith(("/", os.sep)) or Path(out).is_dir()
+    if args.format is None:
+        return "hf-folder" if is_dir else "hf"
+    if args.format == "hf" and is_dir:
+        raise UsageError(
+            f"--format hf writes one tokenizer.json file, but --out {out} is a directory: use "
+            "--format hf-folder for a tokenizer folder, or give a file name"
+        )
+    return str(args.format)
+
+
+def _vocab_file(path: str) -> str:
+    """The vocabulary file behind --vocab: the file itself, or a tokenizer folder's
+    sgpe_vocab.json (for commands that hash or reopen the file, not only load it)."""
+    from .interop.hf_folder import vocabulary_file
+
+    try:
+        return str(vocabulary_file(path))
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _read_text_lines(path: Path) -> list[str]:
@@ -772,11 +847,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=defaults,
         help="metrics of a vocabulary on a text file (JSON)",
         description="Tokens, TWR, characters per token, UNK rate, round-trip failures, "
-        "broken syllable boundaries of VOCAB_JSON on FILE (one line per document).",
+        "broken syllable boundaries of VOCAB on FILE (one line per document).",
     )
     p.add_argument(
-        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
-    )
+        "--vocab", metavar="VOCAB", required=True,
+        help="vocab.json (sgpe or bytebpe), or a tokenizer folder sgpe exported",
+    )  # fmt: skip
     p.add_argument("--text", metavar="FILE", required=True, help="evaluation text")
     p.add_argument(
         "--script",
@@ -789,20 +865,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "export",
         formatter_class=defaults,
-        help="vocab.json -> Hugging Face tokenizer.json (or meta_config.json)",
-        description="Write a tokenizer.json that tokenizers.Tokenizer.from_file loads and that "
-        "gives exactly the ids of VOCAB_JSON (sgpe or bytebpe); with --format meta, write the "
-        "meta_config.json of the o200k_base + SGPE meta-vocabulary.",
+        help="vocab.json -> Hugging Face tokenizer folder or tokenizer.json (or meta_config.json)",
+        description="Write a Hugging Face tokenizer that gives exactly the ids of VOCAB (sgpe "
+        "or bytebpe): with an --out that ends with / (or is a directory), a tokenizer folder "
+        "that transformers.AutoTokenizer.from_pretrained loads (tokenizer.json, "
+        "tokenizer_config.json, special_tokens_map.json, README.md, and sgpe_config.json + "
+        "sgpe_vocab.json so that sgpe reads it back); else one tokenizer.json that "
+        "tokenizers.Tokenizer.from_file loads. With --format meta, write the meta_config.json "
+        "of the o200k_base + SGPE meta-vocabulary.",
     )
     p.add_argument(
-        "--vocab", metavar="VOCAB_JSON", required=True, help="vocab.json (sgpe or bytebpe)"
-    )
+        "--vocab", metavar="VOCAB", required=True,
+        help="vocab.json (sgpe or bytebpe), or a tokenizer folder sgpe exported",
+    )  # fmt: skip
     p.add_argument(
-        "--out", metavar="FILE", required=True, help="tokenizer.json (or meta_config.json) to write"
-    )
+        "--out", metavar="PATH", required=True,
+        help="DIR/ for a tokenizer folder; a file for tokenizer.json (or meta_config.json)",
+    )  # fmt: skip
     p.add_argument(
-        "--format", choices=("hf", "meta"), default="hf",
-        help="hf: tokenizer.json; meta: meta_config.json sidecar",
+        "--format", choices=("hf", "hf-folder", "meta"), default=None,
+        help="hf-folder: tokenizer folder; hf: tokenizer.json; meta: meta_config.json sidecar "
+        "(default: hf-folder when --out ends with / or is a directory, else hf)",
     )  # fmt: skip
     p.add_argument(
         "--encoding", choices=("o200k_base", "cl100k_base"), default="o200k_base",
@@ -816,6 +899,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--cls-sep", action="store_true",
         help="add the original SGPE export's post-processor: [CLS] A [SEP] (pairs: [CLS] A [SEP] B [SEP]) when "
         "encoding with special tokens (SGPE only; --check compares without them)",
+    )  # fmt: skip
+    p.add_argument(
+        "--special-tokens", choices=("auto", "masked", "causal"), default=None,
+        help="folder: which special tokens fill Hugging Face's roles. masked: [UNK] [PAD] "
+        "[CLS] [SEP] [MASK] as unk/pad/cls/sep/mask_token; causal: [UNK], [PAD], and [CLS] "
+        "[SEP] as bos/eos_token; byte-level: <|endoftext|> as unk/pad/bos/eos_token "
+        "(default: auto, masked for SGPE and causal for byte-level)",
+    )  # fmt: skip
+    for role in _ROLES:
+        p.add_argument(
+            f"--{role.replace('_', '-')}", metavar="TOKEN", default=None,
+            help=f"folder: the special token of VOCAB that is {role} (none: no {role})",
+        )  # fmt: skip
+    p.add_argument(
+        "--model-max-length", type=int, metavar="N", default=None,
+        help="folder: model_max_length of tokenizer_config.json (default: unset, and "
+        "transformers then uses int(1e30), so truncation=True cuts nothing)",
     )  # fmt: skip
     p.set_defaults(func=_cmd_export)
     return parser
@@ -856,7 +956,10 @@ def _add_setting_flags(
 
 def _vocab_or_meta(p: argparse.ArgumentParser) -> None:
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--vocab", metavar="VOCAB_JSON", help="vocab.json (sgpe or bytebpe)")
+    source.add_argument(
+        "--vocab", metavar="VOCAB",
+        help="vocab.json (sgpe or bytebpe), or a tokenizer folder sgpe exported",
+    )  # fmt: skip
     source.add_argument(
         "--meta", metavar="META_CONFIG",
         help="meta_config.json: o200k_base ids + SGPE ids (python -m sgpe export --format meta)",

@@ -623,7 +623,18 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path: str | Path) -> Tokenizer:
-        """Load a ``vocab.json``; a malformed file raises ``ValueError`` naming the key."""
+        """Load a ``vocab.json``, or the SGPE vocabulary of a tokenizer folder that
+        ``python -m sgpe export`` wrote; a malformed file raises ``ValueError`` naming the key."""
+        if Path(path).is_dir():
+            from .interop.hf_folder import load_hf_folder
+
+            tok = load_hf_folder(path)
+            if not isinstance(tok, Tokenizer):
+                raise ValueError(
+                    f"{path}: holds a {tok.model} vocabulary, not an SGPE one; load it with "
+                    "sgpe.load, which picks the right class"
+                )
+            return tok
         return cls.from_dict(read_json(path), str(path))
 
     def __repr__(self) -> str:

@@ -864,14 +864,20 @@ def test_core_never_imports_the_ui() -> None:
 @pytest.mark.parametrize(
     "path", [defaults.DEFAULT_SGPE, defaults.DEFAULT_BYTEBPE], ids=["sgpe", "bytebpe"]
 )
-def test_downloads_of_a_vocabulary_load_back(path: Path) -> None:
+def test_downloads_of_a_vocabulary_load_back(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
+    import zipfile
 
     import pandas as pd
     from tokenizers import Tokenizer as HFTokenizer
 
     from sgpe import metrics
+    from sgpe.interop import hf_folder
     from sgpe.ui import downloads
+
+    transformers = pytest.importorskip("transformers")
 
     tok = sgpe.load(path)
     texts = {n: defaults.SAMPLE_DATA / n for n in defaults.SAMPLE_FILES}
@@ -882,6 +888,16 @@ def test_downloads_of_a_vocabulary_load_back(path: Path) -> None:
     for line in defaults.sample_documents()[:50]:
         assert hf.encode(line, add_special_tokens=False).ids == list(tok.encode(line))
     assert made["vocab.json"].make() == path.read_bytes()
+    folder = made["tokenizer folder (Hugging Face, zip)"]
+    assert folder.file_name == f"{stem}-hf.zip" and folder.make() == folder.make()
+    with zipfile.ZipFile(io.BytesIO(folder.make())) as archive:
+        assert sorted(archive.namelist()) == sorted(f"{stem}-hf/{n}" for n in hf_folder.FILES)
+        archive.extractall(tmp_path)
+    assert sgpe.load(tmp_path / f"{stem}-hf").to_dict() == tok.to_dict()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    auto = transformers.AutoTokenizer.from_pretrained(str(tmp_path / f"{stem}-hf"))
+    lines = defaults.sample_documents()[:20]
+    assert auto(lines)["input_ids"] == [tok.encode(line) for line in lines]
     merges = pd.read_csv(io.BytesIO(made["merges (CSV)"].make()), keep_default_na=False)
     assert list(merges["count"]) == tok.merge_counts and len(merges) == len(tok.merges)
     report = pd.read_csv(io.BytesIO(made["metrics report (CSV)"].make()))
@@ -902,6 +918,7 @@ def test_vocabulary_page_offers_the_downloads() -> None:
     at = open_page("vocabulary.py")
     labels = [b.proto.label for b in at.get("download_button")]
     assert {
+        "tokenizer folder (Hugging Face, zip)",
         "tokenizer.json (Hugging Face)",
         "vocab.json",
         "merges (CSV)",

@@ -588,3 +588,146 @@ def test_progress_bar_on_a_terminal(corpus: Path, tmp_path: Path) -> None:
     )
     assert piped.returncode == 0
     assert "\r" not in piped.stderr.decode() and "done: vocab.json" in piped.stderr.decode()
+
+
+# ---------------------------------------------------------------------------- export: folders
+
+SGPE_4K = REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json"
+BYTEBPE_4K = REPO_ROOT / "sample_data" / "vocab" / "bytebpe_4k.json"
+
+
+def test_export_to_a_directory_writes_a_folder_that_every_vocab_flag_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    from sgpe.interop.hf_folder import FILES
+
+    out = tmp_path / "tok"
+    code, _, err = run(
+        monkeypatch, capsysbinary, ["export", "--vocab", str(SGPE_4K), "--out", f"{out}/"]
+    )
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    text = "\n".join(SINHALA + HINDI).encode() + b"\n"
+    by_file = run(monkeypatch, capsysbinary, ["encode", "--vocab", str(SGPE_4K)], text)
+    by_folder = run(monkeypatch, capsysbinary, ["encode", "--vocab", str(out)], text)
+    assert by_folder == by_file and by_file[0] == 0
+    decoded = run(monkeypatch, capsysbinary, ["decode", "--vocab", str(out)], by_file[1])
+    assert decoded[1] == text
+    # An existing directory is a folder without the slash; the folder is a --vocab too.
+    code, _, err = run(
+        monkeypatch, capsysbinary,
+        ["export", "--vocab", str(out), "--out", str(out), "--special-tokens", "causal",
+         "--eos-token", "none", "--model-max-length", "512"],
+    )  # fmt: skip
+    assert code == 0, err
+    config = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert (config["model_max_length"], config["bos_token"]) == (512, "[CLS]")
+    assert "eos_token" not in config
+    ids, corpus = tmp_path / "ids.npy", tmp_path / "c.txt"
+    corpus.write_bytes(text)
+    code, _, err = run(
+        monkeypatch, capsysbinary,
+        ["encode", "--vocab", str(out), "--corpus", str(corpus), "--out", str(ids)],
+    )  # fmt: skip
+    assert code == 0, err
+    np = pytest.importorskip("numpy")
+    assert np.load(ids).tolist() == [
+        i for line in by_file[1].splitlines() for i in json.loads(line)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["--out", "{t}/x.json", "--pad-token", "[PAD]"], ["--pad-token: only for a tokenizer folder"]),
+        (["--out", "{t}/x.json", "--special-tokens", "causal"], ["--special-tokens: only for a tokenizer folder"]),
+        (["--out", "{t}/d/", "--format", "hf"], ["--format hf writes one tokenizer.json file, but --out", "is a directory"]),
+        (["--out", "{t}/d/", "--eos-token", "</s>"], ["eos_token (--eos-token) '</s>' given is not a special token of this vocabulary"]),
+        (["--out", "{t}/d/", "--model-max-length", "0"], ["model_max_length must be a positive integer, not 0"]),
+        (["--out", "{t}/d/", "--format", "meta", "--cls-sep"], ["--cls-sep: only for --format hf or hf-folder"]),
+        (["--out", "{t}/mine/"], ["not empty and not a tokenizer folder sgpe wrote (it holds notes.txt)"]),
+    ],
+)  # fmt: skip
+def test_export_folder_usage_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    argv: list[str],
+    fragments: list[str],
+) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    argv = [a.replace("{t}", str(tmp_path)) for a in argv]
+    code, _, err = run(monkeypatch, capsysbinary, ["export", "--vocab", str(SGPE_4K), *argv])
+    assert code == 2
+    assert_one_error_line(err, *fragments)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+
+
+def test_vocab_flags_refuse_folders_sgpe_did_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code, _, err = run(
+        monkeypatch,
+        capsysbinary,
+        ["export", "--vocab", str(SGPE_4K), "--out", str(plain / "tokenizer.json")],
+    )
+    assert code == 0, err
+    for argv in (
+        ["encode", "--vocab", str(plain)],
+        [
+            "encode",
+            "--vocab",
+            str(plain),
+            "--corpus",
+            str(SGPE_4K),
+            "--out",
+            str(tmp_path / "i.npy"),
+        ],
+    ):
+        code, _, err = run(monkeypatch, capsysbinary, argv, b"x\n")
+        assert code == 2
+        assert_one_error_line(
+            err,
+            "a Hugging Face tokenizer folder that sgpe did not write (no sgpe_config.json)",
+            "export again, or pass the vocab.json",
+        )
+
+
+def test_export_roles_are_the_folder_modules_roles() -> None:
+    from sgpe import cli
+    from sgpe.interop.hf_folder import ROLES
+
+    assert cli._ROLES == ROLES
+
+
+def test_python_m_sgpe_export_folder_loads_with_autotokenizer(tmp_path: Path) -> None:
+    """The README's three lines, as a user runs them (a fresh process each)."""
+    pytest.importorskip("transformers")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(composed_lines()) + "\n", encoding="utf-8")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    run_dir, folder = tmp_path / "run", tmp_path / "tok"
+    steps = [
+        [sys.executable, "-m", "sgpe", "train", "--corpus", str(corpus), "--vocab-size", "1200", "--out", str(run_dir)],
+        [sys.executable, "-m", "sgpe", "export", "--vocab", str(run_dir / "vocab.json"), "--out", f"{folder}/"],
+    ]  # fmt: skip
+    for cmd in steps:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+    code = (
+        "import sys, json; from transformers import AutoTokenizer; "
+        "t = AutoTokenizer.from_pretrained(sys.argv[1]); "
+        "print(json.dumps(t([sys.argv[2], sys.argv[3]], padding=True)['input_ids']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(folder), SINHALA[0], HINDI[1]],
+        capture_output=True, text=True, env=env, timeout=300, check=True,
+    )  # fmt: skip
+    tok = load(run_dir / "vocab.json")
+    ours = [tok.encode(SINHALA[0]), tok.encode(HINDI[1])]
+    width = max(map(len, ours))
+    assert json.loads(done.stdout) == [ids + [0] * (width - len(ids)) for ids in ours]

@@ -16,6 +16,7 @@ MODULES = [
     "sgpe.baselines.tiktoken_offline",
     "sgpe.baselines.bytebpe",
     "sgpe.interop.hf",
+    "sgpe.interop.hf_folder",
     "sgpe.interop.meta",
     "sgpe.metrics",
     "sgpe.protocol",

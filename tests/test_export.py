@@ -526,7 +526,7 @@ def test_cls_sep_is_refused_where_it_cannot_apply(tmp_path: Path) -> None:
     done = subprocess.run([*cmd, "--format", "meta", "--cls-sep"], capture_output=True, text=True)
     assert done.returncode == 2 and not out.exists()
     assert done.stderr.strip() == (
-        "sgpe: error: --cls-sep: only for --format hf (a tokenizer.json post-processor)"
+        "sgpe: error: --cls-sep: only for --format hf or hf-folder (a tokenizer.json post-processor)"
     )
     check = tmp_path / "lines.txt"
     check.write_text("\n".join(CLS_TEXTS) + "\n", encoding="utf-8")

@@ -104,3 +104,27 @@ def test_writing_word_counts_does_not_import_pandas(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------------- folders
+
+
+def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    target = tmp_path / "folder"
+    files.write_folder_atomic(target, {"a.json": b"{}\n", "b.txt": b"old"})
+    assert sorted(p.name for p in target.iterdir()) == ["a.json", "b.txt"]
+    files.write_folder_atomic(target, {"c.txt": b"new"})  # replaced whole
+    assert [p.name for p in target.iterdir()] == ["c.txt"]
+    # The second file fails mid-write (str, not bytes) after the first is on disk in the
+    # temp directory: the target keeps its old files and no temp directory is left.
+    with pytest.raises(TypeError):
+        files.write_folder_atomic(target, {"a.txt": b"1", "z.txt": "not bytes"})  # type: ignore[dict-item]
+    assert [p.name for p in target.iterdir()] == ["c.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["folder"]
+    with pytest.raises(TypeError):
+        files.write_folder_atomic(tmp_path / "new", {"a.txt": b"1", "z.txt": "not bytes"})  # type: ignore[dict-item]
+    assert [p.name for p in tmp_path.iterdir()] == ["folder"]
+    for bad in ("", ".", "..", "a/b", "a\\b"):
+        with pytest.raises(ValueError, match="a folder file name must be a plain name"):
+            files.write_folder_atomic(tmp_path / "x", {bad: b""})
+    assert [p.name for p in tmp_path.iterdir()] == ["folder"]

@@ -53,3 +53,34 @@ def test_every_name_in_the_api_table_exists_at_its_current_path():
                 except AttributeError:
                     obj = importlib.import_module(".".join(parts[: k + 1]))
         assert obj is not None, name
+
+
+def test_readme_hugging_face_three_lines(tmp_path):
+    """Train, export the folder, AutoTokenizer: the README's lines run in a fresh directory
+    and print what the README says (made with transformers 5.24.0, tokenizers 0.23.3)."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    import pytest
+
+    pytest.importorskip("transformers")
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Hugging Face and the meta-vocabulary", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1).strip().splitlines()
+    commands, printed = block[:3], block[3]
+    assert [c.split()[:3] for c in commands] == [
+        ["python", "-m", "sgpe"],
+        ["python", "-m", "sgpe"],
+        ["python", "-c", "'from"],
+    ]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    for command in commands:
+        argv = shlex.split(command.replace("sample_data/", f"{README.parent}/sample_data/"))
+        done = subprocess.run(
+            [sys.executable, *argv[1:]], cwd=tmp_path, env=env, capture_output=True,
+            text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert "# " + done.stdout.strip() == printed

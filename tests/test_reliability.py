@@ -645,10 +645,11 @@ def test_bytebpe_run_resumes_from_its_checkpoint_to_the_same_vocab(
 
 
 @pytest.mark.parametrize(
-    ("target", "message"),
+    ("target", "flags", "message"),
     [
-        ("a_dir", "a_dir: is a directory; give a file path"),
-        ("no_dir/t.json", "no_dir/t.json: cannot write here: No such file or directory"),
+        # An existing directory is a tokenizer folder's place; a lone tokenizer.json is not.
+        ("a_dir", ["--format", "hf"], "--out {t}/a_dir is a directory: use --format hf-folder"),
+        ("no_dir/t.json", [], "{t}/no_dir/t.json: cannot write here: No such file or directory"),
     ],
 )
 def test_export_to_a_bad_path_names_that_path(
@@ -656,16 +657,17 @@ def test_export_to_a_bad_path_names_that_path(
     capsysbinary: pytest.CaptureFixture[bytes],
     tmp_path: Path,
     target: str,
+    flags: list[str],
     message: str,
 ) -> None:
     (tmp_path / "a_dir").mkdir()
     out = tmp_path / target
     code, _, err = cli(
-        monkeypatch, capsysbinary, ["export", "--vocab", str(SGPE_4K), "--out", str(out)]
+        monkeypatch, capsysbinary, ["export", "--vocab", str(SGPE_4K), "--out", str(out), *flags]
     )
     assert code == 2
     line = one_clear_line(err)
-    assert f"{tmp_path}/{message}" in line and ".tmp" not in line
+    assert message.replace("{t}", str(tmp_path)) in line and ".tmp" not in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_dir"]  # no temp file left
 
 
@@ -704,7 +706,8 @@ BAD_COMMANDS = [
         "vocab_size must be at least 257 for bytebpe",
     ),
     (["train", "--out", "{d}", "--resume"], "", "no config.json; this is not a run directory"),
-    (["encode", "--vocab", "{d}"], "", "Is a directory"),
+    # A directory is read as a tokenizer folder sgpe exported; this one is not.
+    (["encode", "--vocab", "{d}"], "", "not a tokenizer folder (no sgpe_config.json"),
     (["encode", "--vocab", "{c}"], "", "not valid JSON (line 1, column 1"),
     (
         ["decode", "--vocab", str(SGPE_4K)],

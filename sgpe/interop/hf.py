@@ -7,6 +7,9 @@
 ([301, 651], [301, 651])
 
 ``save_hf(tok, "tokenizer.json")`` writes the file; ``tokenizers.Tokenizer.from_file`` reads it.
+``save_hf_folder(tok, "DIR")`` writes a whole folder around it (special tokens, config, model
+card) that ``transformers.AutoTokenizer.from_pretrained`` loads and ``load_hf_folder`` (or
+:func:`sgpe.load`) reads back: :mod:`sgpe.interop.hf_folder`.
 
 The file uses only stock components (``Split`` pre-tokenizers, ``Replace`` normalizer and
 decoders, a ``BPE`` model), so ``tokenizers`` and ``transformers`` load it without any
@@ -110,6 +113,7 @@ from ..pieces import get_word_splitter
 from ..schema import code_point_ranges, schemas_for
 from ..syllables import get_syllabifier
 from ..tokenizer import Tokenizer
+from .hf_folder import load_hf_folder, save_hf_folder
 
 if TYPE_CHECKING:
     from ..baselines.bytebpe import ByteBPETokenizer
@@ -120,7 +124,9 @@ __all__ = [
     "ParityReport",
     "check_parity",
     "load_hf",
+    "load_hf_folder",
     "save_hf",
+    "save_hf_folder",
     "to_hf",
     "to_hf_str",
 ]

@@ -5,6 +5,8 @@
 the Train page can call :func:`show` for a finished run. Every file name says what it is:
 model, script, size and where it came from (``shipped`` or the run id).
 
+* the Hugging Face tokenizer folder as one zip (:mod:`sgpe.interop.hf_folder`: what
+  ``AutoTokenizer.from_pretrained`` loads once unzipped, and ``sgpe.load`` reads back);
 * ``tokenizer.json`` -- Hugging Face ``tokenizers`` (:mod:`sgpe.interop.hf`, exact ids);
 * ``vocab.json`` -- the vocabulary file as it is on disk;
 * the merges -- CSV of rank, left, right, merged token and training count;
@@ -15,8 +17,10 @@ model, script, size and where it came from (``shipped`` or the run id).
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -104,11 +108,25 @@ def _figure_files(make_fig: Callable[[], Any], name: str, title: str) -> list[Do
     ]
 
 
+def folder_zip(files: dict[str, bytes], root: str) -> bytes:
+    """A zip of ``files`` inside the folder ``root``, the same bytes for the same files (a
+    fixed date, sorted names, mode 0644), so that downloading twice gives one file."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(f"{root}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, files[name])
+    return out.getvalue()
+
+
 def files(
     tok: Any, vocab_path: Path, source: str, counts: list[int] | None, texts: dict[str, Path]
 ) -> list[Download]:
     """Every download of one vocabulary (see the module docstring), each made on demand."""
     from sgpe.interop.hf import to_hf_str
+    from sgpe.interop.hf_folder import hf_folder_files
 
     base = stem(tok, source)
     table = cache(lambda: report(tok, texts))  # shared by the report files and its chart
@@ -121,6 +139,12 @@ def files(
         return json.dumps(records, ensure_ascii=False, indent=1).encode("utf-8")
 
     out = [
+        Download(
+            "tokenizer folder (Hugging Face, zip)",
+            f"{base}-hf.zip",
+            "application/zip",
+            lambda: folder_zip(hf_folder_files(tok), f"{base}-hf"),
+        ),
         Download(
             "tokenizer.json (Hugging Face)",
             f"{base}-tokenizer.json",
