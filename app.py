@@ -26,6 +26,7 @@ st.set_page_config(
     initial_sidebar_state="auto",
 )
 st.html(style.CSS)
+state.carry_over()  # before any widget: the kept values of pages not shown in this run
 
 PAGES = [
     st.Page("app_pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),

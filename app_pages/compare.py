@@ -60,13 +60,14 @@ pick = st.multiselect(
         "cmp",
         default_pick,
         parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
+        allowed=entries,
     ),
     help="The default compares like with like: SGPE and byte-level BPE with the same "
     "vocabulary size, trained on the same corpus. Add OpenAI's o200k_base or "
     "cl100k_base, or any finished run.",
 )
 pick = [k for k in pick if k in entries]
-state.remember("cmp", ",".join(pick))
+state.remember("cmp", pick)
 c1, c2, _spare = st.columns([1, 1, 2])
 show_ids = c1.toggle(
     "Show token ids", key=state.init_widget("cmp_ids", "ids", False, state.parse_bool)
@@ -209,6 +210,6 @@ if lines is not None and chosen:
         ["twr", "cpt", "broken_per_1k", "tokens"],
         format_func=charts.METRIC_TITLES.__getitem__,
         horizontal=True,
-        key="cmp_chart",
+        key=state.keep("cmp_chart"),
     )
     st.plotly_chart(charts.corpus_bars(table, str(metric), corpus_name), width="stretch")

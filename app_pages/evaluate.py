@@ -80,10 +80,11 @@ pick = st.multiselect(
         "ev",
         default_pick,
         parse=lambda raw: [k for k in raw.split(",") if k in entries] or None,
+        allowed=entries,
     ),
 )
 pick = [k for k in pick if k in entries]
-state.remember("ev", ",".join(pick))
+state.remember("ev", pick)
 
 files = {p.name: p for p in resources.sample_files()}
 sources = [*files, SHARED, UPLOAD]
@@ -135,7 +136,7 @@ elif lines is not None:
         ["twr", "cpt", "broken_per_1k", "words_with_broken_pct", "roundtrip_fail"],
         format_func=COLUMNS.__getitem__,
         horizontal=True,
-        key="ev_chart",
+        key=state.keep("ev_chart"),
     )
     st.plotly_chart(charts.evaluate_bars(table, str(metric), COLUMNS[str(metric)]), width="stretch")
     st.download_button(

@@ -71,7 +71,9 @@ with grammar_tab:
     st.graphviz_chart(grammar.dfa_dot(schema))
 with trace_tab:
     words = st.text_input(
-        "Words to trace", value=grammar.EXAMPLES.get(script, ""), key=f"gr_words_{script}"
+        "Words to trace",
+        value=grammar.EXAMPLES.get(script, ""),
+        key=state.keep(f"gr_words_{script}"),
     )
     st.dataframe(
         pd.DataFrame(grammar.trace_rows(words, get_syllabifier(script))),
@@ -88,12 +90,14 @@ with own_tab:
         source, starting = upload.name, upload.getvalue().decode("utf-8", errors="replace")
     else:
         source, starting = f"{script}.json (edited)", builtin_json(script)
-    raw = st.text_area("Schema", value=starting, height=300, key=f"gr_json_{script}_{source}")
+    raw = st.text_area(
+        "Schema", value=starting, height=300, key=state.keep(f"gr_json_{script}_{source}")
+    )
     sample = st.text_area(
         "Text to syllabify with it",
         value=grammar.EXAMPLES.get(script, ""),
         height=80,
-        key=f"gr_sample_{script}",
+        key=state.keep(f"gr_sample_{script}"),
     )
     try:
         own = grammar.read_schema(raw, source)

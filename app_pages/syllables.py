@@ -131,7 +131,7 @@ with inspect_tab:
         "Unit number (the # column of the table; hover a unit to see its number)",
         min_value=0,
         max_value=last,
-        key="syl_pick",
+        key=state.keep("syl_pick"),
     )
     row = rows[int(index)]
     st.markdown(

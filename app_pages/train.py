@@ -135,7 +135,7 @@ with st.container(border=True):
         "Corpus",
         ["sample_data/", "upload"],
         horizontal=True,
-        key="train_source",
+        key=state.keep("train_source"),
         format_func={
             "sample_data/": "a file from sample_data/",
             "upload": "upload a file",
@@ -165,12 +165,12 @@ with st.container(border=True):
             corpus, name = upload, upload.name
     else:
         files = {p.name: p for p in resources.sample_files()}
-        picked = st.selectbox("Sample file", list(files), key="train_sample")
+        picked = st.selectbox("Sample file", list(files), key=state.keep("train_sample"))
         if picked:
             corpus, name = files[picked], picked
     script = str(state.option("script", default("script")))
     values = train_form.form_values()
-    baseline = st.toggle("Also train the byte-level baseline", True, key="train_base")
+    baseline = st.toggle("Also train the byte-level baseline", True, key=state.keep("train_base"))
     st.caption(
         f"Script grammar: {script} (chosen in the sidebar). The baseline uses the same "
         "corpus and vocabulary size."

@@ -139,7 +139,10 @@ st.divider()
 st.subheader("Search the vocabulary")
 c1, c2 = st.columns([2, 3])
 needle = c1.text_input("Token contains", key=state.init_widget("voc_q", "q", ""))
-kinds_on = c2.multiselect("Kinds", list(comp["kind"]), key="voc_kinds")
+kinds = list(comp["kind"])
+if "voc_kinds" in st.session_state:  # kept from the other vocabulary: only kinds this one has
+    st.session_state["voc_kinds"] = [k for k in st.session_state["voc_kinds"] if k in kinds]
+kinds_on = c2.multiselect("Kinds", kinds, key=state.keep("voc_kinds"))
 state.remember("q", needle)
 state.remember("v", which)
 state.remember("vt", source)

@@ -126,6 +126,90 @@ def test_shipped_merge_counts_come_from_the_file() -> None:
     assert list(table["count"]) == [shipped.merge_counts[r] for r in table["rank"]]
 
 
+# ============================================================================ round trips
+
+# Each page's widgets set away from their defaults (kind, key, value). Issue 27: Compare
+# crashed on every return (its choice came back as the string "sgpe,base"), Evaluate's
+# choice came back empty, and the other pages' widgets fell back to their defaults.
+AWAY: dict[str, list[tuple[str, str, Any]]] = {
+    "syllables.py": [
+        ("toggle", "syl_ls", True),
+        ("toggle", "syl_inv", True),
+        ("number_input", "syl_pick", 3),
+    ],
+    "compare.py": [
+        ("multiselect", "cmp_pick", ["sgpe", "cl100k_base", "o200k_base"]),
+        ("toggle", "cmp_ids", True),
+        ("toggle", "cmp_inv", True),
+        ("selectbox", "cmp_corpus", "hindi.txt"),
+        ("radio", "cmp_chart", "cpt"),
+    ],
+    "merges.py": [
+        ("radio", "mrg_which", "Byte-level BPE"),
+        ("number_input", "mrg_first", 7),
+        ("text_input", "mrg_filter", "ල"),
+        ("select_slider", "mrg_speed", "4"),
+        ("selectbox", "mrg_syllable", "කා"),
+        ("slider", "mrg_step", 3),
+    ],
+    "evaluate.py": [
+        ("multiselect", "ev_pick", ["base", "cl100k_base"]),
+        ("selectbox", "ev_text", "hindi.txt"),
+        ("radio", "ev_chart", "cpt"),
+    ],
+    "train.py": [
+        ("selectbox", "train_sample", "hindi.txt"),
+        ("toggle", "train_base", False),
+        ("radio", "train_mode", "paper"),
+        ("radio", "train_oov_policy", "unk"),
+        ("toggle", "train_leading_space", False),
+        ("number_input", "train_vocab_size", 1500),
+        ("number_input", "train_prune_freq", 3),
+        ("number_input", "train_min_freq", 4),
+    ],
+    "grammar.py": [
+        ("selectbox", "gr_script", "devanagari"),
+        ("text_input", "gr_words_devanagari", "नमस्ते"),
+        ("text_area", "gr_sample_devanagari", "क्षत्रिय"),
+    ],
+    "vocabulary.py": [
+        ("radio", "voc_which", "base"),
+        ("selectbox", "voc_text", "hindi.txt"),
+        ("text_input", "voc_q", "ක"),
+        ("multiselect", "voc_kinds", ["character"]),
+    ],
+}
+
+
+def widget_values(at: AppTest, page: str) -> dict[str, Any]:
+    return {key: getattr(at, kind)(key=key).value for kind, key, _ in AWAY[page]}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_keeps_its_widgets_when_left_and_opened_again(page: str) -> None:
+    """Set every widget of the page away from its default, open another page (twice, so
+    a whole run passes without the page), come back: no exception, every value kept, the
+    URL as before."""
+    at = open_page(page)
+    for kind, key, value in AWAY[page]:
+        widget = getattr(at, kind)(key=key)
+        assert widget.value != value, f"{key}: pick a value away from its default"
+        widget.set_value(value).run()
+        assert not at.exception, (key, [e.value for e in at.exception])
+    wanted = {key: value for _, key, value in AWAY[page]}
+    assert widget_values(at, page) == wanted
+    url = dict(at.query_params)
+    other = "grammar.py" if page != "grammar.py" else "syllables.py"
+    for _ in range(2):
+        at.switch_page(f"app_pages/{other}").run()
+        assert not at.exception, [e.value for e in at.exception]
+    at.switch_page(f"app_pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert widget_values(at, page) == wanted
+    assert dict(at.query_params) == url
+
+
 # ============================================================================ Syllables
 
 

@@ -27,8 +27,10 @@ FORM_FIELDS = tuple(f for f in dataclasses.fields(TrainSettings) if info(f).labe
 
 
 def key(name: str) -> str:
-    """The widget key of a setting."""
-    return f"train_{name}"
+    """The widget key of a setting (kept while the page is not shown, see sgpe.ui.state)."""
+    from . import state
+
+    return state.keep(f"train_{name}")
 
 
 def widget(where: Any, f: dataclasses.Field[Any], **limits: Any) -> Any:
