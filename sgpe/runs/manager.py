@@ -30,8 +30,13 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   left when the machine restarted, start then).
 * **Reading has no side effects.** :meth:`list_runs`, :meth:`status`, :meth:`wait` and
   :meth:`damaged_runs` only read files: they never launch, signal or kill a trainer.
-* **Ownership.** A run may record an owner (the app's browser session): :meth:`delete`
-  with ``as_owner`` refuses another owner's run. Library callers pass no owner.
+* **Ownership.** A run may record an owner (the app records a digest of the visitor's
+  owner key, see :mod:`sgpe.ui.owner`). :meth:`cancel`, :meth:`resume`, :meth:`delete`
+  and :meth:`delete_finished` take ``as_owner``: given, they refuse a run whose recorded
+  owner differs (a :class:`RunError`, before any signal or change), so a visitor cannot
+  stop, restart or remove another visitor's run whatever buttons a page shows. Runs
+  without an owner (started by the CLI or a library caller) may be managed by any caller.
+  ``as_owner=None`` is the library's and an administrator's call: no check.
 
 This module does not train (that is :mod:`sgpe.runs`, in the child process) and has no
 Streamlit code.
@@ -113,7 +118,7 @@ _ROOT_LOCK = ".jobs.lock"
 #: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
 #: that start queued runs when they end.
 QUEUE_FILE = ".queue.json"
-#: ``{"owner": "..."}`` in a run directory: who started the run (see RunManager.delete).
+#: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership above).
 OWNER_FILE = "owner.json"
 #: Uploads, stored once each under the runs root as ``<sha256><ext>``.
 UPLOADS_DIR = "uploads"
@@ -412,7 +417,7 @@ class RunRequest:
     name: str | None
     settings: TrainSettings
     mechanics: RunMechanics
-    #: who starts the run (e.g. the app's browser session); see RunManager.delete
+    #: who starts the run (the app: a digest of the visitor's owner key); see Ownership above
     owner: str | None
     #: how the corpus is counted (recorded in the run, used again when it resumes)
     counting: CountOptions
@@ -794,10 +799,26 @@ class RunManager:
             time.sleep(0.05)
         return False
 
-    def cancel(self, run: Run | str, *, wait: float = 10.0) -> RunStatus:
+    def _check_owner(self, run: Run, as_owner: str | None, action: str) -> None:
+        """Refuse ``action`` on ``run`` when ``as_owner`` is given and the run records
+        another owner (see the module docstring, Ownership)."""
+        if as_owner is None:
+            return
+        owner = read_owner(run.path)
+        if owner is not None and owner != as_owner:
+            raise RunError(
+                f"run {run.id} was started in another browser session; only its owner or an "
+                f"administrator can {action} it"
+            )
+
+    def cancel(
+        self, run: Run | str, *, wait: float = 10.0, as_owner: str | None = None
+    ) -> RunStatus:
         """Stop a run: a queued run is marked ``cancelled``; a running trainer gets SIGTERM,
-        finishes its current merge, writes a final checkpoint and ends ``cancelled``."""
+        finishes its current merge, writes a final checkpoint and ends ``cancelled``. With
+        ``as_owner``, another owner's run is refused."""
         run = self.run(run)
+        self._check_owner(run, as_owner, "cancel")
         st = read_status(run.path)
         if st.state == "queued" and not st.alive:
             with run_lock(run.path, wait=2.0):
@@ -826,10 +847,12 @@ class RunManager:
             st = read_status(run.path)
         return st
 
-    def resume(self, run: Run | str) -> RunStatus:
+    def resume(self, run: Run | str, *, as_owner: str | None = None) -> RunStatus:
         """Queue an interrupted, cancelled or failed run to continue from its newest valid
-        checkpoint (launched at once if a slot is free)."""
+        checkpoint (launched at once if a slot is free). With ``as_owner``, another owner's
+        run is refused."""
         run = self.run(run)
+        self._check_owner(run, as_owner, "resume")
         st = read_status(run.path)
         if st.state == "done":
             raise RunError(f"run {run.id} is already done; start a new run to train again")
@@ -863,12 +886,7 @@ class RunManager:
         (the trainer is then killed first), and, with ``as_owner``, a run that another
         owner started (pass ``as_owner=None`` only for an administrator)."""
         run = self.run(run)
-        owner = read_owner(run.path)
-        if as_owner is not None and owner is not None and owner != as_owner:
-            raise RunError(
-                f"run {run.id} was started in another browser session; only its owner or an "
-                "administrator can delete it"
-            )
+        self._check_owner(run, as_owner, "delete")
         with self._root_lock():
             st = read_status(run.path)
             if st.alive:
