@@ -768,8 +768,9 @@ def test_the_train_page_lists_runs_without_launching_them(runs_dir: Path) -> Non
 
 
 def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: Any) -> None:
-    """No Resume for a run that failed because of its settings; no Delete for another
-    session's run unless SGPE_ADMIN=1."""
+    """No Resume for a run that failed because of its settings. Another visitor's runs are
+    not listed, except their finished vocabularies, read-only (Use, no Cancel, Resume or
+    Delete); SGPE_ADMIN=1 manages every run."""
     import json as json_
 
     from sgpe.runs.manager import RunManager, RunRequest
@@ -778,15 +779,25 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
     failed = manager.start(RunRequest(text, name="a.txt", vocab_size=20))
     theirs = manager.start(RunRequest(text, name="b.txt", vocab_size=400, owner="someone"))
+    stopped = manager.start(RunRequest(text, name="c.txt", vocab_size=400, owner="someone"))
+    assert manager.cancel(stopped).state == "cancelled"
     assert manager.wait(failed).state == "failed" and manager.wait(theirs).state == "done"
     at = open_page("train.py")
     keys = {b.key for b in at.button}
     assert f"resume_{failed.id}" not in keys and f"delete_{failed.id}" in keys
-    assert f"delete_{theirs.id}" not in keys and f"use_{theirs.id}" in keys
-    assert any("another session's run" in m.value for m in at.markdown)
+    assert f"use_{theirs.id}" in keys
+    for label in ("cancel", "resume", "delete"):
+        assert f"{label}_{theirs.id}" not in keys and f"{label}_{stopped.id}" not in keys
+    markdown = " ".join(m.value for m in at.markdown)
+    assert stopped.id not in markdown  # another visitor's unfinished run is not listed
+    assert "another visitor's run (read-only)" in markdown
+    assert [e.label for e in at.expander if "Other visitors" in e.label] == [
+        "Other visitors' finished vocabularies (1, read-only)"
+    ]
     monkeypatch.setenv("SGPE_ADMIN", "1")
     at.run()
-    assert f"delete_{theirs.id}" in {b.key for b in at.button}
+    keys = {b.key for b in at.button}
+    assert {f"delete_{theirs.id}", f"resume_{stopped.id}", f"delete_{stopped.id}"} <= keys
     at.button(key=f"delete_{theirs.id}").click().run()
     assert not theirs.path.exists()
     assert json_.loads((failed.path / "status.json").read_text())["resumable"] is False
@@ -853,7 +864,7 @@ def test_train_page_shows_disk_use_and_cleans_up(runs_dir: Path) -> None:
     )
     at.run()
     assert at.button(key="train_clean_uploads").disabled
-    assert at.button(key="train_clean_runs").disabled  # in use, or another session's
+    assert at.button(key="train_clean_runs").disabled  # in use, or another visitor's
 
 
 # ============================================================================ damaged files

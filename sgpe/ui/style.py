@@ -35,6 +35,8 @@ CSS = f"""
 <style>
 :root {{ --sgpe-font: {FONT_STACK}; }}
 .stApp textarea, .stApp input {{ font-family: var(--sgpe-font); }}
+/* the owner-cookie script (sgpe/ui/owner.py) takes no space */
+.st-key-owner_cookie, div:has(> .st-key-owner_cookie) {{ display: none; }}
 .sgpe-box {{
   font-family: var(--sgpe-font); font-size: 1.45rem; line-height: 2.5;
   white-space: pre-wrap; overflow-wrap: anywhere; padding: .35rem .5rem;

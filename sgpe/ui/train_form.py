@@ -125,34 +125,3 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
     data = settings.to_dict()
     data["vocab_size"] = default("vocab_size")
     return _range(identity, corpus, name, data)
-
-
-# ============================================================================ ownership
-
-#: Set to 1 to let every session delete every run (a shared deployment's administrator).
-ADMIN_ENV = "SGPE_ADMIN"
-
-
-def owner_id() -> str:
-    """Who this browser session is, for the runs it starts: the hash of Streamlit's XSRF
-    cookie (the same in every tab of one browser, and across reloads), else a token kept
-    for this session."""
-    import hashlib
-    import secrets
-
-    cookie = ""
-    try:
-        cookie = str(st.context.cookies.get("_streamlit_xsrf") or "")
-    except Exception:  # no server context (tests, bare mode): fall back to the session
-        cookie = ""
-    if cookie:  # set once per browser; its value stays while the browser keeps it
-        return hashlib.sha256(cookie.encode()).hexdigest()[:16]
-    if "train_owner" not in st.session_state:
-        st.session_state["train_owner"] = secrets.token_hex(8)
-    return str(st.session_state["train_owner"])
-
-
-def is_admin() -> bool:
-    import os
-
-    return os.environ.get(ADMIN_ENV, "").strip() == "1"
