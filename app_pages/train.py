@@ -195,8 +195,8 @@ with st.container(border=True):
     try:
         values["vocab_size"] = int(values["vocab_size"])
         settings = TrainSettings(**values, script=script)
-    except ValueError as err:
-        problems.append(str(err))
+    except ValueError as err:  # e.g. a size of 0: a message, and Start stays off
+        problems.append(train_form.problem(err))
     if corpus is None:
         problems.append("Choose a corpus: upload a file or pick one from sample_data/.")
     elif settings is not None:

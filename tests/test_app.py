@@ -715,6 +715,43 @@ def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
     assert at.radio(key="train_oov_policy").value == s.oov_policy
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("train_vocab_size", 0, "Vocabulary size must be an integer above 5, got 0."),
+        ("train_vocab_size", -40, "Vocabulary size must be an integer above 5, got -40."),
+        ("train_prune_freq", -1, "Prune frequency must be >= 0, got -1."),
+        ("train_min_freq", 0, "Minimum pair frequency must be >= 1, got 0."),
+    ],
+)
+def test_train_form_refuses_a_value_out_of_range(
+    runs_dir: Path, key: str, value: int, message: str
+) -> None:
+    """Issue 27, item 5: a size of 0 turned the box red but Start stayed on and trained at
+    the previous size. The boxes have no browser-side minimum: the value reaches the page,
+    which names the field and what is wrong, and Start is off until it is fixed."""
+    at = open_page("train.py")
+    assert not at.button(key="train_start").disabled
+    at.number_input(key=key).set_value(value).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value.replace("\\", "") for e in at.error] == [message]
+    assert at.button(key="train_start").disabled
+    assert not list(runs_dir.glob("2*"))
+
+
+def test_train_form_min_freq_says_the_modes_default_in_words(runs_dir: Path) -> None:
+    """No CLI spelling ("--mode paper") on the web form: the empty box says the chosen
+    mode's default, the help lists every mode's."""
+    at = open_page("train.py")
+    box = at.number_input(key="train_min_freq")
+    assert box.placeholder == "empty: 1, the hierarchical mode's default"
+    assert box.help.endswith(
+        "Empty: the training mode's default (1 for hierarchical, 2 for paper)."
+    )
+    at.radio(key="train_mode").set_value("paper").run()
+    assert at.number_input(key="train_min_freq").placeholder == "empty: 2, the paper mode's default"
+
+
 def test_train_form_checks_the_size_against_the_corpus(runs_dir: Path) -> None:
     """The base alphabet and the largest size of the chosen corpus are shown; a size
     below the smallest is an inline error and Start is off; above the largest, a warning."""

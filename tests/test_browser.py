@@ -424,11 +424,23 @@ def test_train_form_explains_sizes_and_keeps_other_sessions_runs(tab: Tab, runs_
     before = sorted(runs_dir.iterdir())
     page = tab.goto("train")
     main = page.get_by_test_id("stMain")
-    main.get_by_text("another session's run").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    main.get_by_text("Other visitors' finished vocabularies").first.click()
+    main.get_by_text("another visitor's run (read-only)").first.wait_for(
+        timeout=SCRIPT_RUN_TIMEOUT_MS
+    )
     assert page.locator(f".st-key-use_{theirs.id} button").is_visible()
     assert page.locator(f".st-key-delete_{theirs.id}").count() == 0
 
     size = page.get_by_role("spinbutton", name="Vocabulary size")
+    # Issue 27, item 5: 0 reaches the page (no browser-side minimum), which says so and
+    # keeps Start off; it used to turn red and Start trained at the previous size.
+    size.fill("0")
+    size.press("Enter")
+    main.get_by_text("Vocabulary size must be an integer above 5, got 0.").wait_for(
+        timeout=SCRIPT_RUN_TIMEOUT_MS
+    )
+    wait_for_app_idle(page)
+    assert page.get_by_role("button", name="Start training").is_disabled()
     size.fill("100")
     size.press("Enter")
     main.get_by_text("is below the smallest size").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)

@@ -18,7 +18,6 @@ from sgpe.settings import (
     choices,
     default,
     default_min_freq,
-    default_text,
     info,
 )
 
@@ -33,10 +32,15 @@ def key(name: str) -> str:
     return state.keep(f"train_{name}")
 
 
-def widget(where: Any, f: dataclasses.Field[Any], **limits: Any) -> Any:
+def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> Any:
     """One setting's widget in ``where`` (a column or container); returns its value.
 
-    ``limits`` are passed to a number box (e.g. ``max_value`` from the corpus)."""
+    Number boxes have no ``min_value``: with one, the browser marks a value below it red
+    and never sends it, so the page went on with the previous value and Start trained at
+    it without a word (issue 27, item 5). The values go to :class:`TrainSettings`, whose
+    check becomes the page's message (:func:`problem`). ``limits`` are passed to a number
+    box (e.g. ``max_value`` from the corpus). ``mode`` is the training mode chosen above
+    (the empty minimum pair frequency means its default)."""
     meta = info(f)
     initial = default(f.name)
     help_ = meta.help[0].upper() + meta.help[1:] + "."
@@ -55,16 +59,27 @@ def widget(where: Any, f: dataclasses.Field[Any], **limits: Any) -> Any:
     if f.name == "min_freq":  # None: decided by the mode
         return where.number_input(
             meta.label,
-            min_value=meta.minimum,
             value=None,
             step=1,
-            placeholder=f"default: {default_text('min_freq')}",
+            placeholder=f"empty: {default_min_freq(mode)}, the {mode} mode's default",
             key=key(f.name),
-            help=help_ + " Empty: the mode's default.",
+            help=help_
+            + " Empty: the training mode's default ("
+            + ", ".join(f"{default_min_freq(m)} for {m}" for m in choices("mode"))
+            + ").",
         )
-    options: dict[str, Any] = {"min_value": meta.minimum or 1, "value": initial, "step": 1}
+    options: dict[str, Any] = {"value": initial, "step": 1}
     options.update(limits)
     return where.number_input(meta.label, key=key(f.name), help=help_, **options)
+
+
+def problem(err: ValueError) -> str:
+    """A settings error for the form: the field's label instead of its name."""
+    text = str(err)
+    for f in FORM_FIELDS:
+        if text.startswith(f.name + " "):
+            return info(f).label + text[len(f.name) :] + "."
+    return text
 
 
 def form_values(
@@ -76,7 +91,8 @@ def form_values(
     for start in range(0, len(FORM_FIELDS), columns):
         row = st.columns(columns)
         for where, f in zip(row, FORM_FIELDS[start : start + columns]):
-            values[f.name] = widget(where, f, **limits.get(f.name, {}))
+            mode = str(values.get("mode", default("mode")))
+            values[f.name] = widget(where, f, mode, **limits.get(f.name, {}))
     return values
 
 
