@@ -13,6 +13,7 @@ finished run becomes the active tokenizer. Runs go to a temporary ``SGPE_RUNS_DI
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -751,3 +752,112 @@ def test_downloads_load_and_evaluate_exports_csv(tab: Tab, tmp_path: Path) -> No
     assert int(sgpe_all["tokens"]) == expected["tokens"]
     tab.check_clean()
     tab.screenshot("evaluate")
+
+
+# ============================================================================ visitors
+
+
+def owner_cookie(page: Any) -> str:
+    """The owner key the app stored in this browser (sgpe/ui/owner.py)."""
+    values = [c["value"] for c in page.context.cookies() if c["name"] == "sgpe_owner"]
+    assert len(values) == 1, page.context.cookies()
+    return str(values[0])
+
+
+def test_two_visitors_each_own_their_runs_across_reloads(
+    browser: Any, app_url: str, runs_dir: Path
+) -> None:
+    """Issue 27, items 2 and 3. Visitor A starts a run; visitor B (another browser) gets
+    no Cancel, Resume or Delete for it, and A's run finishes untouched. B may use A's
+    finished vocabulary, read-only. A reloads, and restarts the browser (a new context
+    with A's cookies): the run is still A's, with Delete. The owner key is in A's cookie
+    only: not in the run directory, the server log or the URL."""
+    import hashlib
+    import signal
+
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    # A stopped trainer of a third visitor holds the one training slot, so A's run stays
+    # queued (alive for B to see) until the test lets the blocker go on.
+    blocker = manager.start(
+        RunRequest(REPO_ROOT / "sample_data" / "sinhala.txt", vocab_size=9000, owner="third")
+    )
+    deadline = time.monotonic() + 30
+    while (pid := manager.status(blocker).pid) is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pid is not None and manager.status(blocker).alive
+    os.killpg(pid, signal.SIGSTOP)
+    a, b = Tab(browser, app_url), Tab(browser, app_url)
+    restarted: Any = None
+    try:
+        page_a = a.goto("train")
+        before = {i.run.id for i in manager.list_runs()}
+        page_a.get_by_text("Also train the byte-level baseline").click()
+        wait_for_app_idle(page_a)
+        page_a.get_by_role("button", name="Start training").click()
+        page_a.get_by_text(re.compile(r"Started run ")).first.wait_for(
+            timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        wait_for_app_idle(page_a)
+        (mine,) = [i for i in manager.list_runs() if i.run.id not in before]
+        run_id = mine.run.id
+        key = owner_cookie(page_a)
+        assert mine.owner == hashlib.sha256(f"sgpe-owner:{key}".encode()).hexdigest()[:32]
+        assert manager.status(run_id).state == "queued"
+        assert page_a.locator(f".st-key-cancel_{run_id} button").is_visible()
+
+        page_b = b.goto("train")
+        assert owner_cookie(page_b) != key
+        for label in ("cancel", "resume", "delete", "use"):
+            assert page_b.locator(f".st-key-{label}_{run_id}").count() == 0, label
+        assert run_id not in page_b.get_by_test_id("stMain").inner_text()
+        assert manager.status(run_id).state == "queued"  # B saw it while it was alive
+        b.check_clean()
+
+        os.killpg(pid, signal.SIGCONT)
+        assert manager.wait(blocker, timeout=120).state == "done"
+        assert manager.wait(run_id, timeout=120).state == "done"
+
+        page_b.reload(wait_until="domcontentloaded")
+        wait_for_app_idle(page_b)
+        main_b = page_b.get_by_test_id("stMain")
+        main_b.get_by_text("Other visitors' finished vocabularies").first.click()
+        use = page_b.locator(f".st-key-use_{run_id} button")
+        use.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        for label in ("cancel", "resume", "delete"):
+            assert page_b.locator(f".st-key-{label}_{run_id}").count() == 0, label
+        use.click()  # read-only use: B's pages switch, A's run is unchanged
+        page_b.wait_for_url(re.compile(f"tok={run_id}"), timeout=SCRIPT_RUN_TIMEOUT_MS)
+        wait_for_app_idle(page_b)
+        assert manager.status(run_id).state == "done" and mine.run.path.exists()
+        b.check_clean()
+
+        page_a.reload(wait_until="domcontentloaded")
+        wait_for_app_idle(page_a)
+        assert owner_cookie(page_a) == key
+        page_a.locator(f".st-key-delete_{run_id} button").wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        a.check_clean()
+
+        # A browser restart: a new browser context that has A's stored cookies.
+        restarted = browser.new_context(
+            storage_state=page_a.context.storage_state(), viewport=VIEWPORT
+        )
+        page_r = restarted.new_page()
+        page_r.goto(f"{app_url}/train", wait_until="domcontentloaded")
+        wait_for_app_idle(page_r)
+        page_r.locator(f".st-key-delete_{run_id} button").wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert owner_cookie(page_r) == key
+
+        for path in mine.run.path.rglob("*"):
+            if path.is_file():
+                assert key.encode() not in path.read_bytes(), path
+        assert key not in (ARTIFACTS / "streamlit.log").read_text(errors="replace")
+        assert key not in page_a.url and key not in page_b.url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGCONT)
+        if restarted is not None:
+            restarted.close()
+        a.page.close()
+        b.page.close()
