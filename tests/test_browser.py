@@ -861,3 +861,41 @@ def test_two_visitors_each_own_their_runs_across_reloads(
             restarted.close()
         a.page.close()
         b.page.close()
+
+
+# ============================================================================ journeys
+
+
+def no_error_element(page: Any) -> None:
+    errors = page.locator("[data-testid=stException], [data-testid=stAlertContentError]")
+    assert errors.count() == 0, errors.all_inner_texts()
+
+
+def open_by_link(page: Any, name: str) -> None:
+    page.get_by_test_id("stSidebar").get_by_role("link", name=name.title()).click()
+    page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    wait_for_app_idle(page)
+
+
+def test_every_page_opened_left_opened_again_and_reloaded(tab: Tab) -> None:
+    """Issue 27, item 1: Compare crashed on every return ("Multiselect has 9 options
+    selected but max_selections is set to 4") and Evaluate's choice came back empty.
+    Each page: open it, go to another page, come back, reload -- never an error element,
+    and Compare and Evaluate keep their choices."""
+    page = tab.goto("")
+    for name in PAGES:
+        other = "grammar" if name != "grammar" else "syllables"
+        open_by_link(page, name)
+        no_error_element(page)
+        open_by_link(page, other)
+        open_by_link(page, name)
+        no_error_element(page)
+        if name in ("compare", "evaluate"):
+            chips = page.locator("[data-testid=stMultiSelectTagsContainer] [data-tag]")
+            assert chips.count() >= 2, name
+            assert page.get_by_text("Pick at least one vocabulary").count() == 0
+        page.reload(wait_until="domcontentloaded")
+        wait_for_app_idle(page)
+        page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        no_error_element(page)
+    tab.check_clean()
