@@ -899,3 +899,89 @@ def test_every_page_opened_left_opened_again_and_reloaded(tab: Tab) -> None:
         page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
         no_error_element(page)
     tab.check_clean()
+
+
+# ============================================================================ fonts
+
+
+def font_file(family: str) -> tuple[str, str]:
+    """The family fontconfig gives for ``family`` and its regular face's file."""
+    out = subprocess.run(
+        ["fc-match", "-f", "%{family}|%{file}", f"{family}:style=Regular"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found, path = out.split("|", 1)
+    return found.split(",")[0], path
+
+
+def notdef_count(path: str, text: str) -> int:
+    """How many .notdef glyphs (glyph 0, a tofu box) HarfBuzz shapes ``text`` into."""
+    import uharfbuzz as hb
+
+    font = hb.Font(hb.Face(hb.Blob.from_file_path(path)))
+    buf = hb.Buffer()
+    buf.add_str(text)
+    buf.guess_segment_properties()
+    hb.shape(font, buf, {})
+    return sum(1 for info in buf.glyph_infos if info.codepoint == 0)
+
+
+def test_each_script_renders_with_its_noto_face(tab: Tab) -> None:
+    """Issue 27, item 4: Tamil showed tofu boxes (the font stack had no Tamil face). The
+    Syllables page shows each of the 12 scripts' sample words; Chromium reports the face
+    it rendered each syllable with (DevTools CSS.getPlatformFontsForNode), which must be
+    that script's Noto face named in the CSS, and HarfBuzz shaping the syllable with that
+    face's file gives no .notdef glyph."""
+    from urllib.parse import quote
+
+    from sgpe.schema import load_schema
+    from sgpe.ui import grammar, style
+
+    pytest.importorskip("uharfbuzz", reason="uharfbuzz not installed: pip install -e '.[dev]'")
+    classes = {
+        name: {c for chars in load_schema(name).classes.values() for c in chars}
+        for name in style.SCRIPT_FACES
+    }
+    # letters of one script only (joiners and the like belong to several grammars)
+    letters = {
+        name: {c for c in chars if all(c not in o for n, o in classes.items() if n != name)}
+        for name, chars in classes.items()
+    }
+    text = "\n".join(grammar.EXAMPLES[name] for name in style.SCRIPT_FACES)
+    page = tab.goto(f"?text={quote(text)}")
+    page.locator("div.sgpe-syllables span.syl").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    nodes = cdp.send(
+        "DOM.querySelectorAll", {"nodeId": root, "selector": "div.sgpe-syllables span.syl"}
+    )["nodeIds"]
+    seen: dict[str, set[str]] = {name: set() for name in style.SCRIPT_FACES}
+    files = {name: font_file(faces[0]) for name, faces in style.SCRIPT_FACES.items()}
+    for name, (family, _path) in files.items():
+        assert family in style.SCRIPT_FACES[name], (name, family)  # installed, not a stand-in
+        assert f'"{family}"' in style.FONT_STACK
+    latin = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": root})["fonts"]
+    for node in nodes:
+        described = cdp.send("DOM.describeNode", {"nodeId": node, "depth": 1})["node"]
+        chars = "".join(child.get("nodeValue", "") for child in described.get("children", []))
+        script = next((n for n, ls in letters.items() if any(c in ls for c in chars)), None)
+        if script is None:
+            continue  # a space or a newline
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        families = {f["familyName"] for f in fonts}
+        assert families & set(style.SCRIPT_FACES[script]), (script, chars, families)
+        others = families - set(style.SCRIPT_FACES[script])
+        # A zero-width joiner or non-joiner may come from the first face of the stack
+        # (Streamlit's Latin face): it draws nothing, it is no tofu.
+        assert not others or (
+            set(chars) & {"\u200c", "\u200d"} and all(f.startswith("SourceSans") for f in others)
+        ), (script, chars, families, latin)
+        assert notdef_count(files[script][1], chars) == 0, (script, chars)
+        seen[script] |= families
+    assert all(seen.values()), seen  # every script was on the page and was checked
+    tab.check_clean()
+    tab.screenshot("scripts_fonts")

@@ -1,5 +1,5 @@
-"""The app's stylesheet: the font stack for Sinhala and Devanagari, the colours of syllable
-kinds and tokens, and the CSS of the span views of :mod:`sgpe.ui.render` (including the
+"""The app's stylesheet: the font stack (a Noto face for each of the 12 scripts), the
+colours of syllable kinds and tokens, and the CSS of the span views of :mod:`sgpe.ui.render` (including the
 ``::before``/``::after`` markers that show invisible characters without touching the text).
 
 ``app.py`` puts :data:`CSS` into every page with ``st.html`` (a ``<style>``-only block takes
@@ -8,12 +8,42 @@ no space).
 
 from __future__ import annotations
 
-# Latin first (Streamlit's own face), then the Abugida faces: the browser picks a font
-# per cluster, so Sinhala and Devanagari clusters go whole to the Noto faces.
-FONT_STACK = (
-    '"Source Sans", "Source Sans Pro", "Source Sans 3", "Noto Sans Sinhala", '
-    '"Noto Sans Devanagari", "Iskoola Pota", "Nirmala UI", "Noto Sans", sans-serif'
-)
+#: The Noto face of each built-in script (sgpe/schemas/), by the family name fontconfig and
+#: the browser know it. Every script needs its own: a stack without a Tamil face showed
+#: Tamil as tofu boxes in token chips and unit views (issue 27, item 4). Odia's face is
+#: still called "Noto Sans Oriya" by Debian's fonts-noto-core; newer releases say "Odia".
+SCRIPT_FACES: dict[str, tuple[str, ...]] = {
+    "sinhala": ("Noto Sans Sinhala",),
+    "devanagari": ("Noto Sans Devanagari",),
+    "bengali": ("Noto Sans Bengali",),
+    "gurmukhi": ("Noto Sans Gurmukhi",),
+    "gujarati": ("Noto Sans Gujarati",),
+    "odia": ("Noto Sans Oriya", "Noto Sans Odia"),
+    "tamil": ("Noto Sans Tamil",),
+    "telugu": ("Noto Sans Telugu",),
+    "kannada": ("Noto Sans Kannada",),
+    "malayalam": ("Noto Sans Malayalam",),
+    "myanmar": ("Noto Sans Myanmar",),
+    "khmer": ("Noto Sans Khmer",),
+}
+# Latin first (Streamlit's own face), then each script's Noto face: the browser picks a
+# font per character run, so every Abugida cluster goes whole to its script's face. The
+# system faces after them serve machines without Noto (Windows: Iskoola Pota, Nirmala UI,
+# Myanmar Text, Khmer UI).
+FONT_STACK = ", ".join(
+    f'"{family}"'
+    for family in (
+        "Source Sans",
+        "Source Sans Pro",
+        "Source Sans 3",
+        *(face for faces in SCRIPT_FACES.values() for face in faces),
+        "Iskoola Pota",
+        "Nirmala UI",
+        "Myanmar Text",
+        "Khmer UI",
+        "Noto Sans",
+    )
+) + ", sans-serif"
 
 #: Background colours per syllable kind: (even, odd) so neighbours stay distinguishable.
 KIND_COLOURS: dict[str, tuple[str, str]] = {
