@@ -14,17 +14,24 @@ from sgpe.ui import analysis, charts, render, resources, state, uploads
 SHARED = "the shared text (all pages)"
 UPLOAD = "upload…"
 DEFAULT_PICK = ("sgpe", "base", "o200k_base")
+# The integrity figures as Compare names and orders them (app_pages/compare.py says why):
+# the rule (cuts that tear a syllable; SGPE: 0), the budget (syllables spelled from their
+# own parts), then all token boundaries inside syllables.
 COLUMNS = {
     "lines": "lines",
     "words": "words",
     "tokens": "tokens",
+    "straddling": "cuts that tear a syllable",
+    "straddling_per_1k": "tearing cuts per 1k tokens",
+    "spelled_units": "syllables spelled from their own parts",
     "twr": "TWR",
     "cpt": "chars/token",
-    "broken": "broken boundaries",
-    "broken_per_1k": "broken per 1k tokens",
-    "words_with_broken_pct": "words with a broken syllable %",
+    "broken": "token boundaries inside syllables",
+    "broken_per_1k": "boundaries inside syllables per 1k tokens",
+    "words_with_broken_pct": "words with a cut syllable %",
     "roundtrip_fail": "round-trip failures",
 }
+CHARTS = ["straddling_per_1k", "twr", "cpt", "broken_per_1k", "roundtrip_fail"]
 
 
 @st.cache_data(show_spinner="Evaluating…", max_entries=64)
@@ -126,14 +133,24 @@ elif lines is not None:
             rows.append({"vocabulary": entry.name, "script": script, **m})
     table = pd.DataFrame(rows)
     shown = table[["vocabulary", "script", *COLUMNS]].rename(columns=COLUMNS)
-    st.dataframe(shown.style.format(precision=2), hide_index=True, width="stretch")
+    st.dataframe(
+        shown.style.format(precision=2),
+        hide_index=True,
+        width="stretch",
+        # Wide enough for "Devanagari" and a run's name: the automatic widths followed
+        # the long numeric headers and cut the names ("Devanag…", issue 27, item 8).
+        column_config={
+            "vocabulary": st.column_config.TextColumn(width="medium", pinned=True),
+            "script": st.column_config.TextColumn(width="medium"),
+        },
+    )
     st.caption(
         "“all” is the whole text; the other rows group its lines by the script most of "
         "their letters are in."
     )
     metric = st.radio(
         "Chart",
-        ["twr", "cpt", "broken_per_1k", "words_with_broken_pct", "roundtrip_fail"],
+        CHARTS,
         format_func=COLUMNS.__getitem__,
         horizontal=True,
         key=state.keep("ev_chart"),

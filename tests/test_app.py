@@ -142,7 +142,7 @@ AWAY: dict[str, list[tuple[str, str, Any]]] = {
         ("toggle", "cmp_ids", True),
         ("toggle", "cmp_inv", True),
         ("selectbox", "cmp_corpus", "hindi.txt"),
-        ("radio", "cmp_chart", "cpt"),
+        ("radio", "cmp_chart", "cpt"),  # the default is the tearing cuts
     ],
     "merges.py": [
         ("radio", "mrg_which", "Byte-level BPE"),
@@ -404,8 +404,8 @@ def test_compare_counts_match_the_library() -> None:
     summary = at.dataframe[0].value
     assert list(summary.index) == ["SGPE", "Byte-level BPE", "o200k_base"]
     assert summary.loc["SGPE", "tokens"] == len(shipped.encode(PHRASE))
-    assert summary.loc["SGPE", "broken boundaries"] == 0
-    assert summary.loc["Byte-level BPE", "broken boundaries"] > 0
+    assert summary.loc["SGPE", "torn syllables"] == 0
+    assert summary.loc["Byte-level BPE", "torn syllables"] > 0
     bodies = [b for b in html_bodies(at) if "data-tokenizer=" in b]
     assert len(bodies) == 3
     sgpe_tokens = span_texts(bodies[0], "tok")
@@ -421,6 +421,45 @@ def test_compare_counts_match_the_library() -> None:
     ids = " ".join(map(str, shipped.encode(PHRASE)))
     assert any(c.value == ids for c in at.code)
     assert at.query_params["ids"] == "1"
+
+
+def test_compare_names_the_rule_first() -> None:
+    """Issue 27, item 7: the page said SGPE never breaks a syllable and then showed "SGPE:
+    5 broken boundaries". Each column now leads with torn syllables (the rule: SGPE's is
+    0), then the syllables spelled from their own parts (intact, a cost in tokens),
+    counted as the library counts them; the byte-level peer tears syllables."""
+    from sgpe import metrics
+    from sgpe.ui import analysis
+    from sgpe.ui.state import DEFAULT_TEXT
+
+    at = open_page("compare.py")
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    base = sgpe.load(defaults.DEFAULT_BYTEBPE)
+    lines = [m.value for m in at.markdown if "torn syllables**" in m.value]
+    expected = []
+    for tok in (shipped, base):
+        enc = metrics.encode_for_metrics(tok, DEFAULT_TEXT)
+        result = metrics.broken_boundaries(DEFAULT_TEXT, enc.spans)
+        coverage = analysis.syllable_coverage(tok, DEFAULT_TEXT)
+        assert analysis.torn_units(DEFAULT_TEXT, result.straddling_at) == coverage["torn"]
+        assert result.spelled_units == coverage["parts"]
+        expected.append(
+            f"**{coverage['torn']:,} torn syllables** · {coverage['parts']:,} spelled from "
+            f"their own parts · {len(enc.ids):,} tokens · TWR "
+            f"{len(enc.ids) / len(result.word_flags):.2f}"
+        )
+    assert lines == expected
+    assert lines[0].startswith("**0 torn syllables** · ") and not lines[0].startswith(
+        "**0 torn syllables** · 0 "
+    )  # SGPE spells some syllables from parts here, and tears none
+    assert not lines[1].startswith("**0 ")  # the byte-level peer tears syllables
+    assert "**The rule: SGPE never tears a syllable.**" in at.markdown[0].value
+    summary = at.dataframe[0].value
+    assert list(summary.columns[:3]) == [
+        "torn syllables",
+        "syllables spelled from their own parts",
+        "tokens",
+    ]
 
 
 def test_compare_corpus_table() -> None:
@@ -506,7 +545,12 @@ def test_evaluate_per_script_with_an_uploaded_hf_tokenizer() -> None:
     lines = list(metrics.read_lines(defaults.SAMPLE_DATA / "mixed.txt"))
     expected = metrics.evaluate(shipped, lines)
     row = table[(table["vocabulary"] == "SGPE") & (table["script"] == "all")].iloc[0]
-    assert (row["tokens"], row["broken boundaries"]) == (expected["tokens"], expected["broken"])
+    assert (
+        row["tokens"],
+        row["cuts that tear a syllable"],
+        row["syllables spelled from their own parts"],
+        row["token boundaries inside syllables"],
+    ) == (expected["tokens"], expected["straddling"], expected["spelled_units"], expected["broken"])
     assert row["TWR"] == pytest.approx(expected["twr"])
     scripts = list(table[table["vocabulary"] == "SGPE"]["script"])
     assert scripts[0] == "all" and {"Sinhala", "Devanagari"} <= set(scripts)

@@ -30,20 +30,23 @@ SCRIPT_FACES: dict[str, tuple[str, ...]] = {
 # font per character run, so every Abugida cluster goes whole to its script's face. The
 # system faces after them serve machines without Noto (Windows: Iskoola Pota, Nirmala UI,
 # Myanmar Text, Khmer UI).
-FONT_STACK = ", ".join(
-    f'"{family}"'
-    for family in (
-        "Source Sans",
-        "Source Sans Pro",
-        "Source Sans 3",
-        *(face for faces in SCRIPT_FACES.values() for face in faces),
-        "Iskoola Pota",
-        "Nirmala UI",
-        "Myanmar Text",
-        "Khmer UI",
-        "Noto Sans",
+FONT_STACK = (
+    ", ".join(
+        f'"{family}"'
+        for family in (
+            "Source Sans",
+            "Source Sans Pro",
+            "Source Sans 3",
+            *(face for faces in SCRIPT_FACES.values() for face in faces),
+            "Iskoola Pota",
+            "Nirmala UI",
+            "Myanmar Text",
+            "Khmer UI",
+            "Noto Sans",
+        )
     )
-) + ", sans-serif"
+    + ", sans-serif"
+)
 
 #: Background colours per syllable kind: (even, odd) so neighbours stay distinguishable.
 KIND_COLOURS: dict[str, tuple[str, str]] = {
