@@ -13,7 +13,10 @@ from sgpe.schema import BUILTIN_SCRIPTS, SchemaError, load_schema
 from sgpe.syllables import Syllabifier, get_syllabifier
 from sgpe.ui import grammar, render, state
 
-DEFAULT_SCRIPT = "tamil"  # the first script a visitor sees: one without conjuncts
+# The script a visitor sees first: the main script of the text all pages share (a visitor
+# reading Hindi on Syllables opens Grammar on Devanagari, issue 27, item 8), else Tamil,
+# a script without conjuncts.
+FALLBACK_SCRIPT = "tamil"
 
 
 def builtin_json(name: str) -> str:
@@ -28,14 +31,16 @@ st.caption(
     "syllables at once."
 )
 
+shares = grammar.script_shares(state.shared_text())
+first_script = shares[0][0] if shares else FALLBACK_SCRIPT
 script = st.selectbox(
     "Script",
     BUILTIN_SCRIPTS,
     format_func=lambda n: load_schema(n).title,
-    key=state.init_widget("gr_script", "gs", DEFAULT_SCRIPT, allowed=BUILTIN_SCRIPTS),
+    key=state.init_widget("gr_script", "gs", first_script, allowed=BUILTIN_SCRIPTS),
 )
 state.remember("gs", script)
-state.sync_url({"gs": script if script != DEFAULT_SCRIPT else None})
+state.sync_url({"gs": script if script != first_script else None})
 schema = load_schema(script)
 data = json.loads(builtin_json(script))
 st.markdown(render.md_escape(schema.description))

@@ -248,6 +248,51 @@ def test_syllables_show_how_the_vocabulary_covers_them() -> None:
     assert (values["Spelled from parts"], values["Torn"]) == ("1", "0")
 
 
+def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
+    """Issue 27, item 8: the page names the text's scripts (by their Unicode blocks here)
+    and says when the active vocabulary was trained without one of them."""
+    from sgpe.ui.state import DEFAULT_TEXT
+
+    at = open_page("syllables.py")
+    import unicodedata
+
+    def letters(lo: str, hi: str) -> int:  # letters and signs, not the danda
+        return sum(1 for c in DEFAULT_TEXT if lo <= c <= hi and unicodedata.category(c)[0] in "LM")
+
+    sinhala, hindi = letters("\u0d80", "\u0dff"), letters("\u0900", "\u097f")
+    share = round(100 * sinhala / (sinhala + hindi))
+    line = (
+        f"Script of this text: Sinhala ({share}% of its Abugida letters), "
+        f"Devanagari ({100 - share}%)."
+    )
+    assert line in [c.value.replace("\\", "") for c in at.caption]  # md-escaped
+    assert not [i for i in at.info if "trained without" in i.value]
+    at.text_area(key="syl_text").set_value("வணக்கம் ශ්\u200dරී").run()
+    assert not at.exception
+    notes = [i.value.replace("\\", "") for i in at.info if "trained without" in i.value]
+    assert notes == [
+        "The active SGPE vocabulary (shipped: sample_data, 4,000) was trained without any "
+        "Tamil text, so it spells that text with byte tokens. Train a vocabulary on text of "
+        "that script on the Train page, or choose one in the sidebar."
+    ]
+    at.text_area(key="syl_text").set_value("hello 42").run()
+    assert "This text has no letter of the 12 scripts with a grammar." in [
+        c.value for c in at.caption
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "script"),
+    [("नमस्ते दुनिया, ක", "devanagari"), (PHRASE, "sinhala"), ("hello", "tamil")],
+)
+def test_grammar_opens_on_the_script_of_the_text(text: str, script: str) -> None:
+    """Issue 27, item 8: Grammar opened on Tamil whatever the text; it opens on the
+    script most of the shared text's letters are in (Tamil when there is none)."""
+    at = open_page("grammar.py", text=text)
+    assert at.selectbox(key="gr_script").value == script
+    assert "gs" not in at.query_params  # the text's own script needs no parameter
+
+
 def test_syllables_grapheme_count_uses_extended_clusters() -> None:
     import regex
 
