@@ -20,7 +20,13 @@ import streamlit as st
 
 from sgpe.corpus import CorpusError
 from sgpe.runs import RunError, read_merges
-from sgpe.runs.manager import GZIP_EXPANSION_LIMIT, RunInfo, RunRequest
+from sgpe.runs.manager import (
+    GZIP_EXPANSION_LIMIT,
+    LABEL_MAX,
+    RunInfo,
+    RunRequest,
+    check_label,
+)
 from sgpe.settings import RunMechanics, TrainSettings, default
 from sgpe.ui import charts, downloads, owner, render, resources, state, train_form
 
@@ -186,6 +192,13 @@ with st.container(border=True):
     script = str(state.option("script", default("script")))
     values = train_form.form_values()
     baseline = st.toggle("Also train the byte-level baseline", True, key=state.keep("train_base"))
+    label = st.text_input(
+        "Run name (optional)",
+        key=state.keep("train_label"),
+        max_chars=LABEL_MAX,
+        placeholder="e.g. Sinhala news, 8k",
+        help="Shown on the pages instead of the corpus name (the baseline gets it too).",
+    )
     st.caption(
         f"Script grammar: {script} (chosen in the sidebar). The baseline uses the same "
         "corpus and vocabulary size."
@@ -197,6 +210,10 @@ with st.container(border=True):
         settings = TrainSettings(**values, script=script)
     except ValueError as err:  # e.g. a size of 0: a message, and Start stays off
         problems.append(train_form.problem(err))
+    try:
+        label = check_label(label)
+    except ValueError as err:
+        problems.append(f"Run name: {err}.")
     if corpus is None:
         problems.append("Choose a corpus: upload a file or pick one from sample_data/.")
     elif settings is not None:
@@ -231,14 +248,23 @@ if submitted and settings is not None:
     try:
         started.append(
             mgr.start(
-                RunRequest(corpus, name, settings=settings, mechanics=APP_MECHANICS, owner=me)
+                RunRequest(
+                    corpus,
+                    name,
+                    settings=settings,
+                    mechanics=APP_MECHANICS,
+                    owner=me,
+                    label=label,
+                )
             )
         )
         if baseline:
             base = TrainSettings(model="bytebpe", vocab_size=settings.vocab_size)
             started.append(
                 mgr.start(
-                    RunRequest(corpus, name, settings=base, mechanics=APP_MECHANICS, owner=me)
+                    RunRequest(
+                        corpus, name, settings=base, mechanics=APP_MECHANICS, owner=me, label=label
+                    )
                 )
             )
     except (CorpusError, ValueError, RunError) as err:
@@ -286,10 +312,13 @@ def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
     with st.container(border=True):
         in_use = " · **in use**" if run_id in active_ids else ""
         theirs = "" if mine else " · another visitor's run (read-only)"
+        mode = f" · {cfg.mode} mode" if cfg.model == "sgpe" else ""
         st.markdown(
+            f"**{render.md_escape(resources.run_name(info))}**{in_use}{theirs}  \n"
             f"{STATE_ICONS.get(stt.state, '')} **{stt.state}** · {model} · "
-            f"{render.md_escape(_size(info))} · {render.md_escape(cfg.corpus_name)} · "
-            f"run `{run_id}`{in_use}{theirs}"
+            f"{render.md_escape(_size(info))}{mode} · corpus "
+            f"{render.md_escape(cfg.corpus_name)} · started {resources.run_when(info)} · "
+            f"run `{run_id}`"
         )
         rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
         if stt.state == "done":
@@ -432,7 +461,13 @@ def runs_panel() -> None:
     live = [i.run.id for i in infos if i.status.state in ACTIVE]
     if st.session_state.get("train_curve") not in ids:
         st.session_state["train_curve"] = live[0] if live else ids[0]
-    picked = str(st.selectbox("Merge curve of run", ids, key="train_curve"))
+    names = {
+        i.run.id: f"{resources.run_name(i)} · {resources.run_kind(i)} · {resources.run_when(i)}"
+        for i in infos
+    }
+    picked = str(
+        st.selectbox("Merge curve of run", ids, format_func=names.__getitem__, key="train_curve")
+    )
     try:
         merges = read_merges(mgr.run(picked).path)
     except (ValueError, OSError) as err:  # a damaged merges file: say which, keep the page
@@ -443,7 +478,7 @@ def runs_panel() -> None:
     if merges.get("step"):
         st.plotly_chart(
             charts.merge_curve(
-                merges["step"], merges["count"], f"Pair count of each merge, run {picked}"
+                merges["step"], merges["count"], f"Pair count of each merge, {names[picked]}"
             ),
             width="stretch",
         )

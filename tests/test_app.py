@@ -748,9 +748,15 @@ def test_train_page_names_a_run_whose_config_is_damaged(runs_dir: Path) -> None:
 
 
 def test_train_run_and_use_it(runs_dir: Path) -> None:
+    """Train a named run, use it, see it named (not by its hex id) on the pages."""
+    import time
+
+    from sgpe.runs.manager import read_label
+
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt")
     at.number_input(key="train_vocab_size").set_value(2500)
+    at.text_input(key="train_label").set_value("  <b>Sinhala</b>   2.5k ")
     at.button(key="train_start").click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -758,9 +764,14 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     infos = _wait_for_runs(runs_dir, 2)
     assert {i.config.model for i in infos} == {"sgpe", "bytebpe"}
     sgpe_run = next(i for i in infos if i.config.model == "sgpe")
+    assert {read_label(i.run.path) for i in infos} == {"<b>Sinhala</b> 2.5k"}
+    when = time.strftime("%d %b %Y %H:%M UTC", time.gmtime(sgpe_run.config.created))
 
     at.run()  # what the polling fragment would show now
     assert not at.exception
+    heads = [m.value for m in at.markdown if m.value.startswith("**\\<b\\>Sinhala")]
+    assert len(heads) == 2 and all(f"started {when}" in h for h in heads), heads
+    assert all("<b>" not in b for b in html_bodies(at))
     # Each finished run offers its own downloads, named after the run.
     names = [b.proto.help for b in at.get("download_button")]  # "<file name> (made when ...)"
     for info in infos:
@@ -769,6 +780,10 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     assert not at.exception
     assert at.sidebar.selectbox(key="side_tok").value == sgpe_run.run.id
     trained = sgpe.load(sgpe_run.run.path / "vocab.json")
+    side = at.sidebar.selectbox(key="side_tok")
+    assert side.format_func(side.value) == (
+        f"<b>Sinhala</b> 2.5k, {trained.vocab_size:,} tokens · SGPE hierarchical · {when}"
+    )
     # The trained size (min_freq may stop a small corpus just short of the requested size).
     assert 2400 < trained.vocab_size <= 2500
     assert f"{trained.vocab_size:,} tokens" in at.sidebar.caption[-1].value
@@ -826,6 +841,14 @@ def test_train_form_refuses_a_value_out_of_range(
     assert [e.value.replace("\\", "") for e in at.error] == [message]
     assert at.button(key="train_start").disabled
     assert not list(runs_dir.glob("2*"))
+
+
+def test_train_form_refuses_a_run_name_with_control_characters(runs_dir: Path) -> None:
+    at = open_page("train.py")
+    at.text_input(key="train_label").set_value("a\x07b").run()
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert errors == ["Run name: a run name cannot hold control characters."]
+    assert at.button(key="train_start").disabled
 
 
 def test_train_form_min_freq_says_the_modes_default_in_words(runs_dir: Path) -> None:

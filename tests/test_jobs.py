@@ -504,6 +504,24 @@ def test_only_the_owner_cancels_and_resumes_a_run(tmp_path: Path) -> None:
     assert jobs.wait(stopped).state == "done"
 
 
+def test_a_run_keeps_the_name_it_was_given(tmp_path: Path) -> None:
+    """A run's name (optional) is stored beside it, normalised; a bad one is refused
+    before anything is written."""
+    from sgpe.runs.manager import LABEL_MAX
+
+    jobs = RunManager(tmp_path / "runs")
+    run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", label="  news\n 2026 ", **SMALL))
+    plain = jobs.start(RunRequest(TEXT.encode(), name="a.txt", label="  ", **SMALL))
+    for r in (run, plain):
+        assert jobs.wait(r).state == "done"
+    labels = {i.run.id: i.label for i in jobs.list_runs()}
+    assert labels == {run.id: "news 2026", plain.id: None}
+    with pytest.raises(ValueError, match=f"at most {LABEL_MAX} characters, this one 81"):
+        RunRequest(TEXT.encode(), name="a.txt", label="x" * 81)
+    with pytest.raises(ValueError, match="control characters"):
+        RunRequest(TEXT.encode(), name="a.txt", label="a\x00b")
+
+
 def test_delete(tmp_path: Path) -> None:
     jobs = RunManager(tmp_path / "runs")
     run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))

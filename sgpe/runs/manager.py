@@ -120,6 +120,9 @@ _ROOT_LOCK = ".jobs.lock"
 QUEUE_FILE = ".queue.json"
 #: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership above).
 OWNER_FILE = "owner.json"
+#: ``{"label": "..."}`` in a run directory: the name its starter gave it (optional).
+LABEL_FILE = "label.json"
+LABEL_MAX = 80  # characters of a run's name
 #: Uploads, stored once each under the runs root as ``<sha256><ext>``.
 UPLOADS_DIR = "uploads"
 _UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")
@@ -375,6 +378,34 @@ class RunInfo:
     config: RunConfig
     status: RunStatus
     owner: str | None = None
+    #: the name the run's starter gave it (None: none; pages then name it by its corpus)
+    label: str | None = None
+
+
+def check_label(label: str | None) -> str | None:
+    """A run name as stored: stripped, at most :data:`LABEL_MAX` characters, printable
+    (None or empty: no name). Raises ValueError with what is wrong."""
+    if label is None or not label.strip():
+        return None
+    label = " ".join(label.split())
+    if len(label) > LABEL_MAX:
+        raise ValueError(f"a run name has at most {LABEL_MAX} characters, this one {len(label)}")
+    if not label.isprintable():
+        raise ValueError("a run name cannot hold control characters")
+    return label
+
+
+def read_label(run_dir: Path) -> str | None:
+    """The name recorded for a run (None: none, or an unreadable file)."""
+    try:
+        data = json.loads((run_dir / LABEL_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    label = data.get("label") if isinstance(data, dict) else None
+    try:
+        return check_label(label) if isinstance(label, str) else None
+    except ValueError:
+        return None
 
 
 def read_owner(run_dir: Path) -> str | None:
@@ -421,6 +452,8 @@ class RunRequest:
     owner: str | None
     #: how the corpus is counted (recorded in the run, used again when it resumes)
     counting: CountOptions
+    #: a name for the run (see check_label), shown by the app instead of its id
+    label: str | None
 
     def __init__(
         self,
@@ -431,6 +464,7 @@ class RunRequest:
         mechanics: RunMechanics | None = None,
         owner: str | None = None,
         counting: CountOptions | None = None,
+        label: str | None = None,
         **options: Any,
     ) -> None:
         train, mech = split_options(options, "RunRequest")
@@ -442,6 +476,7 @@ class RunRequest:
         object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
         object.__setattr__(self, "owner", owner)
         object.__setattr__(self, "counting", counting or CountOptions())
+        object.__setattr__(self, "label", check_label(label))
 
     def __getattr__(self, name: str) -> Any:
         if name in TRAIN_FIELDS:
@@ -574,6 +609,11 @@ class RunManager:
             if request.owner is not None:
                 atomic_write(
                     staging / OWNER_FILE, json.dumps({"owner": request.owner}).encode("utf-8")
+                )
+            if request.label is not None:
+                atomic_write(
+                    staging / LABEL_FILE,
+                    json.dumps({"label": request.label}, ensure_ascii=False).encode("utf-8"),
                 )
             with self._root_lock():  # cleanup holds it too: no upload is removed in between
                 if upload is not None:
@@ -750,7 +790,11 @@ class RunManager:
         for run in self._run_dirs():
             try:
                 info = RunInfo(
-                    run, read_config(run.path), read_status(run.path), read_owner(run.path)
+                    run,
+                    read_config(run.path),
+                    read_status(run.path),
+                    read_owner(run.path),
+                    read_label(run.path),
                 )
             except RunError:
                 continue

@@ -118,7 +118,9 @@ def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
 def merge_curve(steps: Sequence[int], counts: Sequence[int], title: str) -> go.Figure:
     """Training count of each merge against its step (log y)."""
     frame = pd.DataFrame({"step": list(steps), "count": list(counts)})
-    fig = px.line(frame, x="step", y="count", log_y=True, title=title, render_mode="svg")
+    fig = px.line(
+        frame, x="step", y="count", log_y=True, title=html.escape(title), render_mode="svg"
+    )
     fig.update_traces(line={"color": "#2f6f8f"})
     fig.update_layout(yaxis_title="pair count (log)", xaxis_title="merge step")
     return _layout(fig, 300)

@@ -106,6 +106,7 @@ class Choice:
     model: str
     corpus_sha256: str = ""
     vocab_size: int = 0
+    short: str = ""  # a run's name and start, for a column title ("mine.txt, 26 Nov 06:42")
 
 
 def finished_runs() -> list[RunInfo]:
@@ -119,10 +120,31 @@ def finished_runs() -> list[RunInfo]:
     return [info for info in infos if info.status.state == "done"]
 
 
+def run_name(info: RunInfo) -> str:
+    """What a run is called on the pages: the name its starter gave it, else its corpus
+    (never the hex id alone: issue 27, item 8)."""
+    return info.label or info.config.corpus_name or "corpus"
+
+
+def run_when(info: RunInfo) -> str:
+    """When a run was started, in UTC (visitors of one server live in several zones)."""
+    import time
+
+    created = info.config.created
+    return time.strftime("%d %b %Y %H:%M UTC", time.gmtime(created)) if created else "undated"
+
+
+def run_kind(info: RunInfo) -> str:
+    """``SGPE hierarchical`` / ``SGPE paper`` / ``byte-level BPE``."""
+    cfg = info.config
+    return f"SGPE {cfg.mode}" if cfg.model == "sgpe" else "byte-level BPE"
+
+
 def _run_choice(info: RunInfo) -> Choice:
     cfg = info.config
     size = info.status.trained_size or cfg.vocab_size  # what was trained, not what was asked
-    label = f"{cfg.corpus_name or 'corpus'}, {size:,} (run {info.run.id[-6:]})"
+    label = f"{run_name(info)}, {size:,} tokens · {run_kind(info)} · {run_when(info)}"
+    short = f"{run_name(info)}, {run_when(info)[:6]}{run_when(info)[11:17]}"
     return Choice(
         info.run.id,
         label,
@@ -130,6 +152,7 @@ def _run_choice(info: RunInfo) -> Choice:
         cfg.model,
         cfg.corpus_sha256,
         cfg.vocab_size,
+        short,
     )
 
 
@@ -311,9 +334,12 @@ def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], li
             except (ValueError, OSError) as err:
                 problems.append(f"Run {choice.id} cannot be used: {err}")
                 continue
-            tag = "shipped" if choice.id == DEFAULT_ID else f"run {choice.id[-6:]}"
+            # A column title: the run's name and start, short; the id only to tell apart
+            # two runs of one name started in the same minute.
+            tag = "shipped" if choice.id == DEFAULT_ID else choice.short
+            name = f"{title} ({tag})"
+            if any(e.name == name for e in out.values()):
+                name = f"{title} ({tag}, {choice.id[-6:]})"
             key = f"{model}:{choice.id}"
-            out[key] = Entry(
-                key, f"{title} ({tag})", tok, choice.label, _file_key(choice.path), tok.vocab_size
-            )
+            out[key] = Entry(key, name, tok, choice.label, _file_key(choice.path), tok.vocab_size)
     return out, problems
