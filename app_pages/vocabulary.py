@@ -108,7 +108,10 @@ use_cols[3].metric("Never used", f"{use['never used']:,}")
 use_cols[4].metric("UNK rate", f"{use['UNK %']:.2f} %")
 
 fit = vocab_stats.zipf(ids)
-if len(fit.ranks) >= 2:
+zipf_problem = vocab_stats.zipf_problem(fit)
+if zipf_problem is not None:  # say why instead of plotting a degenerate curve
+    st.info(zipf_problem, icon=":material/info:")
+else:
     keep = charts.thin_ranks(len(fit.ranks))
     shown = [tok.id_to_token(fit.ids[i]) for i in keep]
     st.plotly_chart(
@@ -122,8 +125,6 @@ if len(fit.ranks) >= 2:
         ),
         width="stretch",
     )
-else:
-    st.info("The text is too short for a rank–frequency plot.")
 
 never = vocab[(vocab["frequency"] == 0) & (vocab["kind"] != "special")]
 with st.expander(f"Tokens never used on this text ({len(never):,})"):

@@ -426,6 +426,25 @@ def test_vocabulary_composition_and_search() -> None:
     assert dict(metrics_of(at))["Size"] == f"{base.vocab_size:,}"
 
 
+def test_vocabulary_says_why_a_short_text_has_no_zipf_chart() -> None:
+    """Issue 27, item 8: on a short text every token occurs once and the chart showed a
+    flat line with "fitted slope 0.00". The page says why instead; a sample file gets the
+    chart and its slope."""
+    at = open_page("vocabulary.py", text=PHRASE)
+    ids = sgpe.load(defaults.DEFAULT_SGPE).encode(PHRASE)
+    assert len(set(ids)) == len(ids)  # every token once
+    notes = [i.value for i in at.info if "rank against frequency" in i.value]
+    assert notes == [
+        f"Each of the {len(ids)} distinct tokens occurs once on this text, so rank against "
+        "frequency is a flat line and its fitted slope (0) says nothing about the "
+        "vocabulary. Choose a sample file above, or use a longer text."
+    ]
+    assert not any("Rank–frequency" in str(c.proto) for c in at.get("plotly_chart"))
+    at.selectbox(key="voc_text").set_value("sinhala.txt").run()
+    assert not [i for i in at.info if "rank against frequency" in i.value]
+    assert any("fitted slope -" in str(c.proto) for c in at.get("plotly_chart"))
+
+
 def test_vocabulary_search_is_plain_text() -> None:
     at = open_page("vocabulary.py")
     at.text_input(key="voc_q").set_value("<img src=x onerror=alert(1)>").run()
