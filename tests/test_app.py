@@ -181,6 +181,30 @@ AWAY: dict[str, list[tuple[str, str, Any]]] = {
 }
 
 
+@pytest.mark.parametrize(
+    ("page", "param", "key", "link", "chosen"),
+    [
+        ("compare.py", "cmp", "cmp_pick", "sgpe,base,cl100k_base,nope", ["sgpe", "base", "cl100k_base"]),
+        ("evaluate.py", "ev", "ev_pick", "cl100k_base,sgpe", ["cl100k_base", "sgpe"]),
+    ],
+)  # fmt: skip
+def test_a_link_with_a_list_choice_opens_with_it(
+    page: str, param: str, key: str, link: str, chosen: list[str]
+) -> None:
+    """A shared link's ?cmp= / ?ev= opens the page with those choices (an unknown one
+    left out); the list is kept as a list when the page is left and opened again."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[param] = link
+    at.switch_page(f"app_pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert at.multiselect(key=key).value == chosen
+    at.switch_page("app_pages/grammar.py").run()
+    at.switch_page(f"app_pages/{page}").run()
+    assert not at.exception and not at.error
+    assert at.multiselect(key=key).value == chosen
+
+
 def widget_values(at: AppTest, page: str) -> dict[str, Any]:
     return {key: getattr(at, kind)(key=key).value for kind, key, _ in AWAY[page]}
 

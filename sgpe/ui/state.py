@@ -120,7 +120,9 @@ def init_widget(
             parsed = parse(raw)
         except (TypeError, ValueError):
             parsed = None
-        if parsed is not None and (allowed is None or parsed in allowed):
+        if parsed is not None:
+            parsed = _allowed(parsed, allowed)  # a list keeps its allowed items
+        if parsed is not None:
             value = parsed
     seen.add(param)
     st.session_state[key] = value
