@@ -985,3 +985,45 @@ def test_each_script_renders_with_its_noto_face(tab: Tab) -> None:
     assert all(seen.values()), seen  # every script was on the page and was checked
     tab.check_clean()
     tab.screenshot("scripts_fonts")
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_hex_chips_stay_inside_their_column(browser: Any, app_url: str, device: str) -> None:
+    """Issue 27, item 8: cl100k's hex chips (bytes that are not a whole character) ran
+    past the column's edge and were clipped, a token's chips and its id split over two
+    lines. Four columns of a Sinhala text with ids: every token of chips is on one line,
+    inside its box's content."""
+    from urllib.parse import quote
+
+    text = " ".join(CORPUS_LINES[:6])
+    tab = device_tab(browser, app_url, device)
+    try:
+        page = tab.goto(f"compare?text={quote(text)}&cmp=sgpe,base,cl100k_base,o200k_base&ids=1")
+        boxes = page.locator("div.sgpe-tokens")
+        boxes.nth(3).wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        outside = page.evaluate(
+            """() => {
+              const bad = [];
+              for (const box of document.querySelectorAll('div.sgpe-tokens')) {
+                const edge = box.getBoundingClientRect();
+                const right = edge.right - parseFloat(getComputedStyle(box).paddingRight);
+                for (const tok of box.querySelectorAll('span.tok')) {
+                  if (!tok.querySelector('.b')) continue;
+                  const lines = tok.getClientRects().length;
+                  const r = tok.getBoundingClientRect();
+                  if (lines !== 1 || r.right > right + 0.5) {
+                    bad.push([box.dataset.tokenizer, tok.textContent, lines, r.right, right]);
+                  }
+                }
+              }
+              return bad;
+            }"""
+        )
+        chips = page.locator("div.sgpe-tokens span.tok .b").count()
+        assert chips > 50  # cl100k spells much of Sinhala in bytes
+        assert outside == []
+        if device == "phone":
+            assert_fits_the_phone(page)
+        tab.check_clean()
+    finally:
+        tab.page.close()

@@ -94,6 +94,9 @@ CSS = f"""
 .sgpe-box span.tok.cut {{ box-shadow: inset 3px 0 0 #c0262d; }}
 .sgpe-box span.tok.part {{ box-shadow: inset 2px 0 0 #8a8a8a; }}
 .sgpe-box span.tok.fallback {{ text-decoration: underline dotted #7a4b00; }}
+/* A token of byte chips (and its id) stays on one line: broken across lines, its last
+   chip ran past the column's edge and was clipped (issue 27, item 8). */
+.sgpe-box span.tok:has(> .b) {{ display: inline-block; max-width: 100%; line-height: 1.6; }}
 .sgpe-box span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
   background: #fff7e0; border: 1px solid #d8b45a; border-radius: .2rem;
