@@ -137,7 +137,13 @@ elif chosen:
             if show_ids:
                 with st.expander(f"Token ids ({len(result.ids):,})"):
                     st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
-    st.plotly_chart(charts.compare_summary(summary), width="stretch", key="cmp_summary")
+    # No toolbar: on a phone it covered the three small charts' titles (issue 27, item 6).
+    st.plotly_chart(
+        charts.compare_summary(summary),
+        width="stretch",
+        key="cmp_summary",
+        config={"displayModeBar": False},
+    )
     st.dataframe(
         summary.drop(columns=["characters", "words"]).style.format(
             {"TWR": "{:.2f}", "chars/token": "{:.2f}"}

@@ -165,7 +165,10 @@ def stepper() -> None:
         f"{len(steps_s)} merges; byte-level BPE from {len(initial_b)} bytes to "
         f"{len(final_b)} tokens in {len(steps_b)} merges."
     )
-    left, right = st.columns(2)
+    # Side by side on a phone too (the stylesheet keeps these two columns in one row):
+    # stacked, SGPE's steps scrolled away while Play ran BPE's (issue 27, item 6).
+    with st.container(key="mrg_sides"):
+        left, right = st.columns(2, gap="small")
     with left:
         show_side("SGPE", initial_s, steps_s, k, active.counts("sgpe"), sgpe_unit)
     with right:

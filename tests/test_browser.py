@@ -685,6 +685,13 @@ def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, devic
         assert paused_at >= 3
         time.sleep(1.0)
         assert step_number(page) == paused_at  # paused: no further steps
+        # SGPE and BPE side by side on every device, so Play is watched on both at once
+        # (on a phone they were stacked: issue 27, item 6).
+        sides = page.locator(".st-key-mrg_sides [data-testid=stColumn]")
+        assert sides.count() == 2
+        left, right = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+        assert left is not None and right is not None
+        assert abs(left["y"] - right["y"]) < 4 and right["x"] >= left["x"] + left["width"]
         if device == "phone":
             assert_fits_the_phone(page)
         tab.check_clean()
@@ -698,13 +705,30 @@ def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, devic
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_fits_a_phone(browser: Any, app_url: str, name: str) -> None:
-    """390 x 844: the sidebar starts closed and no page scrolls sideways."""
+    """390 x 844: the sidebar starts closed, no page scrolls sideways, and a page chosen
+    in the opened sidebar closes it (it stayed open over 300 of 390 px: issue 27,
+    item 6)."""
     tab = device_tab(browser, app_url, "phone")
     try:
         page = tab.goto(PAGES[name])
         page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
         wait_for_app_idle(page)
         assert_fits_the_phone(page)
+        other = "grammar" if name != "grammar" else "syllables"
+        for target in (other, name):
+            page.get_by_test_id("stExpandSidebarButton").click()
+            sidebar = page.get_by_test_id("stSidebar")
+            sidebar.get_by_role("link", name=target.title()).click()
+            page.get_by_role("heading", name=target.title()).first.wait_for(
+                timeout=SCRIPT_RUN_TIMEOUT_MS
+            )
+            wait_for_app_idle(page)
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=stSidebar]')"
+                ".getBoundingClientRect().right <= 1",
+                timeout=5_000,
+            )
+            assert_fits_the_phone(page)
         tab.check_clean()
         tab.screenshot(f"phone_{name}")
     finally:
@@ -1027,3 +1051,37 @@ def test_hex_chips_stay_inside_their_column(browser: Any, app_url: str, device: 
         tab.check_clean()
     finally:
         tab.page.close()
+
+
+def test_a_tap_shows_a_syllable_and_compare_titles_stay_apart(browser: Any, app_url: str) -> None:
+    """Issue 27, item 6, on a phone: a tapped syllable shows its details (there was only a
+    hover title); the three small charts on Compare keep their titles apart and have no
+    toolbar over them."""
+    from urllib.parse import quote
+
+    tab = device_tab(browser, app_url, "phone")
+    try:
+        page = tab.goto(f"?text={quote(SINHALA_PHRASE)}")
+        unit = page.locator("div.sgpe-syllables span.syl").first
+        unit.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        unit.click()  # a tap on a phone focuses it the same way
+        shown = unit.evaluate("el => getComputedStyle(el, '::after').content")
+        assert "U+0DC1" in shown and el_focused(page, unit), shown
+        page = tab.goto(f"compare?text={quote(SINHALA_PHRASE)}")
+        chart = page.locator(".st-key-cmp_summary")
+        chart.locator("g.annotation").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        boxes = [b for b in (a.bounding_box() for a in chart.locator("g.annotation").all()) if b]
+        assert len(boxes) == 3
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                apart = a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                assert apart, (a, b)
+        assert chart.locator(".modebar").count() == 0
+        assert_fits_the_phone(page)
+        tab.check_clean()
+    finally:
+        tab.page.close()
+
+
+def el_focused(page: Any, locator: Any) -> bool:
+    return bool(locator.evaluate("el => document.activeElement === el"))

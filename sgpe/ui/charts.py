@@ -12,6 +12,8 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from .style import FONT_STACK
+
 COLOURS = {
     "SGPE": "#2f6f8f",
     "Byte-level BPE": "#d97706",
@@ -40,7 +42,7 @@ def _layout(fig: go.Figure, height: int = 320) -> go.Figure:
     fig.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        font={"family": "Noto Sans Sinhala, Noto Sans Devanagari, sans-serif"},
+        font={"family": FONT_STACK},  # a Noto face for each script (sgpe/ui/style.py)
     )
     return fig
 
@@ -63,8 +65,8 @@ def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
 # The rule first (sgpe/ui/analysis.py: TORN; app_pages/compare.py says why), then the
 # cost. Short titles: three subplot titles share a phone's 390 px.
 SUMMARY_METRICS = (
-    ("torn syllables", "torn syllables", "{:,.0f}"),
-    ("syllables spelled from their own parts", "spelled from parts", "{:,.0f}"),
+    ("torn syllables", "torn<br>syllables", "{:,.0f}"),
+    ("syllables spelled from their own parts", "spelled from<br>own parts", "{:,.0f}"),
     ("tokens", "tokens", "{:,.0f}"),
 )
 
@@ -95,7 +97,11 @@ def compare_summary(summary: pd.DataFrame) -> go.Figure:
             col=col,
         )
     fig.update_xaxes(tickangle=-30)
-    return _layout(fig, 300)
+    fig = _layout(fig, 320)
+    # Two-line titles, small, above the bars: they fit a third of a phone's width.
+    fig.update_annotations(font_size=12)
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 56, "b": 10})
+    return fig
 
 
 def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:

@@ -123,18 +123,29 @@ CSS = f"""
 .sgpe-box.ids.inv span.tok.nl[data-pre]::before {{
   content: attr(data-pre) " " attr(data-id);
 }}
-/* A tapped or clicked token shows its details (phones have no hover). */
-.sgpe-tokens {{ position: relative; }}
-.sgpe-box span.tok {{ position: relative; }}
-.sgpe-box.sgpe-tokens:focus-within {{ overflow: visible; max-height: none; }}
-.sgpe-box span.tok:focus {{ outline: 2px solid #2f6f8f; }}
-.sgpe-box span.tok[data-info]:focus::after {{
+/* A tapped or clicked token or syllable shows its details (phones have no hover). */
+.sgpe-tokens, .sgpe-syllables {{ position: relative; }}
+.sgpe-box span.tok, .sgpe-box span.syl {{ position: relative; }}
+.sgpe-box.sgpe-tokens:focus-within, .sgpe-box.sgpe-syllables:focus-within {{
+  overflow: visible; max-height: none;
+}}
+.sgpe-box span.tok:focus, .sgpe-box span.syl:focus {{ outline: 2px solid #2f6f8f; }}
+.sgpe-box span.tok[data-info]:focus::after, .sgpe-box span.syl[data-info]:focus::after {{
   content: attr(data-info); position: absolute; left: 0; top: 100%; z-index: 20;
   white-space: pre-wrap; width: max-content; max-width: min(18rem, 80vw);
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .7rem;
   line-height: 1.35; color: #111827; background: #fffbea; border: 1px solid #d8b45a;
   border-radius: .3rem; padding: .3rem .45rem; box-shadow: 0 2px 6px rgba(0,0,0,.15);
   vertical-align: baseline; margin: 0;
+}}
+/* Merges: SGPE and BPE stay side by side on a phone (Streamlit stacks columns below
+   640 px), so Play can be watched on both at once. */
+.st-key-mrg_sides [data-testid="stHorizontalBlock"] {{ flex-wrap: nowrap !important; }}
+.st-key-mrg_sides [data-testid="stColumn"] {{
+  min-width: 0 !important; flex: 1 1 0 !important; width: auto !important;
+}}
+@media (max-width: 640px) {{
+  .st-key-mrg_sides .sgpe-box {{ font-size: 1rem; line-height: 1.9; padding: .25rem .3rem; }}
 }}
 .sgpe-legend {{ font-size: .85rem; margin: .2rem 0 .4rem 0; }}
 .sgpe-legend span.key {{
