@@ -28,6 +28,7 @@ st.set_page_config(
 st.html(style.CSS)
 state.carry_over()  # before any widget: the kept values of pages not shown in this run
 owner.write_cookie()  # the visitor's owner key survives a reload (sgpe/ui/owner.py)
+resources.warm_encodings()  # OpenAI's encodings built in the background, once
 
 PAGES = [
     st.Page("app_pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),

@@ -65,7 +65,7 @@ default_pick = [k for k in DEFAULT_PICK if k in entries]
 pick = st.multiselect(
     f"Tokenizers (2 to {MAX_COLUMNS})",
     list(entries),
-    format_func=lambda k: f"{entries[k].name}: {entries[k].vocab_size:,} tokens",
+    format_func=lambda k: entries[k].option,
     max_selections=MAX_COLUMNS,
     key=state.init_widget(
         "cmp_pick",
@@ -90,7 +90,9 @@ show_invisible = c2.toggle(
 )
 state.remember("ids", show_ids)
 state.remember("cinv", show_invisible)
-chosen = [entries[k] for k in pick]
+chosen, unavailable = resources.load_entries([entries[k] for k in pick])
+for problem in unavailable:
+    st.warning(render.md_escape(problem), icon=":material/warning:")
 
 if len(chosen) < 2:
     st.info("Pick at least two tokenizers to compare (SGPE and byte-level BPE by default).")

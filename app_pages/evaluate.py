@@ -81,7 +81,7 @@ default_pick = [k for k in DEFAULT_PICK if k in entries]
 pick = st.multiselect(
     "Vocabularies",
     list(entries),
-    format_func=lambda k: f"{entries[k].name}: {entries[k].vocab_size:,} tokens",
+    format_func=lambda k: entries[k].option,
     key=state.init_widget(
         "ev_pick",
         "ev",
@@ -126,8 +126,10 @@ if not pick:
 elif lines is not None:
     groups = analysis.lines_by_script(lines)
     rows = []
-    for k in pick:
-        entry = entries[k]
+    chosen, unavailable = resources.load_entries([entries[k] for k in pick])
+    for problem in unavailable:
+        st.warning(render.md_escape(problem), icon=":material/warning:")
+    for entry in chosen:
         for script, group in groups.items():
             m = evaluate(entry.cache_key, entry.tokenizer, tuple(group))
             rows.append({"vocabulary": entry.name, "script": script, **m})

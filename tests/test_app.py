@@ -550,6 +550,30 @@ def test_compare_names_the_rule_first() -> None:
     ]
 
 
+def test_compare_offers_openai_encodings_without_building_them() -> None:
+    """Issue 27, item 9: building o200k_base and cl100k_base took most of the first
+    Compare visit, though the default comparison does not use them. They are offered
+    unloaded and load, with their sizes, when picked."""
+    from sgpe.baselines.tiktoken_offline import load_encoding
+    from sgpe.ui import resources
+
+    at = open_page("compare.py")
+    pick = at.multiselect(key="cmp_pick")
+    labels = [pick.format_func(k) for k in ("o200k_base", "cl100k_base")]
+    assert labels == [
+        "o200k_base: OpenAI's encoding (loads when picked)",
+        "cl100k_base: OpenAI's encoding (loads when picked)",
+    ]
+    act = resources.resolve(resources.DEFAULT_ID, resources.AUTO_ID)
+    entries, _ = resources.catalogue(act)
+    assert entries["o200k_base"].tokenizer is None and entries["o200k_base"].vocab_size is None
+    pick.set_value(["sgpe", "o200k_base"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    size = load_encoding("o200k_base").n_vocab
+    captions = [c.value for c in at.caption]
+    assert f"OpenAI o200k\\_base \\(tiktoken, offline\\) · {size:,} tokens" in captions, captions
+
+
 def test_compare_corpus_table() -> None:
     at = open_page("compare.py")
     at.multiselect(key="cmp_pick").set_value(["sgpe", "base", "o200k_base"]).run()
