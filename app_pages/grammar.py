@@ -77,8 +77,7 @@ with grammar_tab:
 with trace_tab:
     words = st.text_input(
         "Words to trace",
-        value=grammar.EXAMPLES.get(script, ""),
-        key=state.keep(f"gr_words_{script}"),
+        key=state.start_value(f"gr_words_{script}", grammar.EXAMPLES.get(script, "")),
     )
     st.dataframe(
         pd.DataFrame(grammar.trace_rows(words, get_syllabifier(script))),
@@ -96,13 +95,12 @@ with own_tab:
     else:
         source, starting = f"{script}.json (edited)", builtin_json(script)
     raw = st.text_area(
-        "Schema", value=starting, height=300, key=state.keep(f"gr_json_{script}_{source}")
+        "Schema", height=300, key=state.start_value(f"gr_json_{script}_{source}", starting)
     )
     sample = st.text_area(
         "Text to syllabify with it",
-        value=grammar.EXAMPLES.get(script, ""),
         height=80,
-        key=state.keep(f"gr_sample_{script}"),
+        key=state.start_value(f"gr_sample_{script}", grammar.EXAMPLES.get(script, "")),
     )
     try:
         own = grammar.read_schema(raw, source)

@@ -231,8 +231,7 @@ first_n = c1.number_input(
     "First N merges",
     1,
     max(len(rows), 1),
-    min(200, max(len(rows), 1)),
-    key=state.keep("mrg_first"),
+    key=state.start_value("mrg_first", min(200, max(len(rows), 1))),
 )
 needle = c2.text_input(
     "Filter (substring of the left, right or merged token)", key=state.keep("mrg_filter")

@@ -62,10 +62,23 @@ def _as_owner() -> str | None:
     return None if owner.is_admin() else owner.owner_id()
 
 
+# How long a Cancel waits for the trainer to end. It finishes its current merge and writes
+# a checkpoint, which on a large corpus takes seconds: waiting up to 5 s froze the page
+# (issue 27, item 9). The runs list, polling every second, shows it end.
+CANCEL_WAIT_S = 0.5
+
+
 def cancel(run_id: str) -> None:
     try:
-        st_ = mgr.cancel(run_id, wait=5.0, as_owner=_as_owner())
-        _note("info", f"Run {run_id} is {st_.state}.")
+        st_ = mgr.cancel(run_id, wait=CANCEL_WAIT_S, as_owner=_as_owner())
+        if st_.alive:
+            _note(
+                "info",
+                f"Run {run_id} is stopping: it finishes its current merge, writes a "
+                "checkpoint and ends cancelled (then it can be resumed).",
+            )
+        else:
+            _note("info", f"Run {run_id} is {st_.state}.")
     except RunError as err:
         _note("error", str(err))
 
@@ -191,7 +204,9 @@ with st.container(border=True):
             corpus, name = files[picked], picked
     script = str(state.option("script", default("script")))
     values = train_form.form_values()
-    baseline = st.toggle("Also train the byte-level baseline", True, key=state.keep("train_base"))
+    baseline = st.toggle(
+        "Also train the byte-level baseline", key=state.start_value("train_base", True)
+    )
     label = st.text_input(
         "Run name (optional)",
         key=state.keep("train_label"),

@@ -51,6 +51,18 @@ def keep(key: str) -> str:
     return key
 
 
+def start_value(key: str, value: Any) -> str:
+    """Give widget ``key`` its first value through session state and return the key.
+
+    A kept widget gets its value from session state (:func:`carry_over`); a widget that
+    also passes ``value=``/``index=`` makes Streamlit log a warning with a stack trace
+    on every such run, so kept widgets take their default here instead."""
+    keep(key)
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return key
+
+
 def carry_over() -> None:
     """Write every kept widget value back to session state (app.py, before any widget).
 

@@ -25,11 +25,12 @@ from sgpe.settings import (
 FORM_FIELDS = tuple(f for f in dataclasses.fields(TrainSettings) if info(f).label)
 
 
-def key(name: str) -> str:
-    """The widget key of a setting (kept while the page is not shown, see sgpe.ui.state)."""
+def key(name: str, initial: Any = None) -> str:
+    """The widget key of a setting, with its first value (kept while the page is not
+    shown, see sgpe.ui.state)."""
     from . import state
 
-    return state.keep(f"train_{name}")
+    return state.start_value(f"train_{name}", initial)
 
 
 def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> Any:
@@ -47,19 +48,13 @@ def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> A
     if meta.choices:
         values = list(choices(f.name))
         return where.radio(
-            meta.label,
-            values,
-            index=values.index(initial),
-            horizontal=True,
-            key=key(f.name),
-            help=help_,
+            meta.label, values, horizontal=True, key=key(f.name, initial), help=help_
         )
     if isinstance(initial, bool):
-        return where.toggle(meta.label, value=initial, key=key(f.name), help=help_)
+        return where.toggle(meta.label, key=key(f.name, initial), help=help_)
     if f.name == "min_freq":  # None: decided by the mode
         return where.number_input(
             meta.label,
-            value=None,
             step=1,
             placeholder=f"empty: {default_min_freq(mode)}, the {mode} mode's default",
             key=key(f.name),
@@ -68,9 +63,9 @@ def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> A
             + ", ".join(f"{default_min_freq(m)} for {m}" for m in choices("mode"))
             + ").",
         )
-    options: dict[str, Any] = {"value": initial, "step": 1}
+    options: dict[str, Any] = {"step": 1}
     options.update(limits)
-    return where.number_input(meta.label, key=key(f.name), help=help_, **options)
+    return where.number_input(meta.label, key=key(f.name, initial), help=help_, **options)
 
 
 def problem(err: ValueError) -> str:
