@@ -164,6 +164,17 @@ st.caption(
     "and resumed from their last checkpoint."
 )
 
+
+def watch_corpus_check(corpus: Any, name: str, settings: TrainSettings) -> None:
+    """Redraw the page once the background size check of a large upload is done."""
+
+    def poll() -> None:
+        if train_form.corpus_range(corpus, name, settings) is not None:
+            st.rerun(scope="app")
+
+    st.fragment(poll, run_every=0.5)()
+
+
 with st.container(border=True):
     source = st.radio(
         "Corpus",
@@ -233,7 +244,13 @@ with st.container(border=True):
         problems.append("Choose a corpus: upload a file or pick one from sample_data/.")
     elif settings is not None:
         found = train_form.corpus_range(corpus, str(name), settings)
-        if isinstance(found, str):
+        if found is None:  # a large upload, read in the background
+            st.caption(
+                f"Reading this corpus ({corpus.size / 1e6:,.1f} MB) for the vocabulary sizes "
+                "it allows… You can start now: the trainer checks the size too."
+            )
+            watch_corpus_check(corpus, str(name), settings)
+        elif isinstance(found, str):
             problems.append(found)
         else:
             st.caption(
@@ -260,6 +277,7 @@ with st.container(border=True):
 if submitted and settings is not None:
     started = []
     me = owner.owner_id()
+    starting = st.status("Starting the run: storing and checking the corpus…")
     try:
         started.append(
             mgr.start(
@@ -286,6 +304,7 @@ if submitted and settings is not None:
         st.error(render.md_escape(str(err)))
     except OSError as err:  # a full disk, a runs folder that cannot be written
         st.error(render.md_escape(f"The run could not be created: {err}"))
+    starting.update(state="complete" if started else "error", expanded=False)
     if started:
         st.session_state["train_note"] = (
             "success",

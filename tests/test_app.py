@@ -918,6 +918,43 @@ def test_train_form_refuses_a_run_name_with_control_characters(runs_dir: Path) -
     assert at.button(key="train_start").disabled
 
 
+def test_a_large_upload_is_read_in_the_background(runs_dir: Path) -> None:
+    """Issue 27, item 9: reading a large upload for its size range held the page (and a
+    Start pressed meanwhile) for seconds. Above 1 MB it is read in a worker process: the
+    page returns at once, says so, keeps Start on, and shows the same range as the
+    library once the worker is done."""
+    import time
+
+    from sgpe.runs.manager import size_range
+    from sgpe.settings import TrainSettings
+    from sgpe.ui import train_form
+
+    data = (defaults.SAMPLE_DATA / "sinhala.txt").read_bytes() * 15
+    assert len(data) > train_form.BACKGROUND_BYTES
+    at = open_page("train.py")
+    at.radio(key="train_source").set_value("upload").run()
+    start = time.monotonic()
+    at.file_uploader(key="train_upload").set_value(("big.txt", data, "text/plain")).run()
+    assert time.monotonic() - start < 2.0
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith(f"Reading this corpus ({len(data) / 1e6:,.1f} MB)") for c in captions)
+    assert not at.button(key="train_start").disabled
+    path = runs_dir.parent / "big.txt"
+    path.write_bytes(data)
+    want = size_range(path, TrainSettings())
+    line = (
+        f"This corpus with these settings: {want.documents:,} documents, a base alphabet of "
+        f"{want.base:,} symbols, so a vocabulary of {want.smallest:,} to at most "
+        f"{want.largest:,} tokens."
+    )
+    deadline = time.monotonic() + 120
+    while line not in [c.value for c in at.caption] and time.monotonic() < deadline:
+        time.sleep(0.5)
+        at.run()
+    assert line in [c.value for c in at.caption]
+
+
 def test_train_form_min_freq_says_the_modes_default_in_words(runs_dir: Path) -> None:
     """No CLI spelling ("--mode paper") on the web form: the empty box says the chosen
     mode's default, the help lists every mode's."""

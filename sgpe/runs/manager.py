@@ -349,6 +349,27 @@ def size_range(corpus: str | Path, settings: TrainSettings) -> SizeRange:
     return SizeRange(documents, n_base, n_base + specials, largest)
 
 
+def upload_size_range(data: bytes, name: str, settings: dict[str, Any]) -> SizeRange | str:
+    """:func:`size_range` of an upload's bytes (its format by ``name``), or what is wrong
+    with it as one line (the temporary file's path replaced by ``name``).
+
+    A plain function of picklable arguments, so that the app can run it in a worker
+    process: reading a 16 MB upload takes seconds of CPU, which in the server's own
+    process slowed every page (see sgpe/ui/train_form.py, corpus_range)."""
+    import tempfile
+
+    from ..corpus import CorpusError, corpus_format
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / ("corpus" + corpus_format(name))
+        try:
+            path.write_bytes(data)
+            validate_corpus(path, name=name, max_bytes=None)
+            return size_range(path, TrainSettings(**settings))
+        except (CorpusError, ValueError) as err:
+            return str(err).replace(str(path), name)
+
+
 def _runs_minus_one(ok: list[bool]) -> int:
     """Sum of (length - 1) over the maximal runs of True."""
     total = run = 0

@@ -102,37 +102,94 @@ def min_freq_shown(values: dict[str, Any]) -> int:
 # ============================================================================ the corpus
 
 
-@st.cache_data(show_spinner="Reading the corpus…", max_entries=16)
-def _range(identity: tuple[Any, ...], _corpus: Any, name: str, settings: dict[str, Any]) -> Any:
-    """The :class:`~sgpe.runs.manager.SizeRange` of a corpus, or the corpus's problem as a
-    string; cached by ``identity`` (a path and its mtime, or an upload's file id)."""
-    import tempfile
+def _compute_range(corpus: Any, name: str, settings: dict[str, Any]) -> Any:
+    """The :class:`~sgpe.runs.manager.SizeRange` of a corpus (a path, or an upload's
+    bytes), or the corpus's problem as a string."""
     from pathlib import Path
 
-    from sgpe.corpus import CorpusError, corpus_format
-    from sgpe.runs.manager import size_range, validate_corpus
+    from sgpe.corpus import CorpusError
+    from sgpe.runs.manager import size_range, upload_size_range
 
-    try:
-        if isinstance(_corpus, (str, Path)):
-            path = Path(_corpus)
-            return size_range(path, TrainSettings(**settings))
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / ("corpus" + corpus_format(name))
-            path.write_bytes(_corpus.getvalue())
-            validate_corpus(path, name=name, max_bytes=None)
-            return size_range(path, TrainSettings(**settings))
-    except (CorpusError, ValueError) as err:
-        return str(err).replace(str(path), name) if "path" in locals() else str(err)
+    if isinstance(corpus, (str, Path)):
+        try:
+            return size_range(Path(corpus), TrainSettings(**settings))
+        except (CorpusError, ValueError) as err:
+            return str(err)
+    return upload_size_range(corpus, name, settings)
+
+
+@st.cache_data(show_spinner="Reading the corpus…", max_entries=16)
+def _range(identity: tuple[Any, ...], _corpus: Any, name: str, settings: dict[str, Any]) -> Any:
+    """:func:`_compute_range`, cached by ``identity`` (a path and its mtime, or an
+    upload's file id)."""
+    if not isinstance(_corpus, (str, bytes)) and hasattr(_corpus, "getvalue"):
+        _corpus = _corpus.getvalue()
+    return _compute_range(_corpus, name, settings)
+
+
+#: Uploads larger than this are read in a background thread (see :func:`corpus_range`).
+BACKGROUND_BYTES = 1_000_000
+
+
+class _Checks:
+    """Size checks of large uploads running or done, by upload and settings: one worker
+    process and one table per server process (``st.cache_resource``), guarded by a lock.
+
+    A process, not a thread: the check is pure-Python CPU work, and in a thread it held
+    the server's GIL, so a Start pressed meanwhile took as long as before. "spawn" starts
+    a clean interpreter (no fork of the threaded server; see docs/app.md)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        import threading
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.lock = threading.Lock()
+        self.pool = ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn")
+        )
+        self.futures: dict[tuple[Any, ...], Any] = {}
+
+
+@st.cache_resource
+def _checks() -> _Checks:
+    return _Checks()
 
 
 def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
-    """What :func:`_range` says for this corpus and settings (their ``vocab_size`` aside)."""
+    """What :func:`_compute_range` says for this corpus and settings (their
+    ``vocab_size`` aside), or None while a large upload is still being read.
+
+    Reading a 16 MB upload takes seconds, and done in the page it held every action
+    after the upload, Start included, for 3 to 4.5 s (issue 27, item 9). An upload above
+    :data:`BACKGROUND_BYTES` is therefore read in a background thread; the page says so,
+    keeps Start on (the trainer checks the size again) and redraws when the result is
+    in. Sample files and small uploads are read at once (well under a second)."""
     from pathlib import Path
 
-    if isinstance(corpus, (str, Path)):
-        identity: tuple[Any, ...] = (str(corpus), Path(corpus).stat().st_mtime)
-    else:
-        identity = ("upload", getattr(corpus, "file_id", id(corpus)), name)
+    from sgpe.runs.manager import upload_size_range
+
     data = settings.to_dict()
     data["vocab_size"] = default("vocab_size")
-    return _range(identity, corpus, name, data)
+    if isinstance(corpus, (str, Path)):
+        identity: tuple[Any, ...] = (str(corpus), Path(corpus).stat().st_mtime)
+        return _range(identity, corpus, name, data)
+    identity = ("upload", getattr(corpus, "file_id", id(corpus)), name)
+    size = getattr(corpus, "size", None)
+    if size is None or size <= BACKGROUND_BYTES:
+        return _range(identity, corpus, name, data)
+    key = (*identity, tuple(sorted(data.items())))
+    checks = _checks()
+    with checks.lock:
+        future = checks.futures.get(key)
+        if future is None:
+            future = checks.pool.submit(upload_size_range, corpus.getvalue(), name, data)
+            checks.futures[key] = future
+            while len(checks.futures) > 16:  # the oldest checks go (dicts keep order)
+                checks.futures.pop(next(iter(checks.futures)))
+    if not future.done():
+        return None
+    try:
+        return future.result()
+    except Exception as err:  # the worker process died (e.g. out of memory): say so
+        return f"The corpus could not be read: {err}"
