@@ -248,14 +248,14 @@ def test_syllables_counts_and_spans() -> None:
         "2",
         "5",
     )
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert span_texts(body, "syl") == syllabify(PHRASE) == ["ශ්\u200dරී", " ", "ලං", "කා", "ව"]
     # Hover info: code points with names and classes, and the DFA path.
     assert "U+200D  Z  ZERO WIDTH JOINER" in html.unescape(body)
     assert "START -C-&gt; CLUSTER" in body or "START -C-> CLUSTER" in html.unescape(body)
 
     at.toggle(key="syl_ls").set_value(True).run()
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert span_texts(body, "syl") == syllabify(PHRASE, leading_space=True)
     assert dict(metrics_of(at))["Units"] == "4"
     assert at.query_params["ls"] == "1"
@@ -329,7 +329,7 @@ def test_syllables_invisible_characters_are_marked_outside_the_syllable() -> Non
     at = open_page("syllables.py")
     at.text_area(key="syl_text").set_value(PHRASE + "\tx\n").run()
     at.toggle(key="syl_inv").set_value(True).run()
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert 'class="sgpe-box sgpe-syllables inv"' in body
     # The conjunct keeps its ZWJ inside one span; the marker is an attribute.
     assert ">ශ්\u200dරී</span>" in body
@@ -357,7 +357,7 @@ def test_long_text_is_capped_but_counted() -> None:
     assert not at.exception
     assert dict(metrics_of(at))["Characters"] == f"{len(text):,}"
     assert any("Long text: showing the first" in i.value for i in at.info)
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert len(body) < 2_000_000
     assert "text" not in at.query_params  # too long for a link
 
