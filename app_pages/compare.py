@@ -1,6 +1,6 @@
 """Compare: one text through 2-4 tokenizers, in columns side by side (stacked on a phone).
 
-How the page teaches the rule (issue 27, item 7). The headline is SGPE's rule: no token
+How the page teaches the rule. The headline is SGPE's rule: no token
 tears a syllable. The figures come in that order, named for what they mean: **torn
 syllables** (a token reaches across the syllable's edge and cuts it: the rule, 0 for
 SGPE), **syllables spelled from their own parts** (the syllable stays whole, it just takes
@@ -139,7 +139,7 @@ elif chosen:
             if show_ids:
                 with st.expander(f"Token ids ({len(result.ids):,})"):
                     st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
-    # No toolbar: on a phone it covered the three small charts' titles (issue 27, item 6).
+    # No toolbar: on a phone it covered the three small charts' titles.
     st.plotly_chart(
         charts.compare_summary(summary),
         width="stretch",

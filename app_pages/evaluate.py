@@ -140,7 +140,7 @@ elif lines is not None:
         hide_index=True,
         width="stretch",
         # Wide enough for "Devanagari" and a run's name: the automatic widths followed
-        # the long numeric headers and cut the names ("Devanag…", issue 27, item 8).
+        # the long numeric headers and cut the names ("Devanag…").
         column_config={
             "vocabulary": st.column_config.TextColumn(width="medium", pinned=True),
             "script": st.column_config.TextColumn(width="medium"),

@@ -14,7 +14,7 @@ from sgpe.syllables import Syllabifier, get_syllabifier
 from sgpe.ui import grammar, render, state
 
 # The script a visitor sees first: the main script of the text all pages share (a visitor
-# reading Hindi on Syllables opens Grammar on Devanagari, issue 27, item 8), else Tamil,
+# reading Hindi on Syllables opens Grammar on Devanagari), else Tamil,
 # a script without conjuncts.
 FALLBACK_SCRIPT = "tamil"
 

@@ -166,7 +166,7 @@ def stepper() -> None:
         f"{len(final_b)} tokens in {len(steps_b)} merges."
     )
     # Side by side on a phone too (the stylesheet keeps these two columns in one row):
-    # stacked, SGPE's steps scrolled away while Play ran BPE's (issue 27, item 6).
+    # stacked, SGPE's steps scrolled away while Play ran BPE's.
     with st.container(key="mrg_sides"):
         left, right = st.columns(2, gap="small")
     with left:

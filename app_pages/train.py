@@ -63,8 +63,8 @@ def _as_owner() -> str | None:
 
 
 # How long a Cancel waits for the trainer to end. It finishes its current merge and writes
-# a checkpoint, which on a large corpus takes seconds: waiting up to 5 s froze the page
-# (issue 27, item 9). The runs list, polling every second, shows it end.
+# a checkpoint, which on a large corpus takes seconds: waiting up to 5 s froze the page.
+# The runs list, polling every second, shows it end.
 CANCEL_WAIT_S = 0.5
 
 

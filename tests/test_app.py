@@ -128,7 +128,7 @@ def test_shipped_merge_counts_come_from_the_file() -> None:
 
 # ============================================================================ round trips
 
-# Each page's widgets set away from their defaults (kind, key, value). Issue 27: Compare
+# Each page's widgets set away from their defaults (kind, key, value). Compare
 # crashed on every return (its choice came back as the string "sgpe,base"), Evaluate's
 # choice came back empty, and the other pages' widgets fell back to their defaults.
 AWAY: dict[str, list[tuple[str, str, Any]]] = {
@@ -273,7 +273,7 @@ def test_syllables_show_how_the_vocabulary_covers_them() -> None:
 
 
 def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
-    """Issue 27, item 8: the page names the text's scripts (by their Unicode blocks here)
+    """The page names the text's scripts (by their Unicode blocks here)
     and says when the active vocabulary was trained without one of them."""
     from sgpe.ui.state import DEFAULT_TEXT
 
@@ -310,7 +310,7 @@ def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
     [("नमस्ते दुनिया, ක", "devanagari"), (PHRASE, "sinhala"), ("hello", "tamil")],
 )
 def test_grammar_opens_on_the_script_of_the_text(text: str, script: str) -> None:
-    """Issue 27, item 8: Grammar opened on Tamil whatever the text; it opens on the
+    """Grammar opened on Tamil whatever the text; it opens on the
     script most of the shared text's letters are in (Tamil when there is none)."""
     at = open_page("grammar.py", text=text)
     assert at.selectbox(key="gr_script").value == script
@@ -451,7 +451,7 @@ def test_vocabulary_composition_and_search() -> None:
 
 
 def test_vocabulary_says_why_a_short_text_has_no_zipf_chart() -> None:
-    """Issue 27, item 8: on a short text every token occurs once and the chart showed a
+    """On a short text every token occurs once and the chart showed a
     flat line with "fitted slope 0.00". The page says why instead; a sample file gets the
     chart and its slope."""
     at = open_page("vocabulary.py", text=PHRASE)
@@ -512,7 +512,7 @@ def test_compare_counts_match_the_library() -> None:
 
 
 def test_compare_names_the_rule_first() -> None:
-    """Issue 27, item 7: the page said SGPE never breaks a syllable and then showed "SGPE:
+    """The page said SGPE never breaks a syllable and then showed "SGPE:
     5 broken boundaries". Each column now leads with torn syllables (the rule: SGPE's is
     0), then the syllables spelled from their own parts (intact, a cost in tokens),
     counted as the library counts them; the byte-level peer tears syllables."""
@@ -551,7 +551,7 @@ def test_compare_names_the_rule_first() -> None:
 
 
 def test_compare_offers_openai_encodings_without_building_them() -> None:
-    """Issue 27, item 9: building o200k_base and cl100k_base took most of the first
+    """Building o200k_base and cl100k_base took most of the first
     Compare visit, though the default comparison does not use them. They are offered
     unloaded and load, with their sizes, when picked."""
     from sgpe.baselines.tiktoken_offline import load_encoding
@@ -898,7 +898,7 @@ def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
 def test_train_form_refuses_a_value_out_of_range(
     runs_dir: Path, key: str, value: int, message: str
 ) -> None:
-    """Issue 27, item 5: a size of 0 turned the box red but Start stayed on and trained at
+    """A size of 0 turned the box red but Start stayed on and trained at
     the previous size. The boxes have no browser-side minimum: the value reaches the page,
     which names the field and what is wrong, and Start is off until it is fixed."""
     at = open_page("train.py")
@@ -919,7 +919,7 @@ def test_train_form_refuses_a_run_name_with_control_characters(runs_dir: Path) -
 
 
 def test_a_large_upload_is_read_in_the_background(runs_dir: Path) -> None:
-    """Issue 27, item 9: reading a large upload for its size range held the page (and a
+    """Reading a large upload for its size range held the page (and a
     Start pressed meanwhile) for seconds. Above 1 MB it is read in a worker process: the
     page returns at once, says so, keeps Start on, and shows the same range as the
     library once the worker is done."""

@@ -433,7 +433,7 @@ def test_train_form_explains_sizes_and_keeps_other_sessions_runs(tab: Tab, runs_
     assert page.locator(f".st-key-delete_{theirs.id}").count() == 0
 
     size = page.get_by_role("spinbutton", name="Vocabulary size")
-    # Issue 27, item 5: 0 reaches the page (no browser-side minimum), which says so and
+    # 0 reaches the page (no browser-side minimum), which says so and
     # keeps Start off; it used to turn red and Start trained at the previous size.
     size.fill("0")
     size.press("Enter")
@@ -686,7 +686,7 @@ def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, devic
         time.sleep(1.0)
         assert step_number(page) == paused_at  # paused: no further steps
         # SGPE and BPE side by side on every device, so Play is watched on both at once
-        # (on a phone they were stacked: issue 27, item 6).
+        # (on a phone they were stacked).
         sides = page.locator(".st-key-mrg_sides [data-testid=stColumn]")
         assert sides.count() == 2
         left, right = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
@@ -706,8 +706,7 @@ def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, devic
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_fits_a_phone(browser: Any, app_url: str, name: str) -> None:
     """390 x 844: the sidebar starts closed, no page scrolls sideways, and a page chosen
-    in the opened sidebar closes it (it stayed open over 300 of 390 px: issue 27,
-    item 6)."""
+    in the opened sidebar closes it (it stayed open over 300 of 390 px)."""
     tab = device_tab(browser, app_url, "phone")
     try:
         page = tab.goto(PAGES[name])
@@ -791,7 +790,7 @@ def owner_cookie(page: Any) -> str:
 def test_two_visitors_each_own_their_runs_across_reloads(
     browser: Any, app_url: str, runs_dir: Path
 ) -> None:
-    """Issue 27, items 2 and 3. Visitor A starts a run; visitor B (another browser) gets
+    """Visitor A starts a run; visitor B (another browser) gets
     no Cancel, Resume or Delete for it, and A's run finishes untouched. B may use A's
     finished vocabulary, read-only. A reloads, and restarts the browser (a new context
     with A's cookies): the run is still A's, with Delete. The owner key is in A's cookie
@@ -902,7 +901,7 @@ def open_by_link(page: Any, name: str) -> None:
 
 
 def test_every_page_opened_left_opened_again_and_reloaded(tab: Tab) -> None:
-    """Issue 27, item 1: Compare crashed on every return ("Multiselect has 9 options
+    """Compare crashed on every return ("Multiselect has 9 options
     selected but max_selections is set to 4") and Evaluate's choice came back empty.
     Each page: open it, go to another page, come back, reload -- never an error element,
     and Compare and Evaluate keep their choices."""
@@ -953,7 +952,7 @@ def notdef_count(path: str, text: str) -> int:
 
 
 def test_each_script_renders_with_its_noto_face(tab: Tab) -> None:
-    """Issue 27, item 4: Tamil showed tofu boxes (the font stack had no Tamil face). The
+    """Tamil showed tofu boxes (the font stack had no Tamil face). The
     Syllables page shows each of the 12 scripts' sample words; Chromium reports the face
     it rendered each syllable with (DevTools CSS.getPlatformFontsForNode), which must be
     that script's Noto face named in the CSS, and HarfBuzz shaping the syllable with that
@@ -1013,7 +1012,7 @@ def test_each_script_renders_with_its_noto_face(tab: Tab) -> None:
 
 @pytest.mark.parametrize("device", list(DEVICES))
 def test_hex_chips_stay_inside_their_column(browser: Any, app_url: str, device: str) -> None:
-    """Issue 27, item 8: cl100k's hex chips (bytes that are not a whole character) ran
+    """The hex chips of cl100k_base (bytes that are not a whole character) ran
     past the column's edge and were clipped, a token's chips and its id split over two
     lines. Four columns of a Sinhala text with ids: every token of chips is on one line,
     inside its box's content."""
@@ -1054,7 +1053,7 @@ def test_hex_chips_stay_inside_their_column(browser: Any, app_url: str, device: 
 
 
 def test_a_tap_shows_a_syllable_and_compare_titles_stay_apart(browser: Any, app_url: str) -> None:
-    """Issue 27, item 6, on a phone: a tapped syllable shows its details (there was only a
+    """On a phone: a tapped syllable shows its details (there was only a
     hover title); the three small charts on Compare keep their titles apart and have no
     toolbar over them."""
     from urllib.parse import quote

@@ -301,7 +301,7 @@ def analyse_tokens(
         )
     n = len(encoded.ids)
     words = len(result.word_flags)
-    # The integrity figures in the order the Compare page teaches them (issue 27, item 7):
+    # The integrity figures in the order the Compare page teaches them:
     # the rule first (torn syllables: SGPE's is always 0), then the budget (a syllable
     # spelled from its own parts is intact, it only costs tokens), then all cuts inside
     # syllables, the sum of both kinds, which is what a peer without the rule piles up.

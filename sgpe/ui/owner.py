@@ -2,7 +2,7 @@
 
 Why not Streamlit's own cookie. The app used to hash ``_streamlit_xsrf``; that cookie
 changes on every reload, so after one the visitor's runs belonged to "another session"
-and could not be deleted (issue 27, item 3).
+and could not be deleted.
 
 How it works. The first session of a browser draws a random key
 (:func:`secrets.token_hex`, 128 bits) and the page writes it into the cookie
@@ -97,7 +97,7 @@ def write_cookie() -> None:
 
 
 #: On a narrow screen, close the sidebar once a page is chosen in it. Streamlit leaves it
-#: open, covering 300 of a phone's 390 px (issue 27, item 6). The listener is added once
+#: open, covering 300 of a phone's 390 px. The listener is added once
 #: per browser tab (the page is not reloaded between reruns) and only presses Streamlit's
 #: own collapse button; 768 px is where Streamlit itself starts the sidebar closed.
 PHONE_NAV_SCRIPT = (

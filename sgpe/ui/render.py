@@ -159,7 +159,7 @@ def syllables_html(
             + (_attr("data-classes", u.classes) if u.classes else "")
             + (_attr("data-path", u.path) if u.path else "")
             # a tap focuses the unit and the stylesheet shows data-info (phones have no
-            # hover; issue 27, item 6), as for tokens
+            # hover), as for tokens
             + (_attr("title", u.title) + _attr("data-info", u.title) if u.title else "")
             + _marker_attrs(u.text, show_invisible)
             + f">{html.escape(u.text)}</span>"

@@ -83,7 +83,7 @@ def warm_encodings() -> None:
 
     app.py calls this on every run (a no-op after the first): the first visitor's first
     page starts it, so Evaluate (whose default comparison has o200k_base) and a Compare
-    that picks one find them built instead of waiting about a second (issue 27, item 9).
+    that picks one find them built instead of waiting about a second.
     The thread only calls the library's :func:`~sgpe.baselines.tiktoken_offline.load_encoding`
     (its own cache; no Streamlit call), and a failure there is left for the page to report
     when it loads the encoding itself."""
@@ -161,7 +161,7 @@ def finished_runs() -> list[RunInfo]:
 
 def run_name(info: RunInfo) -> str:
     """What a run is called on the pages: the name its starter gave it, else its corpus
-    (never the hex id alone: issue 27, item 8)."""
+    (never the hex id alone)."""
     return info.label or info.config.corpus_name or "corpus"
 
 
@@ -318,8 +318,8 @@ class Entry:
 
     OpenAI's encodings are offered without being loaded (``tokenizer`` None, ``loader``
     set, ``vocab_size`` None): building o200k_base and cl100k_base took 1.3 s of the
-    first Compare visit although the default comparison does not use them (issue 27,
-    item 9). They load, once per process, when a page first picks one."""
+    first Compare visit although the default comparison does not use them. They load,
+    once per process, when a page first picks one."""
 
     key: str  # stable id (URL value): "sgpe", "base", "o200k_base", "run:<id>", ...
     name: str  # short, unique column title

@@ -16,7 +16,7 @@ defaults each time it is opened again. Each page registers its widgets' keys wit
 back to session state, which Streamlit then keeps as an ordinary value until the widget
 is drawn again (the pattern of Streamlit's docs, "multipage apps: widgets"). The values
 kept are the widgets' own values, never their URL spelling: a multiselect's list is kept
-as a list (issue 27: Compare's choice came back as the string "sgpe,base" and crashed the
+as a list (Compare's choice came back as the string "sgpe,base" and crashed the
 page with 9 one-letter options). A kept value the widget can no longer show (a deleted
 run, a smaller range) is dropped or clamped by :func:`init_widget` (``allowed``) or by the
 page before the widget is drawn. Buttons and file uploaders are never kept: Streamlit

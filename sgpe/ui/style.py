@@ -10,7 +10,7 @@ from __future__ import annotations
 
 #: The Noto face of each built-in script (sgpe/schemas/), by the family name fontconfig and
 #: the browser know it. Every script needs its own: a stack without a Tamil face showed
-#: Tamil as tofu boxes in token chips and unit views (issue 27, item 4). Odia's face is
+#: Tamil as tofu boxes in token chips and unit views. Odia's face is
 #: still called "Noto Sans Oriya" by Debian's fonts-noto-core; newer releases say "Odia".
 SCRIPT_FACES: dict[str, tuple[str, ...]] = {
     "sinhala": ("Noto Sans Sinhala",),
@@ -95,7 +95,7 @@ CSS = f"""
 .sgpe-box span.tok.part {{ box-shadow: inset 2px 0 0 #8a8a8a; }}
 .sgpe-box span.tok.fallback {{ text-decoration: underline dotted #7a4b00; }}
 /* A token of byte chips (and its id) stays on one line: broken across lines, its last
-   chip ran past the column's edge and was clipped (issue 27, item 8). */
+   chip ran past the column's edge and was clipped. */
 .sgpe-box span.tok:has(> .b) {{ display: inline-block; max-width: 100%; line-height: 1.6; }}
 .sgpe-box span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;

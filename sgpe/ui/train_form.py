@@ -38,7 +38,7 @@ def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> A
 
     Number boxes have no ``min_value``: with one, the browser marks a value below it red
     and never sends it, so the page went on with the previous value and Start trained at
-    it without a word (issue 27, item 5). The values go to :class:`TrainSettings`, whose
+    it without a word. The values go to :class:`TrainSettings`, whose
     check becomes the page's message (:func:`problem`). ``limits`` are passed to a number
     box (e.g. ``max_value`` from the corpus). ``mode`` is the training mode chosen above
     (the empty minimum pair frequency means its default)."""
@@ -161,7 +161,7 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
     ``vocab_size`` aside), or None while a large upload is still being read.
 
     Reading a 16 MB upload takes seconds, and done in the page it held every action
-    after the upload, Start included, for 3 to 4.5 s (issue 27, item 9). An upload above
+    after the upload, Start included, for 3 to 4.5 s. An upload above
     :data:`BACKGROUND_BYTES` is therefore read in a background thread; the page says so,
     keeps Start on (the trainer checks the size again) and redraws when the result is
     in. Sample files and small uploads are read at once (well under a second)."""

@@ -152,8 +152,8 @@ def zipf_problem(fit: ZipfFit) -> str | None:
     """Why the rank–frequency plot of ``fit`` would mislead (None: it is worth drawing).
 
     On a short text every token occurs once: the "curve" is a flat line with a fitted
-    slope of 0.00, which reads as a finding but only measures the text's length (issue 27,
-    item 8). A fit needs tokens that repeat, at :data:`ZIPF_MIN_LEVELS` different counts."""
+    slope of 0.00, which reads as a finding but only measures the text's length. A fit
+    needs tokens that repeat, at :data:`ZIPF_MIN_LEVELS` different counts."""
     if len(fit.ranks) < 2:
         return (
             f"The text has {len(fit.ranks)} distinct token{'s' if len(fit.ranks) != 1 else ''}: "
