@@ -16,7 +16,7 @@ import streamlit as st
 
 from sgpe.protocol import one_line
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
-from sgpe.ui import render, resources, state, style
+from sgpe.ui import owner, render, resources, state, style
 
 st.set_page_config(
     page_title="SGPE Explorer",
@@ -26,6 +26,9 @@ st.set_page_config(
     initial_sidebar_state="auto",
 )
 st.html(style.CSS)
+state.carry_over()  # before any widget: the kept values of pages not shown in this run
+owner.write_cookie()  # the visitor's owner key survives a reload (sgpe/ui/owner.py)
+resources.warm_encodings()  # OpenAI's encodings built in the background, once
 
 PAGES = [
     st.Page("app_pages/syllables.py", title="Syllables", icon=":material/segment:", default=True),

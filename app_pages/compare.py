@@ -1,4 +1,14 @@
-"""Compare: one text through 2-4 tokenizers, in columns side by side (stacked on a phone)."""
+"""Compare: one text through 2-4 tokenizers, in columns side by side (stacked on a phone).
+
+How the page teaches the rule. The headline is SGPE's rule: no token
+tears a syllable. The figures come in that order, named for what they mean: **torn
+syllables** (a token reaches across the syllable's edge and cuts it: the rule, 0 for
+SGPE), **syllables spelled from their own parts** (the syllable stays whole, it just takes
+several of its own learned parts: a cost in tokens, not a break), and only then the
+token boundaries inside syllables, the sum of both kinds, which is what a byte-level peer
+piles up. An earlier page showed "SGPE: 5 broken boundaries" next to "cl100k: 209 broken,
+0 torn" under a headline saying SGPE never breaks a syllable: right numbers, wrong names.
+"""
 
 from __future__ import annotations
 
@@ -33,14 +43,16 @@ def parse_pick(raw: str) -> list[str]:
 
 
 st.title("Compare")
+st.markdown(
+    "**The rule: SGPE never tears a syllable.** A *torn* syllable is cut by a token that "
+    "reaches across the syllable's edge (a **red left edge** below); SGPE's count is always "
+    "0. A syllable SGPE has not learned as one token is *spelled from its own parts* (a "
+    "**grey left edge**): it stays whole, it just costs more tokens."
+)
 st.caption(
-    "One text, side by side. A token with a **red left edge** starts inside a syllable "
-    "and tears it (a token reaches across the syllable's edge); a **grey left edge** is a "
-    "boundary between two parts of one syllable that SGPE spells from its own learned "
-    "parts (the syllable stays intact, it is just not one token); **boxed hex** like "
-    "`E0 B6` are bytes that are not a whole character; a **dotted underline** marks SGPE "
-    "fallback pieces. Hover, tap or click a token for its id, text, bytes, code points "
-    "and what it does to the syllables."
+    "**Boxed hex** like `E0 B6` are bytes that are not a whole character; a **dotted "
+    "underline** marks SGPE fallback pieces. Hover, tap or click a token for its id, text, "
+    "bytes, code points and what it does to the syllables."
 )
 
 text = state.text_area("cmp", height=110)
@@ -53,20 +65,21 @@ default_pick = [k for k in DEFAULT_PICK if k in entries]
 pick = st.multiselect(
     f"Tokenizers (2 to {MAX_COLUMNS})",
     list(entries),
-    format_func=lambda k: f"{entries[k].name}: {entries[k].vocab_size:,} tokens",
+    format_func=lambda k: entries[k].option,
     max_selections=MAX_COLUMNS,
     key=state.init_widget(
         "cmp_pick",
         "cmp",
         default_pick,
         parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
+        allowed=entries,
     ),
     help="The default compares like with like: SGPE and byte-level BPE with the same "
     "vocabulary size, trained on the same corpus. Add OpenAI's o200k_base or "
     "cl100k_base, or any finished run.",
 )
 pick = [k for k in pick if k in entries]
-state.remember("cmp", ",".join(pick))
+state.remember("cmp", pick)
 c1, c2, _spare = st.columns([1, 1, 2])
 show_ids = c1.toggle(
     "Show token ids", key=state.init_widget("cmp_ids", "ids", False, state.parse_bool)
@@ -77,7 +90,9 @@ show_invisible = c2.toggle(
 )
 state.remember("ids", show_ids)
 state.remember("cinv", show_invisible)
-chosen = [entries[k] for k in pick]
+chosen, unavailable = resources.load_entries([entries[k] for k in pick])
+for problem in unavailable:
+    st.warning(render.md_escape(problem), icon=":material/warning:")
 
 if len(chosen) < 2:
     st.info("Pick at least two tokenizers to compare (SGPE and byte-level BPE by default).")
@@ -109,9 +124,9 @@ elif chosen:
             st.markdown(f"**{render.md_escape(entry.name)}**")
             st.caption(render.md_escape(f"{entry.label} · {entry.vocab_size:,} tokens"))
             st.markdown(
-                f"{int(counts['tokens']):,} tokens · TWR {counts['TWR']:.2f} · "
-                f"{int(counts['broken boundaries']):,} broken boundaries · "
-                f"{int(counts['torn syllables (straddling cuts)']):,} torn"
+                f"**{int(counts[analysis.TORN]):,} torn syllables** · "
+                f"{int(counts[analysis.PARTS]):,} spelled from their own parts · "
+                f"{int(counts['tokens']):,} tokens · TWR {counts['TWR']:.2f}"
             )
             st.html(
                 render.tokens_html(
@@ -124,7 +139,13 @@ elif chosen:
             if show_ids:
                 with st.expander(f"Token ids ({len(result.ids):,})"):
                     st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
-    st.plotly_chart(charts.compare_summary(summary), width="stretch", key="cmp_summary")
+    # No toolbar: on a phone it covered the three small charts' titles.
+    st.plotly_chart(
+        charts.compare_summary(summary),
+        width="stretch",
+        key="cmp_summary",
+        config={"displayModeBar": False},
+    )
     st.dataframe(
         summary.drop(columns=["characters", "words"]).style.format(
             {"TWR": "{:.2f}", "chars/token": "{:.2f}"}
@@ -132,10 +153,12 @@ elif chosen:
         width="stretch",
     )
     st.caption(
-        f"{len(text):,} characters, {int(results[0].counts['words']):,} words. TWR = tokens "
-        "per word; a broken boundary is a token boundary strictly inside a syllable; torn = "
-        "such a boundary next to a token that reaches across the syllable's edge; fallback "
-        "tokens are SGPE's byte and code-point pieces ([UNK] with the unk policy)."
+        f"{len(text):,} characters, {int(results[0].counts['words']):,} words. Torn "
+        "syllables: cut by a token that reaches across the syllable's edge (SGPE: always "
+        "0). Spelled from their own parts: whole, in several tokens that each lie inside "
+        "it. Token boundaries inside syllables: the cuts of both kinds. TWR = tokens per "
+        "word; fallback tokens are SGPE's byte and code-point pieces ([UNK] with the unk "
+        "policy)."
     )
 
 st.divider()
@@ -174,41 +197,30 @@ if lines is not None and chosen:
         m = evaluate(entry.cache_key, entry.tokenizer, lines)
         rows.append({"tokenizer": entry.name, **m})
     table = pd.DataFrame(rows)
-    shown = table[
-        [
-            "tokenizer",
-            "lines",
-            "words",
-            "tokens",
-            "twr",
-            "cpt",
-            "broken",
-            "broken_per_1k",
-            "words_with_broken_pct",
-            "unk",
-            "roundtrip_fail",
-        ]
-    ]
+    names = {  # the rule, the budget, then the cuts of both kinds (see the docstring)
+        "tokenizer": "tokenizer",
+        "lines": "lines",
+        "words": "words",
+        "tokens": "tokens",
+        "straddling": "cuts that tear a syllable",
+        "spelled_units": "syllables spelled from their own parts",
+        "twr": "TWR",
+        "cpt": "chars/token",
+        "broken": "token boundaries inside syllables",
+        "words_with_broken_pct": "words with a cut syllable %",
+        "unk": "UNK",
+        "roundtrip_fail": "round-trip failures",
+    }
     st.dataframe(
-        shown.rename(
-            columns={
-                "twr": "TWR",
-                "cpt": "chars/token",
-                "broken": "broken boundaries",
-                "broken_per_1k": "broken per 1k tokens",
-                "words_with_broken_pct": "words with a broken syllable %",
-                "unk": "UNK",
-                "roundtrip_fail": "round-trip failures",
-            }
-        ).style.format(precision=2),
+        table[list(names)].rename(columns=names).style.format(precision=2),
         hide_index=True,
         width="stretch",
     )
     metric = st.radio(
         "Chart",
-        ["twr", "cpt", "broken_per_1k", "tokens"],
+        ["straddling_per_1k", "spelled_per_1k", "twr", "cpt", "tokens"],
         format_func=charts.METRIC_TITLES.__getitem__,
         horizontal=True,
-        key="cmp_chart",
+        key=state.keep("cmp_chart"),
     )
     st.plotly_chart(charts.corpus_bars(table, str(metric), corpus_name), width="stretch")

@@ -14,17 +14,24 @@ from sgpe.ui import analysis, charts, render, resources, state, uploads
 SHARED = "the shared text (all pages)"
 UPLOAD = "upload…"
 DEFAULT_PICK = ("sgpe", "base", "o200k_base")
+# The integrity figures as Compare names and orders them (app_pages/compare.py says why):
+# the rule (cuts that tear a syllable; SGPE: 0), the budget (syllables spelled from their
+# own parts), then all token boundaries inside syllables.
 COLUMNS = {
     "lines": "lines",
     "words": "words",
     "tokens": "tokens",
+    "straddling": "cuts that tear a syllable",
+    "straddling_per_1k": "tearing cuts per 1k tokens",
+    "spelled_units": "syllables spelled from their own parts",
     "twr": "TWR",
     "cpt": "chars/token",
-    "broken": "broken boundaries",
-    "broken_per_1k": "broken per 1k tokens",
-    "words_with_broken_pct": "words with a broken syllable %",
+    "broken": "token boundaries inside syllables",
+    "broken_per_1k": "boundaries inside syllables per 1k tokens",
+    "words_with_broken_pct": "words with a cut syllable %",
     "roundtrip_fail": "round-trip failures",
 }
+CHARTS = ["straddling_per_1k", "twr", "cpt", "broken_per_1k", "roundtrip_fail"]
 
 
 @st.cache_data(show_spinner="Evaluating…", max_entries=64)
@@ -74,16 +81,17 @@ default_pick = [k for k in DEFAULT_PICK if k in entries]
 pick = st.multiselect(
     "Vocabularies",
     list(entries),
-    format_func=lambda k: f"{entries[k].name}: {entries[k].vocab_size:,} tokens",
+    format_func=lambda k: entries[k].option,
     key=state.init_widget(
         "ev_pick",
         "ev",
         default_pick,
         parse=lambda raw: [k for k in raw.split(",") if k in entries] or None,
+        allowed=entries,
     ),
 )
 pick = [k for k in pick if k in entries]
-state.remember("ev", ",".join(pick))
+state.remember("ev", pick)
 
 files = {p.name: p for p in resources.sample_files()}
 sources = [*files, SHARED, UPLOAD]
@@ -118,24 +126,36 @@ if not pick:
 elif lines is not None:
     groups = analysis.lines_by_script(lines)
     rows = []
-    for k in pick:
-        entry = entries[k]
+    chosen, unavailable = resources.load_entries([entries[k] for k in pick])
+    for problem in unavailable:
+        st.warning(render.md_escape(problem), icon=":material/warning:")
+    for entry in chosen:
         for script, group in groups.items():
             m = evaluate(entry.cache_key, entry.tokenizer, tuple(group))
             rows.append({"vocabulary": entry.name, "script": script, **m})
     table = pd.DataFrame(rows)
     shown = table[["vocabulary", "script", *COLUMNS]].rename(columns=COLUMNS)
-    st.dataframe(shown.style.format(precision=2), hide_index=True, width="stretch")
+    st.dataframe(
+        shown.style.format(precision=2),
+        hide_index=True,
+        width="stretch",
+        # Wide enough for "Devanagari" and a run's name: the automatic widths followed
+        # the long numeric headers and cut the names ("Devanag…").
+        column_config={
+            "vocabulary": st.column_config.TextColumn(width="medium", pinned=True),
+            "script": st.column_config.TextColumn(width="medium"),
+        },
+    )
     st.caption(
         "“all” is the whole text; the other rows group its lines by the script most of "
         "their letters are in."
     )
     metric = st.radio(
         "Chart",
-        ["twr", "cpt", "broken_per_1k", "words_with_broken_pct", "roundtrip_fail"],
+        CHARTS,
         format_func=COLUMNS.__getitem__,
         horizontal=True,
-        key="ev_chart",
+        key=state.keep("ev_chart"),
     )
     st.plotly_chart(charts.evaluate_bars(table, str(metric), COLUMNS[str(metric)]), width="stretch")
     st.download_button(

@@ -13,7 +13,10 @@ from sgpe.schema import BUILTIN_SCRIPTS, SchemaError, load_schema
 from sgpe.syllables import Syllabifier, get_syllabifier
 from sgpe.ui import grammar, render, state
 
-DEFAULT_SCRIPT = "tamil"  # the first script a visitor sees: one without conjuncts
+# The script a visitor sees first: the main script of the text all pages share (a visitor
+# reading Hindi on Syllables opens Grammar on Devanagari), else Tamil,
+# a script without conjuncts.
+FALLBACK_SCRIPT = "tamil"
 
 
 def builtin_json(name: str) -> str:
@@ -28,14 +31,16 @@ st.caption(
     "syllables at once."
 )
 
+shares = grammar.script_shares(state.shared_text())
+first_script = shares[0][0] if shares else FALLBACK_SCRIPT
 script = st.selectbox(
     "Script",
     BUILTIN_SCRIPTS,
     format_func=lambda n: load_schema(n).title,
-    key=state.init_widget("gr_script", "gs", DEFAULT_SCRIPT, allowed=BUILTIN_SCRIPTS),
+    key=state.init_widget("gr_script", "gs", first_script, allowed=BUILTIN_SCRIPTS),
 )
 state.remember("gs", script)
-state.sync_url({"gs": script if script != DEFAULT_SCRIPT else None})
+state.sync_url({"gs": script if script != first_script else None})
 schema = load_schema(script)
 data = json.loads(builtin_json(script))
 st.markdown(render.md_escape(schema.description))
@@ -71,7 +76,8 @@ with grammar_tab:
     st.graphviz_chart(grammar.dfa_dot(schema))
 with trace_tab:
     words = st.text_input(
-        "Words to trace", value=grammar.EXAMPLES.get(script, ""), key=f"gr_words_{script}"
+        "Words to trace",
+        key=state.start_value(f"gr_words_{script}", grammar.EXAMPLES.get(script, "")),
     )
     st.dataframe(
         pd.DataFrame(grammar.trace_rows(words, get_syllabifier(script))),
@@ -88,12 +94,13 @@ with own_tab:
         source, starting = upload.name, upload.getvalue().decode("utf-8", errors="replace")
     else:
         source, starting = f"{script}.json (edited)", builtin_json(script)
-    raw = st.text_area("Schema", value=starting, height=300, key=f"gr_json_{script}_{source}")
+    raw = st.text_area(
+        "Schema", height=300, key=state.start_value(f"gr_json_{script}_{source}", starting)
+    )
     sample = st.text_area(
         "Text to syllabify with it",
-        value=grammar.EXAMPLES.get(script, ""),
         height=80,
-        key=f"gr_sample_{script}",
+        key=state.start_value(f"gr_sample_{script}", grammar.EXAMPLES.get(script, "")),
     )
     try:
         own = grammar.read_schema(raw, source)

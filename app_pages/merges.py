@@ -69,8 +69,7 @@ initial_s, steps_s = analysis.flatten_trace(active.sgpe.merge_trace(words))
 initial_b, steps_b = analysis.flatten_trace(active.base.merge_trace(words))
 last = max(len(steps_s), len(steps_b))
 sgpe_unit = "characters" if getattr(active.sgpe, "mode", "paper") == "hierarchical" else "syllables"
-if "mrg_step" not in st.session_state:
-    state.init_widget("mrg_step", "step", 0, int)
+state.init_widget("mrg_step", "step", 0, int)  # keeps a value the buttons set, too
 st.session_state["mrg_step"] = max(0, min(last, int(st.session_state["mrg_step"])))
 playing = bool(st.session_state.get("mrg_playing")) and last > 0
 
@@ -107,11 +106,13 @@ speed = speed_col.select_slider(
     key=state.init_widget("mrg_speed", "speed", "1", allowed=SPEEDS),
 )
 syllables = analysis.distinct_syllables(words)
+if st.session_state.get("mrg_syllable") not in syllables:  # a kept choice of another text
+    st.session_state.pop("mrg_syllable", None)
 target = jump_col.selectbox(
     "Jump to the first merge that touches a syllable",
     syllables or ["(no syllable in the text)"],
     format_func=render.visible,
-    key="mrg_syllable",
+    key=state.keep("mrg_syllable"),
     disabled=not syllables,
 )
 first = analysis.first_step_touching(steps_s, str(target)) if syllables else None
@@ -164,7 +165,10 @@ def stepper() -> None:
         f"{len(steps_s)} merges; byte-level BPE from {len(initial_b)} bytes to "
         f"{len(final_b)} tokens in {len(steps_b)} merges."
     )
-    left, right = st.columns(2)
+    # Side by side on a phone too (the stylesheet keeps these two columns in one row):
+    # stacked, SGPE's steps scrolled away while Play ran BPE's.
+    with st.container(key="mrg_sides"):
+        left, right = st.columns(2, gap="small")
     with left:
         show_side("SGPE", initial_s, steps_s, k, active.counts("sgpe"), sgpe_unit)
     with right:
@@ -215,14 +219,23 @@ with st.expander("Every step as a table"):
 
 st.divider()
 st.subheader("Learned merges")
-which = st.radio("Vocabulary", ["SGPE", "Byte-level BPE"], horizontal=True, key="mrg_which")
+which = st.radio(
+    "Vocabulary", ["SGPE", "Byte-level BPE"], horizontal=True, key=state.keep("mrg_which")
+)
 tok = active.sgpe if which == "SGPE" else active.base
 rows = analysis.merges_table(tok, active.counts("sgpe" if which == "SGPE" else "base"))
 c1, c2 = st.columns([1, 3])
+if "mrg_first" in st.session_state:  # kept from another vocabulary: within this one's range
+    st.session_state["mrg_first"] = max(1, min(int(st.session_state["mrg_first"]), len(rows)))
 first_n = c1.number_input(
-    "First N merges", 1, max(len(rows), 1), min(200, max(len(rows), 1)), key="mrg_first"
+    "First N merges",
+    1,
+    max(len(rows), 1),
+    key=state.start_value("mrg_first", min(200, max(len(rows), 1))),
 )
-needle = c2.text_input("Filter (substring of the left, right or merged token)", key="mrg_filter")
+needle = c2.text_input(
+    "Filter (substring of the left, right or merged token)", key=state.keep("mrg_filter")
+)
 columns = ["rank", "kind", "left", "right", "merged", "count"]
 table = pd.DataFrame(rows, columns=columns)
 if needle:

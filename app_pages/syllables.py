@@ -70,6 +70,25 @@ if not text:
     st.info("Type or paste some text above.")
     st.stop()
 
+# The script of the text, and whether the active vocabulary covers it (the note Compare
+# gives too): a vocabulary trained without a script spells it with byte tokens.
+detected = grammar.scripts_line(text)
+st.caption(
+    f"Script of this text: {render.md_escape(detected)}."
+    if detected
+    else "This text has no letter of the 12 scripts with a grammar."
+)
+active = resources.active()
+missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
+if missing:
+    st.info(
+        f"The active SGPE vocabulary ({render.md_escape(active.sgpe_choice.label)}) was "
+        f"trained without any {render.md_escape(', '.join(missing))} text, so it spells "
+        "that text with byte tokens. Train a vocabulary on text of that script on the Train "
+        "page, or choose one in the sidebar.",
+        icon=":material/info:",
+    )
+
 for script_name, chars, count in grammar.unknown_characters(text, spans):
     shown_chars = chars if len(chars) <= 40 else chars[:40] + "…"
     st.warning(
@@ -131,7 +150,7 @@ with inspect_tab:
         "Unit number (the # column of the table; hover a unit to see its number)",
         min_value=0,
         max_value=last,
-        key="syl_pick",
+        key=state.keep("syl_pick"),
     )
     row = rows[int(index)]
     st.markdown(

@@ -1,4 +1,15 @@
-"""Train: background training runs (start, watch, cancel, resume, delete, use)."""
+"""Train: background training runs (start, watch, cancel, resume, delete, use).
+
+Whose runs. Every run the page starts records its visitor's owner (a digest of the owner
+key in a long-lived cookie, see sgpe/ui/owner.py), so a reload or a browser restart keeps
+the visitor's runs theirs. The page lists the visitor's own runs (and ownerless runs,
+started with the CLI) with every control; other visitors' runs are not listed, except
+their finished vocabularies, offered read-only ("use this vocabulary") in a collapsed,
+marked section. Hiding buttons is not the protection: cancel, resume and delete go
+through the run manager with ``as_owner``, which refuses another owner's run
+(sgpe/runs/manager.py, Ownership); ``SGPE_ADMIN=1`` (a single-user install, or an
+administrator) manages every run.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +20,15 @@ import streamlit as st
 
 from sgpe.corpus import CorpusError
 from sgpe.runs import RunError, read_merges
-from sgpe.runs.manager import GZIP_EXPANSION_LIMIT, RunInfo, RunRequest
+from sgpe.runs.manager import (
+    GZIP_EXPANSION_LIMIT,
+    LABEL_MAX,
+    RunInfo,
+    RunRequest,
+    check_label,
+)
 from sgpe.settings import RunMechanics, TrainSettings, default
-from sgpe.ui import charts, downloads, render, resources, state, train_form
+from sgpe.ui import charts, downloads, owner, render, resources, state, train_form
 
 ACTIVE = ("queued", "counting", "merging")
 STATE_ICONS = {
@@ -40,17 +57,35 @@ def _note(kind: str, message: str) -> None:
     st.session_state["train_full_rerun"] = True
 
 
+def _as_owner() -> str | None:
+    """Who acts, for the run manager's ownership check (None: an administrator)."""
+    return None if owner.is_admin() else owner.owner_id()
+
+
+# How long a Cancel waits for the trainer to end. It finishes its current merge and writes
+# a checkpoint, which on a large corpus takes seconds: waiting up to 5 s froze the page.
+# The runs list, polling every second, shows it end.
+CANCEL_WAIT_S = 0.5
+
+
 def cancel(run_id: str) -> None:
     try:
-        st_ = mgr.cancel(run_id, wait=5.0)
-        _note("info", f"Run {run_id} is {st_.state}.")
+        st_ = mgr.cancel(run_id, wait=CANCEL_WAIT_S, as_owner=_as_owner())
+        if st_.alive:
+            _note(
+                "info",
+                f"Run {run_id} is stopping: it finishes its current merge, writes a "
+                "checkpoint and ends cancelled (then it can be resumed).",
+            )
+        else:
+            _note("info", f"Run {run_id} is {st_.state}.")
     except RunError as err:
         _note("error", str(err))
 
 
 def resume(run_id: str) -> None:
     try:
-        mgr.resume(run_id)
+        mgr.resume(run_id, as_owner=_as_owner())
         _note("info", f"Run {run_id} resumes from its last checkpoint.")
     except RunError as err:
         _note("error", str(err))
@@ -64,7 +99,7 @@ def _choose(param: str, widget: str, value: str) -> None:
 
 def delete(run_id: str) -> None:
     try:
-        mgr.delete(run_id, as_owner=None if train_form.is_admin() else train_form.owner_id())
+        mgr.delete(run_id, as_owner=_as_owner())
     except RunError as err:
         _note("error", str(err))
         return
@@ -78,9 +113,8 @@ def delete(run_id: str) -> None:
 def clean_runs(keep: tuple[str, ...]) -> None:
     """Delete this session's finished and failed runs (every session's for an admin),
     keeping the ones in use on the pages."""
-    owner = None if train_form.is_admin() else train_form.owner_id()
     try:
-        deleted, freed = mgr.delete_finished(as_owner=owner, keep=frozenset(keep))
+        deleted, freed = mgr.delete_finished(as_owner=_as_owner(), keep=frozenset(keep))
     except (RunError, OSError) as err:
         _note("error", f"Cleanup stopped: {err}")
         return
@@ -130,12 +164,23 @@ st.caption(
     "and resumed from their last checkpoint."
 )
 
+
+def watch_corpus_check(corpus: Any, name: str, settings: TrainSettings) -> None:
+    """Redraw the page once the background size check of a large upload is done."""
+
+    def poll() -> None:
+        if train_form.corpus_range(corpus, name, settings) is not None:
+            st.rerun(scope="app")
+
+    st.fragment(poll, run_every=0.5)()
+
+
 with st.container(border=True):
     source = st.radio(
         "Corpus",
         ["sample_data/", "upload"],
         horizontal=True,
-        key="train_source",
+        key=state.keep("train_source"),
         format_func={
             "sample_data/": "a file from sample_data/",
             "upload": "upload a file",
@@ -165,12 +210,21 @@ with st.container(border=True):
             corpus, name = upload, upload.name
     else:
         files = {p.name: p for p in resources.sample_files()}
-        picked = st.selectbox("Sample file", list(files), key="train_sample")
+        picked = st.selectbox("Sample file", list(files), key=state.keep("train_sample"))
         if picked:
             corpus, name = files[picked], picked
     script = str(state.option("script", default("script")))
     values = train_form.form_values()
-    baseline = st.toggle("Also train the byte-level baseline", True, key="train_base")
+    baseline = st.toggle(
+        "Also train the byte-level baseline", key=state.start_value("train_base", True)
+    )
+    label = st.text_input(
+        "Run name (optional)",
+        key=state.keep("train_label"),
+        max_chars=LABEL_MAX,
+        placeholder="e.g. Sinhala news, 8k",
+        help="Shown on the pages instead of the corpus name (the baseline gets it too).",
+    )
     st.caption(
         f"Script grammar: {script} (chosen in the sidebar). The baseline uses the same "
         "corpus and vocabulary size."
@@ -180,13 +234,23 @@ with st.container(border=True):
     try:
         values["vocab_size"] = int(values["vocab_size"])
         settings = TrainSettings(**values, script=script)
+    except ValueError as err:  # e.g. a size of 0: a message, and Start stays off
+        problems.append(train_form.problem(err))
+    try:
+        label = check_label(label)
     except ValueError as err:
-        problems.append(str(err))
+        problems.append(f"Run name: {err}.")
     if corpus is None:
         problems.append("Choose a corpus: upload a file or pick one from sample_data/.")
     elif settings is not None:
         found = train_form.corpus_range(corpus, str(name), settings)
-        if isinstance(found, str):
+        if found is None:  # a large upload, read in the background
+            st.caption(
+                f"Reading this corpus ({corpus.size / 1e6:,.1f} MB) for the vocabulary sizes "
+                "it allows… You can start now: the trainer checks the size too."
+            )
+            watch_corpus_check(corpus, str(name), settings)
+        elif isinstance(found, str):
             problems.append(found)
         else:
             st.caption(
@@ -212,24 +276,35 @@ with st.container(border=True):
 
 if submitted and settings is not None:
     started = []
-    owner = train_form.owner_id()
+    me = owner.owner_id()
+    starting = st.status("Starting the run: storing and checking the corpus…")
     try:
         started.append(
             mgr.start(
-                RunRequest(corpus, name, settings=settings, mechanics=APP_MECHANICS, owner=owner)
+                RunRequest(
+                    corpus,
+                    name,
+                    settings=settings,
+                    mechanics=APP_MECHANICS,
+                    owner=me,
+                    label=label,
+                )
             )
         )
         if baseline:
             base = TrainSettings(model="bytebpe", vocab_size=settings.vocab_size)
             started.append(
                 mgr.start(
-                    RunRequest(corpus, name, settings=base, mechanics=APP_MECHANICS, owner=owner)
+                    RunRequest(
+                        corpus, name, settings=base, mechanics=APP_MECHANICS, owner=me, label=label
+                    )
                 )
             )
     except (CorpusError, ValueError, RunError) as err:
         st.error(render.md_escape(str(err)))
     except OSError as err:  # a full disk, a runs folder that cannot be written
         st.error(render.md_escape(f"The run could not be created: {err}"))
+    starting.update(state="complete" if started else "error", expanded=False)
     if started:
         st.session_state["train_note"] = (
             "success",
@@ -257,17 +332,27 @@ def _size(info: RunInfo) -> str:
     return f"{cfg.vocab_size:,} tokens requested"
 
 
-def show_run(info: RunInfo, active_ids: set[str], owner: str, admin: bool) -> None:
+def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
+    """Whether this visitor manages the run: theirs, ownerless (the CLI's), or any for an
+    administrator. The run manager checks the same again when a button acts."""
+    return admin or info.owner is None or info.owner == me
+
+
+def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
+    """One run: its state, progress and, for the visitor's own runs, its controls; another
+    visitor's finished run only offers "Use this vocabulary" and its downloads."""
     cfg, stt, run_id = info.config, info.status, info.run.id
     model = "SGPE" if cfg.model == "sgpe" else "byte-level BPE"
-    mine = info.owner is None or info.owner == owner
     with st.container(border=True):
         in_use = " · **in use**" if run_id in active_ids else ""
-        theirs = "" if mine else " · another session's run"
+        theirs = "" if mine else " · another visitor's run (read-only)"
+        mode = f" · {cfg.mode} mode" if cfg.model == "sgpe" else ""
         st.markdown(
+            f"**{render.md_escape(resources.run_name(info))}**{in_use}{theirs}  \n"
             f"{STATE_ICONS.get(stt.state, '')} **{stt.state}** · {model} · "
-            f"{render.md_escape(_size(info))} · {render.md_escape(cfg.corpus_name)} · "
-            f"run `{run_id}`{in_use}{theirs}"
+            f"{render.md_escape(_size(info))}{mode} · corpus "
+            f"{render.md_escape(cfg.corpus_name)} · started {resources.run_when(info)} · "
+            f"run `{run_id}`"
         )
         rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
         if stt.state == "done":
@@ -297,9 +382,14 @@ def show_run(info: RunInfo, active_ids: set[str], owner: str, admin: bool) -> No
                     icon=":material/check:",
                 )
             actions = (
-                (stt.alive or stt.state == "queued", "Cancel", cancel, ":material/stop:"),
-                (stt.resumable, "Resume", resume, ":material/play_arrow:"),
-                (not stt.alive and (mine or admin), "Delete", delete, ":material/delete:"),
+                (
+                    mine and (stt.alive or stt.state == "queued"),
+                    "Cancel",
+                    cancel,
+                    ":material/stop:",
+                ),
+                (mine and stt.resumable, "Resume", resume, ":material/play_arrow:"),
+                (mine and not stt.alive, "Delete", delete, ":material/delete:"),
             )
             for shown, label, action, icon in actions:
                 if shown:
@@ -323,7 +413,7 @@ def show_run(info: RunInfo, active_ids: set[str], owner: str, admin: bool) -> No
                     )
 
 
-def disk_panel(infos: list[RunInfo], active_ids: set[str], owner: str, admin: bool) -> None:
+def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool) -> None:
     """What the runs and the stored uploads take on disk, and the two cleanups."""
     use_ = mgr.disk_use()
     st.caption(
@@ -337,7 +427,7 @@ def disk_panel(infos: list[RunInfo], active_ids: set[str], owner: str, admin: bo
         if i.status.state in ("done", "failed")
         and not i.status.alive
         and i.run.id not in active_ids
-        and (admin or i.owner is None or i.owner == owner)
+        and is_mine(i, me, admin)
     ]
     with st.expander("Clean up disk"):
         st.button(
@@ -367,13 +457,16 @@ def runs_panel() -> None:
     in_full_run = st.session_state.pop("train_in_full_run", False)
     if st.session_state.pop("train_full_rerun", False) and not in_full_run:
         st.rerun(scope="app")  # a button changed the sidebar's choice: redraw everything
-    infos = mgr.list_runs()
-    signature = tuple((i.run.id, i.status.state) for i in infos)
+    all_infos = mgr.list_runs()
+    me, admin = owner.owner_id(), owner.is_admin()
+    infos = [i for i in all_infos if is_mine(i, me, admin)]
+    shared = [i for i in all_infos if not is_mine(i, me, admin) and i.status.state == "done"]
+    signature = tuple((i.run.id, i.status.state) for i in [*infos, *shared])
     previous = st.session_state.get("train_signature")
     st.session_state["train_signature"] = signature
     if not in_full_run and previous != signature:
         st.rerun(scope="app")  # a run finished or appeared: refresh the sidebar and buttons
-    st.subheader(f"Runs ({len(infos)})")
+    st.subheader(f"Your runs ({len(infos)})")
     st.caption(f"Runs directory: {render.md_escape(str(mgr.root))}")
     for run, reason in mgr.damaged_runs():
         st.warning(
@@ -384,18 +477,31 @@ def runs_panel() -> None:
         )
     act = resources.active()
     active_ids = {act.sgpe_choice.id, act.base_choice.id}
-    owner, admin = train_form.owner_id(), train_form.is_admin()
-    disk_panel(infos, active_ids, owner, admin)
+    disk_panel(all_infos, active_ids, me, admin)
+    if shared:
+        with st.expander(f"Other visitors' finished vocabularies ({len(shared)}, read-only)"):
+            st.caption(
+                "Runs other visitors of this server trained. You can use their vocabularies "
+                "on the pages; only their owner can delete them."
+            )
+            for info in shared:
+                show_run(info, active_ids, mine=False)
     if not infos:
-        st.info("No runs yet. Start one above; it trains in a separate process.")
+        st.info("No runs of yours yet. Start one above; it trains in a separate process.")
         return
     for info in infos:
-        show_run(info, active_ids, owner, admin)
+        show_run(info, active_ids, mine=True)
     ids = [i.run.id for i in infos]
     live = [i.run.id for i in infos if i.status.state in ACTIVE]
     if st.session_state.get("train_curve") not in ids:
         st.session_state["train_curve"] = live[0] if live else ids[0]
-    picked = str(st.selectbox("Merge curve of run", ids, key="train_curve"))
+    names = {
+        i.run.id: f"{resources.run_name(i)} · {resources.run_kind(i)} · {resources.run_when(i)}"
+        for i in infos
+    }
+    picked = str(
+        st.selectbox("Merge curve of run", ids, format_func=names.__getitem__, key="train_curve")
+    )
     try:
         merges = read_merges(mgr.run(picked).path)
     except (ValueError, OSError) as err:  # a damaged merges file: say which, keep the page
@@ -406,7 +512,7 @@ def runs_panel() -> None:
     if merges.get("step"):
         st.plotly_chart(
             charts.merge_curve(
-                merges["step"], merges["count"], f"Pair count of each merge, run {picked}"
+                merges["step"], merges["count"], f"Pair count of each merge, {names[picked]}"
             ),
             width="stretch",
         )
@@ -416,6 +522,9 @@ def runs_panel() -> None:
 
 
 state.sync_url({})
-running = any(i.status.state in ACTIVE for i in mgr.list_runs())
+running = any(
+    i.status.state in ACTIVE and is_mine(i, owner.owner_id(), owner.is_admin())
+    for i in mgr.list_runs()
+)
 st.session_state["train_in_full_run"] = True
 st.fragment(run_every=1.0 if running else None)(runs_panel)()

@@ -108,7 +108,10 @@ use_cols[3].metric("Never used", f"{use['never used']:,}")
 use_cols[4].metric("UNK rate", f"{use['UNK %']:.2f} %")
 
 fit = vocab_stats.zipf(ids)
-if len(fit.ranks) >= 2:
+zipf_problem = vocab_stats.zipf_problem(fit)
+if zipf_problem is not None:  # say why instead of plotting a degenerate curve
+    st.info(zipf_problem, icon=":material/info:")
+else:
     keep = charts.thin_ranks(len(fit.ranks))
     shown = [tok.id_to_token(fit.ids[i]) for i in keep]
     st.plotly_chart(
@@ -122,8 +125,6 @@ if len(fit.ranks) >= 2:
         ),
         width="stretch",
     )
-else:
-    st.info("The text is too short for a rank–frequency plot.")
 
 never = vocab[(vocab["frequency"] == 0) & (vocab["kind"] != "special")]
 with st.expander(f"Tokens never used on this text ({len(never):,})"):
@@ -139,7 +140,10 @@ st.divider()
 st.subheader("Search the vocabulary")
 c1, c2 = st.columns([2, 3])
 needle = c1.text_input("Token contains", key=state.init_widget("voc_q", "q", ""))
-kinds_on = c2.multiselect("Kinds", list(comp["kind"]), key="voc_kinds")
+kinds = list(comp["kind"])
+if "voc_kinds" in st.session_state:  # kept from the other vocabulary: only kinds this one has
+    st.session_state["voc_kinds"] = [k for k in st.session_state["voc_kinds"] if k in kinds]
+kinds_on = c2.multiselect("Kinds", kinds, key=state.keep("voc_kinds"))
 state.remember("q", needle)
 state.remember("v", which)
 state.remember("vt", source)

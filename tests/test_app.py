@@ -126,6 +126,114 @@ def test_shipped_merge_counts_come_from_the_file() -> None:
     assert list(table["count"]) == [shipped.merge_counts[r] for r in table["rank"]]
 
 
+# ============================================================================ round trips
+
+# Each page's widgets set away from their defaults (kind, key, value). Compare
+# crashed on every return (its choice came back as the string "sgpe,base"), Evaluate's
+# choice came back empty, and the other pages' widgets fell back to their defaults.
+AWAY: dict[str, list[tuple[str, str, Any]]] = {
+    "syllables.py": [
+        ("toggle", "syl_ls", True),
+        ("toggle", "syl_inv", True),
+        ("number_input", "syl_pick", 3),
+    ],
+    "compare.py": [
+        ("multiselect", "cmp_pick", ["sgpe", "cl100k_base", "o200k_base"]),
+        ("toggle", "cmp_ids", True),
+        ("toggle", "cmp_inv", True),
+        ("selectbox", "cmp_corpus", "hindi.txt"),
+        ("radio", "cmp_chart", "cpt"),  # the default is the tearing cuts
+    ],
+    "merges.py": [
+        ("radio", "mrg_which", "Byte-level BPE"),
+        ("number_input", "mrg_first", 7),
+        ("text_input", "mrg_filter", "ල"),
+        ("select_slider", "mrg_speed", "4"),
+        ("selectbox", "mrg_syllable", "කා"),
+        ("slider", "mrg_step", 3),
+    ],
+    "evaluate.py": [
+        ("multiselect", "ev_pick", ["base", "cl100k_base"]),
+        ("selectbox", "ev_text", "hindi.txt"),
+        ("radio", "ev_chart", "cpt"),
+    ],
+    "train.py": [
+        ("selectbox", "train_sample", "hindi.txt"),
+        ("toggle", "train_base", False),
+        ("radio", "train_mode", "paper"),
+        ("radio", "train_oov_policy", "unk"),
+        ("toggle", "train_leading_space", False),
+        ("number_input", "train_vocab_size", 1500),
+        ("number_input", "train_prune_freq", 3),
+        ("number_input", "train_min_freq", 4),
+    ],
+    "grammar.py": [
+        ("selectbox", "gr_script", "devanagari"),
+        ("text_input", "gr_words_devanagari", "नमस्ते"),
+        ("text_area", "gr_sample_devanagari", "क्षत्रिय"),
+    ],
+    "vocabulary.py": [
+        ("radio", "voc_which", "base"),
+        ("selectbox", "voc_text", "hindi.txt"),
+        ("text_input", "voc_q", "ක"),
+        ("multiselect", "voc_kinds", ["character"]),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("page", "param", "key", "link", "chosen"),
+    [
+        ("compare.py", "cmp", "cmp_pick", "sgpe,base,cl100k_base,nope", ["sgpe", "base", "cl100k_base"]),
+        ("evaluate.py", "ev", "ev_pick", "cl100k_base,sgpe", ["cl100k_base", "sgpe"]),
+    ],
+)  # fmt: skip
+def test_a_link_with_a_list_choice_opens_with_it(
+    page: str, param: str, key: str, link: str, chosen: list[str]
+) -> None:
+    """A shared link's ?cmp= / ?ev= opens the page with those choices (an unknown one
+    left out); the list is kept as a list when the page is left and opened again."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[param] = link
+    at.switch_page(f"app_pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert at.multiselect(key=key).value == chosen
+    at.switch_page("app_pages/grammar.py").run()
+    at.switch_page(f"app_pages/{page}").run()
+    assert not at.exception and not at.error
+    assert at.multiselect(key=key).value == chosen
+
+
+def widget_values(at: AppTest, page: str) -> dict[str, Any]:
+    return {key: getattr(at, kind)(key=key).value for kind, key, _ in AWAY[page]}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_keeps_its_widgets_when_left_and_opened_again(page: str) -> None:
+    """Set every widget of the page away from its default, open another page (twice, so
+    a whole run passes without the page), come back: no exception, every value kept, the
+    URL as before."""
+    at = open_page(page)
+    for kind, key, value in AWAY[page]:
+        widget = getattr(at, kind)(key=key)
+        assert widget.value != value, f"{key}: pick a value away from its default"
+        widget.set_value(value).run()
+        assert not at.exception, (key, [e.value for e in at.exception])
+    wanted = {key: value for _, key, value in AWAY[page]}
+    assert widget_values(at, page) == wanted
+    url = dict(at.query_params)
+    other = "grammar.py" if page != "grammar.py" else "syllables.py"
+    for _ in range(2):
+        at.switch_page(f"app_pages/{other}").run()
+        assert not at.exception, [e.value for e in at.exception]
+    at.switch_page(f"app_pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert widget_values(at, page) == wanted
+    assert dict(at.query_params) == url
+
+
 # ============================================================================ Syllables
 
 
@@ -140,14 +248,14 @@ def test_syllables_counts_and_spans() -> None:
         "2",
         "5",
     )
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert span_texts(body, "syl") == syllabify(PHRASE) == ["ශ්\u200dරී", " ", "ලං", "කා", "ව"]
     # Hover info: code points with names and classes, and the DFA path.
     assert "U+200D  Z  ZERO WIDTH JOINER" in html.unescape(body)
     assert "START -C-&gt; CLUSTER" in body or "START -C-> CLUSTER" in html.unescape(body)
 
     at.toggle(key="syl_ls").set_value(True).run()
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert span_texts(body, "syl") == syllabify(PHRASE, leading_space=True)
     assert dict(metrics_of(at))["Units"] == "4"
     assert at.query_params["ls"] == "1"
@@ -164,6 +272,51 @@ def test_syllables_show_how_the_vocabulary_covers_them() -> None:
     assert (values["Spelled from parts"], values["Torn"]) == ("1", "0")
 
 
+def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
+    """The page names the text's scripts (by their Unicode blocks here)
+    and says when the active vocabulary was trained without one of them."""
+    from sgpe.ui.state import DEFAULT_TEXT
+
+    at = open_page("syllables.py")
+    import unicodedata
+
+    def letters(lo: str, hi: str) -> int:  # letters and signs, not the danda
+        return sum(1 for c in DEFAULT_TEXT if lo <= c <= hi and unicodedata.category(c)[0] in "LM")
+
+    sinhala, hindi = letters("\u0d80", "\u0dff"), letters("\u0900", "\u097f")
+    share = round(100 * sinhala / (sinhala + hindi))
+    line = (
+        f"Script of this text: Sinhala ({share}% of its Abugida letters), "
+        f"Devanagari ({100 - share}%)."
+    )
+    assert line in [c.value.replace("\\", "") for c in at.caption]  # md-escaped
+    assert not [i for i in at.info if "trained without" in i.value]
+    at.text_area(key="syl_text").set_value("வணக்கம் ශ්\u200dරී").run()
+    assert not at.exception
+    notes = [i.value.replace("\\", "") for i in at.info if "trained without" in i.value]
+    assert notes == [
+        "The active SGPE vocabulary (shipped: sample_data, 4,000) was trained without any "
+        "Tamil text, so it spells that text with byte tokens. Train a vocabulary on text of "
+        "that script on the Train page, or choose one in the sidebar."
+    ]
+    at.text_area(key="syl_text").set_value("hello 42").run()
+    assert "This text has no letter of the 12 scripts with a grammar." in [
+        c.value for c in at.caption
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "script"),
+    [("नमस्ते दुनिया, ක", "devanagari"), (PHRASE, "sinhala"), ("hello", "tamil")],
+)
+def test_grammar_opens_on_the_script_of_the_text(text: str, script: str) -> None:
+    """Grammar opened on Tamil whatever the text; it opens on the
+    script most of the shared text's letters are in (Tamil when there is none)."""
+    at = open_page("grammar.py", text=text)
+    assert at.selectbox(key="gr_script").value == script
+    assert "gs" not in at.query_params  # the text's own script needs no parameter
+
+
 def test_syllables_grapheme_count_uses_extended_clusters() -> None:
     import regex
 
@@ -176,7 +329,7 @@ def test_syllables_invisible_characters_are_marked_outside_the_syllable() -> Non
     at = open_page("syllables.py")
     at.text_area(key="syl_text").set_value(PHRASE + "\tx\n").run()
     at.toggle(key="syl_inv").set_value(True).run()
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert 'class="sgpe-box sgpe-syllables inv"' in body
     # The conjunct keeps its ZWJ inside one span; the marker is an attribute.
     assert ">ශ්\u200dරී</span>" in body
@@ -204,7 +357,7 @@ def test_long_text_is_capped_but_counted() -> None:
     assert not at.exception
     assert dict(metrics_of(at))["Characters"] == f"{len(text):,}"
     assert any("Long text: showing the first" in i.value for i in at.info)
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert len(body) < 2_000_000
     assert "text" not in at.query_params  # too long for a link
 
@@ -297,6 +450,25 @@ def test_vocabulary_composition_and_search() -> None:
     assert dict(metrics_of(at))["Size"] == f"{base.vocab_size:,}"
 
 
+def test_vocabulary_says_why_a_short_text_has_no_zipf_chart() -> None:
+    """On a short text every token occurs once and the chart showed a
+    flat line with "fitted slope 0.00". The page says why instead; a sample file gets the
+    chart and its slope."""
+    at = open_page("vocabulary.py", text=PHRASE)
+    ids = sgpe.load(defaults.DEFAULT_SGPE).encode(PHRASE)
+    assert len(set(ids)) == len(ids)  # every token once
+    notes = [i.value for i in at.info if "rank against frequency" in i.value]
+    assert notes == [
+        f"Each of the {len(ids)} distinct tokens occurs once on this text, so rank against "
+        "frequency is a flat line and its fitted slope (0) says nothing about the "
+        "vocabulary. Choose a sample file above, or use a longer text."
+    ]
+    assert not any("Rank–frequency" in str(c.proto) for c in at.get("plotly_chart"))
+    at.selectbox(key="voc_text").set_value("sinhala.txt").run()
+    assert not [i for i in at.info if "rank against frequency" in i.value]
+    assert any("fitted slope -" in str(c.proto) for c in at.get("plotly_chart"))
+
+
 def test_vocabulary_search_is_plain_text() -> None:
     at = open_page("vocabulary.py")
     at.text_input(key="voc_q").set_value("<img src=x onerror=alert(1)>").run()
@@ -320,8 +492,8 @@ def test_compare_counts_match_the_library() -> None:
     summary = at.dataframe[0].value
     assert list(summary.index) == ["SGPE", "Byte-level BPE", "o200k_base"]
     assert summary.loc["SGPE", "tokens"] == len(shipped.encode(PHRASE))
-    assert summary.loc["SGPE", "broken boundaries"] == 0
-    assert summary.loc["Byte-level BPE", "broken boundaries"] > 0
+    assert summary.loc["SGPE", "torn syllables"] == 0
+    assert summary.loc["Byte-level BPE", "torn syllables"] > 0
     bodies = [b for b in html_bodies(at) if "data-tokenizer=" in b]
     assert len(bodies) == 3
     sgpe_tokens = span_texts(bodies[0], "tok")
@@ -337,6 +509,69 @@ def test_compare_counts_match_the_library() -> None:
     ids = " ".join(map(str, shipped.encode(PHRASE)))
     assert any(c.value == ids for c in at.code)
     assert at.query_params["ids"] == "1"
+
+
+def test_compare_names_the_rule_first() -> None:
+    """The page said SGPE never breaks a syllable and then showed "SGPE:
+    5 broken boundaries". Each column now leads with torn syllables (the rule: SGPE's is
+    0), then the syllables spelled from their own parts (intact, a cost in tokens),
+    counted as the library counts them; the byte-level peer tears syllables."""
+    from sgpe import metrics
+    from sgpe.ui import analysis
+    from sgpe.ui.state import DEFAULT_TEXT
+
+    at = open_page("compare.py")
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    base = sgpe.load(defaults.DEFAULT_BYTEBPE)
+    lines = [m.value for m in at.markdown if "torn syllables**" in m.value]
+    expected = []
+    for tok in (shipped, base):
+        enc = metrics.encode_for_metrics(tok, DEFAULT_TEXT)
+        result = metrics.broken_boundaries(DEFAULT_TEXT, enc.spans)
+        coverage = analysis.syllable_coverage(tok, DEFAULT_TEXT)
+        assert analysis.torn_units(DEFAULT_TEXT, result.straddling_at) == coverage["torn"]
+        assert result.spelled_units == coverage["parts"]
+        expected.append(
+            f"**{coverage['torn']:,} torn syllables** · {coverage['parts']:,} spelled from "
+            f"their own parts · {len(enc.ids):,} tokens · TWR "
+            f"{len(enc.ids) / len(result.word_flags):.2f}"
+        )
+    assert lines == expected
+    assert lines[0].startswith("**0 torn syllables** · ") and not lines[0].startswith(
+        "**0 torn syllables** · 0 "
+    )  # SGPE spells some syllables from parts here, and tears none
+    assert not lines[1].startswith("**0 ")  # the byte-level peer tears syllables
+    assert "**The rule: SGPE never tears a syllable.**" in at.markdown[0].value
+    summary = at.dataframe[0].value
+    assert list(summary.columns[:3]) == [
+        "torn syllables",
+        "syllables spelled from their own parts",
+        "tokens",
+    ]
+
+
+def test_compare_offers_openai_encodings_without_building_them() -> None:
+    """Building o200k_base and cl100k_base took most of the first
+    Compare visit, though the default comparison does not use them. They are offered
+    unloaded and load, with their sizes, when picked."""
+    from sgpe.baselines.tiktoken_offline import load_encoding
+    from sgpe.ui import resources
+
+    at = open_page("compare.py")
+    pick = at.multiselect(key="cmp_pick")
+    labels = [pick.format_func(k) for k in ("o200k_base", "cl100k_base")]
+    assert labels == [
+        "o200k_base: OpenAI's encoding (loads when picked)",
+        "cl100k_base: OpenAI's encoding (loads when picked)",
+    ]
+    act = resources.resolve(resources.DEFAULT_ID, resources.AUTO_ID)
+    entries, _ = resources.catalogue(act)
+    assert entries["o200k_base"].tokenizer is None and entries["o200k_base"].vocab_size is None
+    pick.set_value(["sgpe", "o200k_base"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    size = load_encoding("o200k_base").n_vocab
+    captions = [c.value for c in at.caption]
+    assert f"OpenAI o200k\\_base \\(tiktoken, offline\\) · {size:,} tokens" in captions, captions
 
 
 def test_compare_corpus_table() -> None:
@@ -422,7 +657,12 @@ def test_evaluate_per_script_with_an_uploaded_hf_tokenizer() -> None:
     lines = list(metrics.read_lines(defaults.SAMPLE_DATA / "mixed.txt"))
     expected = metrics.evaluate(shipped, lines)
     row = table[(table["vocabulary"] == "SGPE") & (table["script"] == "all")].iloc[0]
-    assert (row["tokens"], row["broken boundaries"]) == (expected["tokens"], expected["broken"])
+    assert (
+        row["tokens"],
+        row["cuts that tear a syllable"],
+        row["syllables spelled from their own parts"],
+        row["token boundaries inside syllables"],
+    ) == (expected["tokens"], expected["straddling"], expected["spelled_units"], expected["broken"])
     assert row["TWR"] == pytest.approx(expected["twr"])
     scripts = list(table[table["vocabulary"] == "SGPE"]["script"])
     assert scripts[0] == "all" and {"Sinhala", "Devanagari"} <= set(scripts)
@@ -575,9 +815,15 @@ def test_train_page_names_a_run_whose_config_is_damaged(runs_dir: Path) -> None:
 
 
 def test_train_run_and_use_it(runs_dir: Path) -> None:
+    """Train a named run, use it, see it named (not by its hex id) on the pages."""
+    import time
+
+    from sgpe.runs.manager import read_label
+
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt")
     at.number_input(key="train_vocab_size").set_value(2500)
+    at.text_input(key="train_label").set_value("  <b>Sinhala</b>   2.5k ")
     at.button(key="train_start").click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -585,9 +831,14 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     infos = _wait_for_runs(runs_dir, 2)
     assert {i.config.model for i in infos} == {"sgpe", "bytebpe"}
     sgpe_run = next(i for i in infos if i.config.model == "sgpe")
+    assert {read_label(i.run.path) for i in infos} == {"<b>Sinhala</b> 2.5k"}
+    when = time.strftime("%d %b %Y %H:%M UTC", time.gmtime(sgpe_run.config.created))
 
     at.run()  # what the polling fragment would show now
     assert not at.exception
+    heads = [m.value for m in at.markdown if m.value.startswith("**\\<b\\>Sinhala")]
+    assert len(heads) == 2 and all(f"started {when}" in h for h in heads), heads
+    assert all("<b>" not in b for b in html_bodies(at))
     # Each finished run offers its own downloads, named after the run.
     names = [b.proto.help for b in at.get("download_button")]  # "<file name> (made when ...)"
     for info in infos:
@@ -596,6 +847,10 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     assert not at.exception
     assert at.sidebar.selectbox(key="side_tok").value == sgpe_run.run.id
     trained = sgpe.load(sgpe_run.run.path / "vocab.json")
+    side = at.sidebar.selectbox(key="side_tok")
+    assert side.format_func(side.value) == (
+        f"<b>Sinhala</b> 2.5k, {trained.vocab_size:,} tokens · SGPE hierarchical · {when}"
+    )
     # The trained size (min_freq may stop a small corpus just short of the requested size).
     assert 2400 < trained.vocab_size <= 2500
     assert f"{trained.vocab_size:,} tokens" in at.sidebar.caption[-1].value
@@ -629,6 +884,88 @@ def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
     assert at.number_input(key="train_min_freq").value is default("min_freq")  # the mode's
     assert at.toggle(key="train_leading_space").value is s.leading_space
     assert at.radio(key="train_oov_policy").value == s.oov_policy
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("train_vocab_size", 0, "Vocabulary size must be an integer above 5, got 0."),
+        ("train_vocab_size", -40, "Vocabulary size must be an integer above 5, got -40."),
+        ("train_prune_freq", -1, "Prune frequency must be >= 0, got -1."),
+        ("train_min_freq", 0, "Minimum pair frequency must be >= 1, got 0."),
+    ],
+)
+def test_train_form_refuses_a_value_out_of_range(
+    runs_dir: Path, key: str, value: int, message: str
+) -> None:
+    """A size of 0 turned the box red but Start stayed on and trained at
+    the previous size. The boxes have no browser-side minimum: the value reaches the page,
+    which names the field and what is wrong, and Start is off until it is fixed."""
+    at = open_page("train.py")
+    assert not at.button(key="train_start").disabled
+    at.number_input(key=key).set_value(value).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value.replace("\\", "") for e in at.error] == [message]
+    assert at.button(key="train_start").disabled
+    assert not list(runs_dir.glob("2*"))
+
+
+def test_train_form_refuses_a_run_name_with_control_characters(runs_dir: Path) -> None:
+    at = open_page("train.py")
+    at.text_input(key="train_label").set_value("a\x07b").run()
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert errors == ["Run name: a run name cannot hold control characters."]
+    assert at.button(key="train_start").disabled
+
+
+def test_a_large_upload_is_read_in_the_background(runs_dir: Path) -> None:
+    """Reading a large upload for its size range held the page (and a
+    Start pressed meanwhile) for seconds. Above 1 MB it is read in a worker process: the
+    page returns at once, says so, keeps Start on, and shows the same range as the
+    library once the worker is done."""
+    import time
+
+    from sgpe.runs.manager import size_range
+    from sgpe.settings import TrainSettings
+    from sgpe.ui import train_form
+
+    data = (defaults.SAMPLE_DATA / "sinhala.txt").read_bytes() * 15
+    assert len(data) > train_form.BACKGROUND_BYTES
+    at = open_page("train.py")
+    at.radio(key="train_source").set_value("upload").run()
+    start = time.monotonic()
+    at.file_uploader(key="train_upload").set_value(("big.txt", data, "text/plain")).run()
+    assert time.monotonic() - start < 2.0
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith(f"Reading this corpus ({len(data) / 1e6:,.1f} MB)") for c in captions)
+    assert not at.button(key="train_start").disabled
+    path = runs_dir.parent / "big.txt"
+    path.write_bytes(data)
+    want = size_range(path, TrainSettings())
+    line = (
+        f"This corpus with these settings: {want.documents:,} documents, a base alphabet of "
+        f"{want.base:,} symbols, so a vocabulary of {want.smallest:,} to at most "
+        f"{want.largest:,} tokens."
+    )
+    deadline = time.monotonic() + 120
+    while line not in [c.value for c in at.caption] and time.monotonic() < deadline:
+        time.sleep(0.5)
+        at.run()
+    assert line in [c.value for c in at.caption]
+
+
+def test_train_form_min_freq_says_the_modes_default_in_words(runs_dir: Path) -> None:
+    """No CLI spelling ("--mode paper") on the web form: the empty box says the chosen
+    mode's default, the help lists every mode's."""
+    at = open_page("train.py")
+    box = at.number_input(key="train_min_freq")
+    assert box.placeholder == "empty: 1, the hierarchical mode's default"
+    assert box.help.endswith(
+        "Empty: the training mode's default (1 for hierarchical, 2 for paper)."
+    )
+    at.radio(key="train_mode").set_value("paper").run()
+    assert at.number_input(key="train_min_freq").placeholder == "empty: 2, the paper mode's default"
 
 
 def test_train_form_checks_the_size_against_the_corpus(runs_dir: Path) -> None:
@@ -684,8 +1021,9 @@ def test_the_train_page_lists_runs_without_launching_them(runs_dir: Path) -> Non
 
 
 def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: Any) -> None:
-    """No Resume for a run that failed because of its settings; no Delete for another
-    session's run unless SGPE_ADMIN=1."""
+    """No Resume for a run that failed because of its settings. Another visitor's runs are
+    not listed, except their finished vocabularies, read-only (Use, no Cancel, Resume or
+    Delete); SGPE_ADMIN=1 manages every run."""
     import json as json_
 
     from sgpe.runs.manager import RunManager, RunRequest
@@ -694,15 +1032,25 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
     failed = manager.start(RunRequest(text, name="a.txt", vocab_size=20))
     theirs = manager.start(RunRequest(text, name="b.txt", vocab_size=400, owner="someone"))
+    stopped = manager.start(RunRequest(text, name="c.txt", vocab_size=400, owner="someone"))
+    assert manager.cancel(stopped).state == "cancelled"
     assert manager.wait(failed).state == "failed" and manager.wait(theirs).state == "done"
     at = open_page("train.py")
     keys = {b.key for b in at.button}
     assert f"resume_{failed.id}" not in keys and f"delete_{failed.id}" in keys
-    assert f"delete_{theirs.id}" not in keys and f"use_{theirs.id}" in keys
-    assert any("another session's run" in m.value for m in at.markdown)
+    assert f"use_{theirs.id}" in keys
+    for label in ("cancel", "resume", "delete"):
+        assert f"{label}_{theirs.id}" not in keys and f"{label}_{stopped.id}" not in keys
+    markdown = " ".join(m.value for m in at.markdown)
+    assert stopped.id not in markdown  # another visitor's unfinished run is not listed
+    assert "another visitor's run (read-only)" in markdown
+    assert [e.label for e in at.expander if "Other visitors" in e.label] == [
+        "Other visitors' finished vocabularies (1, read-only)"
+    ]
     monkeypatch.setenv("SGPE_ADMIN", "1")
     at.run()
-    assert f"delete_{theirs.id}" in {b.key for b in at.button}
+    keys = {b.key for b in at.button}
+    assert {f"delete_{theirs.id}", f"resume_{stopped.id}", f"delete_{stopped.id}"} <= keys
     at.button(key=f"delete_{theirs.id}").click().run()
     assert not theirs.path.exists()
     assert json_.loads((failed.path / "status.json").read_text())["resumable"] is False
@@ -769,7 +1117,7 @@ def test_train_page_shows_disk_use_and_cleans_up(runs_dir: Path) -> None:
     )
     at.run()
     assert at.button(key="train_clean_uploads").disabled
-    assert at.button(key="train_clean_runs").disabled  # in use, or another session's
+    assert at.button(key="train_clean_runs").disabled  # in use, or another visitor's
 
 
 # ============================================================================ damaged files

@@ -29,7 +29,7 @@ def _tamil_json() -> dict[str, Any]:
 
 def test_syllables_page_segments_tamil_and_bengali_and_names_the_scripts() -> None:
     at = open_page("syllables.py", text=TAMIL_BENGALI)
-    body = next(b for b in html_bodies(at) if "sgpe-syllables" in b)
+    body = next(b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b)
     assert span_texts(body, "syl") == syllabify(TAMIL_BENGALI)
     assert span_texts(body, "syl")[:3] == ["அ", "ம்", "மா"]
     captions = " ".join(c.value for c in at.caption)
@@ -85,6 +85,7 @@ def test_dfa_dot_lists_every_state_and_edge() -> None:
 
 def test_own_schema_is_validated_with_the_key_and_reason() -> None:
     at = open_page("grammar.py")
+    at.selectbox(key="gr_script").set_value("tamil").run()  # it opens on the text's script
     area = at.text_area(key="gr_json_tamil_tamil.json (edited)")
     broken = _tamil_json()
     broken["grammar"]["syllable"] = "(?:C|V)Q"
@@ -100,6 +101,7 @@ def test_own_schema_is_validated_with_the_key_and_reason() -> None:
 def test_own_schema_changes_the_syllables_at_once() -> None:
     """A Tamil schema with conjuncts (the Devanagari-style loop) joins அம்மா's ம்மா."""
     at = open_page("grammar.py")
+    at.selectbox(key="gr_script").set_value("tamil").run()  # it opens on the text's script
     mine = _tamil_json()
     mine["name"] = "tamil-conjuncts"
     mine["grammar"]["syllable"] = "(?:C|V)Z?(?:HZ?CZ?)*(?:H(?:Z|X)?|P)?M*(?:Z|X)?|DM*(?:Z|X)?"
@@ -110,7 +112,7 @@ def test_own_schema_changes_the_syllables_at_once() -> None:
     ).run()
     assert not at.error
     assert at.success[0].value.startswith("Valid schema 'tamil-conjuncts'")
-    bodies = [b for b in html_bodies(at) if "sgpe-syllables" in b]
+    bodies = [b for b in html_bodies(at) if 'class="sgpe-box sgpe-syllables' in b]
     assert span_texts(bodies[-2], "syl") == ["அ", "ம்மா"]  # yours
     assert span_texts(bodies[-1], "syl") == ["அ", "ம்", "மா"]  # the built-in
     assert at.get("download_button")[0].proto.label == "Download this schema"

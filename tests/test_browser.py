@@ -13,6 +13,7 @@ finished run becomes the active tokenizer. Runs go to a temporary ``SGPE_RUNS_DI
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -424,11 +425,23 @@ def test_train_form_explains_sizes_and_keeps_other_sessions_runs(tab: Tab, runs_
     before = sorted(runs_dir.iterdir())
     page = tab.goto("train")
     main = page.get_by_test_id("stMain")
-    main.get_by_text("another session's run").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    main.get_by_text("Other visitors' finished vocabularies").first.click()
+    main.get_by_text("another visitor's run (read-only)").first.wait_for(
+        timeout=SCRIPT_RUN_TIMEOUT_MS
+    )
     assert page.locator(f".st-key-use_{theirs.id} button").is_visible()
     assert page.locator(f".st-key-delete_{theirs.id}").count() == 0
 
     size = page.get_by_role("spinbutton", name="Vocabulary size")
+    # 0 reaches the page (no browser-side minimum), which says so and
+    # keeps Start off; it used to turn red and Start trained at the previous size.
+    size.fill("0")
+    size.press("Enter")
+    main.get_by_text("Vocabulary size must be an integer above 5, got 0.").wait_for(
+        timeout=SCRIPT_RUN_TIMEOUT_MS
+    )
+    wait_for_app_idle(page)
+    assert page.get_by_role("button", name="Start training").is_disabled()
     size.fill("100")
     size.press("Enter")
     main.get_by_text("is below the smallest size").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
@@ -672,6 +685,13 @@ def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, devic
         assert paused_at >= 3
         time.sleep(1.0)
         assert step_number(page) == paused_at  # paused: no further steps
+        # SGPE and BPE side by side on every device, so Play is watched on both at once
+        # (on a phone they were stacked).
+        sides = page.locator(".st-key-mrg_sides [data-testid=stColumn]")
+        assert sides.count() == 2
+        left, right = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+        assert left is not None and right is not None
+        assert abs(left["y"] - right["y"]) < 4 and right["x"] >= left["x"] + left["width"]
         if device == "phone":
             assert_fits_the_phone(page)
         tab.check_clean()
@@ -685,13 +705,29 @@ def test_merges_play_and_one_text_across_pages(browser: Any, app_url: str, devic
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_fits_a_phone(browser: Any, app_url: str, name: str) -> None:
-    """390 x 844: the sidebar starts closed and no page scrolls sideways."""
+    """390 x 844: the sidebar starts closed, no page scrolls sideways, and a page chosen
+    in the opened sidebar closes it (it stayed open over 300 of 390 px)."""
     tab = device_tab(browser, app_url, "phone")
     try:
         page = tab.goto(PAGES[name])
         page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
         wait_for_app_idle(page)
         assert_fits_the_phone(page)
+        other = "grammar" if name != "grammar" else "syllables"
+        for target in (other, name):
+            page.get_by_test_id("stExpandSidebarButton").click()
+            sidebar = page.get_by_test_id("stSidebar")
+            sidebar.get_by_role("link", name=target.title()).click()
+            page.get_by_role("heading", name=target.title()).first.wait_for(
+                timeout=SCRIPT_RUN_TIMEOUT_MS
+            )
+            wait_for_app_idle(page)
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=stSidebar]')"
+                ".getBoundingClientRect().right <= 1",
+                timeout=5_000,
+            )
+            assert_fits_the_phone(page)
         tab.check_clean()
         tab.screenshot(f"phone_{name}")
     finally:
@@ -739,3 +775,312 @@ def test_downloads_load_and_evaluate_exports_csv(tab: Tab, tmp_path: Path) -> No
     assert int(sgpe_all["tokens"]) == expected["tokens"]
     tab.check_clean()
     tab.screenshot("evaluate")
+
+
+# ============================================================================ visitors
+
+
+def owner_cookie(page: Any) -> str:
+    """The owner key the app stored in this browser (sgpe/ui/owner.py)."""
+    values = [c["value"] for c in page.context.cookies() if c["name"] == "sgpe_owner"]
+    assert len(values) == 1, page.context.cookies()
+    return str(values[0])
+
+
+def test_two_visitors_each_own_their_runs_across_reloads(
+    browser: Any, app_url: str, runs_dir: Path
+) -> None:
+    """Visitor A starts a run; visitor B (another browser) gets
+    no Cancel, Resume or Delete for it, and A's run finishes untouched. B may use A's
+    finished vocabulary, read-only. A reloads, and restarts the browser (a new context
+    with A's cookies): the run is still A's, with Delete. The owner key is in A's cookie
+    only: not in the run directory, the server log or the URL."""
+    import hashlib
+    import signal
+
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    # A stopped trainer of a third visitor holds the one training slot, so A's run stays
+    # queued (alive for B to see) until the test lets the blocker go on.
+    blocker = manager.start(
+        RunRequest(REPO_ROOT / "sample_data" / "sinhala.txt", vocab_size=9000, owner="third")
+    )
+    deadline = time.monotonic() + 30
+    while (pid := manager.status(blocker).pid) is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pid is not None and manager.status(blocker).alive
+    os.killpg(pid, signal.SIGSTOP)
+    a, b = Tab(browser, app_url), Tab(browser, app_url)
+    restarted: Any = None
+    try:
+        page_a = a.goto("train")
+        before = {i.run.id for i in manager.list_runs()}
+        page_a.get_by_text("Also train the byte-level baseline").click()
+        wait_for_app_idle(page_a)
+        page_a.get_by_role("button", name="Start training").click()
+        page_a.get_by_text(re.compile(r"Started run ")).first.wait_for(
+            timeout=SCRIPT_RUN_TIMEOUT_MS
+        )
+        wait_for_app_idle(page_a)
+        (mine,) = [i for i in manager.list_runs() if i.run.id not in before]
+        run_id = mine.run.id
+        key = owner_cookie(page_a)
+        assert mine.owner == hashlib.sha256(f"sgpe-owner:{key}".encode()).hexdigest()[:32]
+        assert manager.status(run_id).state == "queued"
+        assert page_a.locator(f".st-key-cancel_{run_id} button").is_visible()
+
+        page_b = b.goto("train")
+        assert owner_cookie(page_b) != key
+        for label in ("cancel", "resume", "delete", "use"):
+            assert page_b.locator(f".st-key-{label}_{run_id}").count() == 0, label
+        assert run_id not in page_b.get_by_test_id("stMain").inner_text()
+        assert manager.status(run_id).state == "queued"  # B saw it while it was alive
+        b.check_clean()
+
+        os.killpg(pid, signal.SIGCONT)
+        assert manager.wait(blocker, timeout=120).state == "done"
+        assert manager.wait(run_id, timeout=120).state == "done"
+
+        page_b.reload(wait_until="domcontentloaded")
+        wait_for_app_idle(page_b)
+        main_b = page_b.get_by_test_id("stMain")
+        main_b.get_by_text("Other visitors' finished vocabularies").first.click()
+        use = page_b.locator(f".st-key-use_{run_id} button")
+        use.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        for label in ("cancel", "resume", "delete"):
+            assert page_b.locator(f".st-key-{label}_{run_id}").count() == 0, label
+        use.click()  # read-only use: B's pages switch, A's run is unchanged
+        page_b.wait_for_url(re.compile(f"tok={run_id}"), timeout=SCRIPT_RUN_TIMEOUT_MS)
+        wait_for_app_idle(page_b)
+        assert manager.status(run_id).state == "done" and mine.run.path.exists()
+        b.check_clean()
+
+        page_a.reload(wait_until="domcontentloaded")
+        wait_for_app_idle(page_a)
+        assert owner_cookie(page_a) == key
+        page_a.locator(f".st-key-delete_{run_id} button").wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        a.check_clean()
+
+        # A browser restart: a new browser context that has A's stored cookies.
+        restarted = browser.new_context(
+            storage_state=page_a.context.storage_state(), viewport=VIEWPORT
+        )
+        page_r = restarted.new_page()
+        page_r.goto(f"{app_url}/train", wait_until="domcontentloaded")
+        wait_for_app_idle(page_r)
+        page_r.locator(f".st-key-delete_{run_id} button").wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        assert owner_cookie(page_r) == key
+
+        for path in mine.run.path.rglob("*"):
+            if path.is_file():
+                assert key.encode() not in path.read_bytes(), path
+        assert key not in (ARTIFACTS / "streamlit.log").read_text(errors="replace")
+        assert key not in page_a.url and key not in page_b.url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGCONT)
+        if restarted is not None:
+            restarted.close()
+        a.page.close()
+        b.page.close()
+
+
+# ============================================================================ journeys
+
+
+def no_error_element(page: Any) -> None:
+    errors = page.locator("[data-testid=stException], [data-testid=stAlertContentError]")
+    assert errors.count() == 0, errors.all_inner_texts()
+
+
+def open_by_link(page: Any, name: str) -> None:
+    page.get_by_test_id("stSidebar").get_by_role("link", name=name.title()).click()
+    page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    wait_for_app_idle(page)
+
+
+def test_every_page_opened_left_opened_again_and_reloaded(tab: Tab) -> None:
+    """Compare crashed on every return ("Multiselect has 9 options
+    selected but max_selections is set to 4") and Evaluate's choice came back empty.
+    Each page: open it, go to another page, come back, reload -- never an error element,
+    and Compare and Evaluate keep their choices."""
+    page = tab.goto("")
+    for name in PAGES:
+        other = "grammar" if name != "grammar" else "syllables"
+        open_by_link(page, name)
+        no_error_element(page)
+        open_by_link(page, other)
+        open_by_link(page, name)
+        no_error_element(page)
+        if name in ("compare", "evaluate"):
+            chips = page.locator("[data-testid=stMultiSelectTagsContainer] [data-tag]")
+            assert chips.count() >= 2, name
+            assert page.get_by_text("Pick at least one vocabulary").count() == 0
+        page.reload(wait_until="domcontentloaded")
+        wait_for_app_idle(page)
+        page.get_by_role("heading", name=name.title()).first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        no_error_element(page)
+    tab.check_clean()
+
+
+# ============================================================================ fonts
+
+
+def font_file(family: str) -> tuple[str, str]:
+    """The family fontconfig gives for ``family`` and its regular face's file."""
+    out = subprocess.run(
+        ["fc-match", "-f", "%{family}|%{file}", f"{family}:style=Regular"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found, path = out.split("|", 1)
+    return found.split(",")[0], path
+
+
+def notdef_count(path: str, text: str) -> int:
+    """How many .notdef glyphs (glyph 0, a tofu box) HarfBuzz shapes ``text`` into."""
+    import uharfbuzz as hb
+
+    font = hb.Font(hb.Face(hb.Blob.from_file_path(path)))
+    buf = hb.Buffer()
+    buf.add_str(text)
+    buf.guess_segment_properties()
+    hb.shape(font, buf, {})
+    return sum(1 for info in buf.glyph_infos if info.codepoint == 0)
+
+
+def test_each_script_renders_with_its_noto_face(tab: Tab) -> None:
+    """Tamil showed tofu boxes (the font stack had no Tamil face). The
+    Syllables page shows each of the 12 scripts' sample words; Chromium reports the face
+    it rendered each syllable with (DevTools CSS.getPlatformFontsForNode), which must be
+    that script's Noto face named in the CSS, and HarfBuzz shaping the syllable with that
+    face's file gives no .notdef glyph."""
+    from urllib.parse import quote
+
+    from sgpe.schema import load_schema
+    from sgpe.ui import grammar, style
+
+    pytest.importorskip("uharfbuzz", reason="uharfbuzz not installed: pip install -e '.[dev]'")
+    classes = {
+        name: {c for chars in load_schema(name).classes.values() for c in chars}
+        for name in style.SCRIPT_FACES
+    }
+    # letters of one script only (joiners and the like belong to several grammars)
+    letters = {
+        name: {c for c in chars if all(c not in o for n, o in classes.items() if n != name)}
+        for name, chars in classes.items()
+    }
+    text = "\n".join(grammar.EXAMPLES[name] for name in style.SCRIPT_FACES)
+    page = tab.goto(f"?text={quote(text)}")
+    page.locator("div.sgpe-syllables span.syl").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    nodes = cdp.send(
+        "DOM.querySelectorAll", {"nodeId": root, "selector": "div.sgpe-syllables span.syl"}
+    )["nodeIds"]
+    seen: dict[str, set[str]] = {name: set() for name in style.SCRIPT_FACES}
+    files = {name: font_file(faces[0]) for name, faces in style.SCRIPT_FACES.items()}
+    for name, (family, _path) in files.items():
+        assert family in style.SCRIPT_FACES[name], (name, family)  # installed, not a stand-in
+        assert f'"{family}"' in style.FONT_STACK
+    latin = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": root})["fonts"]
+    for node in nodes:
+        described = cdp.send("DOM.describeNode", {"nodeId": node, "depth": 1})["node"]
+        chars = "".join(child.get("nodeValue", "") for child in described.get("children", []))
+        script = next((n for n, ls in letters.items() if any(c in ls for c in chars)), None)
+        if script is None:
+            continue  # a space or a newline
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        families = {f["familyName"] for f in fonts}
+        assert families & set(style.SCRIPT_FACES[script]), (script, chars, families)
+        others = families - set(style.SCRIPT_FACES[script])
+        # A zero-width joiner or non-joiner may come from the first face of the stack
+        # (Streamlit's Latin face): it draws nothing, it is no tofu.
+        assert not others or (
+            set(chars) & {"\u200c", "\u200d"} and all(f.startswith("SourceSans") for f in others)
+        ), (script, chars, families, latin)
+        assert notdef_count(files[script][1], chars) == 0, (script, chars)
+        seen[script] |= families
+    assert all(seen.values()), seen  # every script was on the page and was checked
+    tab.check_clean()
+    tab.screenshot("scripts_fonts")
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_hex_chips_stay_inside_their_column(browser: Any, app_url: str, device: str) -> None:
+    """The hex chips of cl100k_base (bytes that are not a whole character) ran
+    past the column's edge and were clipped, a token's chips and its id split over two
+    lines. Four columns of a Sinhala text with ids: every token of chips is on one line,
+    inside its box's content."""
+    from urllib.parse import quote
+
+    text = " ".join(CORPUS_LINES[:6])
+    tab = device_tab(browser, app_url, device)
+    try:
+        page = tab.goto(f"compare?text={quote(text)}&cmp=sgpe,base,cl100k_base,o200k_base&ids=1")
+        boxes = page.locator("div.sgpe-tokens")
+        boxes.nth(3).wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        outside = page.evaluate(
+            """() => {
+              const bad = [];
+              for (const box of document.querySelectorAll('div.sgpe-tokens')) {
+                const edge = box.getBoundingClientRect();
+                const right = edge.right - parseFloat(getComputedStyle(box).paddingRight);
+                for (const tok of box.querySelectorAll('span.tok')) {
+                  if (!tok.querySelector('.b')) continue;
+                  const lines = tok.getClientRects().length;
+                  const r = tok.getBoundingClientRect();
+                  if (lines !== 1 || r.right > right + 0.5) {
+                    bad.push([box.dataset.tokenizer, tok.textContent, lines, r.right, right]);
+                  }
+                }
+              }
+              return bad;
+            }"""
+        )
+        chips = page.locator("div.sgpe-tokens span.tok .b").count()
+        assert chips > 50  # cl100k spells much of Sinhala in bytes
+        assert outside == []
+        if device == "phone":
+            assert_fits_the_phone(page)
+        tab.check_clean()
+    finally:
+        tab.page.close()
+
+
+def test_a_tap_shows_a_syllable_and_compare_titles_stay_apart(browser: Any, app_url: str) -> None:
+    """On a phone: a tapped syllable shows its details (there was only a
+    hover title); the three small charts on Compare keep their titles apart and have no
+    toolbar over them."""
+    from urllib.parse import quote
+
+    tab = device_tab(browser, app_url, "phone")
+    try:
+        page = tab.goto(f"?text={quote(SINHALA_PHRASE)}")
+        unit = page.locator("div.sgpe-syllables span.syl").first
+        unit.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        unit.click()  # a tap on a phone focuses it the same way
+        shown = unit.evaluate("el => getComputedStyle(el, '::after').content")
+        assert "U+0DC1" in shown and el_focused(page, unit), shown
+        page = tab.goto(f"compare?text={quote(SINHALA_PHRASE)}")
+        chart = page.locator(".st-key-cmp_summary")
+        chart.locator("g.annotation").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+        boxes = [b for b in (a.bounding_box() for a in chart.locator("g.annotation").all()) if b]
+        assert len(boxes) == 3
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                apart = a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                assert apart, (a, b)
+        assert chart.locator(".modebar").count() == 0
+        assert_fits_the_phone(page)
+        tab.check_clean()
+    finally:
+        tab.page.close()
+
+
+def el_focused(page: Any, locator: Any) -> bool:
+    return bool(locator.evaluate("el => document.activeElement === el"))

@@ -475,6 +475,53 @@ def test_only_the_owner_deletes_a_run(tmp_path: Path) -> None:
     assert not other.path.exists()
 
 
+def test_only_the_owner_cancels_and_resumes_a_run(tmp_path: Path) -> None:
+    """The run manager itself refuses another owner's cancel and resume (not only the
+    app's buttons): the run keeps training untouched and finishes; its owner can then
+    cancel and resume a second run."""
+    jobs = RunManager(tmp_path / "runs", max_running=1)
+    blocker = jobs.start(RunRequest(TEXT.encode(), name="a.txt", owner="alice", **SMALL))
+    queued = jobs.start(RunRequest(TEXT.encode(), name="b.txt", owner="alice", **SMALL))
+    before = (queued.path / "status.json").read_bytes()
+    for run in (blocker, queued):
+        with pytest.raises(RunError) as err:
+            jobs.cancel(run, as_owner="bob")
+        assert str(err.value) == (
+            f"run {run.id} was started in another browser session; only its owner or an "
+            "administrator can cancel it"
+        )
+    assert (queued.path / "status.json").read_bytes() == before
+    assert jobs.wait(blocker).state == "done"
+    assert jobs.wait(queued).state == "done"
+    stopped = jobs.start(RunRequest(TEXT.encode(), name="c.txt", owner="alice", **SMALL))
+    assert jobs.cancel(stopped, as_owner="alice").state == "cancelled"
+    with pytest.raises(RunError, match="only its owner or an administrator can resume it"):
+        jobs.resume(stopped, as_owner="bob")
+    assert jobs.status(stopped).state == "cancelled"
+    with pytest.raises(RunError, match="only its owner or an administrator can delete it"):
+        jobs.delete(stopped, as_owner="bob")
+    jobs.resume(stopped, as_owner="alice")
+    assert jobs.wait(stopped).state == "done"
+
+
+def test_a_run_keeps_the_name_it_was_given(tmp_path: Path) -> None:
+    """A run's name (optional) is stored beside it, normalised; a bad one is refused
+    before anything is written."""
+    from sgpe.runs.manager import LABEL_MAX
+
+    jobs = RunManager(tmp_path / "runs")
+    run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", label="  news\n 2026 ", **SMALL))
+    plain = jobs.start(RunRequest(TEXT.encode(), name="a.txt", label="  ", **SMALL))
+    for r in (run, plain):
+        assert jobs.wait(r).state == "done"
+    labels = {i.run.id: i.label for i in jobs.list_runs()}
+    assert labels == {run.id: "news 2026", plain.id: None}
+    with pytest.raises(ValueError, match=f"at most {LABEL_MAX} characters, this one 81"):
+        RunRequest(TEXT.encode(), name="a.txt", label="x" * 81)
+    with pytest.raises(ValueError, match="control characters"):
+        RunRequest(TEXT.encode(), name="a.txt", label="a\x00b")
+
+
 def test_delete(tmp_path: Path) -> None:
     jobs = RunManager(tmp_path / "runs")
     run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", **SMALL))

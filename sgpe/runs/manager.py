@@ -30,8 +30,13 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   left when the machine restarted, start then).
 * **Reading has no side effects.** :meth:`list_runs`, :meth:`status`, :meth:`wait` and
   :meth:`damaged_runs` only read files: they never launch, signal or kill a trainer.
-* **Ownership.** A run may record an owner (the app's browser session): :meth:`delete`
-  with ``as_owner`` refuses another owner's run. Library callers pass no owner.
+* **Ownership.** A run may record an owner (the app records a digest of the visitor's
+  owner key, see :mod:`sgpe.ui.owner`). :meth:`cancel`, :meth:`resume`, :meth:`delete`
+  and :meth:`delete_finished` take ``as_owner``: given, they refuse a run whose recorded
+  owner differs (a :class:`RunError`, before any signal or change), so a visitor cannot
+  stop, restart or remove another visitor's run whatever buttons a page shows. Runs
+  without an owner (started by the CLI or a library caller) may be managed by any caller.
+  ``as_owner=None`` is the library's and an administrator's call: no check.
 
 This module does not train (that is :mod:`sgpe.runs`, in the child process) and has no
 Streamlit code.
@@ -113,8 +118,11 @@ _ROOT_LOCK = ".jobs.lock"
 #: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
 #: that start queued runs when they end.
 QUEUE_FILE = ".queue.json"
-#: ``{"owner": "..."}`` in a run directory: who started the run (see RunManager.delete).
+#: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership above).
 OWNER_FILE = "owner.json"
+#: ``{"label": "..."}`` in a run directory: the name its starter gave it (optional).
+LABEL_FILE = "label.json"
+LABEL_MAX = 80  # characters of a run's name
 #: Uploads, stored once each under the runs root as ``<sha256><ext>``.
 UPLOADS_DIR = "uploads"
 _UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")
@@ -341,6 +349,27 @@ def size_range(corpus: str | Path, settings: TrainSettings) -> SizeRange:
     return SizeRange(documents, n_base, n_base + specials, largest)
 
 
+def upload_size_range(data: bytes, name: str, settings: dict[str, Any]) -> SizeRange | str:
+    """:func:`size_range` of an upload's bytes (its format by ``name``), or what is wrong
+    with it as one line (the temporary file's path replaced by ``name``).
+
+    A plain function of picklable arguments, so that the app can run it in a worker
+    process: reading a 16 MB upload takes seconds of CPU, which in the server's own
+    process slowed every page (see sgpe/ui/train_form.py, corpus_range)."""
+    import tempfile
+
+    from ..corpus import CorpusError, corpus_format
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / ("corpus" + corpus_format(name))
+        try:
+            path.write_bytes(data)
+            validate_corpus(path, name=name, max_bytes=None)
+            return size_range(path, TrainSettings(**settings))
+        except (CorpusError, ValueError) as err:
+            return str(err).replace(str(path), name)
+
+
 def _runs_minus_one(ok: list[bool]) -> int:
     """Sum of (length - 1) over the maximal runs of True."""
     total = run = 0
@@ -370,6 +399,34 @@ class RunInfo:
     config: RunConfig
     status: RunStatus
     owner: str | None = None
+    #: the name the run's starter gave it (None: none; pages then name it by its corpus)
+    label: str | None = None
+
+
+def check_label(label: str | None) -> str | None:
+    """A run name as stored: stripped, at most :data:`LABEL_MAX` characters, printable
+    (None or empty: no name). Raises ValueError with what is wrong."""
+    if label is None or not label.strip():
+        return None
+    label = " ".join(label.split())
+    if len(label) > LABEL_MAX:
+        raise ValueError(f"a run name has at most {LABEL_MAX} characters, this one {len(label)}")
+    if not label.isprintable():
+        raise ValueError("a run name cannot hold control characters")
+    return label
+
+
+def read_label(run_dir: Path) -> str | None:
+    """The name recorded for a run (None: none, or an unreadable file)."""
+    try:
+        data = json.loads((run_dir / LABEL_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    label = data.get("label") if isinstance(data, dict) else None
+    try:
+        return check_label(label) if isinstance(label, str) else None
+    except ValueError:
+        return None
 
 
 def read_owner(run_dir: Path) -> str | None:
@@ -412,10 +469,12 @@ class RunRequest:
     name: str | None
     settings: TrainSettings
     mechanics: RunMechanics
-    #: who starts the run (e.g. the app's browser session); see RunManager.delete
+    #: who starts the run (the app: a digest of the visitor's owner key); see Ownership above
     owner: str | None
     #: how the corpus is counted (recorded in the run, used again when it resumes)
     counting: CountOptions
+    #: a name for the run (see check_label), shown by the app instead of its id
+    label: str | None
 
     def __init__(
         self,
@@ -426,6 +485,7 @@ class RunRequest:
         mechanics: RunMechanics | None = None,
         owner: str | None = None,
         counting: CountOptions | None = None,
+        label: str | None = None,
         **options: Any,
     ) -> None:
         train, mech = split_options(options, "RunRequest")
@@ -437,6 +497,7 @@ class RunRequest:
         object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
         object.__setattr__(self, "owner", owner)
         object.__setattr__(self, "counting", counting or CountOptions())
+        object.__setattr__(self, "label", check_label(label))
 
     def __getattr__(self, name: str) -> Any:
         if name in TRAIN_FIELDS:
@@ -569,6 +630,11 @@ class RunManager:
             if request.owner is not None:
                 atomic_write(
                     staging / OWNER_FILE, json.dumps({"owner": request.owner}).encode("utf-8")
+                )
+            if request.label is not None:
+                atomic_write(
+                    staging / LABEL_FILE,
+                    json.dumps({"label": request.label}, ensure_ascii=False).encode("utf-8"),
                 )
             with self._root_lock():  # cleanup holds it too: no upload is removed in between
                 if upload is not None:
@@ -745,7 +811,11 @@ class RunManager:
         for run in self._run_dirs():
             try:
                 info = RunInfo(
-                    run, read_config(run.path), read_status(run.path), read_owner(run.path)
+                    run,
+                    read_config(run.path),
+                    read_status(run.path),
+                    read_owner(run.path),
+                    read_label(run.path),
                 )
             except RunError:
                 continue
@@ -794,10 +864,26 @@ class RunManager:
             time.sleep(0.05)
         return False
 
-    def cancel(self, run: Run | str, *, wait: float = 10.0) -> RunStatus:
+    def _check_owner(self, run: Run, as_owner: str | None, action: str) -> None:
+        """Refuse ``action`` on ``run`` when ``as_owner`` is given and the run records
+        another owner (see the module docstring, Ownership)."""
+        if as_owner is None:
+            return
+        owner = read_owner(run.path)
+        if owner is not None and owner != as_owner:
+            raise RunError(
+                f"run {run.id} was started in another browser session; only its owner or an "
+                f"administrator can {action} it"
+            )
+
+    def cancel(
+        self, run: Run | str, *, wait: float = 10.0, as_owner: str | None = None
+    ) -> RunStatus:
         """Stop a run: a queued run is marked ``cancelled``; a running trainer gets SIGTERM,
-        finishes its current merge, writes a final checkpoint and ends ``cancelled``."""
+        finishes its current merge, writes a final checkpoint and ends ``cancelled``. With
+        ``as_owner``, another owner's run is refused."""
         run = self.run(run)
+        self._check_owner(run, as_owner, "cancel")
         st = read_status(run.path)
         if st.state == "queued" and not st.alive:
             with run_lock(run.path, wait=2.0):
@@ -826,10 +912,12 @@ class RunManager:
             st = read_status(run.path)
         return st
 
-    def resume(self, run: Run | str) -> RunStatus:
+    def resume(self, run: Run | str, *, as_owner: str | None = None) -> RunStatus:
         """Queue an interrupted, cancelled or failed run to continue from its newest valid
-        checkpoint (launched at once if a slot is free)."""
+        checkpoint (launched at once if a slot is free). With ``as_owner``, another owner's
+        run is refused."""
         run = self.run(run)
+        self._check_owner(run, as_owner, "resume")
         st = read_status(run.path)
         if st.state == "done":
             raise RunError(f"run {run.id} is already done; start a new run to train again")
@@ -863,12 +951,7 @@ class RunManager:
         (the trainer is then killed first), and, with ``as_owner``, a run that another
         owner started (pass ``as_owner=None`` only for an administrator)."""
         run = self.run(run)
-        owner = read_owner(run.path)
-        if as_owner is not None and owner is not None and owner != as_owner:
-            raise RunError(
-                f"run {run.id} was started in another browser session; only its owner or an "
-                "administrator can delete it"
-            )
+        self._check_owner(run, as_owner, "delete")
         with self._root_lock():
             st = read_status(run.path)
             if st.alive:

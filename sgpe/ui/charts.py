@@ -12,6 +12,8 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from .style import FONT_STACK
+
 COLOURS = {
     "SGPE": "#2f6f8f",
     "Byte-level BPE": "#d97706",
@@ -27,9 +29,11 @@ def colour(name: str, n: int = 0) -> str:
 
 
 METRIC_TITLES = {
+    "straddling_per_1k": "cuts that tear a syllable per 1k tokens",
+    "spelled_per_1k": "syllables spelled from their own parts per 1k tokens",
     "twr": "tokens per word (TWR)",
     "cpt": "characters per token",
-    "broken_per_1k": "broken boundaries per 1k tokens",
+    "broken_per_1k": "token boundaries inside syllables per 1k tokens",
     "tokens": "tokens",
 }
 
@@ -38,7 +42,7 @@ def _layout(fig: go.Figure, height: int = 320) -> go.Figure:
     fig.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        font={"family": "Noto Sans Sinhala, Noto Sans Devanagari, sans-serif"},
+        font={"family": FONT_STACK},  # a Noto face for each script (sgpe/ui/style.py)
     )
     return fig
 
@@ -58,16 +62,18 @@ def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
     return _layout(fig)
 
 
+# The rule first (sgpe/ui/analysis.py: TORN; app_pages/compare.py says why), then the
+# cost. Short titles: three subplot titles share a phone's 390 px.
 SUMMARY_METRICS = (
+    ("torn syllables", "torn<br>syllables", "{:,.0f}"),
+    ("syllables spelled from their own parts", "spelled from<br>own parts", "{:,.0f}"),
     ("tokens", "tokens", "{:,.0f}"),
-    ("TWR", "tokens per word", "{:.2f}"),
-    ("broken boundaries", "broken syllable boundaries", "{:,.0f}"),
 )
 
 
 def compare_summary(summary: pd.DataFrame) -> go.Figure:
-    """Tokens, TWR and broken boundaries per tokenizer (index), as three small bar charts
-    side by side: fewer is better in each."""
+    """Torn syllables, syllables spelled from their own parts and tokens per tokenizer
+    (index), as three small bar charts side by side: fewer is better in each."""
     from plotly.subplots import make_subplots
 
     names = [str(n) for n in summary.index]
@@ -91,7 +97,11 @@ def compare_summary(summary: pd.DataFrame) -> go.Figure:
             col=col,
         )
     fig.update_xaxes(tickangle=-30)
-    return _layout(fig, 300)
+    fig = _layout(fig, 320)
+    # Two-line titles, small, above the bars: they fit a third of a phone's width.
+    fig.update_annotations(font_size=12)
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 56, "b": 10})
+    return fig
 
 
 def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
@@ -114,7 +124,9 @@ def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
 def merge_curve(steps: Sequence[int], counts: Sequence[int], title: str) -> go.Figure:
     """Training count of each merge against its step (log y)."""
     frame = pd.DataFrame({"step": list(steps), "count": list(counts)})
-    fig = px.line(frame, x="step", y="count", log_y=True, title=title, render_mode="svg")
+    fig = px.line(
+        frame, x="step", y="count", log_y=True, title=html.escape(title), render_mode="svg"
+    )
     fig.update_traces(line={"color": "#2f6f8f"})
     fig.update_layout(yaxis_title="pair count (log)", xaxis_title="merge step")
     return _layout(fig, 300)

@@ -166,3 +166,27 @@ def uncovered_scripts(text: str, vocab: Iterable[str]) -> list[str]:
         for s in schemas_for("auto")
         if (s.code_points - {"\u200c", "\u200d"}) & used and not s.code_points & letters
     ]
+
+
+def script_shares(text: str) -> list[tuple[str, str, int]]:
+    """The built-in scripts ``text`` is written in: ``(name, title, letters)``, most
+    letters first (joiners, shared by several grammars, count for none)."""
+    counts = Counter(text)
+    shares = []
+    for schema in schemas_for("auto"):
+        n = sum(counts[c] for c in schema.code_points - {"\u200c", "\u200d"})
+        if n:
+            shares.append((schema.name, schema.title, n))
+    return sorted(shares, key=lambda share: -share[2])
+
+
+def scripts_line(text: str) -> str | None:
+    """``"Sinhala (62% of its script letters), Devanagari (38%)"``, or None when ``text``
+    has no letter of a built-in script."""
+    shares = script_shares(text)
+    total = sum(n for _, _, n in shares)
+    if not total:
+        return None
+    parts = [f"{title} ({100 * n / total:.0f}%)" for _, title, n in shares]
+    parts[0] = parts[0][:-2] + "% of its Abugida letters)"
+    return ", ".join(parts)

@@ -153,12 +153,14 @@ def syllables_html(
     for n, u in enumerate(units, start=first_index):
         odd = " odd" if n % 2 else ""
         parts.append(
-            f'<span class="syl k-{html.escape(u.kind)}{odd}"'
+            f'<span class="syl k-{html.escape(u.kind)}{odd}" tabindex="0"'
             + _attr("data-kind", u.kind)
             + _attr("data-i", n)
             + (_attr("data-classes", u.classes) if u.classes else "")
             + (_attr("data-path", u.path) if u.path else "")
-            + (_attr("title", u.title) if u.title else "")
+            # a tap focuses the unit and the stylesheet shows data-info (phones have no
+            # hover), as for tokens
+            + (_attr("title", u.title) + _attr("data-info", u.title) if u.title else "")
             + _marker_attrs(u.text, show_invisible)
             + f">{html.escape(u.text)}</span>"
         )

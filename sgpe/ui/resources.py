@@ -12,7 +12,11 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +73,41 @@ def _tiktoken(name: str) -> Any:
     return load_encoding(name)
 
 
+WARM_DELAY_S = 3.0
+_WARM_LOCK = threading.Lock()
+_WARM_STARTED = False
+
+
+def warm_encodings() -> None:
+    """Build OpenAI's encodings in a background thread, once per server process.
+
+    app.py calls this on every run (a no-op after the first): the first visitor's first
+    page starts it, so Evaluate (whose default comparison has o200k_base) and a Compare
+    that picks one find them built instead of waiting about a second.
+    The thread only calls the library's :func:`~sgpe.baselines.tiktoken_offline.load_encoding`
+    (its own cache; no Streamlit call), and a failure there is left for the page to report
+    when it loads the encoding itself."""
+    global _WARM_STARTED
+    with _WARM_LOCK:
+        if _WARM_STARTED:
+            return
+        _WARM_STARTED = True
+
+    def build() -> None:
+        try:
+            from sgpe.baselines.tiktoken_offline import load_encoding
+
+            for name in ("o200k_base", "cl100k_base"):
+                load_encoding(name)
+        except Exception:  # reported by the page that needs the encoding
+            return
+
+    # After the first page has drawn: on two cores the build would slow that page down.
+    timer = threading.Timer(WARM_DELAY_S, build)
+    timer.name, timer.daemon = "sgpe-warm-encodings", True
+    timer.start()
+
+
 def tiktoken(name: str) -> tuple[Any, str | None]:
     """tiktoken's ``o200k_base`` or ``cl100k_base`` built offline, or ``(None, why not)``."""
     try:
@@ -106,6 +145,7 @@ class Choice:
     model: str
     corpus_sha256: str = ""
     vocab_size: int = 0
+    short: str = ""  # a run's name and start, for a column title ("mine.txt, 26 Nov 06:42")
 
 
 def finished_runs() -> list[RunInfo]:
@@ -119,10 +159,31 @@ def finished_runs() -> list[RunInfo]:
     return [info for info in infos if info.status.state == "done"]
 
 
+def run_name(info: RunInfo) -> str:
+    """What a run is called on the pages: the name its starter gave it, else its corpus
+    (never the hex id alone)."""
+    return info.label or info.config.corpus_name or "corpus"
+
+
+def run_when(info: RunInfo) -> str:
+    """When a run was started, in UTC (visitors of one server live in several zones)."""
+    import time
+
+    created = info.config.created
+    return time.strftime("%d %b %Y %H:%M UTC", time.gmtime(created)) if created else "undated"
+
+
+def run_kind(info: RunInfo) -> str:
+    """``SGPE hierarchical`` / ``SGPE paper`` / ``byte-level BPE``."""
+    cfg = info.config
+    return f"SGPE {cfg.mode}" if cfg.model == "sgpe" else "byte-level BPE"
+
+
 def _run_choice(info: RunInfo) -> Choice:
     cfg = info.config
     size = info.status.trained_size or cfg.vocab_size  # what was trained, not what was asked
-    label = f"{cfg.corpus_name or 'corpus'}, {size:,} (run {info.run.id[-6:]})"
+    label = f"{run_name(info)}, {size:,} tokens · {run_kind(info)} · {run_when(info)}"
+    short = f"{run_name(info)}, {run_when(info)[:6]}{run_when(info)[11:17]}"
     return Choice(
         info.run.id,
         label,
@@ -130,6 +191,7 @@ def _run_choice(info: RunInfo) -> Choice:
         cfg.model,
         cfg.corpus_sha256,
         cfg.vocab_size,
+        short,
     )
 
 
@@ -252,14 +314,51 @@ def sample_files() -> list[Path]:
 
 @dataclass(frozen=True)
 class Entry:
-    """A tokenizer the Compare and Evaluate pages can put side by side."""
+    """A tokenizer the Compare and Evaluate pages can put side by side.
+
+    OpenAI's encodings are offered without being loaded (``tokenizer`` None, ``loader``
+    set, ``vocab_size`` None): building o200k_base and cl100k_base took 1.3 s of the
+    first Compare visit although the default comparison does not use them. They load,
+    once per process, when a page first picks one."""
 
     key: str  # stable id (URL value): "sgpe", "base", "o200k_base", "run:<id>", ...
     name: str  # short, unique column title
-    tokenizer: Any
+    tokenizer: Any  # None until loaded (see loader)
     label: str  # what it is, in one line
     cache_key: str  # changes when the vocabulary file changes
-    vocab_size: int
+    vocab_size: int | None  # None: known once loaded
+    loader: Callable[[], Any] | None = None
+
+    def get(self) -> Any:
+        """The tokenizer, loaded now if it was offered unloaded."""
+        if self.tokenizer is not None or self.loader is None:
+            return self.tokenizer
+        return self.loader()
+
+    @property
+    def option(self) -> str:
+        """How a picker shows it (without loading it)."""
+        if self.vocab_size is None:
+            return f"{self.name}: OpenAI's encoding (loads when picked)"
+        return f"{self.name}: {self.vocab_size:,} tokens"
+
+
+def load_entries(entries: list[Entry]) -> tuple[list[Entry], list[str]]:
+    """The picked entries with their tokenizers loaded (and sizes known); an encoding that
+    cannot be built is left out with a line saying why (a missing optional package or
+    rank file), never an error for the whole page."""
+    loaded, problems = [], []
+    for entry in entries:
+        try:
+            tok = entry.get()
+        except Exception as err:  # tiktoken missing, a rank file absent offline
+            problems.append(f"{entry.name} is not available: {err}")
+            continue
+        size = entry.vocab_size
+        if size is None:
+            size = int(getattr(tok, "n_vocab", None) or tok.vocab_size)
+        loaded.append(dataclasses.replace(entry, tokenizer=tok, vocab_size=size))
+    return loaded, problems
 
 
 def _file_key(path: Path) -> str:
@@ -294,12 +393,14 @@ def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], li
     problems: list[str] = []
     if openai:
         for name in ("o200k_base", "cl100k_base"):
-            enc, why_not = tiktoken(name)
-            if enc is None:
-                problems.append(why_not or name)
-                continue
             out[name] = Entry(
-                name, name, enc, f"OpenAI {name} (tiktoken, offline)", name, enc.n_vocab
+                name,
+                name,
+                None,
+                f"OpenAI {name} (tiktoken, offline)",
+                name,
+                None,
+                loader=functools.partial(_tiktoken, name),
             )
     used = {act.sgpe_choice.id, act.base_choice.id}
     for model, title in (("sgpe", "SGPE"), ("bytebpe", "Byte-level")):
@@ -311,9 +412,12 @@ def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], li
             except (ValueError, OSError) as err:
                 problems.append(f"Run {choice.id} cannot be used: {err}")
                 continue
-            tag = "shipped" if choice.id == DEFAULT_ID else f"run {choice.id[-6:]}"
+            # A column title: the run's name and start, short; the id only to tell apart
+            # two runs of one name started in the same minute.
+            tag = "shipped" if choice.id == DEFAULT_ID else choice.short
+            name = f"{title} ({tag})"
+            if any(e.name == name for e in out.values()):
+                name = f"{title} ({tag}, {choice.id[-6:]})"
             key = f"{model}:{choice.id}"
-            out[key] = Entry(
-                key, f"{title} ({tag})", tok, choice.label, _file_key(choice.path), tok.vocab_size
-            )
+            out[key] = Entry(key, name, tok, choice.label, _file_key(choice.path), tok.vocab_size)
     return out, problems

@@ -7,6 +7,20 @@ default -- and writes the current values back to ``st.query_params`` after the p
 
 The text is shared by all pages (edit it on Syllables, see it on Compare). It goes into
 the URL only up to :data:`TEXT_URL_LIMIT` characters; longer text is kept in the session.
+
+Leaving a page and coming back. Streamlit deletes the session-state value of every
+widget that a script run did not draw, so a page's widgets would start from their
+defaults each time it is opened again. Each page registers its widgets' keys with
+:func:`keep` (:func:`init_widget` does it for the options that also go into the URL), and
+``app.py`` calls :func:`carry_over` at the start of every run: it writes each kept value
+back to session state, which Streamlit then keeps as an ordinary value until the widget
+is drawn again (the pattern of Streamlit's docs, "multipage apps: widgets"). The values
+kept are the widgets' own values, never their URL spelling: a multiselect's list is kept
+as a list (Compare's choice came back as the string "sgpe,base" and crashed the
+page with 9 one-letter options). A kept value the widget can no longer show (a deleted
+run, a smaller range) is dropped or clamped by :func:`init_widget` (``allowed``) or by the
+page before the widget is drawn. Buttons and file uploaders are never kept: Streamlit
+refuses values set for them, and an upload's bytes are the browser's.
 """
 
 from __future__ import annotations
@@ -25,6 +39,50 @@ DEFAULT_TEXT = (
     "ශ්\u200dරී ලංකාව ලස්සන රටකි. අද උදේ පාසලට යන විට මහ වැස්සක් ඇද හැලුණා.\n"
     "नमस्ते दुनिया, भारत एक विशाल देश है। क्षत्रिय"
 )
+
+
+KEPT = "kept_widgets"  # session-state key: the widget keys carry_over writes back
+
+
+def keep(key: str) -> str:
+    """Register widget ``key`` to keep its value while its page is not shown; returns it."""
+    kept: set[str] = st.session_state.setdefault(KEPT, set())
+    kept.add(key)
+    return key
+
+
+def start_value(key: str, value: Any) -> str:
+    """Give widget ``key`` its first value through session state and return the key.
+
+    A kept widget gets its value from session state (:func:`carry_over`); a widget that
+    also passes ``value=``/``index=`` makes Streamlit log a warning with a stack trace
+    on every such run, so kept widgets take their default here instead."""
+    keep(key)
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return key
+
+
+def carry_over() -> None:
+    """Write every kept widget value back to session state (app.py, before any widget).
+
+    Assigning a widget's own value turns it into a value Streamlit does not clean up at
+    the end of a run in which the widget is not drawn (see the module docstring)."""
+    for key in list(st.session_state.get(KEPT, ())):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def _allowed(value: Any, allowed: Any) -> Any:
+    """``value`` if a widget with the choices ``allowed`` can show it, else None; a list
+    keeps only its allowed items (None when it had some and none is left; an empty list
+    is the user's own choice and stays)."""
+    if allowed is None:
+        return value
+    if isinstance(value, list):
+        kept = [v for v in value if v in allowed]
+        return kept if kept or not value else None
+    return value if value in allowed else None
 
 
 def _opts() -> dict[str, Any]:
@@ -49,14 +107,24 @@ def init_widget(
 ) -> str:
     """Give widget ``key`` its first value before it is created; return ``key``.
 
-    Order: the URL's ``?param=`` (first render in this session only), then the option's
-    last value on any page, then ``default``. ``allowed`` (a collection) rejects values
-    from the URL that the widget cannot show.
+    Order: the widget's kept value (see :func:`keep`), the URL's ``?param=`` (first
+    render in this session only), then the option's last value on any page, then
+    ``default``. ``allowed`` (a collection) rejects values the widget cannot show; a
+    list value keeps its allowed items. ``parse`` turns the URL's text into the widget's
+    value; the options hold widget values (:func:`remember`), never URL text.
     """
+    keep(key)
     if key in st.session_state:
-        return key
+        kept = _allowed(st.session_state[key], allowed)
+        if kept is not None:
+            if kept != st.session_state[key]:
+                st.session_state[key] = kept
+            return key
+        del st.session_state[key]
     opts = _opts()
-    value: Any = opts.get(param, default)
+    value: Any = _allowed(opts.get(param, default), allowed)
+    if value is None:
+        value = default
     seen: set[str] = st.session_state.setdefault("url_seen", set())
     raw = st.query_params.get(param)
     if raw is not None and param not in seen:
@@ -64,7 +132,9 @@ def init_widget(
             parsed = parse(raw)
         except (TypeError, ValueError):
             parsed = None
-        if parsed is not None and (allowed is None or parsed in allowed):
+        if parsed is not None:
+            parsed = _allowed(parsed, allowed)  # a list keeps its allowed items
+        if parsed is not None:
             value = parsed
     seen.add(param)
     st.session_state[key] = value
@@ -77,7 +147,8 @@ def option(param: str, default: Any = None) -> Any:
 
 
 def remember(param: str, value: Any) -> None:
-    """Record an option's current value (shared by all pages and written to the URL)."""
+    """Record an option's current value: the widget's value itself (a list stays a list),
+    shared by all pages; each page writes its URL spelling with :func:`sync_url`."""
     _opts()[param] = value
 
 

@@ -1,5 +1,5 @@
-"""The app's stylesheet: the font stack for Sinhala and Devanagari, the colours of syllable
-kinds and tokens, and the CSS of the span views of :mod:`sgpe.ui.render` (including the
+"""The app's stylesheet: the font stack (a Noto face for each of the 12 scripts), the
+colours of syllable kinds and tokens, and the CSS of the span views of :mod:`sgpe.ui.render` (including the
 ``::before``/``::after`` markers that show invisible characters without touching the text).
 
 ``app.py`` puts :data:`CSS` into every page with ``st.html`` (a ``<style>``-only block takes
@@ -8,11 +8,44 @@ no space).
 
 from __future__ import annotations
 
-# Latin first (Streamlit's own face), then the Abugida faces: the browser picks a font
-# per cluster, so Sinhala and Devanagari clusters go whole to the Noto faces.
+#: The Noto face of each built-in script (sgpe/schemas/), by the family name fontconfig and
+#: the browser know it. Every script needs its own: a stack without a Tamil face showed
+#: Tamil as tofu boxes in token chips and unit views. Odia's face is
+#: still called "Noto Sans Oriya" by Debian's fonts-noto-core; newer releases say "Odia".
+SCRIPT_FACES: dict[str, tuple[str, ...]] = {
+    "sinhala": ("Noto Sans Sinhala",),
+    "devanagari": ("Noto Sans Devanagari",),
+    "bengali": ("Noto Sans Bengali",),
+    "gurmukhi": ("Noto Sans Gurmukhi",),
+    "gujarati": ("Noto Sans Gujarati",),
+    "odia": ("Noto Sans Oriya", "Noto Sans Odia"),
+    "tamil": ("Noto Sans Tamil",),
+    "telugu": ("Noto Sans Telugu",),
+    "kannada": ("Noto Sans Kannada",),
+    "malayalam": ("Noto Sans Malayalam",),
+    "myanmar": ("Noto Sans Myanmar",),
+    "khmer": ("Noto Sans Khmer",),
+}
+# Latin first (Streamlit's own face), then each script's Noto face: the browser picks a
+# font per character run, so every Abugida cluster goes whole to its script's face. The
+# system faces after them serve machines without Noto (Windows: Iskoola Pota, Nirmala UI,
+# Myanmar Text, Khmer UI).
 FONT_STACK = (
-    '"Source Sans", "Source Sans Pro", "Source Sans 3", "Noto Sans Sinhala", '
-    '"Noto Sans Devanagari", "Iskoola Pota", "Nirmala UI", "Noto Sans", sans-serif'
+    ", ".join(
+        f'"{family}"'
+        for family in (
+            "Source Sans",
+            "Source Sans Pro",
+            "Source Sans 3",
+            *(face for faces in SCRIPT_FACES.values() for face in faces),
+            "Iskoola Pota",
+            "Nirmala UI",
+            "Myanmar Text",
+            "Khmer UI",
+            "Noto Sans",
+        )
+    )
+    + ", sans-serif"
 )
 
 #: Background colours per syllable kind: (even, odd) so neighbours stay distinguishable.
@@ -35,6 +68,8 @@ CSS = f"""
 <style>
 :root {{ --sgpe-font: {FONT_STACK}; }}
 .stApp textarea, .stApp input {{ font-family: var(--sgpe-font); }}
+/* the owner-cookie script (sgpe/ui/owner.py) takes no space */
+.st-key-owner_cookie, div:has(> .st-key-owner_cookie) {{ display: none; }}
 .sgpe-box {{
   font-family: var(--sgpe-font); font-size: 1.45rem; line-height: 2.5;
   white-space: pre-wrap; overflow-wrap: anywhere; padding: .35rem .5rem;
@@ -59,6 +94,9 @@ CSS = f"""
 .sgpe-box span.tok.cut {{ box-shadow: inset 3px 0 0 #c0262d; }}
 .sgpe-box span.tok.part {{ box-shadow: inset 2px 0 0 #8a8a8a; }}
 .sgpe-box span.tok.fallback {{ text-decoration: underline dotted #7a4b00; }}
+/* A token of byte chips (and its id) stays on one line: broken across lines, its last
+   chip ran past the column's edge and was clipped. */
+.sgpe-box span.tok:has(> .b) {{ display: inline-block; max-width: 100%; line-height: 1.6; }}
 .sgpe-box span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
   background: #fff7e0; border: 1px solid #d8b45a; border-radius: .2rem;
@@ -85,18 +123,29 @@ CSS = f"""
 .sgpe-box.ids.inv span.tok.nl[data-pre]::before {{
   content: attr(data-pre) " " attr(data-id);
 }}
-/* A tapped or clicked token shows its details (phones have no hover). */
-.sgpe-tokens {{ position: relative; }}
-.sgpe-box span.tok {{ position: relative; }}
-.sgpe-box.sgpe-tokens:focus-within {{ overflow: visible; max-height: none; }}
-.sgpe-box span.tok:focus {{ outline: 2px solid #2f6f8f; }}
-.sgpe-box span.tok[data-info]:focus::after {{
+/* A tapped or clicked token or syllable shows its details (phones have no hover). */
+.sgpe-tokens, .sgpe-syllables {{ position: relative; }}
+.sgpe-box span.tok, .sgpe-box span.syl {{ position: relative; }}
+.sgpe-box.sgpe-tokens:focus-within, .sgpe-box.sgpe-syllables:focus-within {{
+  overflow: visible; max-height: none;
+}}
+.sgpe-box span.tok:focus, .sgpe-box span.syl:focus {{ outline: 2px solid #2f6f8f; }}
+.sgpe-box span.tok[data-info]:focus::after, .sgpe-box span.syl[data-info]:focus::after {{
   content: attr(data-info); position: absolute; left: 0; top: 100%; z-index: 20;
   white-space: pre-wrap; width: max-content; max-width: min(18rem, 80vw);
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .7rem;
   line-height: 1.35; color: #111827; background: #fffbea; border: 1px solid #d8b45a;
   border-radius: .3rem; padding: .3rem .45rem; box-shadow: 0 2px 6px rgba(0,0,0,.15);
   vertical-align: baseline; margin: 0;
+}}
+/* Merges: SGPE and BPE stay side by side on a phone (Streamlit stacks columns below
+   640 px), so Play can be watched on both at once. */
+.st-key-mrg_sides [data-testid="stHorizontalBlock"] {{ flex-wrap: nowrap !important; }}
+.st-key-mrg_sides [data-testid="stColumn"] {{
+  min-width: 0 !important; flex: 1 1 0 !important; width: auto !important;
+}}
+@media (max-width: 640px) {{
+  .st-key-mrg_sides .sgpe-box {{ font-size: 1rem; line-height: 1.9; padding: .25rem .3rem; }}
 }}
 .sgpe-legend {{ font-size: .85rem; margin: .2rem 0 .4rem 0; }}
 .sgpe-legend span.key {{

@@ -142,3 +142,36 @@ def usage(tokenizer: Any, rows: Sequence[dict[str, Any]], ids: Sequence[int]) ->
         "never used": len(countable) - used_types,
         "UNK %": 100.0 * used.get(unk_id, 0) / len(ids) if ids and unk_id >= 0 else 0.0,
     }
+
+
+#: Fewer different frequencies than this and a fitted slope says nothing about the text.
+ZIPF_MIN_LEVELS = 3
+
+
+def zipf_problem(fit: ZipfFit) -> str | None:
+    """Why the rank–frequency plot of ``fit`` would mislead (None: it is worth drawing).
+
+    On a short text every token occurs once: the "curve" is a flat line with a fitted
+    slope of 0.00, which reads as a finding but only measures the text's length. A fit
+    needs tokens that repeat, at :data:`ZIPF_MIN_LEVELS` different counts."""
+    if len(fit.ranks) < 2:
+        return (
+            f"The text has {len(fit.ranks)} distinct token{'s' if len(fit.ranks) != 1 else ''}: "
+            "too few for a rank–frequency plot."
+        )
+    levels = sorted(set(fit.freqs), reverse=True)
+    if len(set(fit.freqs)) == 1:
+        times = "once" if levels[0] == 1 else f"{levels[0]} times"
+        return (
+            f"Each of the {len(fit.ranks):,} distinct tokens occurs {times} on this text, so "
+            "rank against frequency is a flat line and its fitted slope (0) says nothing "
+            "about the vocabulary. Choose a sample file above, or use a longer text."
+        )
+    if len(levels) < ZIPF_MIN_LEVELS:
+        return (
+            f"The {len(fit.ranks):,} distinct tokens occur only "
+            + " or ".join(f"{n:,}" for n in levels)
+            + " times on this text: too few different frequencies for a slope to mean "
+            "anything. Choose a sample file above, or use a longer text."
+        )
+    return None
