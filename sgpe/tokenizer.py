@@ -74,8 +74,13 @@ class Tokenizer:
         merge_kinds: Sequence[MergeKind] | None = None,
         merge_counts: Sequence[int] | None = None,
         max_piece_units: int = MAX_PIECE_UNITS,
+        superwords_from: int | None = None,
     ) -> None:
         self.vocab = dict(vocab)
+        #: The vocabulary size from which the trainer let merges join whole syllables
+        #: across a space (superwords), or None. With it, text is cut into superword spans
+        #: and pieces (:func:`sgpe.pieces.span_regex`) and merges apply across a span.
+        self.superwords_from = superwords_from
         self.max_piece_units = max_piece_units
         self.mode = mode
         self.merges: list[tuple[str, str]] = [(m[0], m[1]) for m in merges]
@@ -110,7 +115,9 @@ class Tokenizer:
             if oov_policy == "fallback"
             else []
         )
-        self._splitter = get_word_splitter(script, leading_space, pieces, max_piece_units)
+        self._splitter = get_word_splitter(
+            script, leading_space, pieces, max_piece_units, superwords_from is not None
+        )
         self._units = self._splitter.units
         self._pieces = self._splitter.pieces
         self._cache: dict[str, list[int]] = {}
@@ -537,6 +544,12 @@ class Tokenizer:
                 if self.max_piece_units != MAX_PIECE_UNITS
                 else {}
             ),
+            # Written only when set: vocabularies without superwords keep their bytes.
+            **(
+                {"superwords_from": self.superwords_from}
+                if self.superwords_from is not None
+                else {}
+            ),
             "training": self.training,
             "merges": [list(m) for m in self.merges],
             **({"merge_counts": list(self.merge_counts)} if self.merge_counts is not None else {}),
@@ -607,6 +620,7 @@ class Tokenizer:
                 mode=_option(data, "mode", UNRECORDED["mode"], source),
                 merge_counts=merge_counts_of(data, source),
                 max_piece_units=_optional(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
+                superwords_from=_optional(data, "superwords_from", int, None, source),
             )
         except ValueError as err:
             if str(err).startswith(source):
