@@ -81,6 +81,11 @@ PEERS: dict[str, Peer] = {
         Peer("sgpe-fallback", "SGPE (fallback)", "sgpe", "sgpe",
              "sgpe.train(oov_policy='fallback', prune_freq=2)", {"oov_policy": "fallback"},
              color="#d62728", stop_reason=_GRAMMAR_STOP),
+        # Superwords from 90% of the vocabulary on (docs/decisions.md: why 90%).
+        Peer("sgpe-superwords", "SGPE superwords", "sgpe", "sgpe",
+             "sgpe.train(oov_policy='fallback', superwords_from=vocab_size * 9 // 10)",
+             {"oov_policy": "fallback", "superwords_fraction": 0.9},
+             color="#e377c2", stop_reason=_GRAMMAR_STOP),
         Peer("sgpe-unk", "SGPE ([UNK])", "sgpe", "sgpe",
              "sgpe.train(oov_policy='unk', prune_freq=2)", {"oov_policy": "unk"},
              color="#ff9896", stop_reason=_GRAMMAR_STOP),
@@ -159,6 +164,9 @@ Trained = tuple[int, Callable[[], object]]
 def _train_sgpe(corpus: str, vocab_size: int, out: str, **options: Any) -> Trained:
     import sgpe
 
+    fraction = options.pop("superwords_fraction", None)
+    if fraction is not None:  # the transition as a share of the size (docs/decisions.md)
+        options["superwords_from"] = round(vocab_size * fraction)
     tok = sgpe.train(corpus, vocab_size=vocab_size, **options)
     return tok.vocab_size, lambda: tok.save(out)
 

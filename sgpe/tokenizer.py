@@ -443,7 +443,13 @@ class Tokenizer:
     def _trace_hierarchical(self, piece: str) -> WordTrace:
         """Both phases of :class:`sgpe.hierarchical.HierarchicalEncoder` step by step: part
         merges inside the units (lowest rank first, across the piece), then join merges
-        between whole units. The final tokens equal :meth:`encode`."""
+        between whole units. The final tokens equal :meth:`encode`.
+
+        With superwords a "piece" may be a span of several words; the join phase then runs
+        over the whole span in one rank order (as training learned it), and a step that
+        joins across a space is labelled ``"super"``: the superword phase. Every join merge
+        ranked before the first superword merge lies inside one word, so the steps labelled
+        ``"join"`` up to it are the words' own joins."""
         assert self._hier is not None
         hier = self._hier
         names = self._id_to_token
@@ -492,7 +498,10 @@ class Tokenizer:
             pair = (names[nodes[k][0][0]], names[nodes[k + 1][0][0]])
             nodes[k : k + 2] = [([merged], True)]
             tokens = tuple(names[j] for ids, _ in nodes for j in ids)
-            steps.append(MergeStep(pair, rank, tokens, "join"))
+            # A join whose right side starts a word (its leading space) crosses a space:
+            # a superword step, the third phase of a superword span's trace.
+            kind = "super" if pair[1].startswith(" ") else "join"
+            steps.append(MergeStep(pair, rank, tokens, kind))
         return WordTrace(piece, initial, tuple(steps))
 
     def _spell_char(self, ch: str) -> list[int]:

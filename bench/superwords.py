@@ -1,0 +1,212 @@
+"""Superwords (issue 29): SGPE with merges across spaces against SGPE without them and
+plain HF BPE (with and without byte fallback), trained in this run on the same file at the
+same size.
+
+Splits:
+
+* **cross-genre** (``xgenre/``): Sinhala news → legal text and read-speech prompts; Hindi
+  stories → product reviews;
+* **in-domain**: ``si_train.txt`` → ``si_dev.txt``, ``hi_train.txt`` → ``hi_dev.txt`` (the
+  compression bench's split);
+* **other scripts** (``multi/``, ``--multi``): the first 2 MB of each file, trained on its
+  first 90% of lines and measured on the last 10%.
+
+The transition is a fixed share of the size (``sgpe-superwords`` in ``bench/peers.py``:
+90%; docs/decisions.md says why). ``--fractions`` also trains other shares at the largest
+size and measures them on a *dev split* (the last 10% of the training file's lines, trained
+on the first 90%), which is how a user would choose without looking at a test file; the
+cross-genre test files are not used to choose.
+
+Metrics are :func:`sgpe.metrics.evaluate`'s: tokens per whitespace word (TWR), torn
+syllables (``straddling``: a token reaching across a syllable edge), lossy lines
+(``roundtrip_fail``); and the share of the vocabulary that is superwords (tokens holding a
+space after their first character). Writes ``superwords.csv`` and ``superwords.md``.
+
+    python -m bench superwords                                   # si + hi, 8k-32k
+    python -m bench superwords --multi ta bn mr --multi-sizes 8000 16000
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import corpora
+from .peers import PEERS, load, read_lines, run_training
+
+HELP = "superwords (merges across spaces) against SGPE and HF BPE"
+KEYS = ("sgpe-fallback", "sgpe-superwords", "hf-bpe", "hf-bpe-bytes")
+SIZES = (8000, 16000, 32000)
+IN_DOMAIN = {"si": ("si_train.txt", ("si_dev.txt",)), "hi": ("hi_train.txt", ("hi_dev.txt",))}
+MULTI = ("bn", "gu", "km", "kn", "ml", "mr", "my", "ne", "or", "pa", "ta", "te")
+MULTI_BYTES = 2_000_000
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--langs", nargs="+", default=["si", "hi"], choices=["si", "hi"])
+    ap.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
+    ap.add_argument("--splits", nargs="+", default=["xgenre", "in-domain"],
+                    choices=["xgenre", "in-domain"])  # fmt: skip
+    ap.add_argument("--multi", nargs="*", default=[], choices=MULTI)
+    ap.add_argument("--multi-sizes", nargs="+", type=int, default=[8000, 16000])
+    ap.add_argument("--fractions", nargs="*", type=float, default=[],
+                    help="transition shares to try on a dev split at the largest size")  # fmt: skip
+
+
+def superword_share(tok: Any) -> float | None:
+    """The share of an SGPE vocabulary that is superwords (None for another kind)."""
+    import sgpe
+
+    if not isinstance(tok, sgpe.Tokenizer):
+        return None
+    return sum(" " in t[1:] for t in tok.vocab) / len(tok.vocab)
+
+
+def _measure(
+    rows: list[dict[str, Any]],
+    split: str,
+    lang: str,
+    corpus: Path,
+    tests: dict[str, list[str]],
+    sizes: list[int],
+    keys: tuple[str, ...],
+    tmp: Path,
+) -> None:
+    from sgpe.metrics import evaluate
+
+    for size in sizes:
+        for key in keys:
+            model = tmp / f"{split}-{lang}-{key}-{size}{PEERS[key].suffix}"
+            stats = run_training(key, corpus, size, model)
+            tok = load(key, model)
+            share = superword_share(tok)
+            for test, lines in tests.items():
+                m = evaluate(tok, lines)
+                row = {
+                    "split": split, "lang": lang, "train": corpus.name, "test": test,
+                    "size": size, "peer": key, "train_s": round(stats["train_s"], 2),
+                    "twr": m["twr"], "tokens": m["tokens"], "words": m["words"],
+                    "straddling": m["straddling"], "roundtrip_fail": m["roundtrip_fail"],
+                    "superword_share": "" if share is None else round(share, 4),
+                }  # fmt: skip
+                rows.append(row)
+                print(
+                    f"{split:<9} {lang} {size:>6} {key:<16} {test:<22} TWR {m['twr']:.4f} "
+                    f"torn {m['straddling']} lossy {m['roundtrip_fail']} "
+                    f"superwords {row['superword_share']} ({stats['train_s']:.0f} s)",
+                    flush=True,
+                )
+
+
+def _sweep(
+    rows: list[dict[str, Any]], lang: str, corpus: Path, size: int, fractions: list[float], tmp: Path
+) -> None:
+    """Transition shares on a dev split: train on the first 90% of the training file's
+    lines, measure on the last 10% (never on a test file)."""
+    import sgpe
+    from sgpe.metrics import evaluate
+
+    train, dev = corpora.split_held_out(corpus, 1 << 40, tmp)
+    for fraction in [*fractions, None]:
+        start = None if fraction is None else round(size * fraction)
+        tok = sgpe.train(str(train), vocab_size=size, superwords_from=start)
+        m = evaluate(tok, dev)
+        rows.append(
+            {"split": "dev-sweep", "lang": lang, "train": train.name, "test": f"{corpus.stem} last 10%",
+             "size": size, "peer": f"superwords t={fraction}" if fraction else "sgpe-fallback",
+             "train_s": "", "twr": m["twr"], "tokens": m["tokens"], "words": m["words"],
+             "straddling": m["straddling"], "roundtrip_fail": m["roundtrip_fail"],
+             "superword_share": round(superword_share(tok) or 0.0, 4)}
+        )  # fmt: skip
+        print(f"dev-sweep {lang} {size} t={fraction} TWR {m['twr']:.4f}", flush=True)
+
+
+def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        for lang in args.langs:
+            for split in args.splits:
+                train_name, test_names = (corpora.XGENRE if split == "xgenre" else IN_DOMAIN)[lang]
+                corpus, *paths = corpora.require(args.corpora, train_name, *test_names)
+                tests = {p.name: read_lines(p) for p in paths}
+                _measure(rows, split, lang, corpus, tests, args.sizes, KEYS, tmp)
+                if split == "xgenre" and args.fractions:
+                    _sweep(rows, lang, corpus, max(args.sizes), args.fractions, tmp)
+        for lang in args.multi:
+            (src,) = corpora.require(args.corpora, f"multi/{lang}.txt")
+            train, held = corpora.split_held_out(src, MULTI_BYTES, tmp)
+            _measure(rows, "multi", lang, train, {f"{lang} last 10%": held}, args.multi_sizes,
+                     KEYS, tmp)  # fmt: skip
+    return rows
+
+
+def report(rows: list[dict[str, Any]]) -> str:
+    """Markdown: per split and test file, TWR by size and peer, the ratios of superwords
+    to plain HF BPE (and to SGPE without superwords), torn syllables and lossy lines."""
+    out = ["# Superwords", "",
+           "Tokens per whitespace word (lower is better); `torn` is syllables torn by a token "
+           "(straddling cuts), `lossy` lines that do not decode to themselves, `share` the "
+           "superwords' share of the vocabulary. Written by `python -m bench superwords`.", ""]  # fmt: skip
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["split"], r["lang"], r["train"], r["test"]), []).append(r)
+    for (split, lang, train, test), rs in groups.items():
+        if split == "dev-sweep":
+            continue
+        out += [f"**{split}, {lang}: trained on `{train}`, measured on `{test}`**", ""]
+        out += ["| size | " + " | ".join(KEYS) + " | super / HF BPE | super / HF bytes | "
+                "super / SGPE | torn (super) | lossy (super) | share |",
+                "|---:|" + "---:|" * (len(KEYS) + 6)]  # fmt: skip
+        for size in sorted({r["size"] for r in rs}):
+            by = {r["peer"]: r for r in rs if r["size"] == size}
+            sw = by.get("sgpe-superwords")
+            cells = [f"{by[k]['twr']:.3f}" if k in by else "" for k in KEYS]
+
+            def ratio(k: str, sw: dict[str, Any] | None = sw, by: dict[str, Any] = by) -> str:
+                return f"{sw['tokens'] / by[k]['tokens']:.3f}" if sw and k in by else ""
+
+            tail = [ratio("hf-bpe"), ratio("hf-bpe-bytes"), ratio("sgpe-fallback")]
+            tail += [str(sw["straddling"]), str(sw["roundtrip_fail"]),
+                     f"{100 * float(sw['superword_share']):.1f}%"] if sw else ["", "", ""]  # fmt: skip
+            out.append(f"| {size:,} | " + " | ".join(cells + tail) + " |")
+        out.append("")
+    sweep = [r for r in rows if r["split"] == "dev-sweep"]
+    if sweep:
+        out += ["**Transition on a dev split** (train on the first 90% of the training "
+                "file's lines, measure on the last 10%)", "",
+                "| lang | size | setting | TWR | share |", "|---|---:|---|---:|---:|"]  # fmt: skip
+        for r in sweep:
+            out.append(f"| {r['lang']} | {r['size']:,} | {r['peer']} | {r['twr']:.4f} | "
+                       f"{100 * float(r['superword_share']):.1f}% |")  # fmt: skip
+        out.append("")
+    multi = [r for r in rows if r["split"] == "multi"]
+    if multi:
+        ratios = [
+            sw["tokens"] / hf["tokens"]
+            for sw in multi
+            if sw["peer"] == "sgpe-superwords"
+            for hf in multi
+            if hf["peer"] == "hf-bpe" and (hf["lang"], hf["size"]) == (sw["lang"], sw["size"])
+        ]
+        out += [f"Other scripts: median superwords / HF BPE {statistics.median(ratios):.3f} "
+                f"over {len(ratios)} (language, size) pairs.", ""]  # fmt: skip
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = measure(args)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with open(args.out / "superwords.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    text = report(rows)
+    (args.out / "superwords.md").write_text(text + "\n", encoding="utf-8")
+    print()
+    print(text)
+    return 0

@@ -1,0 +1,221 @@
+"""Superwords (``superwords_from``, docs/algorithms.md): merges of whole syllables across a
+space inside spans of one script's words, after a transition. Exact behaviour on real text:
+off or late means byte-identical to training without them; the merges before the
+transition are those without them; the encoder reproduces the trainer's segmentation of its
+corpus token for token; no torn syllable, no lossy line; the trace's final tokens are the
+encoding; exact resume across the transition; serial = parallel counting."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sgpe
+from sgpe.corpus.counting import count_jobs
+from sgpe.corpus.readers import CorpusStream
+from sgpe.gpe import GPETrainer, ResumeError, TrainSettings
+from sgpe.hierarchical import HierarchicalEngine
+from sgpe.metrics import evaluate
+from sgpe.pieces import MAX_SUPERWORD_WORDS, get_word_splitter, is_span, span_regex
+
+
+def _lines(path: Path, n: int, skip: int = 0) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        out = [line.rstrip("\n") for _, line in zip(range(skip + n), f)]
+    return out[skip:]
+
+
+@pytest.fixture(scope="module")
+def si_docs(shared_corpora: Path) -> list[str]:
+    return _lines(shared_corpora / "xgenre" / "si_train_news.txt", 1500)
+
+
+@pytest.fixture(scope="module")
+def hi_docs(shared_corpora: Path) -> list[str]:
+    return _lines(shared_corpora / "xgenre" / "hi_train_stories.txt", 4000)
+
+
+def _file(tok: sgpe.Tokenizer) -> dict[str, Any]:
+    return {k: v for k, v in tok.to_dict().items() if k != "superwords_from"}
+
+
+def test_spans_are_runs_of_whole_words_of_one_script() -> None:
+    split = get_word_splitter("auto", True, "whitespace", 128, True).pieces
+    text = " ශ්‍රී ලංකා රජය, ඒ අනුව 2024 වසරේ  දී ඇති බව\nනව ලංකා abc ලංකා नमस्ते दुनिया"
+    assert split(text) == [
+        " ශ්‍රී ලංකා", " රජය,", " ඒ අනුව", " 2024", " වසරේ", " ", " දී ඇති බව", "\n",
+        "නව ලංකා", " abc", " ලංකා", " नमस्ते दुनिया",
+    ]  # fmt: skip
+    # Outside spans the pieces are exactly those without superwords.
+    plain = get_word_splitter("auto", True, "whitespace", 128).pieces
+    assert [p for s in split(text) for p in plain(s)] == plain(text)
+    assert is_span(" ඒ අනුව") and not is_span(" අනුව") and not is_span(" ")
+    # A word of more than max_units characters ends a span (it may be cut).
+    assert "{1,4}" in span_regex("sinhala", 4)
+
+
+def test_off_or_late_superwords_change_nothing(si_docs: list[str]) -> None:
+    """None is today's training; a transition at or above the size never happens, so the
+    vocabulary is the same but for the recorded setting; and a transition at t learns,
+    before it, exactly the merges of a vocabulary of size t."""
+    base = sgpe.train(si_docs, vocab_size=3000)
+    assert "superwords_from" not in base.to_dict()
+    late = sgpe.train(si_docs, vocab_size=3000, superwords_from=3000)
+    assert late.to_dict()["superwords_from"] == 3000
+    assert _file(late) == _file(base)
+    small = sgpe.train(si_docs, vocab_size=2500)
+    sw = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    n = len(small.merges)
+    assert sw.merges[:n] == small.merges
+    crossing = [m for m in sw.merges if m[1].startswith(" ")]
+    assert crossing and sw.merges.index(crossing[0]) == n  # the best pair is across a space
+    assert not [m for m in small.merges if m[1].startswith(" ")]
+    assert sw.vocab_size == 3000
+
+
+def test_superword_tokens_are_whole_syllables_of_at_most_four_words(
+    si_docs: list[str],
+) -> None:
+    from sgpe.syllables import get_syllabifier
+
+    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2000)
+    syll = get_syllabifier("auto", True)
+    supers = [t for t in tok.vocab if is_span(t)]
+    assert len(supers) > 150
+    assert max(len(t.split()) for t in supers) == MAX_SUPERWORD_WORDS
+    # The first superword learned from these news lines: "that it is" (ඇති බව).
+    first = next(a + b for a, b in tok.merges if b.startswith(" "))
+    assert first == " ඇති බව"
+    for t in supers:
+        # whole syllables: cutting the token into units cuts it into the units of its
+        # words, every one a syllable
+        spans = syll.spans(t)
+        assert all(s.kind == "syllable" for s in spans), t
+        assert "".join(t[s.start : s.end] for s in spans) == t
+
+
+def _usage_and_tok(
+    docs: list[str], monkeypatch: pytest.MonkeyPatch, **settings: Any
+) -> tuple[Counter[str], sgpe.Tokenizer]:
+    """The trainer's own segmentation of its corpus (the engine's final words, by token)
+    and the trained tokenizer."""
+    seen: list[Counter[str]] = []
+    usage = HierarchicalEngine.usage
+
+    def observed(self: HierarchicalEngine) -> list[int]:
+        freq = usage(self)
+        seen.append(Counter({self.st.symbols[i]: f for i, f in enumerate(freq) if f}))
+        return freq
+
+    monkeypatch.setattr(HierarchicalEngine, "usage", observed)
+    tok = sgpe.train(docs, **settings)
+    return seen[0], tok
+
+
+@pytest.mark.parametrize("lang", ["si", "hi"])
+def test_encoding_the_corpus_gives_the_trainers_segmentation(
+    lang: str, si_docs: list[str], hi_docs: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every token's count in the encoded training corpus equals its count in the merge
+    loop's final words: the encoder (spans, one rank order across spaces) reproduces
+    training exactly. Byte tokens spell characters the base alphabet left out; the trainer
+    keeps those as barriers, so they are not compared."""
+    docs = si_docs if lang == "si" else hi_docs
+    trained, tok = _usage_and_tok(docs, monkeypatch, vocab_size=4000, superwords_from=3000)
+    encoded: Counter[str] = Counter()
+    for ids in tok.encode_batch(docs):
+        encoded.update(tok.id_to_token(i) for i in ids)
+    encoded = Counter({t: c for t, c in encoded.items() if not tok.is_fallback_token(tok.vocab[t])})
+    # The trainer counts each document with its line break; encode() takes one alone.
+    assert trained.pop("\n") == len(docs)
+    assert sum(c for t, c in trained.items() if is_span(t)) > 1000
+    assert encoded == trained
+
+
+def test_no_torn_syllable_no_lossy_line_and_fewer_tokens_in_domain(
+    si_docs: list[str], shared_corpora: Path
+) -> None:
+    held_out = _lines(shared_corpora / "xgenre" / "si_train_news.txt", 400, skip=1500)
+    base = sgpe.train(si_docs, vocab_size=4000)
+    sw = sgpe.train(si_docs, vocab_size=4000, superwords_from=3000)
+    m_base, m_sw = evaluate(base, held_out), evaluate(sw, held_out)
+    assert m_sw["straddling"] == 0 and m_sw["roundtrip_fail"] == 0
+    assert m_sw["tokens"] < m_base["tokens"]
+    # The metrics see a superword token as whole syllables: no broken cut at all.
+    phrase = "ශ්‍රී ලංකා"
+    assert sw.tokenize(phrase) == [" ශ්\u200dරී ලංකා"]
+    m = evaluate(sw, [phrase])
+    assert (m["tokens"], m["broken"], m["straddling"], m["roundtrip_fail"]) == (1, 0, 0, 0)
+
+
+def test_trace_has_a_superword_phase_and_ends_in_the_encoding(si_docs: list[str]) -> None:
+    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    for line in si_docs[:200] + ["ශ්‍රී ලංකා, ඇති බව 2024 abc ඒ අනුව"]:
+        trace = tok.merge_trace(line)
+        assert [t for w in trace for t in w.final] == tok.tokenize(line)
+    trace = tok.merge_trace("ශ්‍රී ලංකා රජය")
+    assert [w.word for w in trace] == [" ශ්\u200dරී ලංකා රජය"]
+    kinds = [s.kind for s in trace[0].steps]
+    assert "super" in kinds and kinds.index("part") < kinds.index("super")
+    # The superword steps join a token to one that starts a word (its leading space).
+    assert all(s.pair[1].startswith(" ") for s in trace[0].steps if s.kind == "super")
+
+
+def test_vocab_file_keeps_the_setting(si_docs: list[str], tmp_path: Path) -> None:
+    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    tok.save(tmp_path / "v.json")
+    again = sgpe.Tokenizer.load(tmp_path / "v.json")
+    assert again.superwords_from == 2500
+    for line in si_docs[:50]:
+        assert again.encode(line) == tok.encode(line)
+
+
+def test_resume_across_the_transition_is_exact(si_docs: list[str]) -> None:
+    settings = TrainSettings(vocab_size=2600, superwords_from=2200)
+    saved: list[list[tuple[str, str]]] = []
+    counts = GPETrainer(settings).count(si_docs)
+    full = GPETrainer(settings).fit(
+        counts, checkpoint_every=700, on_checkpoint=lambda s, m: saved.append(list(m))
+    )
+    assert len(saved) == 3  # before, across and after the transition (at about 1,900 merges)
+    for ckpt in saved:
+        resumed = GPETrainer(settings).fit(counts, resume_merges=ckpt)
+        assert resumed.to_dict() == full.to_dict()
+    # A checkpoint with superword merges does not fit a run without superwords.
+    plain = TrainSettings(vocab_size=2600)
+    with pytest.raises(ResumeError, match="has count 0"):
+        GPETrainer(plain).fit(GPETrainer(plain).count(si_docs), resume_merges=saved[-1])
+
+
+def test_parallel_counting_equals_serial(shared_corpora: Path) -> None:
+    settings = TrainSettings(vocab_size=3000, superwords_from=2000)
+    splitter = get_word_splitter("auto", True, "whitespace", 128, True)
+    path = shared_corpora / "si_dev.txt"
+    results = []
+    for workers in (1, 2):
+        stream = CorpusStream(path, prefix=" ", block=100_000)
+        counts, _, _ = count_jobs(stream.jobs(), splitter.pattern, " ", workers, serial_bytes=0)
+        results.append(list(counts.items()))
+    assert results[0] == results[1]
+    assert sum(1 for k, _ in results[0] if is_span(k)) > 5_000
+    serial = GPETrainer(settings).count(path)
+    assert list(serial.items()) == results[0]
+
+
+def test_text_without_spaces_trains_as_without_superwords(shared_corpora: Path) -> None:
+    docs = ["".join(line.split()) for line in _lines(shared_corpora / "si_dev.txt", 300)]
+    a = sgpe.train(docs, vocab_size=2000)
+    b = sgpe.train(docs, vocab_size=2000, superwords_from=1000)
+    assert _file(a) == _file(b)
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="superwords_from must be a vocabulary size"):
+        TrainSettings(superwords_from=3)
+    with pytest.raises(ValueError, match="needs mode 'hierarchical'"):
+        TrainSettings(mode="paper", superwords_from=4000)
+    with pytest.raises(ValueError, match="needs mode 'hierarchical'"):
+        TrainSettings(pieces="script", superwords_from=4000)
