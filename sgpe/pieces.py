@@ -206,7 +206,8 @@ def span_regex(script: str, max_units: int = MAX_PIECE_UNITS) -> str:
     span alternatives cuts the rest of the text exactly as it always does."""
     spans = []
     for letters in span_letters(script):
-        word = f"{char_set(letters)}{{1,{max_units}}}(?!\\S)"
+        # (?![^\s]), not (?!\S): the HF export spells out \s (sgpe/interop/hf.py).
+        word = f"{char_set(letters)}{{1,{max_units}}}(?![^\\s])"
         spans.append(f" ?{word}(?: {word})+")
     return "|".join(spans)
 
