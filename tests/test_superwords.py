@@ -252,3 +252,57 @@ def test_hf_export_has_exact_id_parity(
     report = check_parity(tok, texts, hf)
     assert report.lines == 13_000 and report.ok, report.mismatches[:2]
     assert len(tok.encode("ශ්‍රී ලංකා")) == 1 == len(hf.encode("ශ්‍රී ලංකා").ids)
+
+
+def test_count_then_train_from_counts_with_spans(shared_corpora: Path, tmp_path: Path) -> None:
+    """``count --superwords-from`` keeps the spans; ``train --word-counts`` on it equals
+    training on the corpus, and a table and a setting that disagree are a usage error."""
+    pytest.importorskip("pyarrow")
+    import contextlib
+    import io
+
+    from sgpe.cli import main
+
+    si_dev = shared_corpora / "si_dev.txt"
+
+    def run(*argv: str) -> tuple[int, str]:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            return main(list(argv)), err.getvalue()
+
+    table = str(tmp_path / "c.parquet")
+    assert run("count", "--corpus", str(si_dev), "--out", table, "--superwords-from", "1200")[0] == 0
+    code, _ = run(
+        "train", "--word-counts", table, "--vocab-size", "1500", "--superwords-from", "1200",
+        "--out", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert code == 0
+    direct = sgpe.train(si_dev, vocab_size=1500, superwords_from=1200)
+    assert sgpe.load(tmp_path / "run" / "vocab.json").to_dict() == direct.to_dict()
+    code, err = run(
+        "train", "--word-counts", table, "--vocab-size", "1500", "--out", str(tmp_path / "x")
+    )
+    assert code != 0 and "train it with --superwords-from" in err
+
+
+def test_dask_counts_equal_local_counts(shared_corpora: Path, tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    from sgpe.corpus.counting import count_pieces
+    from sgpe.settings import CountOptions
+
+    lines = (shared_corpora / "si_dev.txt").read_text(encoding="utf-8").split("\n")[:2000]
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for k in range(2):
+        part = lines[k * 1000 : (k + 1) * 1000]
+        (shards / f"part-{k}.txt").write_text("\n".join(part) + "\n", encoding="utf-8")
+    settings = TrainSettings(vocab_size=2000, superwords_from=1500)
+    local, _ = count_pieces(shards, settings, CountOptions(workers=1))
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        counts, _ = count_pieces(
+            shards, settings, CountOptions(backend="dask", scheduler=cluster.scheduler_address)
+        )
+    assert list(counts.items()) == list(local.items())
+    assert sum(1 for k in counts if is_span(k)) > 1000
