@@ -306,3 +306,27 @@ def test_dask_counts_equal_local_counts(shared_corpora: Path, tmp_path: Path) ->
         )
     assert list(counts.items()) == list(local.items())
     assert sum(1 for k in counts if is_span(k)) > 1000
+
+
+def test_the_app_marks_superword_tokens(si_docs: list[str]) -> None:
+    """Vocabulary: kind "superword"; Merges: kind "super"; Compare and the merge stepper:
+    the token's class ``super`` (an overline in sgpe/ui/style.py)."""
+    pytest.importorskip("streamlit")
+    from sgpe.ui import render
+    from sgpe.ui.analysis import merges_table
+    from sgpe.ui.vocabulary import vocab_table
+
+    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    kinds = {r["token"]: r["kind"] for r in vocab_table(tok)}
+    assert kinds[" ශ්\u200dරී ලංකා"] == "superword" and kinds[" ලංකා"] == "multi-syllable"
+    assert sum(k == "superword" for k in kinds.values()) == sum(map(is_span, tok.vocab))
+    rows = merges_table(tok, tok.merge_counts)
+    supers = [r for r in rows if r["kind"] == "super"]
+    assert supers and all(r["right"].startswith(" ") for r in supers)
+    assert all(not r["right"].startswith(" ") for r in rows if r["kind"] == "join")
+    ids = tok.encode("ශ්‍රී ලංකා රජය")
+    views = [render.TokenView(i, tok.token_bytes([i])[0]) for i in ids]
+    html = render.tokens_html(views)
+    assert html.count('class="tok c0 super"') == 1
+    step = render.step_tokens_html([" ශ්\u200dරී ලංකා", " රජය"], 0, "super")
+    assert 'class="tok new super"' in step

@@ -59,6 +59,7 @@ CSS = f"""
 .sgpe-box span.tok.cut {{ box-shadow: inset 3px 0 0 #c0262d; }}
 .sgpe-box span.tok.part {{ box-shadow: inset 2px 0 0 #8a8a8a; }}
 .sgpe-box span.tok.fallback {{ text-decoration: underline dotted #7a4b00; }}
+.sgpe-box span.tok.super {{ text-decoration: overline 2px #7c3aed; }}
 .sgpe-box span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
   background: #fff7e0; border: 1px solid #d8b45a; border-radius: .2rem;
@@ -112,6 +113,8 @@ CSS = f"""
 }}
 .sgpe-steps span.tok.new {{ background: #fde68a; box-shadow: inset 0 0 0 2px #d97706; }}
 .sgpe-steps span.tok.new.part {{ background: #dbeafe; box-shadow: inset 0 0 0 2px #2563eb; }}
+.sgpe-steps span.tok.super {{ text-decoration: overline 2px #7c3aed; }}
+.sgpe-steps span.tok.new.super {{ background: #ede9fe; box-shadow: inset 0 0 0 2px #7c3aed; }}
 .sgpe-steps span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
 }}

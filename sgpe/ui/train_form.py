@@ -60,6 +60,17 @@ def widget(where: Any, f: dataclasses.Field[Any], **limits: Any) -> Any:
             key=key(f.name),
             help=help_ + " Empty: the mode's default.",
         )
+    if initial is None:  # an optional size (superwords_from): an empty box is off
+        return where.number_input(
+            meta.label,
+            min_value=meta.minimum or 1,
+            value=None,
+            step=1,
+            placeholder="off",
+            key=key(f.name),
+            help=help_ + " Empty: off.",
+            **limits,
+        )
     options: dict[str, Any] = {"min_value": meta.minimum or 1, "value": initial, "step": 1}
     options.update(limits)
     return where.number_input(meta.label, key=key(f.name), help=help_, **options)
