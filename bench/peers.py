@@ -81,10 +81,11 @@ PEERS: dict[str, Peer] = {
         Peer("sgpe-fallback", "SGPE (fallback)", "sgpe", "sgpe",
              "sgpe.train(oov_policy='fallback', prune_freq=2)", {"oov_policy": "fallback"},
              color="#d62728", stop_reason=_GRAMMAR_STOP),
-        # Superwords from 90% of the vocabulary on (docs/decisions.md: why 90%).
+        # Superwords from 3/4 of the vocabulary on: the share chosen on dev splits
+        # (docs/decisions.md, python -m bench superwords --fractions).
         Peer("sgpe-superwords", "SGPE superwords", "sgpe", "sgpe",
-             "sgpe.train(oov_policy='fallback', superwords_from=vocab_size * 9 // 10)",
-             {"oov_policy": "fallback", "superwords_fraction": 0.9},
+             "sgpe.train(oov_policy='fallback', superwords_from=round(0.75 * vocab_size))",
+             {"oov_policy": "fallback", "superwords_fraction": 0.75},
              color="#e377c2", stop_reason=_GRAMMAR_STOP),
         Peer("sgpe-unk", "SGPE ([UNK])", "sgpe", "sgpe",
              "sgpe.train(oov_policy='unk', prune_freq=2)", {"oov_policy": "unk"},

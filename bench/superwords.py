@@ -11,11 +11,10 @@ Splits:
 * **other scripts** (``multi/``, ``--multi``): the first 2 MB of each file, trained on its
   first 90% of lines and measured on the last 10%.
 
-The transition is a fixed share of the size (``sgpe-superwords`` in ``bench/peers.py``:
-90%; docs/decisions.md says why). ``--fractions`` also trains other shares at the largest
-size and measures them on a *dev split* (the last 10% of the training file's lines, trained
-on the first 90%), which is how a user would choose without looking at a test file; the
-cross-genre test files are not used to choose.
+The transition is a fixed share of the size (``sgpe-superwords`` in ``bench/peers.py``;
+docs/decisions.md says how it was chosen). ``--fractions`` trains shares of the size on a
+*dev split* of each cross-genre training file (trained on its first 90% of lines, measured
+on the last 10%), which is how the share was chosen without looking at a test file.
 
 Metrics are :func:`sgpe.metrics.evaluate`'s: tokens per whitespace word (TWR), torn
 syllables (``straddling``: a token reaching across a syllable edge), lossy lines
@@ -49,12 +48,12 @@ MULTI_BYTES = 2_000_000
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--langs", nargs="+", default=["si", "hi"], choices=["si", "hi"])
     ap.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
-    ap.add_argument("--splits", nargs="+", default=["xgenre", "in-domain"],
+    ap.add_argument("--splits", nargs="*", default=["xgenre", "in-domain"],
                     choices=["xgenre", "in-domain"])  # fmt: skip
     ap.add_argument("--multi", nargs="*", default=[], choices=MULTI)
     ap.add_argument("--multi-sizes", nargs="+", type=int, default=[8000, 16000])
     ap.add_argument("--fractions", nargs="*", type=float, default=[],
-                    help="transition shares to try on a dev split at the largest size")  # fmt: skip
+                    help="transition shares to try on a dev split, at --sizes")  # fmt: skip
 
 
 def superword_share(tok: Any) -> float | None:
@@ -135,8 +134,10 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                 corpus, *paths = corpora.require(args.corpora, train_name, *test_names)
                 tests = {p.name: read_lines(p) for p in paths}
                 _measure(rows, split, lang, corpus, tests, args.sizes, KEYS, tmp)
-                if split == "xgenre" and args.fractions:
-                    _sweep(rows, lang, corpus, max(args.sizes), args.fractions, tmp)
+            if args.fractions:
+                (corpus,) = corpora.require(args.corpora, corpora.XGENRE[lang][0])
+                for size in args.sizes:
+                    _sweep(rows, lang, corpus, size, args.fractions, tmp)
         for lang in args.multi:
             (src,) = corpora.require(args.corpora, f"multi/{lang}.txt")
             train, held = corpora.split_held_out(src, MULTI_BYTES, tmp)

@@ -330,3 +330,20 @@ def test_the_app_marks_superword_tokens(si_docs: list[str]) -> None:
     assert html.count('class="tok c0 super"') == 1
     step = render.step_tokens_html([" ශ්\u200dරී ලංකා", " රජය"], 0, "super")
     assert 'class="tok new super"' in step
+
+
+def test_meta_vocabulary_keeps_a_superword_span_in_sgpe(si_docs: list[str]) -> None:
+    from sgpe.interop.meta import MetaTokenizer
+
+    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    meta = MetaTokenizer(tok)
+    text = "ශ්‍රී ලංකා රජය is an island ඒ අනුව, 2024"
+    segments = meta.segment(text)
+    assert [s.source for s in segments if s.kind == "sgpe"] == [
+        "ශ්‍රී ලංකා රජය", " ඒ අනුව"
+    ]
+    assert meta.tokenize(text)[0] == tok.tokenize("ශ්‍රී ලංකා රජය")[0] == " ශ්\u200dරී ලංකා"
+    assert meta.decode(meta.encode(text)) == text
+    # Without superwords the router keeps each word apart, as before.
+    plain = MetaTokenizer(sgpe.train(si_docs, vocab_size=2500))
+    assert [s.source for s in plain.segment(text) if s.kind == "sgpe"][:2] == ["ශ්‍රී", " ලංකා"]
