@@ -102,7 +102,12 @@ def _measure(
 
 
 def _sweep(
-    rows: list[dict[str, Any]], lang: str, corpus: Path, size: int, fractions: list[float], tmp: Path
+    rows: list[dict[str, Any]],
+    lang: str,
+    corpus: Path,
+    size: int,
+    fractions: list[float],
+    tmp: Path,
 ) -> None:
     """Transition shares on a dev split: train on the first 90% of the training file's
     lines, measure on the last 10% (never on a test file)."""

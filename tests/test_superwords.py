@@ -153,7 +153,7 @@ def test_no_torn_syllable_no_lossy_line_and_fewer_tokens_in_domain(
 
 def test_trace_has_a_superword_phase_and_ends_in_the_encoding(si_docs: list[str]) -> None:
     tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
-    for line in si_docs[:200] + ["ශ්‍රී ලංකා, ඇති බව 2024 abc ඒ අනුව"]:
+    for line in [*si_docs[:200], "ශ්‍රී ලංකා, ඇති බව 2024 abc ඒ අනුව"]:
         trace = tok.merge_trace(line)
         assert [t for w in trace for t in w.final] == tok.tokenize(line)
     trace = tok.merge_trace("ශ්‍රී ලංකා රජය")
@@ -271,7 +271,9 @@ def test_count_then_train_from_counts_with_spans(shared_corpora: Path, tmp_path:
             return main(list(argv)), err.getvalue()
 
     table = str(tmp_path / "c.parquet")
-    assert run("count", "--corpus", str(si_dev), "--out", table, "--superwords-from", "1200")[0] == 0
+    assert (
+        run("count", "--corpus", str(si_dev), "--out", table, "--superwords-from", "1200")[0] == 0
+    )
     code, _ = run(
         "train", "--word-counts", table, "--vocab-size", "1500", "--superwords-from", "1200",
         "--out", str(tmp_path / "run"),
@@ -339,9 +341,7 @@ def test_meta_vocabulary_keeps_a_superword_span_in_sgpe(si_docs: list[str]) -> N
     meta = MetaTokenizer(tok)
     text = "ශ්‍රී ලංකා රජය is an island ඒ අනුව, 2024"
     segments = meta.segment(text)
-    assert [s.source for s in segments if s.kind == "sgpe"] == [
-        "ශ්‍රී ලංකා රජය", " ඒ අනුව"
-    ]
+    assert [s.source for s in segments if s.kind == "sgpe"] == ["ශ්‍රී ලංකා රජය", " ඒ අනුව"]
     assert meta.tokenize(text)[0] == tok.tokenize("ශ්‍රී ලංකා රජය")[0] == " ශ්\u200dරී ලංකා"
     assert meta.decode(meta.encode(text)) == text
     # Without superwords the router keeps each word apart, as before.
