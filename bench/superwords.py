@@ -1,4 +1,4 @@
-"""Superwords (issue 29): SGPE with merges across spaces against SGPE without them and
+"""Superwords: SGPE with merges across spaces against SGPE without them and
 plain HF BPE (with and without byte fallback), trained in this run on the same file at the
 same size.
 

@@ -32,7 +32,10 @@ TEXT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".json", ".md", ".txt",
 #: Not scanned: version control, caches, outputs of runs and tests, the text written for
 #: the project (``sample_data``, data, not prose), and the benchmarks' generated results
 #: (their source in ``bench/`` is scanned, so a citation cannot come back through it).
-SKIP_DIRS = {".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache"}
+# .venv: a virtualenv made inside the checkout is not part of the project.
+SKIP_DIRS = {
+    ".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache", ".venv",
+}  # fmt: skip
 SKIP_PATHS = {"runs", "tests/artifacts", "sample_data", "bench/results", "build", "dist"}
 
 
