@@ -87,6 +87,12 @@ PEERS: dict[str, Peer] = {
              "sgpe.train(oov_policy='fallback', superwords_from=round(0.75 * vocab_size))",
              {"oov_policy": "fallback", "superwords_fraction": 0.75},
              color="#e377c2", stop_reason=_GRAMMAR_STOP),
+        # ... and from 9/10 on, the share fixed before any measurement (the SuperBPE
+        # paper's best transition, 180k of 200k); docs/decisions.md compares the two.
+        Peer("sgpe-superwords-90", "SGPE superwords (from 90%)", "sgpe", "sgpe",
+             "sgpe.train(oov_policy='fallback', superwords_from=round(0.9 * vocab_size))",
+             {"oov_policy": "fallback", "superwords_fraction": 0.9},
+             color="#f7b6d2", stop_reason=_GRAMMAR_STOP),
         Peer("sgpe-unk", "SGPE ([UNK])", "sgpe", "sgpe",
              "sgpe.train(oov_policy='unk', prune_freq=2)", {"oov_policy": "unk"},
              color="#ff9896", stop_reason=_GRAMMAR_STOP),

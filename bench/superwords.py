@@ -38,7 +38,11 @@ from . import corpora
 from .peers import PEERS, load, read_lines, run_training
 
 HELP = "superwords (merges across spaces) against SGPE and HF BPE"
-KEYS = ("sgpe-fallback", "sgpe-superwords", "hf-bpe", "hf-bpe-bytes")
+KEYS = ("sgpe-fallback", "sgpe-superwords", "sgpe-superwords-90", "hf-bpe", "hf-bpe-bytes")
+SUPER_KEYS = ("sgpe-superwords", "sgpe-superwords-90")
+RATIO_TO = ("hf-bpe", "hf-bpe-bytes", "sgpe-fallback")
+SHORT = {"sgpe-superwords": "super 3/4", "sgpe-superwords-90": "super 9/10",
+         "hf-bpe": "HF BPE", "hf-bpe-bytes": "HF bytes", "sgpe-fallback": "SGPE"}  # fmt: skip
 SIZES = (8000, 16000, 32000)
 IN_DOMAIN = {"si": ("si_train.txt", ("si_dev.txt",)), "hi": ("hi_train.txt", ("hi_dev.txt",))}
 MULTI = ("bn", "gu", "km", "kn", "ml", "mr", "my", "ne", "or", "pa", "ta", "te")
@@ -52,6 +56,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     choices=["xgenre", "in-domain"])  # fmt: skip
     ap.add_argument("--multi", nargs="*", default=[], choices=MULTI)
     ap.add_argument("--multi-sizes", nargs="+", type=int, default=[8000, 16000])
+    ap.add_argument("--peers", nargs="+", default=list(KEYS), choices=KEYS)
+    ap.add_argument("--add", nargs="*", type=Path, default=[],
+                    help="superwords.csv files of earlier runs whose rows join this run's")  # fmt: skip
     ap.add_argument("--fractions", nargs="*", type=float, default=[],
                     help="transition shares to try on a dev split, at --sizes")  # fmt: skip
 
@@ -138,7 +145,7 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                 train_name, test_names = (corpora.XGENRE if split == "xgenre" else IN_DOMAIN)[lang]
                 corpus, *paths = corpora.require(args.corpora, train_name, *test_names)
                 tests = {p.name: read_lines(p) for p in paths}
-                _measure(rows, split, lang, corpus, tests, args.sizes, KEYS, tmp)
+                _measure(rows, split, lang, corpus, tests, args.sizes, tuple(args.peers), tmp)
             if args.fractions:
                 (corpus,) = corpora.require(args.corpora, corpora.XGENRE[lang][0])
                 for size in args.sizes:
@@ -147,7 +154,7 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
             (src,) = corpora.require(args.corpora, f"multi/{lang}.txt")
             train, held = corpora.split_held_out(src, MULTI_BYTES, tmp)
             _measure(rows, "multi", lang, train, {f"{lang} last 10%": held}, args.multi_sizes,
-                     KEYS, tmp)  # fmt: skip
+                     tuple(args.peers), tmp)  # fmt: skip
     return rows
 
 
@@ -165,21 +172,24 @@ def report(rows: list[dict[str, Any]]) -> str:
         if split == "dev-sweep":
             continue
         out += [f"**{split}, {lang}: trained on `{train}`, measured on `{test}`**", ""]
-        out += ["| size | " + " | ".join(KEYS) + " | super / HF BPE | super / HF bytes | "
-                "super / SGPE | torn (super) | lossy (super) | share |",
-                "|---:|" + "---:|" * (len(KEYS) + 6)]  # fmt: skip
+        supers = [k for k in SUPER_KEYS if any(r["peer"] == k for r in rs)]
+        keys = [k for k in KEYS if any(r["peer"] == k for r in rs)]
+        ratio_heads = [f"{SHORT[k]} / {SHORT[o]}" for k in supers for o in RATIO_TO]
+        out += ["| size | " + " | ".join(keys + ratio_heads) + " | torn | lossy | share |",
+                "|---:|" + "---:|" * (len(keys) + len(ratio_heads) + 3)]  # fmt: skip
         for size in sorted({r["size"] for r in rs}):
             by = {r["peer"]: r for r in rs if r["size"] == size}
-            sw = by.get("sgpe-superwords")
-            cells = [f"{by[k]['twr']:.3f}" if k in by else "" for k in KEYS]
-
-            def ratio(k: str, sw: dict[str, Any] | None = sw, by: dict[str, Any] = by) -> str:
-                return f"{sw['tokens'] / by[k]['tokens']:.3f}" if sw and k in by else ""
-
-            tail = [ratio("hf-bpe"), ratio("hf-bpe-bytes"), ratio("sgpe-fallback")]
-            tail += [str(sw["straddling"]), str(sw["roundtrip_fail"]),
-                     f"{100 * float(sw['superword_share']):.1f}%"] if sw else ["", "", ""]  # fmt: skip
-            out.append(f"| {size:,} | " + " | ".join(cells + tail) + " |")
+            cells = [f"{by[k]['twr']:.3f}" if k in by else "" for k in keys]
+            for k in supers:
+                for o in RATIO_TO:
+                    ok = k in by and o in by
+                    cells.append(f"{by[k]['tokens'] / by[o]['tokens']:.3f}" if ok else "")
+            mine = [by[k] for k in supers if k in by]
+            # torn and lossy: the superword peers' (SGPE's is 0 by construction too)
+            cells += [" / ".join(str(r["straddling"]) for r in mine),
+                      " / ".join(str(r["roundtrip_fail"]) for r in mine),
+                      " / ".join(f"{100 * float(r['superword_share']):.1f}%" for r in mine)]  # fmt: skip
+            out.append(f"| {size:,} | " + " | ".join(cells) + " |")
         out.append("")
     sweep = [r for r in rows if r["split"] == "dev-sweep"]
     if sweep:
@@ -191,21 +201,32 @@ def report(rows: list[dict[str, Any]]) -> str:
                        f"{100 * float(r['superword_share']):.1f}% |")  # fmt: skip
         out.append("")
     multi = [r for r in rows if r["split"] == "multi"]
-    if multi:
+    for key in SUPER_KEYS:
         ratios = [
             sw["tokens"] / hf["tokens"]
             for sw in multi
-            if sw["peer"] == "sgpe-superwords"
+            if sw["peer"] == key
             for hf in multi
             if hf["peer"] == "hf-bpe" and (hf["lang"], hf["size"]) == (sw["lang"], sw["size"])
         ]
-        out += [f"Other scripts: median superwords / HF BPE {statistics.median(ratios):.3f} "
-                f"over {len(ratios)} (language, size) pairs.", ""]  # fmt: skip
+        if ratios:
+            out += [f"Other scripts, {SHORT[key]}: median / HF BPE "
+                    f"{statistics.median(ratios):.3f} (from {min(ratios):.3f} to "
+                    f"{max(ratios):.3f}) over {len(ratios)} (language, size) pairs.", ""]  # fmt: skip
     return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = measure(args)
+    rows = []
+    for path in args.add:
+        with open(path, newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                for k in ("twr",):
+                    r[k] = float(r[k])  # type: ignore[assignment]
+                for k in ("size", "tokens", "words", "straddling", "roundtrip_fail"):
+                    r[k] = int(r[k])  # type: ignore[assignment]
+                rows.append(r)
+    rows += measure(args)
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "superwords.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
