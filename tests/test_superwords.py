@@ -347,3 +347,21 @@ def test_meta_vocabulary_keeps_a_superword_span_in_sgpe(si_docs: list[str]) -> N
     # Without superwords the router keeps each word apart, as before.
     plain = MetaTokenizer(sgpe.train(si_docs, vocab_size=2500))
     assert [s.source for s in plain.segment(text) if s.kind == "sgpe"][:2] == ["ශ්‍රී", " ලංකා"]
+
+
+@pytest.mark.parametrize("lang", ["ta", "km", "my", "ml"])
+def test_other_scripts_train_lossless_with_exact_export(shared_corpora: Path, lang: str) -> None:
+    """Superwords on the first 80% of up to 2,500 lines of a multi/ language: no torn
+    syllable and no lossy line on the rest, and the HF export agrees."""
+    pytest.importorskip("tokenizers")
+    from sgpe.interop.hf import check_parity, load_hf
+
+    lines = _lines(shared_corpora / "multi" / f"{lang}.txt", 2500)
+    cut = len(lines) * 4 // 5
+    train, held_out = lines[:cut], lines[cut:]
+    tok = sgpe.train(train, vocab_size=2500, superwords_from=2000)
+    assert any(is_span(t) for t in tok.vocab)
+    m = evaluate(tok, held_out)
+    assert m["straddling"] == 0 and m["roundtrip_fail"] == 0 and m["tokens"] > 1000
+    report = check_parity(tok, held_out, load_hf(tok))
+    assert report.ok, report.mismatches[:1]
