@@ -144,13 +144,21 @@ def split_spans(
     piece too, so the merges before the transition are exactly those without superwords."""
     pieces: Counter[str] = Counter()
     spans: Counter[str] = Counter()
+    by_count: defaultdict[int, list[str]] = defaultdict(list)
     for key, c in counts.items():
         if " " in key[1:]:
             spans[key] = c
-            for p in raw_pieces(key):
-                pieces[p] += c
+            by_count[c].append(key)
         else:
             pieces[key] += c
+    # The spans of each count cut in one call, joined by line breaks (each a piece of its
+    # own, taken off again): most spans occur once, so there are few calls.
+    for c, group in by_count.items():
+        found = Counter(raw_pieces("\n".join(group)))
+        found["\n"] -= len(group) - 1
+        for p, n in found.items():
+            if n:
+                pieces[p] += n * c
     return pieces, spans
 
 
@@ -163,23 +171,21 @@ def code_spans(
     """Each span as the indexes of its words in ``cu.coded`` (its words are pieces of the
     corpus, counted in ``cu``: :func:`split_spans`). The spans are syllabified in groups
     joined by line breaks, as :func:`corpus_units` does with pieces."""
-    code = {u: chr(_FIRST_PLACEHOLDER + k) for k, u in enumerate(cu.units)}
-    index = {w: i for i, w in enumerate(cu.coded)}
+    # Each unit's code, after _SEP when it starts a word (its leading space), and the line
+    # breaks between spans as _BARRIER (never a unit's code): then a group of spans is
+    # coded, cut into spans and words, and looked up at C speed, as corpus_units does.
+    spaced = {
+        u: (_SEP if u[0] == " " else "") + chr(_FIRST_PLACEHOLDER + k)
+        for k, u in enumerate(cu.units)
+    }
+    spaced["\n"] = _BARRIER
+    index = {w: i for i, w in enumerate(cu.coded)}.__getitem__
     spans = list(span_counts)
     words: list[list[int]] = []
     for group in _groups(spans):
-        current: list[int] = []
-        piece: list[str] = []
-        for u in [*units_of("\n".join(group)), "\n"]:
-            if u == "\n" or u[0] == " ":
-                if piece:
-                    current.append(index["".join(piece)])
-                    piece = []
-                if u == "\n":
-                    words.append(current)
-                    current = []
-                    continue
-            piece.append(code[u])
+        coded = "".join(map(spaced.__getitem__, units_of("\n".join(group))))
+        for span in coded.split(_BARRIER):
+            words.append(list(map(index, filter(None, span.split(_SEP)))))
     if len(words) != len(spans):
         raise RuntimeError("the syllabifier did not keep the spans apart")
     return SuperwordSpans(words, [span_counts[x] for x in spans], from_symbols)
