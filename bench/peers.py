@@ -81,14 +81,14 @@ PEERS: dict[str, Peer] = {
         Peer("sgpe-fallback", "SGPE (fallback)", "sgpe", "sgpe",
              "sgpe.train(oov_policy='fallback', prune_freq=2)", {"oov_policy": "fallback"},
              color="#d62728", stop_reason=_GRAMMAR_STOP),
-        # Superwords from 3/4 of the vocabulary on: the share chosen on dev splits
-        # (docs/decisions.md, python -m bench superwords --fractions).
+        # Superwords from 3/4 of the vocabulary on: the best share on same-source dev
+        # splits (docs/decisions.md, python -m bench superwords --fractions) ...
         Peer("sgpe-superwords", "SGPE superwords", "sgpe", "sgpe",
              "sgpe.train(oov_policy='fallback', superwords_from=round(0.75 * vocab_size))",
              {"oov_policy": "fallback", "superwords_fraction": 0.75},
              color="#e377c2", stop_reason=_GRAMMAR_STOP),
-        # ... and from 9/10 on, the share fixed before any measurement (the SuperBPE
-        # paper's best transition, 180k of 200k); docs/decisions.md compares the two.
+        # ... and from 9/10 on: the share fixed before measuring, and the best on the
+        # other-source dev split; docs/decisions.md compares the two.
         Peer("sgpe-superwords-90", "SGPE superwords (from 90%)", "sgpe", "sgpe",
              "sgpe.train(oov_policy='fallback', superwords_from=round(0.9 * vocab_size))",
              {"oov_policy": "fallback", "superwords_fraction": 0.9},
