@@ -38,6 +38,13 @@ def hi_docs(shared_corpora: Path) -> list[str]:
     return _lines(shared_corpora / "xgenre" / "hi_train_stories.txt", 4000)
 
 
+@pytest.fixture(scope="module")
+def si_sw(si_docs: list[str]) -> sgpe.Tokenizer:
+    """3,000 tokens, superwords from 2,500, on the news lines (shared: training is the
+    slow part of these tests)."""
+    return sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+
+
 def _file(tok: sgpe.Tokenizer) -> dict[str, Any]:
     return {k: v for k, v in tok.to_dict().items() if k != "superwords_from"}
 
@@ -57,7 +64,7 @@ def test_spans_are_runs_of_whole_words_of_one_script() -> None:
     assert "{1,4}" in span_regex("sinhala", 4)
 
 
-def test_off_or_late_superwords_change_nothing(si_docs: list[str]) -> None:
+def test_off_or_late_superwords_change_nothing(si_docs: list[str], si_sw: sgpe.Tokenizer) -> None:
     """None is today's training; a transition at or above the size never happens, so the
     vocabulary is the same but for the recorded setting; and a transition at t learns,
     before it, exactly the merges of a vocabulary of size t."""
@@ -67,7 +74,7 @@ def test_off_or_late_superwords_change_nothing(si_docs: list[str]) -> None:
     assert late.to_dict()["superwords_from"] == 3000
     assert _file(late) == _file(base)
     small = sgpe.train(si_docs, vocab_size=2500)
-    sw = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    sw = si_sw
     n = len(small.merges)
     assert sw.merges[:n] == small.merges
     crossing = [m for m in sw.merges if m[1].startswith(" ")]
@@ -151,8 +158,10 @@ def test_no_torn_syllable_no_lossy_line_and_fewer_tokens_in_domain(
     assert (m["tokens"], m["broken"], m["straddling"], m["roundtrip_fail"]) == (1, 0, 0, 0)
 
 
-def test_trace_has_a_superword_phase_and_ends_in_the_encoding(si_docs: list[str]) -> None:
-    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+def test_trace_has_a_superword_phase_and_ends_in_the_encoding(
+    si_docs: list[str], si_sw: sgpe.Tokenizer
+) -> None:
+    tok = si_sw
     for line in [*si_docs[:200], "ශ්‍රී ලංකා, ඇති බව 2024 abc ඒ අනුව"]:
         trace = tok.merge_trace(line)
         assert [t for w in trace for t in w.final] == tok.tokenize(line)
@@ -164,8 +173,10 @@ def test_trace_has_a_superword_phase_and_ends_in_the_encoding(si_docs: list[str]
     assert all(s.pair[1].startswith(" ") for s in trace[0].steps if s.kind == "super")
 
 
-def test_vocab_file_keeps_the_setting(si_docs: list[str], tmp_path: Path) -> None:
-    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+def test_vocab_file_keeps_the_setting(
+    si_docs: list[str], si_sw: sgpe.Tokenizer, tmp_path: Path
+) -> None:
+    tok = si_sw
     tok.save(tmp_path / "v.json")
     again = sgpe.Tokenizer.load(tmp_path / "v.json")
     assert again.superwords_from == 2500
@@ -310,7 +321,7 @@ def test_dask_counts_equal_local_counts(shared_corpora: Path, tmp_path: Path) ->
     assert sum(1 for k in counts if is_span(k)) > 1000
 
 
-def test_the_app_marks_superword_tokens(si_docs: list[str]) -> None:
+def test_the_app_marks_superword_tokens(si_docs: list[str], si_sw: sgpe.Tokenizer) -> None:
     """Vocabulary: kind "superword"; Merges: kind "super"; Compare and the merge stepper:
     the token's class ``super`` (an overline in sgpe/ui/style.py)."""
     pytest.importorskip("streamlit")
@@ -318,7 +329,7 @@ def test_the_app_marks_superword_tokens(si_docs: list[str]) -> None:
     from sgpe.ui.analysis import merges_table
     from sgpe.ui.vocabulary import vocab_table
 
-    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    tok = si_sw
     kinds = {r["token"]: r["kind"] for r in vocab_table(tok)}
     assert kinds[" ශ්\u200dරී ලංකා"] == "superword" and kinds[" ලංකා"] == "multi-syllable"
     assert sum(k == "superword" for k in kinds.values()) == sum(map(is_span, tok.vocab))
@@ -334,10 +345,12 @@ def test_the_app_marks_superword_tokens(si_docs: list[str]) -> None:
     assert 'class="tok new super"' in step
 
 
-def test_meta_vocabulary_keeps_a_superword_span_in_sgpe(si_docs: list[str]) -> None:
+def test_meta_vocabulary_keeps_a_superword_span_in_sgpe(
+    si_docs: list[str], si_sw: sgpe.Tokenizer
+) -> None:
     from sgpe.interop.meta import MetaTokenizer
 
-    tok = sgpe.train(si_docs, vocab_size=3000, superwords_from=2500)
+    tok = si_sw
     meta = MetaTokenizer(tok)
     text = "ශ්‍රී ලංකා රජය is an island ඒ අනුව, 2024"
     segments = meta.segment(text)
