@@ -61,6 +61,13 @@ keeps them in numpy arrays instead (:mod:`sgpe._arraywords`): a merge is a few a
 operations over all its occurrences, and the counts change once per distinct neighbouring
 pair. Both word levels give the same merges; without numpy the strings are used.
 
+**Superwords** (``superwords_from``, off by default): the corpus's *spans* (runs of words of
+one script, :func:`sgpe.pieces.span_regex`) wait in :class:`SuperwordSpans` until the
+vocabulary holds that many symbols; then :meth:`HierarchicalEngine._to_spans` makes the spans
+the words (each the concatenation of its words' current strings) and counts the word level
+again, so a pair of whole units across a space counts like any other join pair. Before the
+transition the merges are exactly those without superwords.
+
 Encoding (:class:`HierarchicalEncoder`) is the same rule applied in two phases per piece:
 each unit is assembled with the part merges in rank order (cached per unit), then the
 units that became single tokens are joined with the join merges in rank order; a unit
