@@ -560,6 +560,8 @@ class _SgpeExport:
             # pre-token (never cut: each of its words has at most N characters).
             spans = span_regex(splitter.script, n)
             plain = get_word_splitter(splitter.script, splitter.leading_space, splitter.mode, n)
+            if n < 2:  # the cap would be a Split of its own, which would cut spans too
+                raise ExportError("superwords with max_piece_units 1: no Hugging Face export")
             (split,) = self.piece_splits(plain)
             return [_split(_onig_from_python_re(spans) + "|" + split["pattern"]["Regex"])]
         if splitter.mode != "whitespace" or n < 2:
