@@ -223,7 +223,7 @@ class TrainSettings:
         metadata=about(
             help="superwords: from this vocabulary size on, merges may also join whole "
             "syllables across a space, inside runs of words of one script (no punctuation, "
-            "digits or line breaks); none: merges stop at spaces",
+            "digits or line breaks); off, merges stop at spaces",
             models=("sgpe",),
             metavar="N",
             label="Superwords from (vocabulary size)",
@@ -549,6 +549,8 @@ def default_text(name: str) -> str:
         return f"{first[0]}" + "".join(f", or {v} for --mode {mode}" for v, mode in rest)
     if name == "prepend_space":
         return "same as leading space"
+    if name == "superwords_from":
+        return "off"
     value = default(name)
     if isinstance(value, bool):
         return "on" if value else "off"

@@ -365,7 +365,15 @@ def test_meta_vocabulary_keeps_a_superword_span_in_sgpe(
     assert [s.source for s in plain.segment(text) if s.kind == "sgpe"][:2] == ["ශ්‍රී", " ලංකා"]
 
 
-@pytest.mark.parametrize("lang", ["ta", "km", "my", "ml"])
+@pytest.mark.parametrize(
+    "lang",
+    [
+        "km",
+        "my",
+        pytest.param("ta", marks=pytest.mark.slow),
+        pytest.param("ml", marks=pytest.mark.slow),
+    ],
+)
 def test_other_scripts_train_lossless_with_exact_export(shared_corpora: Path, lang: str) -> None:
     """Superwords on the first 80% of up to 2,500 lines of a multi/ language: no torn
     syllable and no lossy line on the rest, and the HF export agrees."""
