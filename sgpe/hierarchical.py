@@ -805,12 +805,23 @@ class HierarchicalEngine:
         counts += spans.counts
         st.words, st.counts = words, counts
         self.spans = None
-        self.counts[1].clear()
-        self.where[1].clear()
+        pc, where = self.counts[1], self.where[1]
+        pc.clear()
+        where.clear()
+        # Every word's pairs (as _add counts them), the counts added up per word count at C
+        # speed (most spans occur once), then the index.
         barrier = _BARRIER
-        for wi, (word, c) in enumerate(zip(words, counts)):
-            if len(word) > 1 and min(word) < barrier:
-                self._add(1, word, c, wi)
+        pairs = [_pairs(w) if len(w) > 1 and min(w) < barrier else [] for w in words]
+        by_count: defaultdict[int, list[list[str]]] = defaultdict(list)
+        for ps, c in zip(pairs, counts):
+            if ps:
+                by_count[c].append(ps)
+        for c, lists in by_count.items():
+            for p, n in Counter([p for ps in lists for p in ps]).items():
+                pc[p] = pc.get(p, 0) + n * c
+        for wi, ps in enumerate(pairs):
+            for p in ps:
+                where[p].append(wi)
         self.unit_words = _unit_words(st)
         self._checked.clear()  # pairs across a space were never asked; now they may be
         self._rebuild_heap()
