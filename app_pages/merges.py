@@ -35,9 +35,11 @@ def show_side(
         tokens, new = step.tokens, step.new_index
         count = counts[step.rank] if counts is not None and step.rank < len(counts) else None
         finished = " (all merges applied)" if k > len(steps) else ""
-        what = {"part": "built part of a syllable", "join": "joined whole syllables"}.get(
-            step.kind, "merged"
-        )
+        what = {
+            "part": "built part of a syllable",
+            "join": "joined whole syllables",
+            "super": "joined whole syllables across a space (a superword)",
+        }.get(step.kind, "merged")
         st.caption(
             f"Step {done} of {len(steps)}{finished}: {what}, "
             f"“{render.md_escape(render.visible(step.pair[0]))}” + "

@@ -81,6 +81,18 @@ PEERS: dict[str, Peer] = {
         Peer("sgpe-fallback", "SGPE (fallback)", "sgpe", "sgpe",
              "sgpe.train(oov_policy='fallback', prune_freq=2)", {"oov_policy": "fallback"},
              color="#d62728", stop_reason=_GRAMMAR_STOP),
+        # Superwords from 3/4 of the vocabulary on: the best share on same-source dev
+        # splits (docs/decisions.md, python -m bench superwords --fractions) ...
+        Peer("sgpe-superwords", "SGPE superwords", "sgpe", "sgpe",
+             "sgpe.train(oov_policy='fallback', superwords_from=round(0.75 * vocab_size))",
+             {"oov_policy": "fallback", "superwords_fraction": 0.75},
+             color="#e377c2", stop_reason=_GRAMMAR_STOP),
+        # ... and from 9/10 on: the share fixed before measuring, and the best on the
+        # other-source dev split; docs/decisions.md compares the two.
+        Peer("sgpe-superwords-90", "SGPE superwords (from 90%)", "sgpe", "sgpe",
+             "sgpe.train(oov_policy='fallback', superwords_from=round(0.9 * vocab_size))",
+             {"oov_policy": "fallback", "superwords_fraction": 0.9},
+             color="#f7b6d2", stop_reason=_GRAMMAR_STOP),
         Peer("sgpe-unk", "SGPE ([UNK])", "sgpe", "sgpe",
              "sgpe.train(oov_policy='unk', prune_freq=2)", {"oov_policy": "unk"},
              color="#ff9896", stop_reason=_GRAMMAR_STOP),
@@ -159,6 +171,9 @@ Trained = tuple[int, Callable[[], object]]
 def _train_sgpe(corpus: str, vocab_size: int, out: str, **options: Any) -> Trained:
     import sgpe
 
+    fraction = options.pop("superwords_fraction", None)
+    if fraction is not None:  # the transition as a share of the size (docs/decisions.md)
+        options["superwords_from"] = round(vocab_size * fraction)
     tok = sgpe.train(corpus, vocab_size=vocab_size, **options)
     return tok.vocab_size, lambda: tok.save(out)
 

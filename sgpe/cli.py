@@ -511,7 +511,11 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
 
 #: The settings ``count`` takes: how pieces are cut (they decide the counts) and how the
 #: corpus is read and counted (they never change the counts).
-PIECE_SETTINGS = ("script", "pieces", "leading_space", "prepend_space", "max_piece_units")
+# superwords_from: with it, count keeps each superword span as one key (sgpe/pieces.py),
+# which train --word-counts --superwords-from needs.
+PIECE_SETTINGS = (
+    "script", "pieces", "leading_space", "prepend_space", "max_piece_units", "superwords_from",
+)  # fmt: skip
 
 
 def _count_options(args: argparse.Namespace, fields: Sequence[Any]) -> Any:
@@ -586,6 +590,16 @@ def _train_from_counts(args: argparse.Namespace) -> int:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} is not empty; choose a new --out")
     counts, info = read_counts_table(args.word_counts)
+    spans = any(" " in p[1:] for p in counts)  # sgpe.pieces.is_span, at C speed
+    if spans != (settings.superwords_from is not None):
+        raise UsageError(
+            f"{args.word_counts}: "
+            + (
+                "counted with superword spans: train it with --superwords-from N"
+                if spans
+                else "has no superword spans: count the corpus with --superwords-from N"
+            )
+        )
     trainer = GPETrainer(settings)
     trainer.corpus_info = info
     stderr = sys.stderr

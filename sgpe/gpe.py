@@ -44,11 +44,13 @@ from .hierarchical import (
     MergeKind,
     ResumeMismatch,
     build_state,
+    code_spans,
     corpus_units,
     merge_kind,
     merged_symbol,
     paused_gc,
     pop_fresh,
+    split_spans,
 )
 from .pieces import get_word_splitter
 from .schema import schemas_for
@@ -341,7 +343,22 @@ class GPETrainer:
         resume_merges: Sequence[tuple[str, str]],
     ) -> Tokenizer:
         s = self.settings
+        span_counts: Counter[str] = Counter()
+        if s.superwords_from is not None:
+            # The table counts superword spans as one key each: their words are counted as
+            # pieces for the merges before the transition, the spans for those after it.
+            piece_counts, span_counts = split_spans(piece_counts, self.splitter.raw_pieces)
         units = corpus_units(piece_counts, self.splitter.match_units, self.splitter.max_units)
+        spans = None
+        if span_counts:
+            assert s.superwords_from is not None
+            spans = code_spans(
+                units,
+                span_counts,
+                self.splitter.match_units,
+                s.superwords_from - len(SPECIAL_TOKENS),
+            )
+            del span_counts
         base = self.base_alphabet(piece_counts, units.char_counts())
         target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
         if len(base) > target_symbols:
@@ -355,7 +372,7 @@ class GPETrainer:
         syll = get_syllabifier(s.script, s.leading_space)
         state = build_state(units, base, s.script, s.leading_space)
         del units  # the state holds its own copy of the words
-        engine = HierarchicalEngine(state, syll, self.word_arrays)
+        engine = HierarchicalEngine(state, syll, self.word_arrays, spans)
 
         def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
             assert progress is not None

@@ -61,6 +61,13 @@ keeps them in numpy arrays instead (:mod:`sgpe._arraywords`): a merge is a few a
 operations over all its occurrences, and the counts change once per distinct neighbouring
 pair. Both word levels give the same merges; without numpy the strings are used.
 
+**Superwords** (``superwords_from``, off by default): the corpus's *spans* (runs of words of
+one script, :func:`sgpe.pieces.span_regex`) wait in :class:`SuperwordSpans` until the
+vocabulary holds that many symbols; then :meth:`HierarchicalEngine._to_spans` makes the spans
+the words (each the concatenation of its words' current strings) and counts the word level
+again, so a pair of whole units across a space counts like any other join pair. Before the
+transition the merges are exactly those without superwords.
+
 Encoding (:class:`HierarchicalEncoder`) is the same rule applied in two phases per piece:
 each unit is assembled with the part merges in rank order (cached per unit), then the
 units that became single tokens are joined with the join merges in rank order; a unit
@@ -84,6 +91,7 @@ from functools import cache
 from itertools import repeat
 from typing import Any, Literal, TypeVar, cast
 
+from .pieces import MAX_SUPERWORD_WORDS
 from .schema import OTHER
 from .syllables import Span, Syllabifier, get_syllabifier
 
@@ -119,6 +127,80 @@ _HISTOGRAM_MIN_UNITS = 1_000_000
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
 CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
+
+
+@dataclass
+class SuperwordSpans:
+    """The superword spans of a corpus (:func:`sgpe.pieces.span_regex`), for the merge
+    loop's transition: each distinct span as the indexes of its words (pieces) in the
+    state's words, and how often the span occurs."""
+
+    words: list[list[int]]
+    counts: list[int]
+    #: The transition: once the vocabulary holds this many symbols (special tokens not
+    #: counted), merges may join whole syllables across a space inside a span.
+    from_symbols: int
+
+
+def split_spans(
+    counts: Counter[str], raw_pieces: Callable[[str], list[str]]
+) -> tuple[Counter[str], Counter[str]]:
+    """A count table made with superword spans (:func:`sgpe.pieces.is_span` keys) as the
+    piece counts of the same corpus, and the span counts. ``raw_pieces`` cuts a span into
+    its pieces (the piece regex without spans): every word inside a span is counted as a
+    piece too, so the merges before the transition are exactly those without superwords."""
+    pieces: Counter[str] = Counter()
+    spans: Counter[str] = Counter()
+    by_count: defaultdict[int, list[str]] = defaultdict(list)
+    for key, c in counts.items():
+        if " " in key[1:]:
+            spans[key] = c
+            by_count[c].append(key)
+        else:
+            pieces[key] += c
+    # The spans of each count cut in one call, joined by line breaks (each a piece of its
+    # own, taken off again): most spans occur once, so there are few calls.
+    for c, group in by_count.items():
+        found = Counter(raw_pieces("\n".join(group)))
+        found["\n"] -= len(group) - 1
+        for p, n in found.items():
+            if n:
+                pieces[p] += n * c
+    return pieces, spans
+
+
+def code_spans(
+    cu: CorpusUnits,
+    span_counts: Counter[str],
+    units_of: Callable[[str], list[str]],
+    from_symbols: int,
+) -> SuperwordSpans:
+    """Each span as the indexes of its words in ``cu.coded`` (its words are pieces of the
+    corpus, counted in ``cu``: :func:`split_spans`). The spans are syllabified in groups
+    joined by line breaks, as :func:`corpus_units` does with pieces."""
+    # Each unit's code, after _SEP when it starts a word (its leading space), and the line
+    # breaks between spans as _BARRIER (never a unit's code): then a group of spans is
+    # coded, cut into spans and words, and looked up at C speed, as corpus_units does.
+    spaced = {
+        u: (_SEP if u[0] == " " else "") + chr(_FIRST_PLACEHOLDER + k)
+        for k, u in enumerate(cu.units)
+    }
+    spaced["\n"] = _BARRIER
+    index = {w: i for i, w in enumerate(cu.coded)}.__getitem__
+    spans = list(span_counts)
+    words: list[list[int]] = []
+    for group in _groups(spans):
+        coded = "".join(map(spaced.__getitem__, units_of("\n".join(group))))
+        for span in coded.split(_BARRIER):
+            words.append(list(map(index, filter(None, span.split(_SEP)))))
+    if len(words) != len(spans):
+        raise RuntimeError("the syllabifier did not keep the spans apart")
+    return SuperwordSpans(words, [span_counts[x] for x in spans], from_symbols)
+
+
+def superword_words(token: str) -> int:
+    """How many words a token holds (a superword holds several; a piece's token one)."""
+    return len(token.split())
 
 
 class ResumeMismatch(ValueError):
@@ -541,10 +623,20 @@ class HierarchicalEngine:
     """The incremental two-level merge loop."""
 
     def __init__(
-        self, state: HierarchicalState, syllabifier: Syllabifier, arrays: bool | None = None
+        self,
+        state: HierarchicalState,
+        syllabifier: Syllabifier,
+        arrays: bool | None = None,
+        spans: SuperwordSpans | None = None,
     ) -> None:
         self.st = state
         self.syll = syllabifier
+        # Superwords (docs/algorithms.md): the spans wait for the transition. The array word
+        # level has no transition; it is chosen only for text without spaces, which has no
+        # spans, so with spans the strings are kept (both levels give the same merges).
+        self.spans = spans if spans is not None and spans.words else None
+        if self.spans is not None:
+            arrays = False
         self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
         # Pairs (by code and kind) whose kind the strings do not confirm (see merge_kind);
         # never merged.
@@ -685,8 +777,57 @@ class HierarchicalEngine:
             sy = self.st.symbols
             left, right = sy[code >> PAIR_SHIFT], sy[code & _PAIR_MASK]
             ok = _KIND_CODE[merge_kind(left, right, self.syll)] == kind
+            if ok and kind == 1 and self.spans is None and " " in right:
+                # After the transition (self.spans is None again): a superword of at most
+                # MAX_SUPERWORD_WORDS words. Before it no pair across a space is counted.
+                ok = superword_words(left + right) <= MAX_SUPERWORD_WORDS
             self._checked[key] = ok
         return ok
+
+    def _to_spans(self) -> None:
+        """The transition to superwords: the words become the corpus's spans (each the
+        concatenation of its words' current strings, so the merges so far are in it) and
+        the words outside spans, with the counts left to them; the word level's pair counts
+        and index are counted afresh, so from now on a pair across a space inside a span
+        counts like any other (a placeholder on either side, a syllable not yet one
+        token, is still a barrier)."""
+        spans = self.spans
+        assert spans is not None and self.arrays is None
+        st = self.st
+        left = list(st.counts)
+        for idx, c in zip(spans.words, spans.counts):
+            for i in idx:
+                left[i] -= c
+        words = [w for w, c in zip(st.words, left) if c > 0]
+        counts = [c for c in left if c > 0]
+        old = st.words
+        words += ["".join([old[i] for i in idx]) for idx in spans.words]
+        counts += spans.counts
+        st.words, st.counts = words, counts
+        self.spans = None
+        pc, where = self.counts[1], self.where[1]
+        pc.clear()
+        where.clear()
+        # Every word's pairs (as _add counts them), the counts added up per word count at C
+        # speed (most spans occur once), then the index.
+        barrier = _BARRIER
+        pairs = [_pairs(w) if len(w) > 1 and min(w) < barrier else [] for w in words]
+        by_count: defaultdict[int, list[list[str]]] = defaultdict(list)
+        for ps, c in zip(pairs, counts):
+            if ps:
+                by_count[c].append(ps)
+        for c, lists in by_count.items():
+            for p, n in Counter([p for ps in lists for p in ps]).items():
+                pc[p] = pc.get(p, 0) + n * c
+        for wi, ps in enumerate(pairs):
+            for p in ps:
+                where[p].append(wi)
+        self.unit_words = _unit_words(st)
+        self._checked.clear()  # pairs across a space were never asked; now they may be
+        self._rebuild_heap()
+
+    def _transition_due(self) -> bool:
+        return self.spans is not None and len(self.st.symbols) >= self.spans.from_symbols
 
     def _key(self, pair: str, kind: int) -> Any:
         """The key of ``pair`` in ``counts[kind]``."""
@@ -878,6 +1019,8 @@ class HierarchicalEngine:
     ) -> None:
         st = self.st
         for n, (left, right, kind_name) in enumerate(resume):
+            if self._transition_due():
+                self._to_spans()
             kind = _KIND_CODE.get(kind_name)  # type: ignore[call-overload]
             a, b = st.symbol_id.get(left), st.symbol_id.get(right)
             pair = "" if a is None or b is None else chr(a) + chr(b)
@@ -895,6 +1038,8 @@ class HierarchicalEngine:
         target = max(0, target_symbols - len(st.symbols))
         start = time.perf_counter()
         while len(st.symbols) < target_symbols:
+            if self._transition_due():
+                self._to_spans()
             best = self._pop_best()
             if best is None or best[2] < min_freq:
                 break

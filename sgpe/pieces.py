@@ -38,6 +38,10 @@ from .schema import char_set, schemas_for
 from .syllables import get_syllabifier
 
 PieceMode = Literal["whitespace", "script"]
+
+#: A superword holds at most this many words (the trainer does not learn a longer one):
+#: a phrase of five or more words is one text's boilerplate more often than language.
+MAX_SUPERWORD_WORDS = 4
 PIECE_MODES = ("whitespace", "script")
 #: Units (syllables) per piece before a piece is cut (see the module docstring). Measured
 #: with bench/long_pieces.py (8k vocabularies): held-out Khmer, written without spaces
@@ -57,15 +61,21 @@ class WordSplitter:
         leading_space: bool = False,
         pieces: str = "whitespace",
         max_units: int = MAX_PIECE_UNITS,
+        superwords: bool = False,
     ):
         if pieces not in PIECE_MODES:
             raise ValueError(f"pieces must be one of {', '.join(PIECE_MODES)}, got {pieces!r}")
         check_max_units(max_units)
+        if superwords and (pieces != "whitespace" or not leading_space):
+            raise ValueError("superword spans need whitespace pieces and the leading space")
         self.max_units = max_units
         self.script = script
         self.leading_space = leading_space
         self.mode = pieces
+        self.superwords = superwords
         self.pattern = self.pattern_with()
+        if superwords:
+            self.pattern = span_regex(script, max_units) + "|" + self.pattern
         self._findall = re.compile(self.pattern).findall
         self._units = get_syllabifier(script, leading_space)
 
@@ -108,9 +118,11 @@ class WordSplitter:
         return self._findall(text)
 
     def cap(self, piece: str) -> list[str]:
-        """One piece cut into chunks of at most ``max_units`` units (usually itself)."""
+        """One piece cut into chunks of at most ``max_units`` units (usually itself). A
+        superword span is never cut: each of its words is at most ``max_units``
+        characters (:func:`span_regex`)."""
         n = self.max_units
-        if len(piece) <= n:
+        if len(piece) <= n or is_span(piece):
             return [piece]
         units = self._units(piece)
         if len(units) <= n:
@@ -159,6 +171,47 @@ class WordSplitter:
         return out
 
 
+def is_span(piece: str) -> bool:
+    """Is this "piece" a superword span (several words: a plain space inside it)? A piece
+    holds a plain space only as its first character."""
+    return " " in piece[1:]
+
+
+def span_letters(script: str) -> list[frozenset[str]]:
+    """For each schema of ``script``: the characters a word of a superword span may hold,
+    its letters and marks (the classified characters, without digits, punctuation or
+    symbols) and the joiners."""
+    import unicodedata
+
+    out = []
+    for sch in schemas_for(script):
+        out.append(
+            frozenset(
+                c
+                for c in sch.code_points | {"\u200c", "\u200d"}
+                if unicodedata.category(c)[0] in "LM" or c in "\u200c\u200d"
+            )
+        )
+    return out
+
+
+def span_regex(script: str, max_units: int = MAX_PIECE_UNITS) -> str:
+    """The regex of a superword *span*: two or more whole words of one script's letters
+    (:func:`span_letters`), each word after the first with exactly one plain space
+    before it. So punctuation, digits, any other character (Latin, another script), two
+    spaces, a tab and a line break all end a span; there is no word limit on a span (a
+    superword token has one: :data:`MAX_SUPERWORD_WORDS`). A word of more than
+    ``max_units`` characters ends a span too (it may be cut, :meth:`WordSplitter.cap`).
+    Spans start where pieces start and end where they end, so the piece regex after the
+    span alternatives cuts the rest of the text exactly as it always does."""
+    spans = []
+    for letters in span_letters(script):
+        # (?![^\s]), not (?!\S): the HF export spells out \s (sgpe/interop/hf.py).
+        word = f"{char_set(letters)}{{1,{max_units}}}(?![^\\s])"
+        spans.append(f" ?{word}(?: {word})+")
+    return "|".join(spans)
+
+
 def check_max_units(value: object) -> int:
     """``value`` if it is a valid piece cap, else a ValueError saying what is allowed."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50_000:
@@ -174,5 +227,6 @@ def get_word_splitter(
     leading_space: bool = False,
     pieces: str = "whitespace",
     max_units: int = MAX_PIECE_UNITS,
+    superwords: bool = False,
 ) -> WordSplitter:
-    return WordSplitter(script, leading_space, pieces, max_units)
+    return WordSplitter(script, leading_space, pieces, max_units, superwords)

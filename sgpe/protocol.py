@@ -49,7 +49,8 @@ class MergeStep:
     rank: int  # merge rank: 0 = first merge learned = highest priority
     tokens: tuple[str, ...]  # the word's tokens (display strings) after this step
     # "part": builds a part of one syllable; "join": joins whole syllables (every paper-mode
-    # merge); "bytes": a byte-level BPE merge.
+    # merge); "super": joins whole syllables across a space (a superword); "bytes": a
+    # byte-level BPE merge.
     kind: str = "join"
 
 

@@ -218,6 +218,20 @@ class TrainSettings:
         ),
     )
 
+    superwords_from: int | None = field(
+        default=None,
+        metadata=about(
+            help="superwords: from this vocabulary size on, merges may also join whole "
+            "syllables across a space, inside runs of words of one script (no punctuation, "
+            "digits or line breaks); off, merges stop at spaces",
+            models=("sgpe",),
+            metavar="N",
+            label="Superwords from (vocabulary size)",
+            # Runs made before superwords existed never crossed a space.
+            absent=None,
+        ),
+    )
+
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             meta = info(f)
@@ -250,6 +264,8 @@ class TrainSettings:
             raise ValueError(
                 "prepend_space needs leading_space=True (the space joins the first word)"
             )
+        if self.superwords_from is not None:
+            _check_superwords(self)
         if self.model == "sgpe":
             from .pieces import check_max_units
             from .schema import schemas_for
@@ -299,7 +315,25 @@ class TrainSettings:
             "oov_policy": self.oov_policy,
             "script": self.script,
             "pieces": self.pieces,
+            "superwords_from": self.superwords_from,
         }
+
+
+def _check_superwords(s: TrainSettings) -> None:
+    """``superwords_from``: a vocabulary size above the special tokens, for the default
+    hierarchical mode with whitespace pieces and the leading space (a superword is whole
+    syllables of several words, each word's space riding on its first syllable)."""
+    value = s.superwords_from
+    if type(value) is not int or value <= _special_tokens():
+        raise ValueError(
+            f"superwords_from must be a vocabulary size above {_special_tokens()} (or None), "
+            f"got {value!r}"
+        )
+    if s.mode != "hierarchical" or s.pieces != "whitespace" or not s.leading_space:
+        raise ValueError(
+            "superwords_from needs mode 'hierarchical', pieces 'whitespace' and leading_space "
+            "(a superword joins whole syllables of several words)"
+        )
 
 
 def _resolved(settings: TrainSettings, name: str) -> Any:
@@ -515,6 +549,8 @@ def default_text(name: str) -> str:
         return f"{first[0]}" + "".join(f", or {v} for --mode {mode}" for v, mode in rest)
     if name == "prepend_space":
         return "same as leading space"
+    if name == "superwords_from":
+        return "off"
     value = default(name)
     if isinstance(value, bool):
         return "on" if value else "off"

@@ -74,8 +74,13 @@ class Tokenizer:
         merge_kinds: Sequence[MergeKind] | None = None,
         merge_counts: Sequence[int] | None = None,
         max_piece_units: int = MAX_PIECE_UNITS,
+        superwords_from: int | None = None,
     ) -> None:
         self.vocab = dict(vocab)
+        #: The vocabulary size from which the trainer let merges join whole syllables
+        #: across a space (superwords), or None. With it, text is cut into superword spans
+        #: and pieces (:func:`sgpe.pieces.span_regex`) and merges apply across a span.
+        self.superwords_from = superwords_from
         self.max_piece_units = max_piece_units
         self.mode = mode
         self.merges: list[tuple[str, str]] = [(m[0], m[1]) for m in merges]
@@ -110,7 +115,9 @@ class Tokenizer:
             if oov_policy == "fallback"
             else []
         )
-        self._splitter = get_word_splitter(script, leading_space, pieces, max_piece_units)
+        self._splitter = get_word_splitter(
+            script, leading_space, pieces, max_piece_units, superwords_from is not None
+        )
         self._units = self._splitter.units
         self._pieces = self._splitter.pieces
         self._cache: dict[str, list[int]] = {}
@@ -436,7 +443,13 @@ class Tokenizer:
     def _trace_hierarchical(self, piece: str) -> WordTrace:
         """Both phases of :class:`sgpe.hierarchical.HierarchicalEncoder` step by step: part
         merges inside the units (lowest rank first, across the piece), then join merges
-        between whole units. The final tokens equal :meth:`encode`."""
+        between whole units. The final tokens equal :meth:`encode`.
+
+        With superwords a "piece" may be a span of several words; the join phase then runs
+        over the whole span in one rank order (as training learned it), and a step that
+        joins across a space is labelled ``"super"``: the superword phase. Every join merge
+        ranked before the first superword merge lies inside one word, so the steps labelled
+        ``"join"`` up to it are the words' own joins."""
         assert self._hier is not None
         hier = self._hier
         names = self._id_to_token
@@ -485,7 +498,10 @@ class Tokenizer:
             pair = (names[nodes[k][0][0]], names[nodes[k + 1][0][0]])
             nodes[k : k + 2] = [([merged], True)]
             tokens = tuple(names[j] for ids, _ in nodes for j in ids)
-            steps.append(MergeStep(pair, rank, tokens, "join"))
+            # A join whose right side starts a word (its leading space) crosses a space:
+            # a superword step, the third phase of a superword span's trace.
+            kind = "super" if pair[1].startswith(" ") else "join"
+            steps.append(MergeStep(pair, rank, tokens, kind))
         return WordTrace(piece, initial, tuple(steps))
 
     def _spell_char(self, ch: str) -> list[int]:
@@ -535,6 +551,12 @@ class Tokenizer:
             **(
                 {"max_piece_units": self.max_piece_units}
                 if self.max_piece_units != MAX_PIECE_UNITS
+                else {}
+            ),
+            # Written only when set: vocabularies without superwords keep their bytes.
+            **(
+                {"superwords_from": self.superwords_from}
+                if self.superwords_from is not None
                 else {}
             ),
             "training": self.training,
@@ -607,6 +629,7 @@ class Tokenizer:
                 mode=_option(data, "mode", UNRECORDED["mode"], source),
                 merge_counts=merge_counts_of(data, source),
                 max_piece_units=_optional(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
+                superwords_from=_optional(data, "superwords_from", int, None, source),
             )
         except ValueError as err:
             if str(err).startswith(source):

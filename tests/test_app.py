@@ -882,6 +882,7 @@ def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
     assert at.number_input(key="train_vocab_size").value == s.vocab_size
     assert at.number_input(key="train_prune_freq").value == s.prune_freq
     assert at.number_input(key="train_min_freq").value is default("min_freq")  # the mode's
+    assert at.number_input(key="train_superwords_from").value is s.superwords_from  # off
     assert at.toggle(key="train_leading_space").value is s.leading_space
     assert at.radio(key="train_oov_policy").value == s.oov_policy
 

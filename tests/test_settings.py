@@ -306,11 +306,12 @@ def test_the_shipped_vocabularies_record_their_settings():
 
 # ============================================================================ the CLI
 
-#: Every flag ``python -m sgpe train`` had before the settings were declared once.
+#: Every flag ``python -m sgpe train`` had before the settings were declared once, and
+#: the ones added since (``--superwords-from``).
 TRAIN_FLAGS = {
     "--model", "--vocab-size", "--mode", "--prune-freq", "--min-freq", "--oov", "--script",
     "--pieces", "--no-leading-space", "--no-prepend-space", "--pattern", "--checkpoint-every",
-    "--checkpoint-seconds", "--heartbeat-seconds", "--max-piece-units",
+    "--checkpoint-seconds", "--heartbeat-seconds", "--max-piece-units", "--superwords-from",
 }  # fmt: skip
 #: The counting flags (CountOptions) that train shares with count: a run records them.
 COUNT_FLAGS = {"--workers", "--backend", "--scheduler", "--max-corpus-bytes", "--max-line-bytes"}
@@ -383,6 +384,7 @@ def test_old_config_json_loads_with_its_fingerprint(tmp_path, text, fingerprint)
     # value that reproduces the old run (the piece cap: none, i.e. the largest).
     written = config.to_dict()
     cap = written.pop("max_piece_units")
+    assert written.pop("superwords_from") is None  # no superwords: merges stop at spaces
     assert written == old
     assert cap == (50_000 if old["model"] == "sgpe" else default("max_piece_units"))
     assert config.vocab_size == old["vocab_size"] and config.corpus_name == old["corpus_name"]

@@ -265,7 +265,11 @@ def count_pieces(
     from ..pieces import get_word_splitter
 
     splitter = get_word_splitter(
-        settings.script, settings.leading_space, settings.pieces, settings.max_piece_units
+        settings.script,
+        settings.leading_space,
+        settings.pieces,
+        settings.max_piece_units,
+        settings.superwords_from is not None,  # superword spans are counted as one key each
     )
     prefix = " " if settings.prepend_space else ""
     if counting.backend == "dask":

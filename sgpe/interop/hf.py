@@ -109,7 +109,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import BYTE_TOKEN, byte_token, write_text_atomic
-from ..pieces import get_word_splitter
+from ..pieces import get_word_splitter, span_regex
 from ..schema import code_point_ranges, schemas_for
 from ..syllables import get_syllabifier
 from ..tokenizer import Tokenizer
@@ -561,6 +561,15 @@ class _SgpeExport:
         ``(?:U){1,N}`` would take too), else ``chunk`` cuts again: the chunks of
         :meth:`sgpe.pieces.WordSplitter.cap`."""
         n = self.tok.max_piece_units
+        if splitter.superwords:
+            # Superword spans first, as the splitter's own regex has them: a span is one
+            # pre-token (never cut: each of its words has at most N characters).
+            spans = span_regex(splitter.script, n)
+            plain = get_word_splitter(splitter.script, splitter.leading_space, splitter.mode, n)
+            if n < 2:  # the cap would be a Split of its own, which would cut spans too
+                raise ExportError("superwords with max_piece_units 1: no Hugging Face export")
+            (split,) = self.piece_splits(plain)
+            return [_split(_onig_from_python_re(spans) + "|" + split["pattern"]["Regex"])]
         if splitter.mode != "whitespace" or n < 2:
             return [_split(_onig_from_python_re(splitter.pattern)), self.cap_split()]
         unit = self.syllabifier.pattern
@@ -863,8 +872,17 @@ class _HierarchicalExport(_SgpeExport):
                 seen.add((a, b))
                 unique.append([a, b])
         known = self.known_unit_regex()
+        # In a superword span a run goes on across the spaces: the units with a leading
+        # space are known units too, and no part merge reaches across a space (a part
+        # merge's right side is never a unit's first character, which the space is).
         runs = f"(?:{known}){{1,{MAX_RUN}}}|{self.unit_regex(with_space=True)}"
-        splitter = get_word_splitter(tok.script, tok.leading_space, tok.pieces)
+        splitter = get_word_splitter(
+            tok.script,
+            tok.leading_space,
+            tok.pieces,
+            tok.max_piece_units,
+            tok.superwords_from is not None,
+        )
         pre = [*self.piece_splits(splitter), _split(runs)]
         normalizer: dict[str, Any] | None = None
         decoders: list[dict[str, Any]] = []

@@ -17,7 +17,8 @@ Extended block U+A8E0..U+A8FF and the Vedic Extensions U+1CD0..U+1CFF; the danda
 U+0964/U+0965 for either script) goes to SGPE, everything else (Latin, digits,
 punctuation, spaces, emoji, code) to tiktoken. ZWJ and ZWNJ continue whatever segment they
 follow, so a conjunct stays in SGPE and an emoji sequence in tiktoken.
-**Trailing-space absorption:** when a tiktoken segment ends with a space and an SGPE
+With a superword vocabulary (``superwords_from``) a segment goes on across single spaces
+between such runs, so SGPE can join its words. **Trailing-space absorption:** when a tiktoken segment ends with a space and an SGPE
 segment follows, that one space moves to the SGPE segment, which is then encoded with its
 leading space (``" ලංකා"``), as GPT-2 style tokenizers attach a space to the next word.
 
@@ -126,7 +127,13 @@ class MetaTokenizer:
         self.scripts = tuple(s.name for s in schemas_for(sgpe.script) if s.code_points & letters)
         ranges = [r for name in self.scripts for r in SCRIPT_BLOCKS.get(name, ())]
         indic = _range_class(ranges, DANDAS)
-        self._indic_run = re.compile(f"{indic}[{indic[1:-1]}{JOINERS}]*")
+        run = f"{indic}[{indic[1:-1]}{JOINERS}]*"
+        if sgpe.superwords_from is not None:
+            # Superwords join whole syllables across one space: the words of the covered
+            # scripts with single spaces between them stay one SGPE segment, so SGPE sees
+            # its spans (sgpe/pieces.py) as its own encode() does.
+            run = f"{run}(?: {run})*"
+        self._indic_run = re.compile(run)
 
     # ==================================================================== properties
     @property

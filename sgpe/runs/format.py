@@ -340,6 +340,8 @@ _ABSENT: dict[str, Any] = {
 def _typed(value: Any, f: dataclasses.Field[Any], source: str) -> Any:
     """A ``config.json`` value checked against the type of the field's default (an int
     where a float is expected is taken; anything else that differs is an error)."""
+    if value is None and f.name == "superwords_from":
+        return None  # a setting whose value may be None: no superwords
     example = f.default if f.default is not None else (True if f.name == "prepend_space" else 1)
     kind = type(example)
     if kind is float and isinstance(value, int) and not isinstance(value, bool):

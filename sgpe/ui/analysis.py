@@ -333,7 +333,9 @@ class GlobalStep:
     rank: int
     tokens: tuple[str, ...]  # the whole text's tokens after this step
     new_index: int  # position of the merged token in ``tokens``
-    kind: str = "join"  # "part" (inside one syllable), "join" (whole syllables), "bytes"
+    # "part" (inside one syllable), "join" (whole syllables), "super" (whole syllables
+    # across a space), "bytes"
+    kind: str = "join"
 
 
 def flatten_trace(traces: Sequence[WordTrace]) -> tuple[tuple[str, ...], list[GlobalStep]]:
@@ -391,7 +393,8 @@ def merges_table(tokenizer: Any, counts: Sequence[int] | None) -> list[dict[str,
                 "right": b,
                 "merged": m,
                 "count": counts[rank] if counts is not None and rank < len(counts) else None,
-                "kind": kinds[rank],
+                # A join across a space (its right side starts a word) made a superword.
+                "kind": "super" if kinds[rank] == "join" and b.startswith(" ") else kinds[rank],
             }
         )
     return rows

@@ -251,6 +251,8 @@ def tokens_html(
         if t.fallback:
             cls += " fallback"
         text = t.data.decode("utf-8", errors="ignore") if t.label is None else ""
+        if " " in text[1:]:
+            cls += " super"  # a superword: whole syllables of several words
         if text.endswith("\n"):
             cls += " nl"  # its id goes before the line break, not at the next line's start
         parts.append(
@@ -317,7 +319,8 @@ def step_tokens_html(
     """
     parts = []
     for i, tok in enumerate(tokens):
-        cls = ("tok new part" if kind == "part" else "tok new") if i == new_index else "tok"
+        cls = "tok new" + {"part": " part", "super": " super"}.get(kind, "")
+        cls = cls if i == new_index else "tok super" if " " in tok[1:] else "tok"
         parts.append(
             f'<span class="{cls}"'
             + _attr("title", code_points(tok) or "(empty)")

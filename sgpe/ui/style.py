@@ -97,6 +97,7 @@ CSS = f"""
 /* A token of byte chips (and its id) stays on one line: broken across lines, its last
    chip ran past the column's edge and was clipped. */
 .sgpe-box span.tok:has(> .b) {{ display: inline-block; max-width: 100%; line-height: 1.6; }}
+.sgpe-box span.tok.super {{ text-decoration: overline 2px #7c3aed; }}
 .sgpe-box span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
   background: #fff7e0; border: 1px solid #d8b45a; border-radius: .2rem;
@@ -161,6 +162,8 @@ CSS = f"""
 }}
 .sgpe-steps span.tok.new {{ background: #fde68a; box-shadow: inset 0 0 0 2px #d97706; }}
 .sgpe-steps span.tok.new.part {{ background: #dbeafe; box-shadow: inset 0 0 0 2px #2563eb; }}
+.sgpe-steps span.tok.super {{ text-decoration: overline 2px #7c3aed; }}
+.sgpe-steps span.tok.new.super {{ background: #ede9fe; box-shadow: inset 0 0 0 2px #7c3aed; }}
 .sgpe-steps span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
 }}

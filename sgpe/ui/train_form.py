@@ -63,6 +63,15 @@ def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> A
             + ", ".join(f"{default_min_freq(m)} for {m}" for m in choices("mode"))
             + ").",
         )
+    if initial is None:  # an optional size (superwords_from): an empty box is off
+        return where.number_input(
+            meta.label,
+            step=1,
+            placeholder="off",
+            key=key(f.name),
+            help=help_ + " Empty: off.",
+            **limits,
+        )
     options: dict[str, Any] = {"step": 1}
     options.update(limits)
     return where.number_input(meta.label, key=key(f.name, initial), help=help_, **options)

@@ -21,6 +21,7 @@ KIND_ORDER = (
     "syllable part",
     "syllable",
     "multi-syllable",
+    "superword",
     "partial character",
     "multi-character",
 )
@@ -31,6 +32,8 @@ def _token_kind_sgpe(tok: Any, token_id: int, token: str, merged: set[str]) -> s
         return "special"
     if tok.is_fallback_token(token_id):
         return "byte fallback"
+    if " " in token[1:]:
+        return "superword"  # whole syllables of several words (superwords_from)
     if token in merged:
         return "multi-syllable"
     spans = syllable_spans(token, leading_space=tok.leading_space)
