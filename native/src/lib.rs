@@ -1,0 +1,174 @@
+//! `sgpe._native`: the native core of sgpe (`docs/architecture.md`, "The native core").
+//!
+//! The logic lives in plain Rust modules that `cargo test --no-default-features` tests
+//! without Python; this file only converts arguments and results, releases the GIL around
+//! the work, and turns every error and panic into a Python exception with a message.
+
+pub mod syllables;
+
+#[cfg(feature = "python")]
+mod bindings {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    use pyo3::exceptions::{PyRuntimeError, PyValueError};
+    use pyo3::prelude::*;
+    use pyo3::types::{PyList, PyString, PyTuple};
+    use rayon::prelude::*;
+
+    use crate::syllables::{self, SchemaSpec, Token};
+
+    /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
+    fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
+        catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_string());
+            PyRuntimeError::new_err(format!(
+                "sgpe._native: internal error in {what} ({detail}); \
+                 SGPE_ENGINE=python runs the pure-Python engine"
+            ))
+        })
+    }
+
+    type ClassArg = (char, Vec<(u32, u32)>);
+    type EdgesArg = (String, Vec<(char, String)>);
+    /// A schema as `sgpe/engine.py` passes it: (classes, units, start, transitions,
+    /// accept, orphan_states).
+    type SpecArg = (
+        Vec<ClassArg>,
+        Vec<(char, String)>,
+        String,
+        Vec<EdgesArg>,
+        Vec<String>,
+        Vec<String>,
+    );
+
+    /// The DFA syllabifier of one (schemas, leading_space) setting.
+    #[pyclass(frozen, module = "sgpe._native", name = "Syllabifier")]
+    struct PySyllabifier {
+        inner: syllables::Syllabifier,
+    }
+
+    fn spans_of<'py>(py: Python<'py>, tokens: &[Token]) -> PyResult<Bound<'py, PyList>> {
+        let items = tokens
+            .iter()
+            .map(|t| {
+                PyTuple::new(
+                    py,
+                    [
+                        t.char_start.into_pyobject(py)?.into_any(),
+                        t.char_end.into_pyobject(py)?.into_any(),
+                        PyString::intern(py, t.kind.name()).into_any(),
+                    ],
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    fn strings_of<'py>(
+        py: Python<'py>,
+        text: &str,
+        tokens: &[Token],
+    ) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            tokens
+                .iter()
+                .map(|t| PyString::new(py, &text[t.start..t.end])),
+        )
+    }
+
+    #[pymethods]
+    impl PySyllabifier {
+        #[new]
+        fn new(schemas: Vec<SpecArg>, leading_space: bool) -> PyResult<Self> {
+            let specs: Vec<SchemaSpec> = schemas
+                .into_iter()
+                .map(
+                    |(classes, units, start, transitions, accept, orphan_states)| SchemaSpec {
+                        classes,
+                        units,
+                        start,
+                        transitions,
+                        accept,
+                        orphan_states,
+                    },
+                )
+                .collect();
+            let inner = guarded("Syllabifier()", || {
+                syllables::Syllabifier::new(&specs, leading_space)
+            })?
+            .map_err(PyValueError::new_err)?;
+            Ok(PySyllabifier { inner })
+        }
+
+        /// The tokens of `text` as strings. A lone surrogate raises UnicodeEncodeError
+        /// (UTF-8 cannot hold it); `sgpe/engine.py` then uses the Python engine.
+        fn syllabify<'py>(
+            &self,
+            py: Python<'py>,
+            text: &Bound<'py, PyString>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let s = text.to_str()?;
+            let tokens = py.allow_threads(|| guarded("syllabify", || self.inner.tokens(s)))?;
+            strings_of(py, s, &tokens)
+        }
+
+        /// The tokens of `text` as (start, end, kind) in code points.
+        fn spans<'py>(
+            &self,
+            py: Python<'py>,
+            text: &Bound<'py, PyString>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let s = text.to_str()?;
+            let tokens = py.allow_threads(|| guarded("spans", || self.inner.tokens(s)))?;
+            spans_of(py, &tokens)
+        }
+
+        /// The token boundaries of `text` in code points (every token's end): the cheapest
+        /// answer, for counting and benchmarks.
+        fn bounds(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<usize>> {
+            let s = text.to_str()?;
+            py.allow_threads(|| {
+                guarded("bounds", || {
+                    let mut out = Vec::with_capacity(s.len() / 4 + 1);
+                    self.inner.for_each_token(s, |t| out.push(t.char_end));
+                    out
+                })
+            })
+        }
+
+        /// `syllabify` of each text, on all cores (rayon), without the GIL.
+        fn syllabify_batch<'py>(
+            &self,
+            py: Python<'py>,
+            texts: Vec<Bound<'py, PyString>>,
+        ) -> PyResult<Vec<Bound<'py, PyList>>> {
+            let strs = texts
+                .iter()
+                .map(|t| t.to_str())
+                .collect::<PyResult<Vec<&str>>>()?;
+            let tokens = py.allow_threads(|| {
+                guarded("syllabify_batch", || {
+                    strs.par_iter()
+                        .map(|s| self.inner.tokens(s))
+                        .collect::<Vec<_>>()
+                })
+            })?;
+            strs.iter()
+                .zip(&tokens)
+                .map(|(s, t)| strings_of(py, s, t))
+                .collect()
+        }
+    }
+
+    #[pymodule]
+    fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add_class::<PySyllabifier>()?;
+        Ok(())
+    }
+}
