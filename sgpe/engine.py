@@ -129,4 +129,6 @@ def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | 
         return None
     if script != "auto" and script not in BUILTIN_SCRIPTS:
         return None
-    return module.Syllabifier([schema_tables(s) for s in schemas_for(script)], leading_space)
+    tables = [schema_tables(s) for s in schemas_for(script)]
+    made: NativeSyllabifier = module.Syllabifier(tables, leading_space)
+    return made

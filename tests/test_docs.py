@@ -28,13 +28,35 @@ CITATION = re.compile(
     r"|§",
     re.IGNORECASE,
 )
-TEXT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".json", ".md", ".txt", ".cfg")
+TEXT_SUFFIXES = (
+    ".py",
+    ".pyi",
+    ".rs",
+    ".sh",
+    ".toml",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".md",
+    ".txt",
+    ".cfg",
+)
 #: Not scanned: version control, caches, outputs of runs and tests, the text written for
 #: the project (``sample_data``, data, not prose), and the benchmarks' generated results
 #: (their source in ``bench/`` is scanned, so a citation cannot come back through it), and
-#: ``.venv``, the installed packages of the environment the two README commands make.
+#: ``.venv``, the installed packages of the environment the two README commands make, and
+#: ``native/target``, cargo's build directory.
 SKIP_DIRS = {".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache"}
-SKIP_PATHS = {"runs", "tests/artifacts", "sample_data", "bench/results", "build", "dist", ".venv"}
+SKIP_PATHS = {
+    "runs",
+    "tests/artifacts",
+    "sample_data",
+    "bench/results",
+    "build",
+    "dist",
+    ".venv",
+    "native/target",
+}
 
 
 def _text_files() -> Iterator[Path]:
