@@ -392,9 +392,7 @@ class Syllabifier:
         # The native core's DFA over the same schema tables (sgpe/engine.py), for the
         # built-in schemas under the native engine; None otherwise.
         self._native = (
-            native_syllabifier(script, leading_space)
-            if self._builtin and not python_only
-            else None
+            native_syllabifier(script, leading_space) if self._builtin and not python_only else None
         )
 
     def __call__(self, text: str) -> list[str]:

@@ -8,6 +8,7 @@ pub mod syllables;
 
 #[cfg(feature = "python")]
 mod bindings {
+    use std::collections::HashMap;
     use std::panic::{catch_unwind, AssertUnwindSafe};
 
     use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -68,17 +69,22 @@ mod bindings {
         PyList::new(py, items)
     }
 
+    /// The token strings of one text. Syllables repeat (a few thousand distinct ones make
+    /// up most text), so each distinct token becomes one Python string, shared by all its
+    /// occurrences: a hash lookup is cheaper than decoding UTF-8 into a new object.
     fn strings_of<'py>(
         py: Python<'py>,
         text: &str,
         tokens: &[Token],
     ) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(
-            py,
-            tokens
-                .iter()
-                .map(|t| PyString::new(py, &text[t.start..t.end])),
-        )
+        let mut made: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+        let items = tokens.iter().map(|t| {
+            let s = &text[t.start..t.end];
+            made.entry(s)
+                .or_insert_with(|| PyString::new(py, s))
+                .clone()
+        });
+        PyList::new(py, items)
     }
 
     #[pymethods]
