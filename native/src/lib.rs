@@ -72,12 +72,12 @@ mod bindings {
     /// The token strings of one text. Syllables repeat (a few thousand distinct ones make
     /// up most text), so each distinct token becomes one Python string, shared by all its
     /// occurrences: a hash lookup is cheaper than decoding UTF-8 into a new object.
-    fn strings_of<'py>(
+    fn strings_of<'py, 'a>(
         py: Python<'py>,
-        text: &str,
+        text: &'a str,
         tokens: &[Token],
+        made: &mut HashMap<&'a str, Bound<'py, PyString>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut made: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
         let items = tokens.iter().map(|t| {
             let s = &text[t.start..t.end];
             made.entry(s)
@@ -120,7 +120,7 @@ mod bindings {
         ) -> PyResult<Bound<'py, PyList>> {
             let s = text.to_str()?;
             let tokens = py.allow_threads(|| guarded("syllabify", || self.inner.tokens(s)))?;
-            strings_of(py, s, &tokens)
+            strings_of(py, s, &tokens, &mut HashMap::new())
         }
 
         /// The tokens of `text` as (start, end, kind) in code points.
@@ -164,9 +164,11 @@ mod bindings {
                         .collect::<Vec<_>>()
                 })
             })?;
+            // One string per distinct token across the whole batch.
+            let mut made = HashMap::new();
             strs.iter()
                 .zip(&tokens)
-                .map(|(s, t)| strings_of(py, s, t))
+                .map(|(s, t)| strings_of(py, s, t, &mut made))
                 .collect()
         }
     }
