@@ -75,9 +75,13 @@ def _pair(script: str, leading_space: bool) -> tuple[Syllabifier, Syllabifier]:
 
 def _assert_same(text: str, script: str = "auto", leading_space: bool = False) -> None:
     native, python = _pair(script, leading_space)
-    tokens = native(text)
+    try:
+        tokens = native._native.syllabify(text)
+    except UnicodeEncodeError:  # a lone surrogate: the seam answers with Python
+        tokens = native(text)
     assert tokens == python._findall(text)
     assert tokens == python(text)
+    assert native(text) == tokens  # the seam, whichever engine it picks for this length
     spans = native.spans(text)
     assert all(type(s) is Span for s in spans)
     assert spans == python.spans(text)
@@ -86,7 +90,7 @@ def _assert_same(text: str, script: str = "auto", leading_space: bool = False) -
 def _assert_same_lines(text: str, script: str, leading_space: bool) -> None:
     """Whole text at once, and line by line in a batch (first difference named)."""
     native, python = _pair(script, leading_space)
-    got, want = native(text), python._findall(text)
+    got, want = native._native.syllabify(text), python._findall(text)
     if got != want:
         k = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
         pytest.fail(f"token {k}: native {got[k - 2 : k + 3]!r} != python {want[k - 2 : k + 3]!r}")
@@ -153,7 +157,7 @@ def test_every_code_point_alone_and_in_a_row() -> None:
         assert native.spans(spaced) == python.spans(spaced)
     whole = "".join(chars)
     native, python = _pair("auto", True)
-    assert native(whole) == python._findall(whole)
+    assert native._native.syllabify(whole) == python._findall(whole)
     assert native.spans(whole) == python.spans(whole)
     kinds = [s.kind for c in "\x1c\x1d\x1e\x1f\x85\u2028\x0b" for s in native.spans(c)]
     assert kinds == ["whitespace"] * 7
