@@ -17,3 +17,18 @@ class Syllabifier:
     def spans(self, text: str) -> list[tuple[int, int, str]]: ...
     def bounds(self, text: str) -> list[int]: ...
     def syllabify_batch(self, texts: Sequence[str]) -> list[list[str]]: ...
+
+class PieceEncoder:
+    """The hierarchical mode's piece encoder, both phases (sgpe/hierarchical.py)."""
+
+    def __init__(
+        self,
+        schemas: Sequence[SchemaTables],
+        leading_space: bool,
+        char_ids: dict[str, int],
+        byte_ids: list[int] | None,
+        unk: int,
+        part: dict[tuple[int, int], tuple[int, int]],
+        join: dict[tuple[int, int], tuple[int, int]],
+    ) -> None: ...
+    def encode_pieces(self, pieces: Sequence[str]) -> list[list[int]]: ...

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
+    from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
     from ._native import Syllabifier as NativeSyllabifier
     from .schema import Schema
@@ -131,4 +132,27 @@ def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | 
         return None
     tables = [schema_tables(s) for s in schemas_for(script)]
     made: NativeSyllabifier = module.Syllabifier(tables, leading_space)
+    return made
+
+
+def native_piece_encoder(
+    script: str,
+    leading_space: bool,
+    vocab: dict[str, int],
+    byte_ids: list[int],
+    unk_id: int,
+    part_ranks: dict[tuple[int, int], tuple[int, int]],
+    join_ranks: dict[tuple[int, int], tuple[int, int]],
+) -> NativePieceEncoder | None:
+    """The native twin of :class:`sgpe.hierarchical.HierarchicalEncoder` (both phases) for
+    a vocabulary of a built-in ``script`` setting, or None under the Python engine. A byte
+    token or ``[UNK]`` the vocabulary lacks is spelled -1 by both."""
+    module = native_module()
+    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+        return None
+    tables = [schema_tables(s) for s in schemas_for(script)]
+    char_ids = {t: i for t, i in vocab.items() if len(t) == 1}
+    made: NativePieceEncoder = module.PieceEncoder(
+        tables, leading_space, char_ids, byte_ids or None, unk_id, part_ranks, join_ranks
+    )
     return made

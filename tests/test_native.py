@@ -20,6 +20,7 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -256,3 +257,48 @@ def test_a_bad_schema_table_is_a_value_error_not_a_panic() -> None:
         module.Syllabifier([([("Q", [(65, 90)])], [], "s", [("s", [])], [], [])], False)
     with pytest.raises(ValueError, match="need 1 to 254 schemas"):
         module.Syllabifier([], False)
+
+
+# ---------------------------------------------------------------------------- the encoder
+
+
+@cache
+def _shipped(name: str) -> Any:
+    import sgpe
+
+    tok = sgpe.Tokenizer.load(ROOT / "sample_data" / "vocab" / name)
+    assert tok._hier is not None and tok._native_pieces is not None
+    return tok
+
+
+ENCODER_FILES = ["si_dev.txt", "hi_dev.txt", "mixed_dev.txt", *DEV_FILES[3:]]
+
+
+@pytest.mark.parametrize("name", ENCODER_FILES)
+def test_encoder_ids_are_identical_on_real_text(shared_corpora: Path, name: str) -> None:
+    """Every distinct piece of the file through both encoders (the encode cache is built
+    from these), then the whole file's ids through encode_batch against the Python
+    engine's encode_batch."""
+    tok = _shipped("sgpe_4k.json")
+    text = (shared_corpora / name).read_text(encoding="utf-8")
+    lines = text.splitlines()[:3000]
+    pieces = sorted({p for line in lines for p in tok._pieces(" " + line)})
+    native = tok._native_pieces.encode_pieces(pieces)
+    python = [tok._hier.ids_of_piece(p) for p in pieces]
+    for piece, got, want in zip(pieces, native, python):
+        assert got == want, piece
+    import sgpe
+
+    fresh = sgpe.Tokenizer.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    fresh._native_pieces = None  # the Python engine's path of encode_batch
+    assert tok.encode_batch(lines) == fresh.encode_batch(lines)
+
+
+@given(st.lists(script_text, max_size=8))
+def test_encoder_ids_on_generated_text(texts: list[str]) -> None:
+    """Unknown characters (byte tokens the vocabulary lacks are -1 in both), joiners,
+    orphans, huge and empty pieces."""
+    tok = _shipped("sgpe_4k.json")
+    pieces = [p for t in texts for p in tok._pieces(" " + t)] + ["", "ක්" * 3000]
+    native = tok._native_pieces.encode_pieces(pieces)
+    assert native == [tok._hier.ids_of_piece(p) for p in pieces]

@@ -268,6 +268,11 @@ impl Syllabifier {
         }
     }
 
+    /// Whether some schema of this setting classifies `c`.
+    pub fn classifies(&self, c: char) -> bool {
+        self.schema_for(c).is_some()
+    }
+
     /// The tokens of `text`, calling `emit` for each (`_dfa_tokens` of `sgpe/syllables.py`).
     pub fn for_each_token(&self, text: &str, mut emit: impl FnMut(Token)) {
         let n = text.len();
