@@ -11,7 +11,13 @@ of it in one call, ``script="auto"``, in M characters per second, medians of
 * ``python steady``: the same text again, every word known;
 * ``hf metaspace`` / ``hf o200k split``: HF pre-tokenizers (``pre_tokenize_str``).
 
-Writes ``native.json`` and prints a table. Fails when the native core is not built.
+Then encoding ``si_dev.txt`` (its lines) with ``sample_data/vocab/sgpe_4k.json``, medians
+of ``--repeats`` runs, a fresh tokenizer (empty caches) for each cold run: SGPE's
+``encode_batch`` with the native piece encoder (rayon over the machine's cores) and with the
+Python engine, the same call again (warm: every piece cached), and tiktoken ``o200k_base``
+(``encode_ordinary`` line by line on one thread, ``encode_ordinary_batch`` on its threads).
+
+Writes ``native.json`` and prints both tables. Fails when the native core is not built.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import statistics
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from . import corpora, records
@@ -88,6 +95,54 @@ def measure(text: str, repeats: int) -> dict[str, float]:
     }
 
 
+ENCODERS = (
+    "sgpe native cold",
+    "sgpe python cold",
+    "sgpe warm",
+    "tiktoken o200k one thread",
+    "tiktoken o200k batch",
+)
+
+
+def measure_encoding(lines: list[str], repeats: int) -> dict[str, float]:
+    import sgpe
+    from sgpe.engine import native_module
+
+    from .peers import load_encoding
+
+    if native_module() is None:
+        raise SystemExit("bench native: the native core is not built")
+    vocab = Path(__file__).resolve().parents[1] / "sample_data" / "vocab" / "sgpe_4k.json"
+    n = sum(map(len, lines))
+
+    def fresh(native: bool) -> Callable[[], Any]:
+        tok = sgpe.Tokenizer.load(vocab)
+        if not native:
+            tok._native_pieces = None  # the Python engine's path
+        return partial(tok.encode_batch, lines)
+
+    def warm() -> Callable[[], Any]:
+        tok = sgpe.Tokenizer.load(vocab)
+        tok.encode_batch(lines)
+        return partial(tok.encode_batch, lines)
+
+    enc = load_encoding("o200k_base")
+
+    def one_by_one() -> None:
+        for line in lines:
+            enc.encode_ordinary(line)
+
+    return {
+        "sgpe native cold": _median_rate(n, partial(fresh, True), repeats),
+        "sgpe python cold": _median_rate(n, partial(fresh, False), repeats),
+        "sgpe warm": _median_rate(n, warm, repeats),
+        "tiktoken o200k one thread": _median_rate(n, lambda: one_by_one, repeats),
+        "tiktoken o200k batch": _median_rate(
+            n, lambda: partial(enc.encode_ordinary_batch, lines), repeats
+        ),
+    }
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     out = [
         "| schema | characters | " + " | ".join(COLUMNS) + " |",
@@ -109,8 +164,14 @@ def run(args: argparse.Namespace) -> int:
         text = "\n".join(corpus_lines(args.corpora, script, limit=None)) + "\n"
         rows.append({"script": script, "chars": len(text), **measure(text, args.repeats)})
         print(rows[-1], flush=True)
-    meta = records.run_meta(args.invocation, started, repeats=args.repeats)
+    si_dev = args.corpora / "si_dev.txt"
+    corpora.require(args.corpora, "si_dev.txt")
+    encoding = measure_encoding(si_dev.read_text(encoding="utf-8").splitlines(), args.repeats)
+    meta = records.run_meta(args.invocation, started, repeats=args.repeats, encoding=encoding)
     records.write_rows(args.out / "native.json", rows, meta)
     print(table(rows))
-    print(f"\nM characters per second, medians of {args.repeats} runs.")
+    print(f"\nM characters per second, medians of {args.repeats} runs.\n")
+    print("| si_dev.txt, sgpe_4k.json | M chars/s |\n|---|---:|")
+    for name in ENCODERS:
+        print(f"| {name} | {encoding[name]:.2f} |")
     return 0
