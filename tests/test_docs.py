@@ -204,10 +204,12 @@ def _top_level_names(module_file: Path) -> set[str]:
 
 
 def _module_file(parts: list[str]) -> Path | None:
-    """The file (or package directory) of ``sgpe.x.y``, without importing anything."""
+    """The file (or package directory) of ``sgpe.x.y``, without importing anything; for
+    the extension module ``sgpe._native``, its stub (the built file may not be there)."""
     base = ROOT.joinpath(*parts)
-    if base.with_suffix(".py").is_file():
-        return base.with_suffix(".py")
+    for suffix in (".py", ".pyi"):
+        if base.with_suffix(suffix).is_file():
+            return base.with_suffix(suffix)
     if (base / "__init__.py").is_file():
         return base / "__init__.py"
     return base if base.is_dir() else None
