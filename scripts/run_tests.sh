@@ -6,8 +6,8 @@
 #   bash scripts/run_tests.sh -m "not browser"     # skip the end-to-end browser test
 # Set-up (scripts/setup_env.sh): the active virtual environment, else .venv/ in the checkout
 # (made on the first run, reused after), with exactly the pins of requirements/dev.txt.
-# Exit code: 1 if the set-up, a lint, format or type check fails (before pytest runs), else
-# pytest's.
+# Exit code: 1 if the set-up, a lint, format or type check, or the native core's cargo
+# checks fail (before pytest runs), else pytest's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -31,6 +31,22 @@ else
     "$PYTHON" -m ruff check --force-exclude .
     "$PYTHON" -m ruff format --check --force-exclude .
     "$PYTHON" -m mypy
+fi
+
+# The native core (native/, Rust): formatting, lints and its own tests, before pytest, when
+# a Rust toolchain is there (setup_env.sh built the extension with it; without one sgpe runs
+# in pure Python and tests/test_native.py skips). `cargo test` runs without the Python
+# feature: the core is plain Rust (native/src/lib.rs).
+if command -v cargo >/dev/null 2>&1; then
+    echo "run_tests: cargo fmt --check, cargo clippy -D warnings, cargo test (native/)" >&2
+    (
+        cd native
+        export PYO3_PYTHON="$PYTHON"
+        cargo fmt --check
+        nice cargo clippy --quiet -j 2 --all-targets -- -D warnings
+        nice cargo clippy --quiet -j 2 --all-targets --no-default-features -- -D warnings
+        nice cargo test --quiet -j 2 --no-default-features
+    )
 fi
 
 # The browser test needs Debian's chromium and Noto fonts. A failure here is not fatal:

@@ -2,6 +2,7 @@
 # environment and installs the locked packages into it.
 #
 #   sgpe_setup_env LOCK     sets PYTHON to the interpreter to use, with LOCK installed
+#                           and the native core built (scripts/build_native.sh)
 #
 # Which environment:
 #   - an active virtual environment ($VIRTUAL_ENV) is used as it is;
@@ -54,6 +55,15 @@ _sgpe_make_venv() {
 }
 
 sgpe_setup_env() {
+    _sgpe_setup_python "$@" || return 1
+    # The native core (native/, Rust): built on every run, as cargo rebuilds only what
+    # changed; without a Rust toolchain sgpe runs in pure Python (scripts/build_native.sh).
+    if [[ -f native/Cargo.toml && -f scripts/build_native.sh ]]; then
+        PYTHON="$PYTHON" bash scripts/build_native.sh || return 1
+    fi
+}
+
+_sgpe_setup_python() {
     local lock="$1" root env_dir base stamp want
     root="$(pwd)"
     if [[ -n "${VIRTUAL_ENV:-}" && -x "$VIRTUAL_ENV/bin/python" ]]; then

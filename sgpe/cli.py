@@ -721,8 +721,10 @@ class _VersionAction(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
         from . import __version__
+        from .engine import describe
 
-        print(f"sgpe {__version__}")
+        # The engine line says once where the native core is missing (sgpe/engine.py).
+        print(f"sgpe {__version__}, {describe()}")
         parser.exit()
 
 

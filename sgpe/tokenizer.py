@@ -30,6 +30,7 @@ from ._files import (
     read_json,
     write_json_atomic,
 )
+from .engine import native_piece_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import MAX_PIECE_UNITS, get_word_splitter
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
@@ -127,6 +128,20 @@ class Tokenizer:
             self._hier = HierarchicalEncoder(
                 self.vocab, self.merges, script, leading_space, self._spell_char, merge_kinds
             )
+        # Its native twin (sgpe/engine.py), or None: new pieces of a batch go there at once.
+        self._native_pieces = (
+            native_piece_encoder(
+                script,
+                leading_space,
+                self.vocab,
+                self._byte_ids,
+                self.unk_id,
+                self._hier.part_ranks,
+                self._hier.join_ranks,
+            )
+            if self._hier is not None
+            else None
+        )
 
     def _check(self, source: str) -> None:
         n = len(self.vocab)
@@ -241,12 +256,21 @@ class Tokenizer:
             if len(cache) + len(new) > _PIECE_CACHE_LIMIT:
                 cache.clear()  # as encode() does when full; this batch's pieces come back
                 new = distinct
-            self._splitter.learn_units(new)
-            encode_piece = self._encode_piece
-            for piece in new:
-                cache[piece] = encode_piece(piece)
+            cache.update(zip(new, self._encode_new_pieces(list(new))))
         get = cache.__getitem__
         return [list(chain.from_iterable(map(get, pieces))) for pieces in pieces_of]
+
+    def _encode_new_pieces(self, pieces: list[str]) -> list[list[int]]:
+        """The ids of pieces not cached yet: natively on all cores where there is a native
+        encoder (a lone surrogate, which Rust cannot take, leaves the batch to Python),
+        else syllabified together and encoded one by one."""
+        if self._native_pieces is not None:
+            try:
+                return self._native_pieces.encode_pieces(pieces)
+            except UnicodeEncodeError:
+                pass
+        self._splitter.learn_units(pieces)
+        return list(map(self._encode_piece, pieces))
 
     def tokenize(self, text: str) -> list[str]:
         """Token strings of ``text`` (byte tokens as ``<0xNN>``; with ``prepend_space`` the

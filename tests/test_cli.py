@@ -17,6 +17,7 @@ import pytest
 
 from sgpe import load, syllabify
 from sgpe.cli import main
+from sgpe.engine import describe
 from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.runs import read_status
 
@@ -409,7 +410,7 @@ def test_help_shows_defaults(
     import sgpe
 
     code, out, _ = run(monkeypatch, capsysbinary, ["--version"])
-    assert code == 0 and out.decode() == f"sgpe {sgpe.__version__}\n"
+    assert code == 0 and out.decode() == f"sgpe {sgpe.__version__}, {describe()}\n"
 
 
 def test_help_says_each_default_once_and_only_where_there_is_one(

@@ -28,13 +28,35 @@ CITATION = re.compile(
     r"|§",
     re.IGNORECASE,
 )
-TEXT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".json", ".md", ".txt", ".cfg")
+TEXT_SUFFIXES = (
+    ".py",
+    ".pyi",
+    ".rs",
+    ".sh",
+    ".toml",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".md",
+    ".txt",
+    ".cfg",
+)
 #: Not scanned: version control, caches, outputs of runs and tests, the text written for
 #: the project (``sample_data``, data, not prose), and the benchmarks' generated results
 #: (their source in ``bench/`` is scanned, so a citation cannot come back through it), and
-#: ``.venv``, the installed packages of the environment the two README commands make.
+#: ``.venv``, the installed packages of the environment the two README commands make, and
+#: ``native/target``, cargo's build directory.
 SKIP_DIRS = {".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache"}
-SKIP_PATHS = {"runs", "tests/artifacts", "sample_data", "bench/results", "build", "dist", ".venv"}
+SKIP_PATHS = {
+    "runs",
+    "tests/artifacts",
+    "sample_data",
+    "bench/results",
+    "build",
+    "dist",
+    ".venv",
+    "native/target",
+}
 
 
 def _text_files() -> Iterator[Path]:
@@ -182,10 +204,12 @@ def _top_level_names(module_file: Path) -> set[str]:
 
 
 def _module_file(parts: list[str]) -> Path | None:
-    """The file (or package directory) of ``sgpe.x.y``, without importing anything."""
+    """The file (or package directory) of ``sgpe.x.y``, without importing anything; for
+    the extension module ``sgpe._native``, its stub (the built file may not be there)."""
     base = ROOT.joinpath(*parts)
-    if base.with_suffix(".py").is_file():
-        return base.with_suffix(".py")
+    for suffix in (".py", ".pyi"):
+        if base.with_suffix(suffix).is_file():
+            return base.with_suffix(suffix)
     if (base / "__init__.py").is_file():
         return base / "__init__.py"
     return base if base.is_dir() else None

@@ -143,3 +143,34 @@ def test_an_active_virtual_environment_is_used_as_it_is(checkout: Path, tmp_path
     assert done.stdout == f"PYTHON={mine}/bin/python\n"
     assert f"probe: using the active virtual environment {mine}" in done.stderr
     assert not (checkout / ".venv").exists()
+
+
+def _build_native(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """scripts/build_native.sh in a checkout that holds a stale extension."""
+    (tmp_path / "scripts").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "scripts" / "build_native.sh", tmp_path / "scripts")
+    (tmp_path / "sgpe").mkdir(exist_ok=True)
+    (tmp_path / "sgpe" / "_native.abi3.so").write_bytes(b"stale")
+    return subprocess.run(
+        ["bash", "scripts/build_native.sh"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+
+
+def test_without_rust_the_native_build_says_so_once_and_leaves_pure_python(tmp_path: Path) -> None:
+    """No cargo on PATH (a machine without Rust): one line, exit 0, no extension left."""
+    path = os.pathsep.join(d for d in ("/usr/bin", "/bin") if not (Path(d) / "cargo").exists())
+    if not path or shutil.which("bash", path=path) is None:
+        pytest.skip("no PATH without cargo that still has bash")
+    done = _build_native(tmp_path, {"PATH": path, "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("build_native: no Rust toolchain (cargo)")
+    assert "sgpe runs in pure Python" in lines[0]
+    assert not (tmp_path / "sgpe" / "_native.abi3.so").exists()
+
+
+def test_sgpe_no_native_skips_the_build(tmp_path: Path) -> None:
+    done = _build_native(tmp_path, {**os.environ, "SGPE_NO_NATIVE": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "SGPE_NO_NATIVE=1: not building the native core" in done.stderr
+    assert not (tmp_path / "sgpe" / "_native.abi3.so").exists()

@@ -1,0 +1,264 @@
+//! `sgpe._native`: the native core of sgpe (`docs/architecture.md`, "The native core").
+//!
+//! The logic lives in plain Rust modules that `cargo test --no-default-features` tests
+//! without Python; this file only converts arguments and results, releases the GIL around
+//! the work, and turns every error and panic into a Python exception with a message.
+
+pub mod encoder;
+pub mod syllables;
+
+#[cfg(feature = "python")]
+mod bindings {
+    use std::collections::HashMap;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    use pyo3::exceptions::{PyRuntimeError, PyValueError};
+    use pyo3::prelude::*;
+    use pyo3::types::{PyList, PyString, PyTuple};
+    use rayon::prelude::*;
+
+    use crate::encoder::{self, Ranks};
+    use crate::syllables::{self, SchemaSpec, Token};
+
+    /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
+    fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
+        catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_string());
+            PyRuntimeError::new_err(format!(
+                "sgpe._native: internal error in {what} ({detail}); \
+                 SGPE_ENGINE=python runs the pure-Python engine"
+            ))
+        })
+    }
+
+    type ClassArg = (char, Vec<(u32, u32)>);
+    type EdgesArg = (String, Vec<(char, String)>);
+    /// A schema as `sgpe/engine.py` passes it: (classes, units, start, transitions,
+    /// accept, orphan_states).
+    type SpecArg = (
+        Vec<ClassArg>,
+        Vec<(char, String)>,
+        String,
+        Vec<EdgesArg>,
+        Vec<String>,
+        Vec<String>,
+    );
+
+    /// The DFA syllabifier of one (schemas, leading_space) setting.
+    #[pyclass(frozen, module = "sgpe._native", name = "Syllabifier")]
+    struct PySyllabifier {
+        inner: syllables::Syllabifier,
+    }
+
+    fn spans_of<'py>(py: Python<'py>, tokens: &[Token]) -> PyResult<Bound<'py, PyList>> {
+        let items = tokens
+            .iter()
+            .map(|t| {
+                PyTuple::new(
+                    py,
+                    [
+                        t.char_start.into_pyobject(py)?.into_any(),
+                        t.char_end.into_pyobject(py)?.into_any(),
+                        PyString::intern(py, t.kind.name()).into_any(),
+                    ],
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// The token strings of one text. Syllables repeat (a few thousand distinct ones make
+    /// up most text), so each distinct token becomes one Python string, shared by all its
+    /// occurrences: a hash lookup is cheaper than decoding UTF-8 into a new object.
+    fn strings_of<'py, 'a>(
+        py: Python<'py>,
+        text: &'a str,
+        tokens: &[Token],
+        made: &mut HashMap<&'a str, Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let items = tokens.iter().map(|t| {
+            let s = &text[t.start..t.end];
+            made.entry(s)
+                .or_insert_with(|| PyString::new(py, s))
+                .clone()
+        });
+        PyList::new(py, items)
+    }
+
+    #[pymethods]
+    impl PySyllabifier {
+        #[new]
+        fn new(schemas: Vec<SpecArg>, leading_space: bool) -> PyResult<Self> {
+            let specs = specs_of(schemas);
+            let inner = guarded("Syllabifier()", || {
+                syllables::Syllabifier::new(&specs, leading_space)
+            })?
+            .map_err(PyValueError::new_err)?;
+            Ok(PySyllabifier { inner })
+        }
+
+        /// The tokens of `text` as strings. A lone surrogate raises UnicodeEncodeError
+        /// (UTF-8 cannot hold it); `sgpe/engine.py` then uses the Python engine.
+        fn syllabify<'py>(
+            &self,
+            py: Python<'py>,
+            text: &Bound<'py, PyString>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let s = text.to_str()?;
+            let tokens = py.allow_threads(|| guarded("syllabify", || self.inner.tokens(s)))?;
+            strings_of(py, s, &tokens, &mut HashMap::new())
+        }
+
+        /// The tokens of `text` as (start, end, kind) in code points.
+        fn spans<'py>(
+            &self,
+            py: Python<'py>,
+            text: &Bound<'py, PyString>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let s = text.to_str()?;
+            let tokens = py.allow_threads(|| guarded("spans", || self.inner.tokens(s)))?;
+            spans_of(py, &tokens)
+        }
+
+        /// The token boundaries of `text` in code points (every token's end): the cheapest
+        /// answer, for counting and benchmarks.
+        fn bounds(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<usize>> {
+            let s = text.to_str()?;
+            py.allow_threads(|| {
+                guarded("bounds", || {
+                    let mut out = Vec::with_capacity(s.len() / 4 + 1);
+                    self.inner.for_each_token(s, |t| out.push(t.char_end));
+                    out
+                })
+            })
+        }
+
+        /// `syllabify` of each text, on all cores (rayon), without the GIL.
+        fn syllabify_batch<'py>(
+            &self,
+            py: Python<'py>,
+            texts: Vec<Bound<'py, PyString>>,
+        ) -> PyResult<Vec<Bound<'py, PyList>>> {
+            let strs = texts
+                .iter()
+                .map(|t| t.to_str())
+                .collect::<PyResult<Vec<&str>>>()?;
+            let tokens = py.allow_threads(|| {
+                guarded("syllabify_batch", || {
+                    strs.par_iter()
+                        .map(|s| self.inner.tokens(s))
+                        .collect::<Vec<_>>()
+                })
+            })?;
+            // One string per distinct token across the whole batch.
+            let mut made = HashMap::new();
+            strs.iter()
+                .zip(&tokens)
+                .map(|(s, t)| strings_of(py, s, t, &mut made))
+                .collect()
+        }
+    }
+
+    fn specs_of(schemas: Vec<SpecArg>) -> Vec<SchemaSpec> {
+        schemas
+            .into_iter()
+            .map(
+                |(classes, units, start, transitions, accept, orphan_states)| SchemaSpec {
+                    classes,
+                    units,
+                    start,
+                    transitions,
+                    accept,
+                    orphan_states,
+                },
+            )
+            .collect()
+    }
+
+    /// The hierarchical mode's piece encoder (`HierarchicalEncoder.ids_of_piece`).
+    #[pyclass(frozen, module = "sgpe._native", name = "PieceEncoder")]
+    struct PyPieceEncoder {
+        inner: encoder::PieceEncoder,
+    }
+
+    #[pymethods]
+    impl PyPieceEncoder {
+        #[new]
+        #[pyo3(signature = (schemas, leading_space, char_ids, byte_ids, unk, part, join))]
+        fn new(
+            schemas: Vec<SpecArg>,
+            leading_space: bool,
+            char_ids: HashMap<char, u32>,
+            byte_ids: Option<Vec<i64>>,
+            unk: i64,
+            part: Ranks,
+            join: Ranks,
+        ) -> PyResult<Self> {
+            if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
+                return Err(PyValueError::new_err("byte_ids must hold 256 ids"));
+            }
+            // -1 (a byte token or [UNK] the vocabulary lacks, which Python emits as it is)
+            // travels as u32::MAX: such ids never merge, and leave as -1 again.
+            let id = |i: i64| u32::try_from(i).unwrap_or(u32::MAX);
+            let byte_ids = byte_ids.map(|b| b.into_iter().map(id).collect());
+            let unk = id(unk);
+            let specs = specs_of(schemas);
+            let syllabifier = guarded("PieceEncoder()", || {
+                syllables::Syllabifier::new(&specs, leading_space)
+            })?
+            .map_err(PyValueError::new_err)?;
+            Ok(PyPieceEncoder {
+                inner: encoder::PieceEncoder {
+                    syllabifier,
+                    char_ids,
+                    byte_ids,
+                    unk,
+                    part,
+                    join,
+                },
+            })
+        }
+
+        /// Each piece's ids, on all cores (rayon), without the GIL; the same ids in the
+        /// same order however the work is split. A lone surrogate raises
+        /// UnicodeEncodeError (the caller then encodes in Python).
+        fn encode_pieces(
+            &self,
+            py: Python<'_>,
+            pieces: Vec<Bound<'_, PyString>>,
+        ) -> PyResult<Vec<Vec<i64>>> {
+            let strs = pieces
+                .iter()
+                .map(|p| p.to_str())
+                .collect::<PyResult<Vec<&str>>>()?;
+            py.allow_threads(|| {
+                guarded("encode_pieces", || {
+                    let chunk = (strs.len() / (4 * rayon::current_num_threads())).max(256);
+                    strs.par_chunks(chunk)
+                        .map(|c| self.inner.encode_pieces(c))
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .flatten()
+                        .map(|ids| {
+                            ids.into_iter()
+                                .map(|i| if i == u32::MAX { -1 } else { i64::from(i) })
+                                .collect()
+                        })
+                        .collect()
+                })
+            })
+        }
+    }
+
+    #[pymodule]
+    fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add_class::<PySyllabifier>()?;
+        m.add_class::<PyPieceEncoder>()?;
+        Ok(())
+    }
+}

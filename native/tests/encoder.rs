@@ -1,0 +1,50 @@
+//! The merge loops of the piece encoder: the heap gives the rescan's result (as
+//! `bpe_heap` and `bpe_with_sizes` do in sgpe/hierarchical.py). The encoder against the
+//! Python engine on real text is tests/test_native.py.
+
+use _native::encoder::{bpe_heap, bpe_rescan, Ranks};
+
+fn ranks(rules: &[((u32, u32), u32)]) -> Ranks {
+    rules
+        .iter()
+        .enumerate()
+        .map(|(rank, &(pair, merged))| (pair, (rank as u32, merged)))
+        .collect()
+}
+
+#[test]
+fn leftmost_lowest_rank_first() {
+    // a a a: (a a) at the left first, then (aa a). a a a a: (a a) twice, the lower rank
+    // winning over (aa a).
+    let r = ranks(&[((1, 1), 10), ((10, 1), 11)]);
+    let mut ids = vec![1, 1, 1];
+    bpe_rescan(&mut ids, &r);
+    assert_eq!(ids, [11]);
+    let mut ids = vec![1, 1, 1, 1];
+    bpe_rescan(&mut ids, &r);
+    assert_eq!(ids, [10, 10]);
+    assert_eq!(bpe_heap(&[1, 1, 1, 1], &r), [10, 10]);
+}
+
+#[test]
+fn heap_equals_rescan_on_many_runs() {
+    let r = ranks(&[
+        ((1, 2), 5),
+        ((2, 3), 6),
+        ((5, 3), 7),
+        ((3, 1), 8),
+        ((7, 8), 9),
+        ((6, 6), 4),
+        ((4, 4), 1),
+    ]);
+    // Every run over {1..4} up to length 7, by counting in base 4 (deterministic).
+    for len in 0..=7u32 {
+        for code in 0..4u32.pow(len) {
+            let run: Vec<u32> = (0..len).map(|k| 1 + (code / 4u32.pow(k)) % 4).collect();
+            let mut rescanned = run.clone();
+            bpe_rescan(&mut rescanned, &r);
+            assert_eq!(bpe_heap(&run, &r), rescanned, "{run:?}");
+        }
+    }
+    assert!(bpe_heap(&[], &r).is_empty());
+}

@@ -1,0 +1,34 @@
+# Types of the native core (native/src/lib.rs, built into sgpe/_native.abi3.so by
+# scripts/build_native.sh). Only sgpe/engine.py imports it.
+
+from collections.abc import Sequence
+
+__version__: str
+
+_ClassTable = list[tuple[str, list[tuple[int, int]]]]
+_Edges = list[tuple[str, list[tuple[str, str]]]]
+SchemaTables = tuple[_ClassTable, list[tuple[str, str]], str, _Edges, list[str], list[str]]
+
+class Syllabifier:
+    """The DFA syllabifier of one (schemas, leading_space) setting."""
+
+    def __init__(self, schemas: Sequence[SchemaTables], leading_space: bool) -> None: ...
+    def syllabify(self, text: str) -> list[str]: ...
+    def spans(self, text: str) -> list[tuple[int, int, str]]: ...
+    def bounds(self, text: str) -> list[int]: ...
+    def syllabify_batch(self, texts: Sequence[str]) -> list[list[str]]: ...
+
+class PieceEncoder:
+    """The hierarchical mode's piece encoder, both phases (sgpe/hierarchical.py)."""
+
+    def __init__(
+        self,
+        schemas: Sequence[SchemaTables],
+        leading_space: bool,
+        char_ids: dict[str, int],
+        byte_ids: list[int] | None,
+        unk: int,
+        part: dict[tuple[int, int], tuple[int, int]],
+        join: dict[tuple[int, int], tuple[int, int]],
+    ) -> None: ...
+    def encode_pieces(self, pieces: Sequence[str]) -> list[list[int]]: ...

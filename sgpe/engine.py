@@ -1,0 +1,158 @@
+"""The one seam between the pure-Python engine and the native core (``sgpe._native``).
+
+:func:`engine` says which engine runs: ``"native"`` when the Rust extension is built and
+importable (``scripts/build_native.sh``, which the README's two commands run), else
+``"python"``. The environment variable ``SGPE_ENGINE`` decides instead:
+
+* ``SGPE_ENGINE=python`` forces the pure-Python engine even where the extension is built;
+* ``SGPE_ENGINE=native`` requires the extension and fails with :class:`EngineError` (saying
+  how to build it) when it is missing;
+* unset, empty or ``auto``: the native core if present, else Python.
+
+Every caller that can use the native core asks this module for it (:func:`native_syllabifier`)
+and gets ``None`` under the Python engine; nothing else imports ``sgpe._native``. Both
+engines give identical results (``tests/test_native.py`` compares them on the real corpora
+and on generated text); the native one is only faster.
+
+What this module deliberately does not do: pick per call. The engine is fixed when first
+asked (the variable is read once per process; :func:`reset` is for tests).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Literal
+
+from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
+
+if TYPE_CHECKING:
+    from ._native import PieceEncoder as NativePieceEncoder
+    from ._native import SchemaTables
+    from ._native import Syllabifier as NativeSyllabifier
+    from .schema import Schema
+
+Engine = Literal["native", "python"]
+ENV_VAR = "SGPE_ENGINE"
+_CHOICES = ("native", "python", "auto", "")
+
+
+class EngineError(ImportError):
+    """``SGPE_ENGINE=native`` was asked for and the native core cannot be loaded."""
+
+
+@cache
+def _load() -> tuple[ModuleType | None, str]:
+    """The extension module, or None and why not."""
+    try:
+        from . import _native
+    except ImportError as err:
+        return None, str(err)
+    return _native, ""
+
+
+@cache
+def engine() -> Engine:
+    """``"native"`` or ``"python"``: which engine this process runs (see the module doc).
+
+    >>> engine() in ("native", "python")
+    True
+    """
+    choice = os.environ.get(ENV_VAR, "").strip().lower()
+    if choice not in _CHOICES:
+        raise EngineError(
+            f"{ENV_VAR}={os.environ[ENV_VAR]!r}: use 'native', 'python' or 'auto' (or unset it)"
+        )
+    if choice == "python":
+        return "python"
+    module, why = _load()
+    if module is not None:
+        return "native"
+    if choice == "native":
+        raise EngineError(
+            f"{ENV_VAR}=native, but the native core sgpe._native cannot be imported ({why}). "
+            "Build it with `bash scripts/build_native.sh` (needs a Rust toolchain: cargo), "
+            f"or unset {ENV_VAR} to run the pure-Python engine."
+        )
+    return "python"
+
+
+def native_module() -> ModuleType | None:
+    """``sgpe._native`` under the native engine, else None."""
+    return _load()[0] if engine() == "native" else None
+
+
+def describe() -> str:
+    """One line for ``--version`` and the app: which engine runs, and why."""
+    if engine() == "native":
+        module = _load()[0]
+        return f"native engine (sgpe._native {getattr(module, '__version__', '?')})"
+    if os.environ.get(ENV_VAR, "").strip().lower() == "python":
+        return f"pure-Python engine ({ENV_VAR}=python)"
+    return (
+        "pure-Python engine (the native core is not built: install a Rust toolchain and run "
+        "bash scripts/build_native.sh)"
+    )
+
+
+def reset() -> None:
+    """Forget the engine choice (tests change ``SGPE_ENGINE`` and ask again)."""
+    engine.cache_clear()
+    native_syllabifier.cache_clear()
+
+
+# ============================================================================
+# The native functions, each built from the same data as its Python twin
+# ============================================================================
+
+
+def schema_tables(schema: Schema) -> SchemaTables:
+    """One schema's class ranges, units and DFA table as the native core takes them."""
+    return (
+        [(letter, code_point_ranges(chars)) for letter, chars in sorted(schema.classes.items())],
+        [(u.cls, u.sequence) for u in schema.units],
+        schema.dfa_start,
+        [(state, sorted(edges.items())) for state, edges in sorted(schema.dfa.items())],
+        sorted(schema.dfa_accept),
+        sorted(schema.dfa_orphan_states),
+    )
+
+
+@cache
+def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | None:
+    """The native DFA syllabifier of a built-in ``script`` setting (one script or
+    ``"auto"``), or None under the Python engine. Its ``syllabify``/``spans`` give what
+    :class:`sgpe.syllables.Syllabifier` gives; a text with a lone surrogate (which UTF-8
+    cannot hold) raises ``UnicodeEncodeError``, and the caller runs Python's instead."""
+    module = native_module()
+    if module is None:
+        return None
+    if script != "auto" and script not in BUILTIN_SCRIPTS:
+        return None
+    tables = [schema_tables(s) for s in schemas_for(script)]
+    made: NativeSyllabifier = module.Syllabifier(tables, leading_space)
+    return made
+
+
+def native_piece_encoder(
+    script: str,
+    leading_space: bool,
+    vocab: dict[str, int],
+    byte_ids: list[int],
+    unk_id: int,
+    part_ranks: dict[tuple[int, int], tuple[int, int]],
+    join_ranks: dict[tuple[int, int], tuple[int, int]],
+) -> NativePieceEncoder | None:
+    """The native twin of :class:`sgpe.hierarchical.HierarchicalEncoder` (both phases) for
+    a vocabulary of a built-in ``script`` setting, or None under the Python engine. A byte
+    token or ``[UNK]`` the vocabulary lacks is spelled -1 by both."""
+    module = native_module()
+    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+        return None
+    tables = [schema_tables(s) for s in schemas_for(script)]
+    char_ids = {t: i for t, i in vocab.items() if len(t) == 1}
+    made: NativePieceEncoder = module.PieceEncoder(
+        tables, leading_space, char_ids, byte_ids or None, unk_id, part_ranks, join_ranks
+    )
+    return made

@@ -1,0 +1,334 @@
+"""The native core (sgpe._native, native/) against the Python engine: exact equality.
+
+The reference is the Python engine of the same setting (``Syllabifier(python_only=True)``:
+its grammar regex for the tokens, its ``spans`` for the kinds); the native side is what
+``sgpe.engine`` hands out. Inputs: every real corpus file of the shared corpora (the dev
+files and multi/ by default, the training files with --runslow), every code point, and
+hypothesis text (any code point, Python's whitespace, lone surrogates, long and empty
+texts). The seam itself (``SGPE_ENGINE``) is tested in subprocesses, as it is read once.
+
+Where the extension is not built: skipped with the reason when there is no Rust toolchain
+(sgpe then runs in pure Python), failed when there is one (the README's commands build it,
+so a missing extension there is a broken build).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sgpe import engine
+from sgpe.schema import BUILTIN_SCRIPTS
+from sgpe.syllables import Span, Syllabifier
+
+ROOT = Path(__file__).resolve().parents[1]
+
+if engine.engine() != "native":
+    if shutil.which("cargo") and os.environ.get("SGPE_ENGINE", "") != "python":
+        pytest.fail(
+            f"cargo is on PATH but the native core is not loaded ({engine.describe()}): "
+            "run bash scripts/build_native.sh",
+            pytrace=False,
+        )
+    pytest.skip(engine.describe(), allow_module_level=True)
+
+SETTINGS = [(script, ls) for script in ("auto", *BUILTIN_SCRIPTS) for ls in (False, True)]
+DEV_FILES = [
+    "si_dev.txt",
+    "hi_dev.txt",
+    "mixed_dev.txt",
+    *(
+        f"multi/{n}.txt"
+        for n in ["bn", "gu", "km", "kn", "ml", "mr", "my", "ne", "or", "pa", "ta", "te"]
+    ),
+]
+TRAIN_FILES = [
+    "si_train.txt",
+    "hi_train.txt",
+    *(
+        f"xgenre/{n}.txt"
+        for n in [
+            "hi_test_reviews",
+            "hi_train_stories",
+            "si_test_legal",
+            "si_test_prompts",
+            "si_train_news",
+        ]
+    ),
+]
+
+
+@cache
+def _pair(script: str, leading_space: bool) -> tuple[Syllabifier, Syllabifier]:
+    native = Syllabifier(script, leading_space)
+    assert native._native is not None
+    return native, Syllabifier(script, leading_space, python_only=True)
+
+
+def _assert_same(text: str, script: str = "auto", leading_space: bool = False) -> None:
+    native, python = _pair(script, leading_space)
+    try:
+        tokens = native._native.syllabify(text)
+    except UnicodeEncodeError:  # a lone surrogate: the seam answers with Python
+        tokens = native(text)
+    assert tokens == python._findall(text)
+    assert tokens == python(text)
+    assert native(text) == tokens  # the seam, whichever engine it picks for this length
+    spans = native.spans(text)
+    assert all(type(s) is Span for s in spans)
+    assert spans == python.spans(text)
+
+
+def _assert_same_lines(text: str, script: str, leading_space: bool) -> None:
+    """Whole text at once, and line by line in a batch (first difference named)."""
+    native, python = _pair(script, leading_space)
+    got, want = native._native.syllabify(text), python._findall(text)
+    if got != want:
+        k = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+        pytest.fail(f"token {k}: native {got[k - 2 : k + 3]!r} != python {want[k - 2 : k + 3]!r}")
+    assert got == want
+    lines = text.splitlines()[:2000]
+    assert native._native.syllabify_batch(lines) == [python._findall(line) for line in lines]
+
+
+# ---------------------------------------------------------------------------- real text
+
+
+@pytest.mark.parametrize("name", DEV_FILES)
+def test_dev_corpora_tokens_and_spans_are_identical(shared_corpora: Path, name: str) -> None:
+    text = (shared_corpora / name).read_text(encoding="utf-8")
+    for leading_space in (False, True):
+        _assert_same_lines(text, "auto", leading_space)
+    native, python = _pair("auto", True)
+    assert native.spans(text) == python.spans(text)
+
+
+@pytest.mark.parametrize(
+    "script,name",
+    [
+        ("sinhala", "si_dev.txt"),
+        ("devanagari", "hi_dev.txt"),
+        ("bengali", "multi/bn.txt"),
+        ("gurmukhi", "multi/pa.txt"),
+        ("gujarati", "multi/gu.txt"),
+        ("odia", "multi/or.txt"),
+        ("tamil", "multi/ta.txt"),
+        ("telugu", "multi/te.txt"),
+        ("kannada", "multi/kn.txt"),
+        ("malayalam", "multi/ml.txt"),
+        ("myanmar", "multi/my.txt"),
+        ("khmer", "multi/km.txt"),
+    ],
+)
+def test_each_script_alone_on_its_own_text(shared_corpora: Path, script: str, name: str) -> None:
+    text = (shared_corpora / name).read_text(encoding="utf-8")[:300_000]
+    for leading_space in (False, True):
+        _assert_same_lines(text, script, leading_space)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TRAIN_FILES)
+def test_training_corpora_are_identical(shared_corpora: Path, name: str) -> None:
+    text = (shared_corpora / name).read_text(encoding="utf-8")
+    _assert_same_lines(text, "auto", True)
+
+
+# ---------------------------------------------------------------------------- every character
+
+
+def test_every_code_point_alone_and_in_a_row() -> None:
+    """Each code point (no surrogates) as its own text and all of them in one text: covers
+    every class of every schema and Python's whitespace (str.isspace counts U+001C..U+001F,
+    which Rust's char::is_whitespace does not)."""
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for leading_space in (False, True):
+        native, python = _pair("auto", leading_space)
+        batch = native._native.syllabify_batch(chars)
+        assert batch == [python._findall(c) for c in chars]
+        spaced = " ".join(chars)
+        assert native.spans(spaced) == python.spans(spaced)
+    whole = "".join(chars)
+    native, python = _pair("auto", True)
+    assert native._native.syllabify(whole) == python._findall(whole)
+    assert native.spans(whole) == python.spans(whole)
+    kinds = [s.kind for c in "\x1c\x1d\x1e\x1f\x85\u2028\x0b" for s in native.spans(c)]
+    assert kinds == ["whitespace"] * 7
+
+
+@pytest.mark.parametrize("script,leading_space", SETTINGS)
+def test_edge_texts(script: str, leading_space: bool) -> None:
+    for text in [
+        "",
+        " ",
+        "   \t\n\r  x",
+        "x  ",
+        " \x0b",
+        "ශ්‍රී ලංකාව",
+        "\u200d\u200dක\u200d",
+        "ක්" * 50_000,  # one huge piece
+        "\u0dd9\u0dcf\u0dca\u0dd9",  # a unit as an orphan, then a lone sign
+        "क्षत्रिय नमस्ते",
+        "a\u0301\u0dca",
+    ]:
+        _assert_same(text, script, leading_space)
+
+
+# A text made of what the grammars look at: the schemas' own characters (all classes and
+# units), the leading-space characters, Python's other whitespace, joiners, Latin, digits.
+_SCRIPT_CHARS = sorted(
+    {c for s in BUILTIN_SCRIPTS for c in __import__("sgpe").schema.load_schema(s).word_chars}
+)
+_INTERESTING = st.sampled_from(
+    [*_SCRIPT_CHARS, " ", "\t", "\n", "\r", "\x0b", "\x1c", "\xa0", "\u2028", "\u200c", "a", "1"]
+)
+script_text = st.lists(st.one_of(_INTERESTING, st.characters()), max_size=200).map("".join)
+
+
+@given(script_text, st.sampled_from(SETTINGS))
+def test_generated_text_is_identical(text: str, setting: tuple[str, bool]) -> None:
+    _assert_same(text, *setting)
+
+
+@given(st.text(), st.booleans())
+def test_any_text_including_lone_surrogates(text: str, leading_space: bool) -> None:
+    """Lone surrogates cannot go to Rust as UTF-8: the native object raises
+    UnicodeEncodeError and the seam answers with the Python engine, so results still agree."""
+    _assert_same(text, "auto", leading_space)
+    native, _ = _pair("auto", leading_space)
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        with pytest.raises(UnicodeEncodeError):
+            native._native.syllabify(text)
+
+
+# ---------------------------------------------------------------------------- the seam
+
+
+def _engine_in_subprocess(value: str | None, code: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != engine.ENV_VAR}
+    if value is not None:
+        env[engine.ENV_VAR] = value
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+
+def test_sgpe_engine_variable() -> None:
+    code = "import sgpe.engine as e; print(e.engine(), e.native_syllabifier('auto', False) is None)"
+    assert _engine_in_subprocess(None, code).stdout == "native False\n"
+    assert _engine_in_subprocess("native", code).stdout == "native False\n"
+    assert _engine_in_subprocess("python", code).stdout == "python True\n"
+    bad = _engine_in_subprocess("rust", code)
+    assert bad.returncode != 0 and "SGPE_ENGINE='rust': use 'native', 'python'" in bad.stderr
+
+
+def test_sgpe_engine_native_fails_clearly_without_the_extension() -> None:
+    """The extension made unimportable (None in sys.modules, as for a module that is not
+    there): native is refused with how to build it, auto falls back to Python."""
+    code = (
+        "import sys; sys.modules['sgpe._native'] = None; "
+        "import sgpe.engine as e; print(e.engine()); print(e.describe())"
+    )
+    fallback = _engine_in_subprocess("auto", code)
+    assert fallback.stdout.splitlines()[0] == "python", fallback.stderr
+    assert "the native core is not built" in fallback.stdout
+    refused = _engine_in_subprocess("native", code)
+    assert refused.returncode != 0
+    assert "SGPE_ENGINE=native, but the native core sgpe._native cannot be imported" in (
+        refused.stderr
+    )
+    assert "bash scripts/build_native.sh" in refused.stderr
+
+
+def test_a_bad_schema_table_is_a_value_error_not_a_panic() -> None:
+    module = engine.native_module()
+    assert module is not None
+    with pytest.raises(ValueError, match='DFA state "nowhere" is not in the transitions'):
+        module.Syllabifier([([("C", [(65, 90)])], [], "nowhere", [], [], [])], False)
+    with pytest.raises(ValueError, match="unknown class letter 'Q'"):
+        module.Syllabifier([([("Q", [(65, 90)])], [], "s", [("s", [])], [], [])], False)
+    with pytest.raises(ValueError, match="need 1 to 254 schemas"):
+        module.Syllabifier([], False)
+
+
+# ---------------------------------------------------------------------------- the encoder
+
+
+@cache
+def _shipped(name: str) -> Any:
+    import sgpe
+
+    tok = sgpe.Tokenizer.load(ROOT / "sample_data" / "vocab" / name)
+    assert tok._hier is not None and tok._native_pieces is not None
+    return tok
+
+
+ENCODER_FILES = ["si_dev.txt", "hi_dev.txt", "mixed_dev.txt", *DEV_FILES[3:]]
+
+
+@pytest.mark.parametrize("name", ENCODER_FILES)
+def test_encoder_ids_are_identical_on_real_text(shared_corpora: Path, name: str) -> None:
+    """Every distinct piece of the file through both encoders (the encode cache is built
+    from these), then the whole file's ids through encode_batch against the Python
+    engine's encode_batch."""
+    tok = _shipped("sgpe_4k.json")
+    text = (shared_corpora / name).read_text(encoding="utf-8")
+    lines = text.splitlines()[:3000]
+    pieces = sorted({p for line in lines for p in tok._pieces(" " + line)})
+    native = tok._native_pieces.encode_pieces(pieces)
+    python = [tok._hier.ids_of_piece(p) for p in pieces]
+    for piece, got, want in zip(pieces, native, python):
+        assert got == want, piece
+    import sgpe
+
+    fresh = sgpe.Tokenizer.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    fresh._native_pieces = None  # the Python engine's path of encode_batch
+    assert tok.encode_batch(lines) == fresh.encode_batch(lines)
+
+
+@given(st.lists(script_text, max_size=8))
+def test_encoder_ids_on_generated_text(texts: list[str]) -> None:
+    """Unknown characters (byte tokens the vocabulary lacks are -1 in both), joiners,
+    orphans, huge and empty pieces."""
+    tok = _shipped("sgpe_4k.json")
+    pieces = [p for t in texts for p in tok._pieces(" " + t)] + ["", "ක්" * 3000]
+    native = tok._native_pieces.encode_pieces(pieces)
+    assert native == [tok._hier.ids_of_piece(p) for p in pieces]
+
+
+@cache
+def _superword_vocabulary(corpus: Path) -> Any:
+    """A superword vocabulary trained on real Sinhala text (the merges after 3,600 symbols
+    may join whole syllables across a space)."""
+    import sgpe
+
+    with corpus.open(encoding="utf-8") as f:
+        lines = [line for _, line in zip(range(4000), f)]
+    return sgpe.train(lines, vocab_size=4000, superwords_from=3600)
+
+
+@pytest.mark.parametrize("name", ["si_dev.txt", "mixed_dev.txt"])
+def test_superword_spans_encode_identically(shared_corpora: Path, name: str) -> None:
+    """With superwords a piece may be a span of several words, and the join phase runs
+    over the whole span: the native encoder gives the Python engine's ids for every
+    distinct span and piece, and for whole files through encode_batch."""
+    tok = _superword_vocabulary(shared_corpora / "si_train.txt")
+    assert tok._native_pieces is not None
+    assert any(" " in t.strip() for t in tok.vocab), "no superword was learned"
+    lines = (shared_corpora / name).read_text(encoding="utf-8").splitlines()[:3000]
+    pieces = sorted({p for line in lines for p in tok._pieces(" " + line)})
+    assert any(" " in p.strip() for p in pieces), "no span was cut"
+    native = tok._native_pieces.encode_pieces(pieces)
+    for piece, got in zip(pieces, native):
+        assert got == tok._hier.ids_of_piece(piece), piece
+    python = type(tok).from_dict(tok.to_dict())
+    python._native_pieces = None  # the Python engine's path of encode_batch
+    assert tok.encode_batch(lines) == python.encode_batch(lines)
