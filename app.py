@@ -14,6 +14,7 @@ import logging
 
 import streamlit as st
 
+from sgpe.engine import describe
 from sgpe.protocol import one_line
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.ui import owner, render, resources, state, style
@@ -120,6 +121,7 @@ with st.sidebar:
         + ("" if active.base_matched else " (not trained on the same corpus)")
         + "."
     )
+    st.caption(f"Engine: {render.md_escape(describe())}.")  # native core or pure Python
 
 try:
     page.run()
