@@ -66,6 +66,8 @@ SCRIPTS = {"auto": "auto (every script)", **{n: load_schema(n).title for n in BU
 with st.sidebar:
     st.markdown("### SGPE Explorer")
     st.caption("Syllable-aware BPE for Sinhala, Devanagari and eight more Brahmic scripts")
+    # native core or pure Python; the Active line stays last (tests/test_app.py reads it)
+    st.caption(f"Engine: {render.md_escape(describe())}.")
     sgpe_choices = resources.choices("sgpe")
     if st.session_state.get("side_tok") not in sgpe_choices:
         st.session_state.pop("side_tok", None)
@@ -121,7 +123,6 @@ with st.sidebar:
         + ("" if active.base_matched else " (not trained on the same corpus)")
         + "."
     )
-    st.caption(f"Engine: {render.md_escape(describe())}.")  # native core or pure Python
 
 try:
     page.run()
