@@ -14,6 +14,7 @@ import logging
 
 import streamlit as st
 
+from sgpe.engine import describe
 from sgpe.protocol import one_line
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.ui import owner, render, resources, state, style
@@ -65,6 +66,8 @@ SCRIPTS = {"auto": "auto (every script)", **{n: load_schema(n).title for n in BU
 with st.sidebar:
     st.markdown("### SGPE Explorer")
     st.caption("Syllable-aware BPE for Sinhala, Devanagari and eight more Brahmic scripts")
+    # native core or pure Python; the Active line stays last (tests/test_app.py reads it)
+    st.caption(f"Engine: {render.md_escape(describe())}.")
     sgpe_choices = resources.choices("sgpe")
     if st.session_state.get("side_tok") not in sgpe_choices:
         st.session_state.pop("side_tok", None)

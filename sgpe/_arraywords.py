@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .hierarchical import PAIR_SHIFT as _SHIFT
+from .pieces import PAIR_SHIFT as _SHIFT
 
 #: Pairs (codes) whose count grew, grouped by their count now: ``[(count, [code, ...])]``.
 Grown = list[tuple[int, list[int]]]

@@ -91,7 +91,7 @@ from functools import cache
 from itertools import repeat
 from typing import Any, Literal, TypeVar, cast
 
-from .pieces import MAX_SUPERWORD_WORDS
+from .pieces import MAX_SUPERWORD_WORDS, PAIR_SHIFT
 from .schema import OTHER
 from .syllables import Span, Syllabifier, get_syllabifier
 
@@ -112,8 +112,7 @@ _HEAP_BATCH = 4096
 _NO_FLOOR = 1 << 62  # above every count: at first every pair waits in the pool
 # A pair of symbol ids as one integer, left << PAIR_SHIFT | right (ids are below _LIMIT): the
 # merge queue orders pairs by it (the order of their two-character strings), and the array
-# word level keys its counts by it.
-PAIR_SHIFT = 20
+# word level keys its counts by it (PAIR_SHIFT lives in sgpe/pieces.py).
 _PAIR_MASK = (1 << PAIR_SHIFT) - 1
 # The merge loop keeps the words in arrays (sgpe/_arraywords.py) when they hold at least
 # this many units on average: text without spaces, whose pieces are long chunks (up to

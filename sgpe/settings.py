@@ -34,6 +34,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+# The tokens every vocabulary starts with (ids 0..4). Declared here, below sgpe/tokenizer.py
+# (which re-exports them), because the settings check vocab_size against their number.
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
 Model = Literal["sgpe", "bytebpe"]
 Mode = Literal["hierarchical", "paper"]
 OOVPolicy = Literal["fallback", "unk"]
@@ -273,9 +277,9 @@ class TrainSettings:
             schemas_for(self.script)  # raises for an unknown script
             check_max_units(self.max_piece_units)
         else:
-            from .baselines.bytebpe import ByteBPETokenizer
+            from .baselines.patterns import compile_pattern, resolve_pattern
 
-            ByteBPETokenizer((), self.pattern)  # raises ValueError for a bad pattern
+            compile_pattern(resolve_pattern(self.pattern)[0])  # ValueError for a bad pattern
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as keyword arguments (``TrainSettings(**s.to_dict()) == s``)."""
@@ -358,8 +362,6 @@ def _field(name: str) -> dataclasses.Field[Any]:
 
 
 def _special_tokens() -> int:
-    from .tokenizer import SPECIAL_TOKENS
-
     return len(SPECIAL_TOKENS)
 
 
@@ -449,8 +451,6 @@ class CountOptions:
     )
 
     def __post_init__(self) -> None:
-        from .corpus.counting import check_count_options
-
         check_count_options(
             self.workers, self.backend, self.scheduler, self.max_corpus_bytes, self.max_line_bytes
         )
@@ -582,3 +582,31 @@ UNRECORDED: Mapping[str, Any] = MappingProxyType(
 ORIGINAL_TRAINER: Mapping[str, Any] = MappingProxyType(
     {"model": "sgpe", "scripts": "sinhala", "pieces": "script", "oov_policy": "unk"}
 )
+
+
+# The counting options are checked here, below sgpe/corpus/counting.py (which imports this
+# module), so that settings import nothing above them; counting re-exports both names.
+BACKENDS = ("local", "dask")
+
+
+def check_count_options(
+    workers: int | None,
+    backend: str,
+    scheduler: str | None,
+    max_corpus_bytes: int | None,
+    max_line_bytes: int,
+) -> None:
+    """Raise ``ValueError`` naming the first bad counting option."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+        raise ValueError(f"workers must be a whole number of processes or None, got {workers!r}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1 (or None for all cores), got {workers}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("scheduler: only for backend 'dask'")
+    for name, value in (("max_corpus_bytes", max_corpus_bytes), ("max_line_bytes", max_line_bytes)):
+        if value is None and name == "max_corpus_bytes":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive number of bytes, got {value!r}")

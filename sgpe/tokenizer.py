@@ -35,9 +35,9 @@ from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import MAX_PIECE_UNITS, get_word_splitter
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED
+from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old home
 from .spans import Encoded
 
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 FORMAT_VERSION = 1
 REFERENCE_VERSION = "sgpe_v1.0.0"  # the original trainer's; kept so its encoder reads our files
 _LONG_RUN = 24  # runs longer than this use the heap-based merge

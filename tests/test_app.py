@@ -117,6 +117,30 @@ def test_the_sidebar_only_reads_the_runs(runs_dir: Path) -> None:
     assert list(at.sidebar.selectbox(key="side_tok").options) == ["shipped: sample_data, 4,000"]
 
 
+@pytest.mark.parametrize("choice", ["python", "auto"])
+def test_the_sidebar_names_the_engine(choice: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from sgpe import engine
+    from sgpe.ui.render import md_escape
+
+    monkeypatch.setenv("SGPE_ENGINE", choice)
+    engine.reset()  # the choice is cached per process (sgpe/engine.py)
+    try:
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+        assert not at.exception, [e.value for e in at.exception]
+        lines = [c.value for c in at.sidebar.caption if c.value.startswith("Engine: ")]
+        assert lines == [f"Engine: {md_escape(engine.describe())}."]
+        if choice == "python":
+            assert engine.describe() == "pure-Python engine (SGPE_ENGINE=python)"
+        else:  # auto: the native core whenever scripts/build_native.sh has built it
+            built = importlib.util.find_spec("sgpe._native") is not None
+            assert engine.describe().startswith("native engine (" if built else "pure-Python")
+    finally:
+        monkeypatch.delenv("SGPE_ENGINE")
+        engine.reset()
+
+
 def test_shipped_merge_counts_come_from_the_file() -> None:
     at = open_page("merges.py")
     at.text_input(key="mrg_filter").set_value("ලං").run()

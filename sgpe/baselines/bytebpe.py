@@ -39,7 +39,6 @@ import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
 from operator import add
 from pathlib import Path
 from typing import Any
@@ -60,6 +59,9 @@ from ..protocol import (
 )
 from ..spans import Encoded, measure_by_token_bytes
 from ..tokenizer import merge_counts_of
+from .patterns import SPLIT_PATTERNS
+from .patterns import compile_pattern as _compile
+from .patterns import resolve_pattern as _resolve_pattern
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -74,29 +76,6 @@ __all__ = [
 
 # ============================================================================ constants
 
-#: Named pre-tokenizer patterns, copied verbatim from tiktoken's ``pat_str`` values.
-#: ``o200k`` (GPT-4o) puts combining marks (``\p{M}``: Sinhala and Devanagari vowel signs,
-#: viramas, anusvara) inside letter runs, so a word stays one chunk. ``cl100k`` (GPT-4) and
-#: ``gpt2`` match letters with ``\p{L}`` only, so every vowel sign or virama breaks an
-#: Indic word into several chunks that BPE can never merge back together.
-SPLIT_PATTERNS: dict[str, str] = {
-    "o200k": "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    ),
-    "cl100k": (
-        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
-        r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-    ),
-    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
-}
 DEFAULT_PATTERN: str = default("pattern")  # declared with the other settings
 
 END_OF_TEXT = "<|endoftext|>"
@@ -127,26 +106,6 @@ class ResumeMismatch(ValueError):
 
 
 # ============================================================================ pre-tokenizer
-
-
-@lru_cache(maxsize=32)
-def _compile(pattern: str) -> regex.Pattern[str]:
-    try:
-        return regex.compile(pattern)
-    except regex.error as err:
-        raise ValueError(f"invalid split pattern {pattern!r}: {err}") from None
-
-
-def _resolve_pattern(pattern: str) -> tuple[str, str | None]:
-    """Return ``(pattern_string, pattern_name)`` for a pattern name or a pattern string."""
-    if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be a str (a name or a regex), not {type(pattern).__name__}")
-    if pattern in SPLIT_PATTERNS:
-        return SPLIT_PATTERNS[pattern], pattern
-    for name, known in SPLIT_PATTERNS.items():
-        if known == pattern:
-            return pattern, name
-    return pattern, None
 
 
 def _split(compiled: regex.Pattern[str], text: str) -> list[str]:

@@ -35,6 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..settings import BACKENDS, check_count_options
 from .readers import (
     DEFAULT_MAX_LINE_BYTES,
     CorpusError,
@@ -63,7 +64,6 @@ __all__ = [
     "write_counts_table",
 ]
 
-BACKENDS = ("local", "dask")
 #: The first this many bytes are counted in the main process; the pool starts only for a
 #: corpus larger than that. Measured (bench/scale.py): starting and stopping a pool of 2
 #: forked workers takes ~35 ms, the time one process needs to count ~1 MB.
@@ -75,29 +75,6 @@ SERIAL_BYTES = 2 << 20
 POOL_MIN_BYTES = 24 << 20
 
 ChunkResult = tuple[Counter[str], int, bool]
-
-
-def check_count_options(
-    workers: int | None,
-    backend: str,
-    scheduler: str | None,
-    max_corpus_bytes: int | None,
-    max_line_bytes: int,
-) -> None:
-    """Raise ``ValueError`` naming the first bad counting option."""
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
-        raise ValueError(f"workers must be a whole number of processes or None, got {workers!r}")
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1 (or None for all cores), got {workers}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if scheduler is not None and backend != "dask":
-        raise ValueError("scheduler: only for backend 'dask'")
-    for name, value in (("max_corpus_bytes", max_corpus_bytes), ("max_line_bytes", max_line_bytes)):
-        if value is None and name == "max_corpus_bytes":
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive number of bytes, got {value!r}")
 
 
 def default_workers() -> int:
