@@ -155,13 +155,11 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sgpe.oracles import CORPUS_FILES, corpus_lines
+    from .scripts_speed import script_texts
 
     started = time.perf_counter()
     rows = []
-    for script, names in CORPUS_FILES.items():
-        corpora.require(args.corpora, *names)
-        text = "\n".join(corpus_lines(args.corpora, script, limit=None)) + "\n"
+    for script, text in script_texts(args.corpora):
         rows.append({"script": script, "chars": len(text), **measure(text, args.repeats)})
         print(rows[-1], flush=True)
     si_dev = args.corpora / "si_dev.txt"

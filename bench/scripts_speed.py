@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from . import corpora, records, render
 from .peers import syllabifier
@@ -50,14 +52,20 @@ def measure_speed(text: str, repeats: int) -> dict[str, float]:
     }
 
 
-def run(args: argparse.Namespace) -> int:
+def script_texts(root: Path) -> Iterator[tuple[str, str]]:
+    """Each script and its whole real text (the oracles' corpus files), for the speed
+    benches (this one and bench/native.py)."""
     from sgpe.oracles import CORPUS_FILES, corpus_lines
 
+    for script, names in CORPUS_FILES.items():
+        corpora.require(root, *names)
+        yield script, "\n".join(corpus_lines(root, script, limit=None)) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rows = []
-    for script, names in CORPUS_FILES.items():
-        corpora.require(args.corpora, *names)
-        text = "\n".join(corpus_lines(args.corpora, script, limit=None)) + "\n"
+    for script, text in script_texts(args.corpora):
         rows.append({"script": script, "chars": len(text), **measure_speed(text, args.repeats)})
         print(rows[-1], flush=True)
     meta = records.run_meta(args.invocation, started, repeats=args.repeats)

@@ -28,6 +28,7 @@ from typing import IO, Any, NoReturn
 
 from ._files import parse_json, split_lines
 from .corpus import SUPPORTED_SUFFIXES, CorpusError, iter_documents
+from .interop.hf_folder import ROLES as _ROLES  # one --ROLE flag each
 from .settings import (
     ENCODE_HELP,
     choices,
@@ -301,18 +302,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print(f"parity: {report.lines} lines, {len(report.mismatches)} mismatches", file=sys.stderr)
         return 0 if report.ok else 1
     return 0
-
-
-#: Hugging Face's special-token roles, one --ROLE flag each (sgpe/interop/hf_folder.py).
-_ROLES = (
-    "unk_token",
-    "pad_token",
-    "bos_token",
-    "eos_token",
-    "cls_token",
-    "sep_token",
-    "mask_token",
-)
 
 
 def _export_format(args: argparse.Namespace) -> str:
