@@ -14,8 +14,6 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sgpe"
 KNOWN = {
-    ("sgpe.tokenizer", "sgpe.interop.hf_folder"),
-    ("sgpe.interop.hf_folder", "sgpe"),
     ("sgpe.interop.hf_folder", "sgpe.interop.hf"),
 }
 

@@ -48,7 +48,7 @@ import regex
 from sgpe.engine import native_bytebpe_trainer
 from sgpe.settings import default, default_min_freq
 
-from .._files import TOO_DEEP, write_text_atomic
+from .._files import TOO_DEEP, merge_counts_of, write_text_atomic
 from ..protocol import (
     FORMAT_NAME,
     MergeStep,
@@ -59,7 +59,6 @@ from ..protocol import (
     one_line,
 )
 from ..spans import Encoded, measure_by_token_bytes
-from ..tokenizer import merge_counts_of
 from .patterns import SPLIT_PATTERNS
 from .patterns import compile_pattern as _compile
 from .patterns import resolve_pattern as _resolve_pattern
