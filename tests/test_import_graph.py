@@ -13,9 +13,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sgpe"
-KNOWN = {
-    ("sgpe.interop.hf_folder", "sgpe.interop.hf"),
-}
+KNOWN: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, Path]:

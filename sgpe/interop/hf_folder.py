@@ -141,7 +141,7 @@ def special_token_roles(
     Raises :class:`sgpe.interop.hf.ExportError` for an unknown preset or role, a preset the
     vocabulary lacks tokens for, or a token that is not one of its special tokens.
     """
-    from .hf import ExportError
+    from .hf_export import ExportError
 
     specials = list(tokenizer.special_tokens)
     is_sgpe = isinstance(tokenizer, Tokenizer)
@@ -196,7 +196,7 @@ def hf_folder_files(
 
     Identical arguments give identical bytes: nothing in them depends on the time or place.
     """
-    from .hf import ExportError, to_hf_str
+    from .hf_export import ExportError, to_hf_str
 
     __version__ = package_version()
 
