@@ -141,12 +141,15 @@ fn bytebpe_replay_continues_exactly() {
     assert_eq!(fresh.replay(300, 7, 1), Err(ReplayMismatch { count: 0 }));
 }
 
+/// (left, right, count, merged symbol)
+type PaperStep = (u32, u32, i64, u32);
+
 fn reference_paper(
     symbols: &[&str],
     words: &[(Vec<u32>, i64)],
     target: usize,
     min_freq: i64,
-) -> (Vec<(u32, u32, i64, u32)>, Vec<String>) {
+) -> (Vec<PaperStep>, Vec<String>) {
     let mut symbols: Vec<String> = symbols.iter().map(|s| s.to_string()).collect();
     let mut state = words.to_vec();
     let mut out = Vec::new();
