@@ -277,6 +277,7 @@ def test_paper_resume_is_identical(shared_corpora: Path, tmp_path: Path) -> None
     oov=st.sampled_from(["fallback", "unk"]),
 )
 @example(texts=[], min_freq=1, prune_freq=0, oov="unk")
+@example(texts=["\ud800 ශ්‍රී \ud800", "\ud800\ud800"], min_freq=1, prune_freq=0, oov="unk")
 @example(texts=["ශ්‍රී ලංකා " * 50, "කා කා කා"], min_freq=1, prune_freq=1, oov="fallback")
 def test_paper_generated_corpora_are_identical(
     texts: list[str], min_freq: int, prune_freq: int, oov: str
@@ -338,3 +339,40 @@ def test_whole_run_files_are_identical(shared_corpora: Path, tmp_path: Path, mod
         files[name]["checkpoint.json"] = checkpoint
     assert set(files["native"]) >= {"vocab.json", "checkpoint.json"}
     assert files["native"] == files["python"]
+
+
+# ---------------------------------------------------------------------------- the seam
+
+
+def test_batches_of_a_few_merges_change_nothing(
+    shared_corpora: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loops report after every batch: batches of 7 merges give what one batch gives."""
+    import sgpe.baselines.bytebpe as bytebpe
+    import sgpe.gpe as gpe
+
+    texts = lines_of(shared_corpora, "si_train.txt", 500)
+    trainer = GPETrainer(TrainSettings(mode="paper", vocab_size=2200))
+    counts = trainer.count(texts)
+    whole = train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)
+    assert len(whole[0][1]) > 100 and len(whole[1][1]) > 100  # merges: many batches of 7
+    monkeypatch.setattr(bytebpe, "_BATCH_MERGES", 7)
+    monkeypatch.setattr(gpe, "_BATCH_MERGES", 7)
+    assert (train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)) == whole
+    with python_engine():
+        assert (train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)) == whole
+
+
+def test_the_seam_hands_out_trainers_or_none() -> None:
+    native = engine.native_bytebpe_trainer({"ab": 2, " ab": 1, "": 5})
+    assert native is not None and native.unique_words == 2
+    assert native.learn(10, 1) == ([(97, 98, 3), (32, 256, 1)], True)
+    paper = engine.native_paper_trainer(["a", "b"], ["\x00\x01\x00\x01"], [2])
+    assert paper is not None and paper.learn(10, 1, 100)[0] == [(0, 1, 4, 2), (2, 2, 2, 3)]
+    # Rust strings cannot hold a lone surrogate: that symbol table trains in Python.
+    assert engine.native_paper_trainer(["a", "\ud800"], ["\x00\x01"], [1]) is None
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+        engine.native_bytebpe_trainer({"\ud800": 1})
+    with python_engine():
+        assert engine.native_bytebpe_trainer({"ab": 1}) is None
+        assert engine.native_paper_trainer(["a"], ["\x00"], [1]) is None
