@@ -17,13 +17,24 @@ of ``--repeats`` runs, a fresh tokenizer (empty caches) for each cold run: SGPE'
 Python engine, the same call again (warm: every piece cached), and tiktoken ``o200k_base``
 (``encode_ordinary`` line by line on one thread, ``encode_ordinary_batch`` on its threads).
 
-Writes ``native.json`` and prints both tables. Fails when the native core is not built.
+Then training, whole processes as a user runs them, medians of ``--train-repeats`` runs:
+``python -m sgpe train --model bytebpe`` and ``--mode paper`` on ``si_train.txt`` to
+``--train-vocab`` tokens under ``SGPE_ENGINE=native`` and ``SGPE_ENGINE=python`` (the two
+vocabularies must be byte-identical, or the bench fails), and HF ``tokenizers`` byte-level
+BPE with the same o200k split regex (``hf-bytelevel-o200k`` of ``bench/peers.py``) in a
+process of its own. ``--train-repeats 0`` skips it.
+
+Writes ``native.json`` and prints the tables. Fails when the native core is not built.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -45,8 +56,19 @@ COLUMNS = (
 )
 
 
+TRAINERS = (
+    "bytebpe native",
+    "bytebpe python",
+    "paper native",
+    "paper python",
+    "hf byte-level o200k",
+)
+
+
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--train-repeats", type=int, default=3, help="0: no training rows")
+    ap.add_argument("--train-vocab", type=int, default=32_000)
 
 
 def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int) -> float:
@@ -143,6 +165,56 @@ def measure_encoding(lines: list[str], repeats: int) -> dict[str, float]:
     }
 
 
+def _train_command(name: str, corpus: Path, vocab_size: int, out: Path) -> list[str]:
+    if name.startswith("hf"):
+        code = (
+            "import sys; from bench.peers import _train_hf; "
+            "_train_hf(sys.argv[1], int(sys.argv[2]), sys.argv[3], 'bytelevel-o200k')[1]()"
+        )
+        return [sys.executable, "-c", code, str(corpus), str(vocab_size), str(out / "hf.json")]
+    model = ["--model", "bytebpe"] if name.startswith("bytebpe") else ["--mode", "paper"]
+    return [
+        *(sys.executable, "-m", "sgpe", "train", "--corpus", str(corpus), "--out", str(out)),
+        *(*model, "--vocab-size", str(vocab_size)),
+    ]
+
+
+def measure_training(corpus: Path, vocab_size: int, repeats: int) -> dict[str, float]:
+    """Seconds of each whole training process, medians of ``repeats`` runs."""
+    root = Path(__file__).resolve().parents[1]
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-native-") as tmp:
+        for name in TRAINERS:
+            times = []
+            for k in range(repeats):
+                out = Path(tmp) / f"{name.replace(' ', '-')}-{k}"
+                out.mkdir()
+                env = {**os.environ, "SGPE_ENGINE": name.split()[1]}
+                if name.startswith("hf"):
+                    env.pop("SGPE_ENGINE")
+                t0 = time.perf_counter()
+                done = subprocess.run(
+                    _train_command(name, corpus, vocab_size, out),
+                    env=env,
+                    cwd=root,
+                    capture_output=True,
+                    text=True,
+                )
+                times.append(time.perf_counter() - t0)
+                if done.returncode:
+                    raise SystemExit(f"bench native: {name} failed:\n{done.stderr[-2000:]}")
+            seconds[name] = statistics.median(times)
+            print(f"{name}: {seconds[name]:.2f} s", flush=True)
+        for model in ("bytebpe", "paper"):
+            vocabs = {
+                (Path(tmp) / f"{model}-{engine}-0" / "vocab.json").read_bytes()
+                for engine in ("native", "python")
+            }
+            if len(vocabs) != 1:
+                raise SystemExit(f"bench native: the {model} vocabularies of the engines differ")
+    return seconds
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     out = [
         "| schema | characters | " + " | ".join(COLUMNS) + " |",
@@ -165,11 +237,35 @@ def run(args: argparse.Namespace) -> int:
     si_dev = args.corpora / "si_dev.txt"
     corpora.require(args.corpora, "si_dev.txt")
     encoding = measure_encoding(si_dev.read_text(encoding="utf-8").splitlines(), args.repeats)
-    meta = records.run_meta(args.invocation, started, repeats=args.repeats, encoding=encoding)
+    training: dict[str, float] = {}
+    if args.train_repeats > 0:
+        corpora.require(args.corpora, "si_train.txt")
+        training = measure_training(
+            args.corpora / "si_train.txt", args.train_vocab, args.train_repeats
+        )
+    meta = records.run_meta(
+        args.invocation,
+        started,
+        repeats=args.repeats,
+        encoding=encoding,
+        training=training,
+        train_vocab=args.train_vocab,
+        train_repeats=args.train_repeats,
+    )
     records.write_rows(args.out / "native.json", rows, meta)
     print(table(rows))
     print(f"\nM characters per second, medians of {args.repeats} runs.\n")
     print("| si_dev.txt, sgpe_4k.json | M chars/s |\n|---|---:|")
     for name in ENCODERS:
         print(f"| {name} | {encoding[name]:.2f} |")
+    if training:
+        print(
+            f"\nTraining si_train.txt to {args.train_vocab:,} tokens, whole processes, "
+            f"medians of {args.train_repeats} runs.\n"
+        )
+        print("| trainer | seconds | python / native |\n|---|---:|---:|")
+        for name in TRAINERS:
+            model, engine = name.split()[0], name.split()[-1]
+            ratio = training[f"{model} python"] / training[name] if engine == "native" else None
+            print(f"| {name} | {training[name]:.2f} | {'' if ratio is None else f'{ratio:.2f}x'} |")
     return 0

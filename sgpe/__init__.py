@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _compat
-from ._files import read_json
+from ._version import package_version
 from .gpe import TrainSettings, train
 from .syllables import syllabify, syllable_spans
 from .tokenizer import Tokenizer
@@ -23,15 +23,9 @@ _compat.install()
 
 
 def __getattr__(name: str) -> Any:
-    # The version is read from the installed metadata on first use only: importing
-    # importlib.metadata is a noticeable share of starting the command line.
+    # The version is read from the installed metadata on first use only (sgpe/_version.py).
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            value = version("sgpe-explorer")
-        except PackageNotFoundError:  # running from a source tree that is not installed
-            value = "0.0.0+local"
+        value = package_version()
         globals()["__version__"] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -46,12 +40,9 @@ def load(path: str | Path) -> Any:
         from .interop.hf_folder import load_hf_folder
 
         return load_hf_folder(path)
-    data = read_json(path)
-    if isinstance(data, dict) and data.get("model") == "bytebpe":
-        from .baselines.bytebpe import ByteBPETokenizer
+    from .interop.folder_reader import load_vocabulary_file
 
-        return ByteBPETokenizer.from_dict(data, source=str(path))
-    return Tokenizer.from_dict(data, str(path))
+    return load_vocabulary_file(path, Tokenizer)
 
 
 __all__ = [

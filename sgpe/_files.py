@@ -253,3 +253,17 @@ def write_folder_atomic(path: str | Path, files: dict[str, bytes]) -> None:
         if isinstance(err, OSError) and err.filename not in (str(path), None):
             raise OSError(err.errno, err.strerror, str(path)) from err
         raise
+
+
+def merge_counts_of(data: Any, source: str) -> list[int] | None:
+    """The optional ``merge_counts`` key of a vocabulary file: a list of non-negative
+    integers (its length is checked against the merges by the tokenizer), or None."""
+    if "merge_counts" not in data:
+        return None
+    counts = data["merge_counts"]
+    if not isinstance(counts, list) or not all(type(c) is int and c >= 0 for c in counts):
+        raise ValueError(
+            f"{source}: key 'merge_counts' must be a list of non-negative integers "
+            "(one per merge), or be left out"
+        )
+    return counts

@@ -28,6 +28,9 @@ from typing import TYPE_CHECKING, Literal
 from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
+    # The trainers' types, re-exported for the type hints of their callers.
+    from ._native import ByteBpeTrainer as ByteBpeTrainer
+    from ._native import PaperTrainer as PaperTrainer
     from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
     from ._native import Syllabifier as NativeSyllabifier
@@ -155,4 +158,34 @@ def native_piece_encoder(
     made: NativePieceEncoder = module.PieceEncoder(
         tables, leading_space, char_ids, byte_ids or None, unk_id, part_ranks, join_ranks
     )
+    return made
+
+
+def native_bytebpe_trainer(chunk_counts: dict[str, int]) -> ByteBpeTrainer | None:
+    """The native merge loop of the byte-level BPE baseline (``_learn_merges`` of
+    :mod:`sgpe.baselines.bytebpe`) over the pre-tokenized corpus's chunk counts, or None
+    under the Python engine. Each chunk counts as its UTF-8 bytes; a chunk with a lone
+    surrogate raises ``UnicodeEncodeError``, as Python's ``encode`` does there."""
+    module = native_module()
+    if module is None:
+        return None
+    made: ByteBpeTrainer = module.ByteBpeTrainer(list(chunk_counts), list(chunk_counts.values()))
+    return made
+
+
+def native_paper_trainer(
+    symbols: list[str], words: list[str], counts: list[int]
+) -> PaperTrainer | None:
+    """The native merge loop of the paper mode (``_MergeEngine`` of :mod:`sgpe.gpe`) over
+    the prepared segments (strings of ``chr(symbol id)``), or None under the Python engine
+    and for a symbol table Rust cannot hold (a symbol with a lone surrogate: the Python
+    engine trains those)."""
+    module = native_module()
+    if module is None:
+        return None
+    packed = "".join(words).encode("utf-32-le", "surrogatepass")
+    try:
+        made: PaperTrainer = module.PaperTrainer(symbols, packed, list(map(len, words)), counts)
+    except UnicodeEncodeError:
+        return None
     return made

@@ -34,11 +34,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._files import byte_token
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
+from .engine import native_paper_trainer
 from .hierarchical import (
     HierarchicalEngine,
     MergeKind,
@@ -66,6 +67,9 @@ from .settings import (
 )
 from .syllables import get_syllabifier
 from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer
+
+if TYPE_CHECKING:
+    from .engine import PaperTrainer as NativePaperTrainer
 
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
 # carriage return) with character tokens rather than bytes; the space is needed anyway for
@@ -250,7 +254,10 @@ class GPETrainer:
                 f"Use vocab_size >= {len(state.symbols) + len(SPECIAL_TOKENS)}, or raise "
                 "prune_freq to drop rare syllables."
             )
-        engine = _MergeEngine(state)
+        native = native_paper_trainer(state.symbols, state.words, state.counts)
+        engine: _MergeEngine | _NativeMergeEngine = (
+            _MergeEngine(state) if native is None else _NativeMergeEngine(state, native)
+        )
         engine.run(
             target_symbols=target_symbols,
             min_freq=s.min_count,
@@ -259,7 +266,7 @@ class GPETrainer:
             on_checkpoint=on_checkpoint,
             resume=resume_merges,
         )
-        return self._build_tokenizer(state, pruned, engine.merge_counts)
+        return self._build_tokenizer(state, pruned, engine.merge_counts, engine.usage())
 
     def train(
         self,
@@ -432,12 +439,11 @@ class GPETrainer:
             max_piece_units=s.max_piece_units,
         )
 
-    def _build_tokenizer(self, state: _State, pruned: Counter[str], counts: list[int]) -> Tokenizer:
+    def _build_tokenizer(
+        self, state: _State, pruned: Counter[str], counts: list[int], freq: list[int]
+    ) -> Tokenizer:
+        """``freq``: how often each symbol occurs in the merged segments."""
         s = self.settings
-        freq = [0] * len(state.symbols)
-        for w, c in zip(state.words, state.counts):
-            for ch in w:
-                freq[ord(ch)] += c
         if s.oov_policy == "fallback":
             for u, c in pruned.items():
                 for piece in _spell(u, state.symbol_id):
@@ -481,6 +487,15 @@ class _MergeEngine:
         self.pair_to_words = where
         self.heap = [(-c, p) for p, c in pc.items()]
         heapq.heapify(self.heap)
+
+    def usage(self) -> list[int]:
+        """How often each symbol occurs in the segments now."""
+        st = self.st
+        freq = [0] * len(st.symbols)
+        for w, c in zip(st.words, st.counts):
+            for ch in w:
+                freq[ord(ch)] += c
+        return freq
 
     def _pop_best(self) -> tuple[str, int] | None:
         pc = self.pair_counts
@@ -575,6 +590,92 @@ class _MergeEngine:
                 )
             if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
                 on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
+
+
+# The native merge loop reports its merges after at most this many, or after about this
+# many seconds of work (`_NativeMergeEngine.run`).
+_BATCH_MERGES = 4096
+_BATCH_SECONDS = 0.1
+
+
+class _NativeMergeEngine:
+    """`_MergeEngine` with the native core's loop (``sgpe._native.PaperTrainer``): the same
+    merges, symbols, counts, progress events, checkpoints and errors. The loop runs in
+    batches of at most `_BATCH_MERGES` merges or about `_BATCH_SECONDS`, without the GIL;
+    the progress and checkpoint callbacks are then called for each merge of the batch, so
+    a signal handler or a progress display waits at most one batch. The state's symbols,
+    symbol ids and merges are kept up to date here; its segments stay as prepared (the
+    native side holds the merged ones, and `usage` counts them)."""
+
+    def __init__(self, state: _State, native: NativePaperTrainer) -> None:
+        self.st = state
+        self.native = native
+        self.merge_counts: list[int] = []
+
+    def usage(self) -> list[int]:
+        return self.native.usage()
+
+    def _record(self, left: int, right: int, count: int, merged: int) -> None:
+        st = self.st
+        st.merges.append((left, right))
+        self.merge_counts.append(count)
+        if merged == len(st.symbols):
+            symbol = st.symbols[left] + st.symbols[right]
+            st.symbols.append(symbol)
+            st.symbol_id[symbol] = merged
+
+    def run(
+        self,
+        *,
+        target_symbols: int,
+        min_freq: int,
+        progress: ProgressFn | None,
+        checkpoint_every: int,
+        on_checkpoint: CheckpointFn | None,
+        resume: Sequence[tuple[str, str]],
+    ) -> None:
+        st = self.st
+        native = self.native
+        target = max(0, target_symbols - len(st.symbols))
+        for k, (left, right) in enumerate(resume):
+            left_id, right_id = st.symbol_id.get(left), st.symbol_id.get(right)
+            applied, count, merged = (
+                (False, 0, 0)
+                if left_id is None or right_id is None
+                else native.replay(left_id, right_id, min_freq)
+            )
+            if not applied:
+                raise ResumeError(
+                    f"checkpoint merge {k + 1} ({left!r}, {right!r}) has count {count} in this "
+                    "corpus; the checkpoint belongs to another corpus or other settings"
+                )
+            assert left_id is not None and right_id is not None
+            self._record(left_id, right_id, count, merged)
+        if resume:
+            native.rebuild_heap()
+        start = time.perf_counter()
+        finished = False
+        while not finished:
+            batch, finished, error = native.learn(
+                target_symbols, min_freq, _BATCH_MERGES, _BATCH_SECONDS
+            )
+            for left_id, right_id, count, merged in batch:
+                self._record(left_id, right_id, count, merged)
+                step = len(st.merges)
+                if progress is not None:
+                    progress(
+                        ProgressEvent(
+                            step,
+                            target,  # merges in all, replayed ones included
+                            (st.symbols[left_id], st.symbols[right_id]),
+                            count,
+                            time.perf_counter() - start,
+                        )
+                    )
+                if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
+                    on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
+            if error is not None:
+                raise error
 
 
 def train(

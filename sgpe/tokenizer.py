@@ -30,6 +30,7 @@ from ._files import (
     read_json,
     write_json_atomic,
 )
+from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
 from .engine import native_piece_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import MAX_PIECE_UNITS, get_word_splitter
@@ -673,9 +674,9 @@ class Tokenizer:
         """Load a ``vocab.json``, or the SGPE vocabulary of a tokenizer folder that
         ``python -m sgpe export`` wrote; a malformed file raises ``ValueError`` naming the key."""
         if Path(path).is_dir():
-            from .interop.hf_folder import load_hf_folder
+            from .interop.folder_reader import read_folder
 
-            tok = load_hf_folder(path)
+            tok = read_folder(path, Tokenizer)
             if not isinstance(tok, Tokenizer):
                 raise ValueError(
                     f"{path}: holds a {tok.model} vocabulary, not an SGPE one; load it with "
@@ -730,20 +731,6 @@ def _optional(data: dict[str, Any], key: str, kind: type, default: Any, source: 
             f"{source}: key {key!r} must be {_kind(kind())}, not {_kind(value)} ({value!r:.40})"
         )
     return value
-
-
-def merge_counts_of(data: Any, source: str) -> list[int] | None:
-    """The optional ``merge_counts`` key of a vocabulary file: a list of non-negative
-    integers (its length is checked against the merges by the tokenizer), or None."""
-    if "merge_counts" not in data:
-        return None
-    counts = data["merge_counts"]
-    if not isinstance(counts, list) or not all(type(c) is int and c >= 0 for c in counts):
-        raise ValueError(
-            f"{source}: key 'merge_counts' must be a list of non-negative integers "
-            "(one per merge), or be left out"
-        )
-    return counts
 
 
 def _option(data: dict[str, Any], key: str, default: str, source: str) -> str:

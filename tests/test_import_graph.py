@@ -13,11 +13,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sgpe"
-KNOWN = {
-    ("sgpe.tokenizer", "sgpe.interop.hf_folder"),
-    ("sgpe.interop.hf_folder", "sgpe"),
-    ("sgpe.interop.hf_folder", "sgpe.interop.hf"),
-}
+KNOWN: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, Path]:

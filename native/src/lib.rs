@@ -4,7 +4,9 @@
 //! without Python; this file only converts arguments and results, releases the GIL around
 //! the work, and turns every error and panic into a Python exception with a message.
 
+pub mod bytebpe;
 pub mod encoder;
+pub mod paper;
 pub mod syllables;
 
 #[cfg(feature = "python")]
@@ -17,7 +19,9 @@ mod bindings {
     use pyo3::types::{PyList, PyString, PyTuple};
     use rayon::prelude::*;
 
+    use crate::bytebpe;
     use crate::encoder::{self, Ranks};
+    use crate::paper;
     use crate::syllables::{self, SchemaSpec, Token};
 
     /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
@@ -254,11 +258,282 @@ mod bindings {
         }
     }
 
+    /// A batch's time budget: None (no limit) or seconds >= 0.
+    fn budget_of(seconds: Option<f64>) -> PyResult<Option<std::time::Duration>> {
+        seconds
+            .map(|s| {
+                std::time::Duration::try_from_secs_f64(s)
+                    .map_err(|_| PyValueError::new_err(format!("seconds must be >= 0, not {s}")))
+            })
+            .transpose()
+    }
+
+    /// The byte-level BPE baseline's merge loop (`_learn_merges` of
+    /// sgpe/baselines/bytebpe.py), stepped in batches by the caller.
+    #[pyclass(module = "sgpe._native", name = "ByteBpeTrainer")]
+    struct PyByteBpeTrainer {
+        inner: bytebpe::ByteBpeTrainer,
+    }
+
+    #[pymethods]
+    impl PyByteBpeTrainer {
+        /// The unique chunks of the pre-tokenized corpus and their counts; each chunk is
+        /// counted as its UTF-8 bytes (a lone surrogate raises UnicodeEncodeError, as
+        /// Python's encode does).
+        #[new]
+        fn new(
+            py: Python<'_>,
+            chunks: Vec<Bound<'_, PyString>>,
+            counts: Vec<i64>,
+        ) -> PyResult<Self> {
+            if chunks.len() != counts.len() {
+                return Err(PyValueError::new_err(format!(
+                    "{} chunks but {} counts",
+                    chunks.len(),
+                    counts.len()
+                )));
+            }
+            let strs = chunks
+                .iter()
+                .map(|c| c.to_str())
+                .collect::<PyResult<Vec<&str>>>()?;
+            let inner = py.allow_threads(|| {
+                guarded("ByteBpeTrainer()", || {
+                    bytebpe::ByteBpeTrainer::new(
+                        strs.iter().zip(&counts).map(|(s, &c)| (s.as_bytes(), c)),
+                    )
+                })
+            })?;
+            Ok(PyByteBpeTrainer { inner })
+        }
+
+        /// The number of unique non-empty chunks.
+        #[getter]
+        fn unique_words(&self) -> usize {
+            self.inner.unique_words()
+        }
+
+        /// Replay a checkpoint's next merge: (True, count) when it occurs at least
+        /// max(min_freq, 1) times (it is applied), else (False, count).
+        fn replay(
+            &mut self,
+            py: Python<'_>,
+            left: u32,
+            right: u32,
+            min_freq: i64,
+        ) -> PyResult<(bool, i64)> {
+            let known = BYTE_TOKENS_U32 + self.inner.merges().len() as u32;
+            if left >= known || right >= known {
+                return Err(PyValueError::new_err(format!(
+                    "merge ({left}, {right}) names a token that does not exist yet (ids 0..{})",
+                    known - 1
+                )));
+            }
+            let inner = &mut self.inner;
+            let done = py.allow_threads(|| {
+                guarded("ByteBpeTrainer.replay", || {
+                    inner.replay(left, right, min_freq)
+                })
+            })?;
+            Ok(match done {
+                Ok(count) => (true, count),
+                Err(bytebpe::ReplayMismatch { count }) => (false, count),
+            })
+        }
+
+        /// Learn up to `max_merges` merges, stopping after `seconds` (None: no limit):
+        /// ([(left, right, count), ...], finished).
+        #[pyo3(signature = (max_merges, min_freq, seconds=None))]
+        fn learn(
+            &mut self,
+            py: Python<'_>,
+            max_merges: usize,
+            min_freq: i64,
+            seconds: Option<f64>,
+        ) -> PyResult<ByteBatch> {
+            let budget = budget_of(seconds)?;
+            let inner = &mut self.inner;
+            let (made, finished) = py.allow_threads(|| {
+                guarded("ByteBpeTrainer.learn", || {
+                    inner.learn(max_merges, min_freq, budget)
+                })
+            })?;
+            Ok((
+                made.into_iter()
+                    .map(|m| (m.left, m.right, m.count))
+                    .collect(),
+                finished,
+            ))
+        }
+    }
+
+    const BYTE_TOKENS_U32: u32 = bytebpe::BYTE_TOKENS;
+    type ByteBatch = (Vec<(u32, u32, i64)>, bool);
+
+    fn paper_error(err: paper::PaperError) -> PyErr {
+        match err {
+            paper::PaperError::Limit => PyValueError::new_err(format!(
+                "vocab_size above {} is not supported",
+                group_thousands(paper::SYMBOL_LIMIT)
+            )),
+            paper::PaperError::BadSymbol(id) => PyValueError::new_err(format!(
+                "a segment names symbol {id}, which the table lacks"
+            )),
+            paper::PaperError::Mismatch { count } => {
+                PyValueError::new_err(format!("a checkpoint merge occurs {count} times"))
+            }
+        }
+    }
+
+    /// `n` as Python's `f"{n:,}"` writes it.
+    fn group_thousands(n: usize) -> String {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, ch) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(ch);
+        }
+        out
+    }
+
+    type LearnedBatch = (Vec<(u32, u32, i64, u32)>, bool, Option<PyErr>);
+
+    /// The paper mode's merge loop (`_MergeEngine` of sgpe/gpe.py), stepped in batches.
+    #[pyclass(module = "sgpe._native", name = "PaperTrainer")]
+    struct PyPaperTrainer {
+        inner: paper::PaperTrainer,
+    }
+
+    #[pymethods]
+    impl PyPaperTrainer {
+        /// The symbol table, the segments as one UTF-32-LE string of symbol ids (their
+        /// `chr` codes; surrogate codes pass) cut by `lengths`, and their counts.
+        #[new]
+        fn new(
+            py: Python<'_>,
+            symbols: Vec<String>,
+            words: &[u8],
+            lengths: Vec<usize>,
+            counts: Vec<i64>,
+        ) -> PyResult<Self> {
+            let total: usize = lengths.iter().sum();
+            if words.len() != 4 * total || lengths.len() != counts.len() {
+                return Err(PyValueError::new_err(format!(
+                    "{} bytes of segments, {} lengths summing to {total} and {} counts do not fit",
+                    words.len(),
+                    lengths.len(),
+                    counts.len()
+                )));
+            }
+            let inner = py
+                .allow_threads(|| {
+                    guarded("PaperTrainer()", || {
+                        let mut ids = words
+                            .chunks_exact(4)
+                            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                        let segments = lengths
+                            .iter()
+                            .map(|&n| ids.by_ref().take(n).collect())
+                            .collect();
+                        paper::PaperTrainer::new(symbols, segments, counts)
+                    })
+                })?
+                .map_err(paper_error)?;
+            Ok(PyPaperTrainer { inner })
+        }
+
+        /// The number of symbols so far.
+        #[getter]
+        fn symbol_count(&self) -> usize {
+            self.inner.symbol_count()
+        }
+
+        /// The current count of a pair.
+        fn count(&self, left: u32, right: u32) -> i64 {
+            self.inner.count(left, right)
+        }
+
+        /// Replay a checkpoint's next merge: (True, count, merged id) when it occurs at
+        /// least `min_freq` times (it is applied), else (False, count, 0).
+        fn replay(
+            &mut self,
+            py: Python<'_>,
+            left: u32,
+            right: u32,
+            min_freq: i64,
+        ) -> PyResult<(bool, i64, u32)> {
+            let known = self.inner.symbol_count() as u32;
+            if left >= known || right >= known {
+                return Err(PyValueError::new_err(format!(
+                    "merge ({left}, {right}) names a symbol that does not exist (ids 0..{})",
+                    known.saturating_sub(1)
+                )));
+            }
+            let inner = &mut self.inner;
+            match py.allow_threads(|| {
+                guarded("PaperTrainer.replay", || {
+                    inner.replay(left, right, min_freq)
+                })
+            })? {
+                Ok(m) => Ok((true, m.count, m.merged)),
+                Err(paper::PaperError::Mismatch { count }) => Ok((false, count, 0)),
+                Err(err) => Err(paper_error(err)),
+            }
+        }
+
+        /// The heap from the current counts (after a replay).
+        fn rebuild_heap(&mut self, py: Python<'_>) -> PyResult<()> {
+            let inner = &mut self.inner;
+            py.allow_threads(|| guarded("PaperTrainer.rebuild_heap", || inner.rebuild_heap()))
+        }
+
+        /// Learn merges while there are fewer than `target_symbols` symbols, up to
+        /// `max_merges`, stopping after `seconds` (None: no limit):
+        /// ([(left, right, count, merged id), ...], finished, error). `error` is the
+        /// ValueError of the merge after the returned ones, or None.
+        #[pyo3(signature = (target_symbols, min_freq, max_merges, seconds=None))]
+        fn learn(
+            &mut self,
+            py: Python<'_>,
+            target_symbols: usize,
+            min_freq: i64,
+            max_merges: usize,
+            seconds: Option<f64>,
+        ) -> PyResult<LearnedBatch> {
+            let budget = budget_of(seconds)?;
+            let inner = &mut self.inner;
+            let (made, stop) = py.allow_threads(|| {
+                guarded("PaperTrainer.learn", || {
+                    inner.learn(target_symbols, min_freq, max_merges, budget)
+                })
+            })?;
+            let made = made
+                .into_iter()
+                .map(|m| (m.left, m.right, m.count, m.merged))
+                .collect();
+            Ok(match stop {
+                paper::Stop::Paused => (made, false, None),
+                paper::Stop::Finished => (made, true, None),
+                paper::Stop::Failed(err) => (made, true, Some(paper_error(err))),
+            })
+        }
+
+        /// How often each symbol occurs in the segments now.
+        fn usage(&self, py: Python<'_>) -> PyResult<Vec<i64>> {
+            let inner = &self.inner;
+            py.allow_threads(|| guarded("PaperTrainer.usage", || inner.usage()))
+        }
+    }
+
     #[pymodule]
     fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         m.add_class::<PySyllabifier>()?;
         m.add_class::<PyPieceEncoder>()?;
+        m.add_class::<PyByteBpeTrainer>()?;
+        m.add_class::<PyPaperTrainer>()?;
         Ok(())
     }
 }

@@ -41,13 +41,14 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import add
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
+from sgpe.engine import native_bytebpe_trainer
 from sgpe.settings import default, default_min_freq
 
-from .._files import TOO_DEEP, write_text_atomic
+from .._files import TOO_DEEP, merge_counts_of, write_text_atomic
 from ..protocol import (
     FORMAT_NAME,
     MergeStep,
@@ -58,10 +59,12 @@ from ..protocol import (
     one_line,
 )
 from ..spans import Encoded, measure_by_token_bytes
-from ..tokenizer import merge_counts_of
 from .patterns import SPLIT_PATTERNS
 from .patterns import compile_pattern as _compile
 from .patterns import resolve_pattern as _resolve_pattern
+
+if TYPE_CHECKING:
+    from sgpe.engine import ByteBpeTrainer as NativeByteBpeTrainer
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -88,6 +91,10 @@ _BYTE_TOKENS = 256
 _MAX_VOCAB_SIZE = 0x110000
 # Encoded chunks remembered by `encode`; the cache is emptied when it reaches this size.
 _CACHE_SIZE = 65536
+# The native merge loop reports its merges after at most this many, or after about this
+# many seconds of work (`_learn_merges_natively`).
+_BATCH_MERGES = 4096
+_BATCH_SECONDS = 0.1
 # Chunks up to this many bytes use the rescan loop in `_merge_chunk` (each pass runs in
 # C); longer ones use the heap + linked-list encoder, which is O(n log n).
 _RESCAN_MAX_BYTES = 512
@@ -255,6 +262,39 @@ def _learn_merges(
     return merges
 
 
+def _learn_merges_natively(
+    native: NativeByteBpeTrainer,
+    num_merges: int,
+    min_freq: int,
+    on_merge: MergeCallback,
+    replay: Sequence[Pair],
+) -> list[Pair]:
+    """`_learn_merges` with the native core's loop: the same merges, counts, callbacks and
+    errors. The loop runs in batches of at most `_BATCH_MERGES` merges or about
+    `_BATCH_SECONDS`, without the GIL; ``on_merge`` is then called for each merge of the
+    batch, so a signal handler or a progress display waits at most one batch."""
+    if len(replay) > num_merges:
+        raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
+    merges: list[Pair] = []
+    for left_id, right_id in replay:
+        applied, count = native.replay(left_id, right_id, min_freq)
+        if not applied:
+            raise ResumeMismatch(
+                f"merge {len(merges) + 1} {(left_id, right_id)} to resume from occurs "
+                f"{count} times in this corpus"
+            )
+        merges.append((left_id, right_id))
+        on_merge(len(merges), left_id, right_id, count)
+    finished = False
+    while len(merges) < num_merges and not finished:
+        wanted = min(num_merges - len(merges), _BATCH_MERGES)
+        batch, finished = native.learn(wanted, min_freq, _BATCH_SECONDS)
+        for left_id, right_id, count in batch:
+            merges.append((left_id, right_id))
+            on_merge(len(merges), left_id, right_id, count)
+    return merges
+
+
 # ============================================================================ tokenizer
 
 
@@ -372,11 +412,13 @@ class ByteBPETokenizer:
                     f"texts[{position}] is a {type(text).__name__}; every text must be a str"
                 )
             chunk_counts.update(_split(compiled, text))
+        native = native_bytebpe_trainer(chunk_counts)
         word_counts: dict[str, int] = {}
-        for chunk, count in chunk_counts.items():
-            if chunk:
-                word = _byte_string(chunk)
-                word_counts[word] = word_counts.get(word, 0) + count
+        if native is None:
+            for chunk, count in chunk_counts.items():
+                if chunk:
+                    word = _byte_string(chunk)
+                    word_counts[word] = word_counts.get(word, 0) + count
 
         callback = on_merge
         if progress is not None:
@@ -399,12 +441,16 @@ class ByteBPETokenizer:
             if callback is not None:
                 callback(step, left, right, count)
 
-        merges = _learn_merges(word_counts, vocab_size - _BYTE_TOKENS - 1, min_freq, record, replay)
+        num_merges = vocab_size - _BYTE_TOKENS - 1
+        if native is None:
+            merges = _learn_merges(word_counts, num_merges, min_freq, record, replay)
+        else:
+            merges = _learn_merges_natively(native, num_merges, min_freq, record, replay)
         training = {
             "requested_vocab_size": vocab_size,
             "min_freq": min_freq,
             "chunks": sum(chunk_counts.values()),
-            "unique_chunks": len(word_counts),
+            "unique_chunks": len(word_counts) if native is None else native.unique_words,
         }
         return cls(merges, pattern_string, training=training, merge_counts=counts)
 

@@ -49,14 +49,22 @@ sgpe's ids). Without it ``tokenizer(text)`` gives exactly ``sgpe``'s ids.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import dumps_json, read_json, write_folder_atomic
+from .._version import package_version
 from ..tokenizer import Tokenizer
+from .folder_reader import (
+    CONFIG_FILE,
+    FOLDER_FORMAT,
+    FOLDER_FORMAT_VERSION,
+    VOCAB_FILE,
+    _sha256,
+    read_folder,
+)
 
 if TYPE_CHECKING:
     from ..baselines.bytebpe import ByteBPETokenizer
@@ -74,10 +82,6 @@ __all__ = [
     "vocabulary_file",
 ]
 
-FOLDER_FORMAT = "sgpe-hf-folder"
-FOLDER_FORMAT_VERSION = 1
-CONFIG_FILE = "sgpe_config.json"
-VOCAB_FILE = "sgpe_vocab.json"
 #: Every file a folder holds; a folder with other files is not replaced.
 FILES = (
     "README.md",
@@ -87,8 +91,6 @@ FILES = (
     "tokenizer.json",
     "tokenizer_config.json",
 )
-#: The files whose bytes fix the ids: load_hf_folder checks them against sgpe_config.json.
-_CHECKED = ("tokenizer.json", VOCAB_FILE)
 
 #: Hugging Face's special-token roles, in the order the files list them.
 ROLES = (
@@ -139,7 +141,7 @@ def special_token_roles(
     Raises :class:`sgpe.interop.hf.ExportError` for an unknown preset or role, a preset the
     vocabulary lacks tokens for, or a token that is not one of its special tokens.
     """
-    from .hf import ExportError
+    from .hf_export import ExportError
 
     specials = list(tokenizer.special_tokens)
     is_sgpe = isinstance(tokenizer, Tokenizer)
@@ -194,8 +196,9 @@ def hf_folder_files(
 
     Identical arguments give identical bytes: nothing in them depends on the time or place.
     """
-    from .. import __version__
-    from .hf import ExportError, to_hf_str
+    from .hf_export import ExportError, to_hf_str
+
+    __version__ = package_version()
 
     if model_max_length is not None and (type(model_max_length) is not int or model_max_length < 1):
         raise ExportError(f"model_max_length must be a positive integer, not {model_max_length!r}")
@@ -356,10 +359,6 @@ def _json_bytes(data: Mapping[str, Any]) -> bytes:
     return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 # ============================================================================
 # The model card
 # ============================================================================
@@ -451,50 +450,9 @@ def load_hf_folder(path: str | Path) -> Tokenizer | ByteBPETokenizer:
     Raises ``ValueError`` with a one-line message for a folder sgpe did not write, one
     re-saved by transformers (``save_pretrained`` keeps only Hugging Face's files), a newer
     folder format, or a ``tokenizer.json``/``sgpe_vocab.json`` changed after the export.
+    The checks are :func:`sgpe.interop.folder_reader.read_folder`'s.
     """
-    folder = Path(path)
-    if not folder.is_dir():
-        raise ValueError(f"{folder}: not a directory; give a tokenizer folder or a vocab.json")
-    config_path = folder / CONFIG_FILE
-    if not config_path.is_file():
-        raise ValueError(_not_ours(folder))
-    config = read_json(config_path)
-    if not isinstance(config, dict) or config.get("format") != FOLDER_FORMAT:
-        raise ValueError(
-            f"{config_path}: key 'format' must be {FOLDER_FORMAT!r}; this file was not written "
-            f"by sgpe: export the vocabulary again with python -m sgpe export --out {folder}/"
-        )
-    version = config.get("format_version")
-    if type(version) is not int or version != FOLDER_FORMAT_VERSION:
-        raise ValueError(
-            f"{config_path}: key 'format_version' is {version!r}; this version of sgpe reads "
-            f"format_version {FOLDER_FORMAT_VERSION} (upgrade sgpe, or export the folder again)"
-        )
-    recorded = config.get("files")
-    if not isinstance(recorded, dict):
-        raise ValueError(f"{config_path}: key 'files' must map file names to sha256 digests")
-    for name in _CHECKED:
-        file = folder / name
-        if not file.is_file():
-            raise ValueError(
-                f"{file}: missing; the folder is incomplete: export it again with "
-                f"python -m sgpe export --out {folder}/"
-            )
-        digest = _sha256(file.read_bytes())
-        if digest != recorded.get(name):
-            raise ValueError(
-                f"{file}: changed since sgpe wrote the folder (sha256 {digest[:12]}..., "
-                f"{CONFIG_FILE} records {str(recorded.get(name))[:12]}...), so its ids may "
-                "no longer be sgpe's; export the folder again from its vocabulary"
-            )
-    from .. import load
-
-    tok: Tokenizer | ByteBPETokenizer = load(folder / VOCAB_FILE)
-    if tok.model != config.get("model"):
-        raise ValueError(
-            f"{config_path}: key 'model' is {config.get('model')!r} but {VOCAB_FILE} holds a "
-            f"{tok.model} vocabulary; export the folder again"
-        )
+    tok: Tokenizer | ByteBPETokenizer = read_folder(path, Tokenizer)
     return tok
 
 
@@ -506,31 +464,3 @@ def vocabulary_file(path: str | Path) -> Path:
         return folder
     load_hf_folder(folder)
     return folder / VOCAB_FILE
-
-
-def _not_ours(folder: Path) -> str:
-    """Why a folder without sgpe_config.json cannot be read, and what to do instead."""
-    fix = (
-        "sgpe reads the folders python -m sgpe export --out DIR/ writes (they carry "
-        f"{CONFIG_FILE} and the vocabulary as {VOCAB_FILE}): export again, or pass the "
-        "vocab.json"
-    )
-    origin = None
-    config = folder / "tokenizer_config.json"
-    if config.is_file():
-        try:
-            data = read_json(config)
-        except ValueError:
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("sgpe"), dict):
-            origin = data["sgpe"]
-    if origin is not None:
-        sha = str(origin.get("vocabulary_sha256", "?"))
-        return (
-            f"{folder}: no {CONFIG_FILE}; its tokenizer_config.json names an SGPE vocabulary "
-            f"(sha256 {sha[:12]}...), so this folder was probably re-saved by transformers "
-            f"(save_pretrained keeps only Hugging Face's files); {fix}"
-        )
-    if (folder / "tokenizer.json").is_file():
-        return f"{folder}: a Hugging Face tokenizer folder that sgpe did not write (no {CONFIG_FILE}); {fix}"
-    return f"{folder}: not a tokenizer folder (no {CONFIG_FILE}, no tokenizer.json); {fix}"

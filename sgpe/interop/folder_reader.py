@@ -1,0 +1,128 @@
+"""Reading a tokenizer folder that ``python -m sgpe export`` wrote: the checks, and the
+vocabulary inside.
+
+This module sits below :mod:`sgpe.tokenizer` (``Tokenizer.load`` of a folder calls it), so
+it does not import that module: the caller hands in the SGPE tokenizer class, which loads
+an SGPE vocabulary (a byte-level one loads with
+:class:`sgpe.baselines.bytebpe.ByteBPETokenizer`). :mod:`sgpe.interop.hf_folder` writes
+the folders and re-exports the names here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .._files import read_json
+
+if TYPE_CHECKING:
+    pass
+
+FOLDER_FORMAT = "sgpe-hf-folder"
+FOLDER_FORMAT_VERSION = 1
+CONFIG_FILE = "sgpe_config.json"
+VOCAB_FILE = "sgpe_vocab.json"
+#: The files whose bytes fix the ids: read_folder checks them against sgpe_config.json.
+_CHECKED = ("tokenizer.json", VOCAB_FILE)
+
+
+class Loads(Protocol):
+    """What the SGPE tokenizer class offers here (``Tokenizer.from_dict``)."""
+
+    def from_dict(self, data: Any, source: str = ...) -> Any: ...
+
+
+def load_vocabulary_file(path: str | Path, sgpe_class: Loads) -> Any:
+    """A vocabulary file of this project: byte-level BPE (by its ``model`` key) or SGPE
+    (``sgpe_class.from_dict``), as :func:`sgpe.load` loads a file."""
+    data = read_json(path)
+    if isinstance(data, dict) and data.get("model") == "bytebpe":
+        from ..baselines.bytebpe import ByteBPETokenizer
+
+        return ByteBPETokenizer.from_dict(data, source=str(path))
+    return sgpe_class.from_dict(data, str(path))
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_folder(path: str | Path, sgpe_class: Loads) -> Any:
+    """The vocabulary of a folder ``save_hf_folder`` wrote (its ``sgpe_vocab.json``): an
+    SGPE one loaded with ``sgpe_class``, or a :class:`ByteBPETokenizer`.
+
+    Raises ``ValueError`` with a one-line message for a folder sgpe did not write, one
+    re-saved by transformers (``save_pretrained`` keeps only Hugging Face's files), a newer
+    folder format, or a ``tokenizer.json``/``sgpe_vocab.json`` changed after the export.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: not a directory; give a tokenizer folder or a vocab.json")
+    config_path = folder / CONFIG_FILE
+    if not config_path.is_file():
+        raise ValueError(_not_ours(folder))
+    config = read_json(config_path)
+    if not isinstance(config, dict) or config.get("format") != FOLDER_FORMAT:
+        raise ValueError(
+            f"{config_path}: key 'format' must be {FOLDER_FORMAT!r}; this file was not written "
+            f"by sgpe: export the vocabulary again with python -m sgpe export --out {folder}/"
+        )
+    version = config.get("format_version")
+    if type(version) is not int or version != FOLDER_FORMAT_VERSION:
+        raise ValueError(
+            f"{config_path}: key 'format_version' is {version!r}; this version of sgpe reads "
+            f"format_version {FOLDER_FORMAT_VERSION} (upgrade sgpe, or export the folder again)"
+        )
+    recorded = config.get("files")
+    if not isinstance(recorded, dict):
+        raise ValueError(f"{config_path}: key 'files' must map file names to sha256 digests")
+    for name in _CHECKED:
+        file = folder / name
+        if not file.is_file():
+            raise ValueError(
+                f"{file}: missing; the folder is incomplete: export it again with "
+                f"python -m sgpe export --out {folder}/"
+            )
+        digest = _sha256(file.read_bytes())
+        if digest != recorded.get(name):
+            raise ValueError(
+                f"{file}: changed since sgpe wrote the folder (sha256 {digest[:12]}..., "
+                f"{CONFIG_FILE} records {str(recorded.get(name))[:12]}...), so its ids may "
+                "no longer be sgpe's; export the folder again from its vocabulary"
+            )
+    tok: Any = load_vocabulary_file(folder / VOCAB_FILE, sgpe_class)
+    if tok.model != config.get("model"):
+        raise ValueError(
+            f"{config_path}: key 'model' is {config.get('model')!r} but {VOCAB_FILE} holds a "
+            f"{tok.model} vocabulary; export the folder again"
+        )
+    return tok
+
+
+def _not_ours(folder: Path) -> str:
+    """Why a folder without sgpe_config.json cannot be read, and what to do instead."""
+    fix = (
+        "sgpe reads the folders python -m sgpe export --out DIR/ writes (they carry "
+        f"{CONFIG_FILE} and the vocabulary as {VOCAB_FILE}): export again, or pass the "
+        "vocab.json"
+    )
+    origin = None
+    config = folder / "tokenizer_config.json"
+    if config.is_file():
+        try:
+            data = read_json(config)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("sgpe"), dict):
+            origin = data["sgpe"]
+    if origin is not None:
+        sha = str(origin.get("vocabulary_sha256", "?"))
+        return (
+            f"{folder}: no {CONFIG_FILE}; its tokenizer_config.json names an SGPE vocabulary "
+            f"(sha256 {sha[:12]}...), so this folder was probably re-saved by transformers "
+            f"(save_pretrained keeps only Hugging Face's files); {fix}"
+        )
+    if (folder / "tokenizer.json").is_file():
+        return f"{folder}: a Hugging Face tokenizer folder that sgpe did not write (no {CONFIG_FILE}); {fix}"
+    return f"{folder}: not a tokenizer folder (no {CONFIG_FILE}, no tokenizer.json); {fix}"
