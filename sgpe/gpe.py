@@ -40,12 +40,12 @@ from ._files import byte_token
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
 from .hierarchical import (
-    HierarchicalEngine,
     MergeKind,
     ResumeMismatch,
     build_state,
     code_spans,
     corpus_units,
+    merge_engine,
     merge_kind,
     merged_symbol,
     paused_gc,
@@ -372,7 +372,7 @@ class GPETrainer:
         syll = get_syllabifier(s.script, s.leading_space)
         state = build_state(units, base, s.script, s.leading_space)
         del units  # the state holds its own copy of the words
-        engine = HierarchicalEngine(state, syll, self.word_arrays, spans)
+        engine = merge_engine(state, syll, s.script, s.leading_space, self.word_arrays, spans)
 
         def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
             assert progress is not None

@@ -5,6 +5,7 @@
 //! the work, and turns every error and panic into a Python exception with a message.
 
 pub mod encoder;
+pub mod hierarchical;
 pub mod syllables;
 
 #[cfg(feature = "python")]
@@ -19,6 +20,10 @@ mod bindings {
 
     use crate::encoder::{self, Ranks};
     use crate::syllables::{self, SchemaSpec, Token};
+
+    mod hierarchical_py {
+        include!("hierarchical_py.rs");
+    }
 
     /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
     fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
@@ -259,6 +264,7 @@ mod bindings {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         m.add_class::<PySyllabifier>()?;
         m.add_class::<PyPieceEncoder>()?;
+        m.add_class::<hierarchical_py::PyHierarchicalTrainer>()?;
         Ok(())
     }
 }
