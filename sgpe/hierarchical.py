@@ -1125,7 +1125,9 @@ class NativeHierarchicalEngine:
             self._sync()
         target = max(0, target_symbols - native.symbol_count())
         every = checkpoint_every if on_checkpoint is not None else 0
-        batch, seconds = (_PROGRESS_BATCH, _PROGRESS_SECONDS) if progress else (1 << 62, 1e300)
+        batch, seconds = (
+            (_PROGRESS_BATCH, _PROGRESS_SECONDS) if progress is not None else (1 << 62, 1e300)
+        )
         while True:
             done = native.run(target_symbols, min_freq, batch, seconds, every)
             if progress is not None or every:
@@ -1148,7 +1150,7 @@ class NativeHierarchicalEngine:
         """Bring the state's symbols and merges and the merge counts up to the native
         loop's; the merges that were new."""
         st = self.st
-        made = self.native.merges_from(len(st.merges))
+        made: list[tuple[int, int, int, int, float]] = self.native.merges_from(len(st.merges))
         new_symbols = self.native.symbols_from(len(st.symbols))
         for sym in new_symbols:
             st.symbol_id[sym] = len(st.symbols)
@@ -1163,7 +1165,8 @@ class NativeHierarchicalEngine:
 
     def usage(self) -> list[int]:
         """How often each symbol is used in the final segmentation of the corpus."""
-        return self.native.usage()
+        freq: list[int] = self.native.usage()
+        return freq
 
 
 def merge_engine(

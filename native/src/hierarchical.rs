@@ -35,11 +35,18 @@ pub const PART: u8 = 0;
 pub const JOIN: u8 = 1;
 
 /// A fast hash for integer keys (pair codes, indexes): the tables are hit once per pair
-/// update, and the default SipHash costs more than the update itself.
+/// update, and the default SipHash costs more than the update itself. The splitmix64
+/// finaliser mixes every bit of the key into the low bits, which pick the bucket (a pair
+/// code's low bits are only its right symbol's).
 #[derive(Default, Clone, Copy)]
 pub struct FxHasher(u64);
 
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
 
 impl Hasher for FxHasher {
     fn finish(&self) -> u64 {
@@ -47,7 +54,7 @@ impl Hasher for FxHasher {
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(SEED);
+            self.write_u64(u64::from(b));
         }
     }
     fn write_u8(&mut self, i: u8) {
@@ -57,7 +64,7 @@ impl Hasher for FxHasher {
         self.write_u64(u64::from(i));
     }
     fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(SEED);
+        self.0 = mix(self.0.rotate_left(5) ^ i);
     }
     fn write_usize(&mut self, i: usize) {
         self.write_u64(i as u64);
@@ -147,7 +154,10 @@ pub struct Engine {
     pub merge_counts: Vec<i64>,
     pub elapsed: Vec<f64>,
     start: Option<std::time::Instant>,
-    grown: FxMap<u64, ()>,
+    // (pair code << 1 | kind) of the pairs whose count grew in this merge; a list sorted
+    // and deduplicated once per merge (a map's clear costs its capacity every merge).
+    grown: Vec<u64>,
+    text: String, // a buffer for merge_kind
 }
 
 #[inline]
@@ -248,7 +258,8 @@ impl Engine {
             merge_counts: Vec::new(),
             elapsed: Vec::new(),
             start: None,
-            grown: FxMap::default(),
+            grown: Vec::new(),
+            text: String::new(),
         };
         for k in 0..n_units {
             let w = engine.unit_weight[k];
@@ -315,7 +326,7 @@ impl Engine {
     /// `_to_spans`: the words become the spans (each the concatenation of its words'
     /// current strings) and the words outside spans, with the counts left to them; the
     /// word level is counted afresh.
-    fn to_spans(&mut self) {
+    fn enter_spans(&mut self) {
         let Some(spans) = self.spans.take() else {
             return;
         };
@@ -335,7 +346,11 @@ impl Engine {
             }
         }
         for (idx, &c) in spans.words.iter().zip(&spans.counts) {
-            words.push(idx.iter().flat_map(|&i| old[i as usize].iter().copied()).collect());
+            words.push(
+                idx.iter()
+                    .flat_map(|&i| old[i as usize].iter().copied())
+                    .collect(),
+            );
             counts.push(c);
         }
         self.words = words;
@@ -381,13 +396,19 @@ impl Engine {
         }
         let left = &self.symbols[a as usize];
         let n = left.chars().count();
-        let text = format!("{left}{}", self.symbols[b as usize]);
-        for t in self.syll.tokens(&text) {
-            if t.char_end >= n {
-                return if t.char_end == n { JOIN } else { PART };
+        let mut text = std::mem::take(&mut self.text);
+        text.clear();
+        text.push_str(left);
+        text.push_str(&self.symbols[b as usize]);
+        // The first unit that reaches the end of `left` decides: ending there, a boundary.
+        let mut kind = None;
+        self.syll.for_each_token(&text, |t| {
+            if kind.is_none() && t.char_end >= n {
+                kind = Some(if t.char_end == n { JOIN } else { PART });
             }
-        }
-        PART
+        });
+        self.text = text;
+        kind.unwrap_or(PART)
     }
 
     /// `_legal`: the syllabifier confirms the kind, and after the superword transition a
@@ -460,8 +481,10 @@ impl Engine {
             self.apply_join(a, b, new);
         }
         self.pc[kind as usize].remove(&code);
-        let grown = std::mem::take(&mut self.grown);
-        for &key in grown.keys() {
+        let mut grown = std::mem::take(&mut self.grown);
+        grown.sort_unstable();
+        grown.dedup();
+        for &key in &grown {
             let (p, k) = (key >> 1, (key & 1) as u8);
             let c = self.pc[k as usize].get(&p).copied().unwrap_or(0);
             if c > 0 {
@@ -476,7 +499,7 @@ impl Engine {
     fn add_join(&mut self, p: u64, c: i64, wi: u32) {
         *self.pc[1].entry(p).or_insert(0) += c;
         self.where_[1].entry(p).or_default().push(wi);
-        self.grown.insert((p << 1) | 1, ());
+        self.grown.push((p << 1) | 1);
     }
 
     fn apply_part(&mut self, a: u32, b: u32, new: u32) {
@@ -498,7 +521,7 @@ impl Engine {
                 self.where_[0].entry(p).or_default().push(k);
                 let (x, y) = split_code(p);
                 if x == new || y == new {
-                    self.grown.insert(p << 1, ());
+                    self.grown.push(p << 1);
                 }
             }
             let complete = nw.len() == 1 && self.unit_joinable[ku];
@@ -560,8 +583,7 @@ impl Engine {
             let mut done_old: Option<usize> = None;
             for &i in &at {
                 for k in [i.wrapping_sub(1), i, i + 1] {
-                    if k == usize::MAX || k + 1 >= old.len() || done_old.is_some_and(|d| k <= d)
-                    {
+                    if k == usize::MAX || k + 1 >= old.len() || done_old.is_some_and(|d| k <= d) {
                         continue;
                     }
                     done_old = Some(k);
@@ -600,7 +622,7 @@ impl Engine {
     ) -> Result<Option<Mismatch>, String> {
         for (index, (left, right, kind)) in merges.iter().enumerate() {
             if self.transition_due() {
-                self.to_spans();
+                self.enter_spans();
             }
             let pair = match (self.symbol_id.get(left), self.symbol_id.get(right)) {
                 (Some(&a), Some(&b)) if *kind <= JOIN => Some(pair_code(a, b)),
@@ -641,7 +663,7 @@ impl Engine {
         let mut made = 0usize;
         while self.symbols.len() < target_symbols {
             if self.transition_due() {
-                self.to_spans();
+                self.enter_spans();
             }
             let Some((code, kind, count)) = self.pop_best() else {
                 return Ok(Stop::Done);
@@ -654,9 +676,9 @@ impl Engine {
             self.elapsed.push(start.elapsed().as_secs_f64());
             made += 1;
             let step = self.merges.len();
-            if (checkpoint_every > 0 && step % checkpoint_every == 0)
+            if (checkpoint_every > 0 && step.is_multiple_of(checkpoint_every))
                 || made >= max_merges
-                || (made % 64 == 0 && called.elapsed().as_secs_f64() >= max_seconds)
+                || (made.is_multiple_of(64) && called.elapsed().as_secs_f64() >= max_seconds)
             {
                 return Ok(if self.symbols.len() < target_symbols {
                     Stop::Batch

@@ -15,7 +15,7 @@ use crate::syllables;
 
 /// Code points from UTF-32-LE bytes, cut into strings of the given lengths.
 fn cut(data: &[u8], lengths: &[usize], what: &str) -> PyResult<Vec<Vec<u32>>> {
-    if data.len() % 4 != 0 || lengths.iter().sum::<usize>() * 4 != data.len() {
+    if !data.len().is_multiple_of(4) || lengths.iter().sum::<usize>() * 4 != data.len() {
         return Err(PyValueError::new_err(format!(
             "{what}: the UTF-32 data does not hold the given lengths"
         )));
