@@ -126,6 +126,9 @@ ARRAY_MIN_MEAN_UNITS = 32
 _HISTOGRAM_MIN_UNITS = 1_000_000
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
+# Consecutive merges at once: (first step, target, pairs, counts, seconds since the loop
+# started at the last of them); see ProgressBatches.
+BatchHook = Callable[[int, int, list[tuple[str, str]], list[int], float], None]
 CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
 
 
@@ -1016,8 +1019,14 @@ class HierarchicalEngine:
         checkpoint_every: int = 0,
         on_checkpoint: CheckpointHook | None = None,
         resume: Sequence[tuple[str, str, str]] = (),
+        progress_batch: BatchHook | None = None,
     ) -> None:
         st = self.st
+        batches = None
+        if progress_batch is not None:
+            batches = ProgressBatches(progress_batch)
+            each = progress
+            progress = batches if each is None else _both(each, batches)
         for n, (left, right, kind_name) in enumerate(resume):
             if self._transition_due():
                 self._to_spans()
@@ -1051,7 +1060,11 @@ class HierarchicalEngine:
                 shown = (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])])
                 progress(step, target, shown, count, time.perf_counter() - start)
             if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
+                if batches is not None:
+                    batches.flush()
                 on_checkpoint(step, self.merge_list())
+        if batches is not None:
+            batches.flush()
 
     def merge_list(self) -> list[tuple[str, str, MergeKind]]:
         sy = self.st.symbols
@@ -1087,6 +1100,48 @@ _PROGRESS_BATCH = 4096
 _PROGRESS_SECONDS = 0.1
 
 
+class ProgressBatches:
+    """A :data:`ProgressHook` that hands the merges on to a :data:`BatchHook` in batches:
+    every :data:`_PROGRESS_BATCH` merges or :data:`_PROGRESS_SECONDS` seconds, and when
+    flushed (at a checkpoint and at the end). A caller with work per report (the run
+    worker's status) does it once per batch."""
+
+    def __init__(self, hook: BatchHook) -> None:
+        self.hook = hook
+        self.first = self.target = 0
+        self.pairs: list[tuple[str, str]] = []
+        self.counts: list[int] = []
+        self.elapsed = 0.0
+        self.last = time.perf_counter()
+
+    def __call__(self, step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+        if not self.pairs:
+            self.first = step
+        self.target = target
+        self.pairs.append(pair)
+        self.counts.append(count)
+        self.elapsed = t
+        if (
+            len(self.pairs) >= _PROGRESS_BATCH
+            or time.perf_counter() - self.last >= _PROGRESS_SECONDS
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pairs:
+            self.hook(self.first, self.target, self.pairs, self.counts, self.elapsed)
+            self.pairs, self.counts = [], []
+        self.last = time.perf_counter()
+
+
+def _both(first: ProgressHook, second: ProgressHook) -> ProgressHook:
+    def both(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+        first(step, target, pair, count, t)
+        second(step, target, pair, count, t)
+
+    return both
+
+
 class NativeHierarchicalEngine:
     """:class:`HierarchicalEngine`'s interface (``run``, ``merge_list``, ``usage``,
     ``merge_counts``) over the native merge loop (``sgpe.engine.native_hierarchical``): the
@@ -1109,6 +1164,7 @@ class NativeHierarchicalEngine:
         checkpoint_every: int = 0,
         on_checkpoint: CheckpointHook | None = None,
         resume: Sequence[tuple[str, str, str]] = (),
+        progress_batch: BatchHook | None = None,
     ) -> None:
         native, st = self.native, self.st
         if resume:
@@ -1125,19 +1181,21 @@ class NativeHierarchicalEngine:
             self._sync()
         target = max(0, target_symbols - native.symbol_count())
         every = checkpoint_every if on_checkpoint is not None else 0
-        batch, seconds = (
-            (_PROGRESS_BATCH, _PROGRESS_SECONDS) if progress is not None else (1 << 62, 1e300)
-        )
+        report = progress is not None or progress_batch is not None
+        batch, seconds = (_PROGRESS_BATCH, _PROGRESS_SECONDS) if report else (1 << 62, 1e300)
         while True:
             done = native.run(target_symbols, min_freq, batch, seconds, every)
-            if progress is not None or every:
-                step = len(st.merges)
+            if report or every:
+                first = len(st.merges) + 1
                 made = self._sync()
                 sy = st.symbols
                 if progress is not None:
-                    for a, b, _, count, elapsed in made:
-                        step += 1
+                    for step, (a, b, _, count, elapsed) in enumerate(made, first):
                         progress(step, target, (sy[a], sy[b]), count, elapsed)
+                if progress_batch is not None and made:
+                    pairs = [(sy[a], sy[b]) for a, b, _, _, _ in made]
+                    counts = [c for _, _, _, c, _ in made]
+                    progress_batch(first, target, pairs, counts, made[-1][4])
                 step = len(st.merges)
                 if every and made and step % every == 0:
                     assert on_checkpoint is not None

@@ -11,8 +11,11 @@ at small vocabulary sizes, and hypothesis-generated text.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -24,7 +27,7 @@ from hypothesis import strategies as st
 
 import sgpe
 from sgpe import engine
-from sgpe.gpe import GPETrainer, ProgressEvent, ResumeError
+from sgpe.gpe import GPETrainer, ProgressBatch, ProgressEvent, ResumeError
 from sgpe.hierarchical import (
     HierarchicalEngine,
     NativeHierarchicalEngine,
@@ -33,6 +36,7 @@ from sgpe.hierarchical import (
     merge_engine,
 )
 from sgpe.interop.hf import to_hf_str
+from sgpe.runs import read_merges
 from sgpe.settings import CountOptions, TrainSettings
 from sgpe.syllables import get_syllabifier
 
@@ -176,6 +180,7 @@ def _events_and_checkpoints(
     corpus: list[str], resume: list[tuple[str, str]] | None = None, every: int = 250
 ) -> tuple[sgpe.Tokenizer, list[tuple[int, int, tuple[str, str], int]], list[Any]]:
     events: list[ProgressEvent] = []
+    batches: list[ProgressBatch] = []
     saved: list[tuple[int, list[tuple[str, str]]]] = []
     trainer = GPETrainer(TrainSettings(vocab_size=3000), CountOptions())
     tok = trainer.fit(
@@ -184,8 +189,15 @@ def _events_and_checkpoints(
         checkpoint_every=every,
         on_checkpoint=lambda step, merges: saved.append((step, merges)),
         resume_merges=resume or (),
+        progress_batch=batches.append,
     )
     assert all(b.elapsed >= a.elapsed >= 0 for a, b in pairwise(events))
+    # The batches hold the same merges, in order, and each checkpoint ends a batch.
+    assert [
+        (b.first_step + i, p, c) for b in batches for i, (p, c) in enumerate(zip(b.pairs, b.counts))
+    ] == [(e.step, e.pair, e.count) for e in events]
+    ends = {b.first_step + len(b.pairs) - 1 for b in batches}
+    assert {s for s, _ in saved} <= ends
     return tok, [(e.step, e.target, e.pair, e.count) for e in events], saved
 
 
@@ -263,3 +275,56 @@ def test_generated_corpora_train_identically(
             os.environ["SGPE_ENGINE"] = before
         engine.reset()
     assert made[0] == made[1]
+
+
+def test_a_training_run_leaves_the_same_files(shared_corpora: Path, tmp_path: Path) -> None:
+    """``python -m sgpe train`` (the run worker, which takes the merges in batches) with
+    both engines: the same vocabulary, merge table and last two checkpoints."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(_lines(shared_corpora / "si_train.txt", 3000)), encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    runs = {}
+    for name in ENGINES:
+        out = tmp_path / name
+        env = {**os.environ, "SGPE_ENGINE": name}
+        args = ["--vocab-size", "3000", "--checkpoint-every", "250", "--corpus", str(corpus)]
+        done = subprocess.run(
+            [sys.executable, "-m", "sgpe", "train", "--out", str(out), *args],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        runs[name] = out
+    python, native = runs["python"], runs["native"]
+    assert (native / "vocab.json").read_bytes() == (python / "vocab.json").read_bytes()
+    for file in ("checkpoint.json", "checkpoint.prev.json"):
+        ours, theirs = (json.loads((run / file).read_bytes()) for run in (native, python))
+        assert ours.pop("written") and theirs.pop("written")  # when: the one difference
+        assert ours == theirs, file
+    assert read_merges(native) == read_merges(python)
+    steps = [
+        json.loads((native / f).read_bytes())["step"]
+        for f in ("checkpoint.prev.json", "checkpoint.json")
+    ]
+    assert steps == [2500, len(read_merges(native)["step"])]
+
+
+def test_paper_mode_reports_batches_too(shared_corpora: Path) -> None:
+    """The paper mode's loop (Python in both engines) gathers its merges into batches for
+    ``progress_batch`` as well: the same merges as ``progress``, each checkpoint a batch end."""
+    events: list[ProgressEvent] = []
+    batches: list[ProgressBatch] = []
+    saved: list[int] = []
+    trainer = GPETrainer(TrainSettings(vocab_size=2500, mode="paper"), CountOptions())
+    trainer.fit(
+        trainer.count(_lines(shared_corpora / "si_train.txt", 1500)),
+        progress=events.append,
+        progress_batch=batches.append,
+        checkpoint_every=100,
+        on_checkpoint=lambda step, merges: saved.append(step),
+    )
+    flat = [(b.first_step + i, p) for b in batches for i, p in enumerate(b.pairs)]
+    assert flat == [(e.step, e.pair) for e in events] and len(events) > 100
+    assert set(saved) <= {b.first_step + len(b.pairs) - 1 for b in batches}
