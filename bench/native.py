@@ -17,13 +17,24 @@ of ``--repeats`` runs, a fresh tokenizer (empty caches) for each cold run: SGPE'
 Python engine, the same call again (warm: every piece cached), and tiktoken ``o200k_base``
 (``encode_ordinary`` line by line on one thread, ``encode_ordinary_batch`` on its threads).
 
-Writes ``native.json`` and prints both tables. Fails when the native core is not built.
+Then training: whole processes on ``si_train.txt`` to a 32k vocabulary, medians of
+``--train-repeats`` runs each, in the same run: ``python -m sgpe train`` with the native
+engine and with ``SGPE_ENGINE=python``, Hugging Face ``tokenizers`` BPE (Metaspace, as
+``bench/scale.py`` runs it) and SentencePiece BPE (the options of ``bench/peers.py``); the
+ratios to HF are printed. ``--train-repeats 0`` leaves training out.
+
+Writes ``native.json`` and prints the tables. Fails when the native core is not built.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -47,6 +58,7 @@ COLUMNS = (
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--train-repeats", type=int, default=3)
 
 
 def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int) -> float:
@@ -143,6 +155,62 @@ def measure_encoding(lines: list[str], repeats: int) -> dict[str, float]:
     }
 
 
+TRAINERS = ("sgpe native", "sgpe python", "hf bpe metaspace", "sentencepiece bpe")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _train_commands(
+    corpus: Path, out: Path, vocab: int
+) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """Each trainer's command line and environment, writing into ``out``."""
+    sgpe = [
+        sys.executable,
+        "-m",
+        "sgpe",
+        "train",
+        "--corpus",
+        str(corpus),
+        "--vocab-size",
+        str(vocab),
+    ]
+    hf = (
+        "from tokenizers import Tokenizer, models, trainers, pre_tokenizers; "
+        "t=Tokenizer(models.BPE(unk_token='[UNK]')); t.pre_tokenizer=pre_tokenizers.Metaspace(); "
+        f"tr=trainers.BpeTrainer(vocab_size={vocab}, special_tokens=['[UNK]'], show_progress=False); "
+        f"t.train([{str(corpus)!r}], tr); t.save({str(out / 'hf.json')!r})"
+    )
+    spm = (
+        "import sentencepiece as spm; spm.SentencePieceTrainer.train("
+        f"input={str(corpus)!r}, model_prefix={str(out / 'spm')!r}, vocab_size={vocab}, "
+        "model_type='bpe', character_coverage=1.0, normalization_rule_name='identity', "
+        "max_sentence_length=1000000, hard_vocab_limit=False, minloglevel=2)"
+    )
+    return {
+        "sgpe native": ([*sgpe, "--out", str(out / "native")], {"SGPE_ENGINE": "native"}),
+        "sgpe python": ([*sgpe, "--out", str(out / "python")], {"SGPE_ENGINE": "python"}),
+        "hf bpe metaspace": ([sys.executable, "-c", hf], {}),
+        "sentencepiece bpe": ([sys.executable, "-c", spm], {}),
+    }
+
+
+def measure_training(corpus: Path, repeats: int, vocab: int = 32000) -> dict[str, float]:
+    """Wall seconds of each trainer's whole process (median of ``repeats``), the runs of
+    the trainers interleaved so that a busy moment of the machine hits them alike."""
+    times: dict[str, list[float]] = {name: [] for name in TRAINERS}
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, (argv, env) in _train_commands(corpus, Path(tmp), vocab).items():
+                t0 = time.perf_counter()
+                subprocess.run(
+                    argv, cwd=ROOT, env={**os.environ, **env}, check=True, capture_output=True
+                )
+                times[name].append(time.perf_counter() - t0)
+                for made in Path(tmp).iterdir():
+                    if made.is_dir():
+                        shutil.rmtree(made)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     out = [
         "| schema | characters | " + " | ".join(COLUMNS) + " |",
@@ -165,11 +233,25 @@ def run(args: argparse.Namespace) -> int:
     si_dev = args.corpora / "si_dev.txt"
     corpora.require(args.corpora, "si_dev.txt")
     encoding = measure_encoding(si_dev.read_text(encoding="utf-8").splitlines(), args.repeats)
-    meta = records.run_meta(args.invocation, started, repeats=args.repeats, encoding=encoding)
+    training: dict[str, float] = {}
+    if args.train_repeats > 0:
+        corpora.require(args.corpora, "si_train.txt")
+        training = measure_training(args.corpora / "si_train.txt", args.train_repeats)
+    meta = records.run_meta(
+        args.invocation, started, repeats=args.repeats, encoding=encoding, training=training
+    )
     records.write_rows(args.out / "native.json", rows, meta)
     print(table(rows))
     print(f"\nM characters per second, medians of {args.repeats} runs.\n")
     print("| si_dev.txt, sgpe_4k.json | M chars/s |\n|---|---:|")
     for name in ENCODERS:
         print(f"| {name} | {encoding[name]:.2f} |")
+    if training:
+        hf = training["hf bpe metaspace"]
+        print(
+            f"\n| si_train.txt to 32k, whole process (median of {args.train_repeats}) | s | / HF |"
+        )
+        print("|---|---:|---:|")
+        for name in TRAINERS:
+            print(f"| {name} | {training[name]:.2f} | {training[name] / hf:.2f} |")
     return 0
