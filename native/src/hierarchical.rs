@@ -131,6 +131,42 @@ pub enum Stop {
     Batch,
 }
 
+/// The words one after the other in one array (a merge only shortens a word, in place),
+/// so that a merge's visits to the words that hold its pair read nearby memory.
+#[derive(Debug, Clone, Default)]
+struct Words {
+    flat: Vec<u32>,
+    start: Vec<usize>,
+    len: Vec<usize>,
+}
+
+impl Words {
+    fn new(words: &[Vec<u32>]) -> Words {
+        let mut flat = Vec::with_capacity(words.iter().map(Vec::len).sum());
+        let mut start = Vec::with_capacity(words.len());
+        let mut len = Vec::with_capacity(words.len());
+        for w in words {
+            start.push(flat.len());
+            len.push(w.len());
+            flat.extend_from_slice(w);
+        }
+        Words { flat, start, len }
+    }
+
+    fn count(&self) -> usize {
+        self.start.len()
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> &[u32] {
+        &self.flat[self.start[i]..self.start[i] + self.len[i]]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        (0..self.count()).map(|i| self.get(i))
+    }
+}
+
 /// Heap entry: highest count first, then the smaller pair code, then part before join.
 type Entry = (i64, Reverse<u64>, Reverse<u8>);
 
@@ -141,7 +177,7 @@ pub struct Engine {
     unit_parts: Vec<Vec<u32>>,
     unit_weight: Vec<i64>,
     unit_joinable: Vec<bool>,
-    words: Vec<Vec<u32>>,
+    words: Words,
     counts: Vec<i64>,
     spans: Option<Spans>,
     pc: [FxMap<u64, i64>; 2],
@@ -157,7 +193,9 @@ pub struct Engine {
     // (pair code << 1 | kind) of the pairs whose count grew in this merge; a list sorted
     // and deduplicated once per merge (a map's clear costs its capacity every merge).
     grown: Vec<u64>,
-    text: String, // a buffer for merge_kind
+    text: String,   // a buffer for merge_kind
+    at: Vec<usize>, // buffers for the positions and pairs a merge changes in one word
+    new_pairs: Vec<u64>,
 }
 
 #[inline]
@@ -246,7 +284,7 @@ impl Engine {
             unit_parts,
             unit_weight,
             unit_joinable,
-            words,
+            words: Words::new(&words),
             counts,
             spans,
             pc: [FxMap::default(), FxMap::default()],
@@ -260,6 +298,8 @@ impl Engine {
             start: None,
             grown: Vec::new(),
             text: String::new(),
+            at: Vec::new(),
+            new_pairs: Vec::new(),
         };
         for k in 0..n_units {
             let w = engine.unit_weight[k];
@@ -341,19 +381,19 @@ impl Engine {
         let mut counts = Vec::new();
         for (w, &c) in old.iter().zip(&left) {
             if c > 0 {
-                words.push(w.clone());
+                words.push(w.to_vec());
                 counts.push(c);
             }
         }
         for (idx, &c) in spans.words.iter().zip(&spans.counts) {
             words.push(
                 idx.iter()
-                    .flat_map(|&i| old[i as usize].iter().copied())
+                    .flat_map(|&i| old.get(i as usize).iter().copied())
                     .collect(),
             );
             counts.push(c);
         }
-        self.words = words;
+        self.words = Words::new(&words);
         self.counts = counts;
         self.count_words();
         self.checked.clear();
@@ -538,18 +578,23 @@ impl Engine {
     fn complete(&mut self, k: usize, symbol: u32) {
         let ph = FIRST_PLACEHOLDER + k as u32;
         let list = std::mem::take(&mut self.unit_words[k]);
+        let mut at = std::mem::take(&mut self.at);
+        let mut found = std::mem::take(&mut self.new_pairs);
         for &wi in &list {
-            let c = self.counts[wi as usize];
-            let mut w = std::mem::take(&mut self.words[wi as usize]);
-            let mut at = Vec::new();
+            let wu = wi as usize;
+            let c = self.counts[wu];
+            let (s, n) = (self.words.start[wu], self.words.len[wu]);
+            let w = &mut self.words.flat[s..s + n];
+            at.clear();
             for (i, v) in w.iter_mut().enumerate() {
                 if *v == ph {
                     *v = symbol;
                     at.push(i);
                 }
             }
-            let last = w.len().saturating_sub(1);
+            let last = n.saturating_sub(1);
             let mut seen: Option<usize> = None;
+            found.clear();
             for &i in &at {
                 for j in [i.wrapping_sub(1), i] {
                     if j == usize::MAX || j >= last || seen.is_some_and(|s| j <= s) {
@@ -557,12 +602,16 @@ impl Engine {
                     }
                     if w[j] < LIMIT && w[j + 1] < LIMIT {
                         seen = Some(j);
-                        self.add_join(pair_code(w[j], w[j + 1]), c, wi);
+                        found.push(pair_code(w[j], w[j + 1]));
                     }
                 }
             }
-            self.words[wi as usize] = w;
+            for &p in &found {
+                self.add_join(p, c, wi);
+            }
         }
+        self.at = at;
+        self.new_pairs = found;
         self.unit_words[k] = list;
     }
 
@@ -570,46 +619,77 @@ impl Engine {
     fn apply_join(&mut self, a: u32, b: u32, new: u32) {
         let code = pair_code(a, b);
         let list = self.where_[1].remove(&code).unwrap_or_default();
-        let mut at = Vec::new();
+        let mut at = std::mem::take(&mut self.at);
+        let mut found = std::mem::take(&mut self.new_pairs);
         for wi in list {
             let wu = wi as usize;
-            if !contains_pair(&self.words[wu], a, b) {
+            let (s, n) = (self.words.start[wu], self.words.len[wu]);
+            let w = &mut self.words.flat[s..s + n];
+            // The occurrences, as str.replace finds them: left to right, not overlapping.
+            at.clear();
+            let mut i = 0;
+            while i + 1 < n {
+                if w[i] == a && w[i + 1] == b {
+                    at.push(i);
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            if at.is_empty() {
                 continue; // a stale index entry: an earlier merge consumed the pair here
             }
-            let old = std::mem::take(&mut self.words[wu]);
-            let nw = replace_pair(&old, a, b, new, &mut at);
             let c = self.counts[wu];
             // The old pairs at i-1, i, i+1 of each occurrence go, each once.
             let mut done_old: Option<usize> = None;
             for &i in &at {
                 for k in [i.wrapping_sub(1), i, i + 1] {
-                    if k == usize::MAX || k + 1 >= old.len() || done_old.is_some_and(|d| k <= d) {
+                    if k == usize::MAX || k + 1 >= n || done_old.is_some_and(|d| k <= d) {
                         continue;
                     }
                     done_old = Some(k);
-                    let (x, y) = (old[k], old[k + 1]);
+                    let (x, y) = (w[k], w[k + 1]);
                     if x < LIMIT && y < LIMIT {
                         *self.pc[1].entry(pair_code(x, y)).or_insert(0) -= c;
                     }
                 }
             }
+            // The word shortened in place: each occurrence becomes the new symbol.
+            let (mut read, mut write, mut next) = (0, 0, 0);
+            while read < n {
+                if next < at.len() && read == at[next] {
+                    w[write] = new;
+                    read += 2;
+                    next += 1;
+                } else {
+                    w[write] = w[read];
+                    read += 1;
+                }
+                write += 1;
+            }
+            self.words.len[wu] = write;
             // The new pairs around each new symbol, each once.
             let mut done_new: Option<usize> = None;
+            found.clear();
             for (shift, &i) in at.iter().enumerate() {
                 let j = i - shift;
                 for k in [j.wrapping_sub(1), j] {
-                    if k == usize::MAX || k + 1 >= nw.len() || done_new.is_some_and(|d| k <= d) {
+                    if k == usize::MAX || k + 1 >= write || done_new.is_some_and(|d| k <= d) {
                         continue;
                     }
                     done_new = Some(k);
-                    let (x, y) = (nw[k], nw[k + 1]);
+                    let (x, y) = (w[k], w[k + 1]);
                     if x < LIMIT && y < LIMIT {
-                        self.add_join(pair_code(x, y), c, wi);
+                        found.push(pair_code(x, y));
                     }
                 }
             }
-            self.words[wu] = nw;
+            for &p in &found {
+                self.add_join(p, c, wi);
+            }
         }
+        self.at = at;
+        self.new_pairs = found;
     }
 
     // ------------------------------------------------------------------ loop
