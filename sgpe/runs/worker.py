@@ -369,8 +369,9 @@ class RunWorker:
             self._after_merge(step, time.monotonic())
 
     def _after_merge(self, step: int, now: float) -> None:
-        """After each recorded merge (both models): checkpoint when due, stop if asked to,
-        show progress at most ten times a second."""
+        """After recorded merges (each merge of bytebpe, each batch and checkpoint step of
+        sgpe): checkpoint when due, stop if asked to, show progress at most ten times a
+        second."""
         cfg = self.config
         if (
             step - self.checkpoint_step >= cfg.checkpoint_every
