@@ -17,12 +17,14 @@ of ``--repeats`` runs, a fresh tokenizer (empty caches) for each cold run: SGPE'
 Python engine, the same call again (warm: every piece cached), and tiktoken ``o200k_base``
 (``encode_ordinary`` line by line on one thread, ``encode_ordinary_batch`` on its threads).
 
-Then training, whole processes as a user runs them, medians of ``--train-repeats`` runs:
-``python -m sgpe train --model bytebpe`` and ``--mode paper`` on ``si_train.txt`` to
-``--train-vocab`` tokens under ``SGPE_ENGINE=native`` and ``SGPE_ENGINE=python`` (the two
-vocabularies must be byte-identical, or the bench fails), and HF ``tokenizers`` byte-level
-BPE with the same o200k split regex (``hf-bytelevel-o200k`` of ``bench/peers.py``) in a
-process of its own. ``--train-repeats 0`` skips it.
+Then training, whole processes as a user runs them on ``si_train.txt`` to ``--train-vocab``
+tokens, medians of ``--train-repeats`` runs, the trainers' runs interleaved so that a busy
+moment of the machine hits them alike: ``python -m sgpe train`` (the default hierarchical
+mode), ``--mode paper`` and ``--model bytebpe``, each under ``SGPE_ENGINE=native`` and
+``SGPE_ENGINE=python`` (the two engines' vocabularies must be byte-identical, or the bench
+fails), and, each in a process of its own, HF ``tokenizers`` BPE with Metaspace and
+byte-level BPE with the o200k split regex (``bench/peers.py``) and SentencePiece BPE (the
+options of ``bench/peers.py``). ``--train-repeats 0`` skips it.
 
 Writes ``native.json`` and prints the tables. Fails when the native core is not built.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -57,12 +60,18 @@ COLUMNS = (
 
 
 TRAINERS = (
-    "bytebpe native",
-    "bytebpe python",
+    "sgpe native",
+    "sgpe python",
     "paper native",
     "paper python",
+    "bytebpe native",
+    "bytebpe python",
+    "hf bpe metaspace",
     "hf byte-level o200k",
+    "sentencepiece bpe",
 )
+# The peer each trainer is compared with (the same kind of model).
+PEER = {"sgpe": "hf bpe metaspace", "paper": "hf bpe metaspace", "bytebpe": "hf byte-level o200k"}
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -167,31 +176,42 @@ def measure_encoding(lines: list[str], repeats: int) -> dict[str, float]:
 
 def _train_command(name: str, corpus: Path, vocab_size: int, out: Path) -> list[str]:
     if name.startswith("hf"):
+        pre = "metaspace" if "metaspace" in name else "bytelevel-o200k"
         code = (
             "import sys; from bench.peers import _train_hf; "
-            "_train_hf(sys.argv[1], int(sys.argv[2]), sys.argv[3], 'bytelevel-o200k')[1]()"
+            "_train_hf(sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4])[1]()"
         )
-        return [sys.executable, "-c", code, str(corpus), str(vocab_size), str(out / "hf.json")]
-    model = ["--model", "bytebpe"] if name.startswith("bytebpe") else ["--mode", "paper"]
+        return [sys.executable, "-c", code, str(corpus), str(vocab_size), str(out / "hf.json"), pre]
+    if name.startswith("sentencepiece"):
+        code = (
+            "import sys, sentencepiece as spm; spm.SentencePieceTrainer.train("
+            "input=sys.argv[1], model_prefix=sys.argv[3], vocab_size=int(sys.argv[2]), "
+            "model_type='bpe', character_coverage=1.0, normalization_rule_name='identity', "
+            "max_sentence_length=1000000, hard_vocab_limit=False, minloglevel=2)"
+        )
+        return [sys.executable, "-c", code, str(corpus), str(vocab_size), str(out / "spm")]
+    model = {"sgpe": [], "bytebpe": ["--model", "bytebpe"], "paper": ["--mode", "paper"]}
     return [
         *(sys.executable, "-m", "sgpe", "train", "--corpus", str(corpus), "--out", str(out)),
-        *(*model, "--vocab-size", str(vocab_size)),
+        *(*model[name.split()[0]], "--vocab-size", str(vocab_size)),
     ]
 
 
 def measure_training(corpus: Path, vocab_size: int, repeats: int) -> dict[str, float]:
-    """Seconds of each whole training process, medians of ``repeats`` runs."""
+    """Seconds of each whole training process, medians of ``repeats`` runs, the trainers'
+    runs interleaved; fails when an sgpe model's two engines give different vocabularies."""
     root = Path(__file__).resolve().parents[1]
-    seconds: dict[str, float] = {}
+    times: dict[str, list[float]] = {name: [] for name in TRAINERS}
     with tempfile.TemporaryDirectory(prefix="bench-native-") as tmp:
-        for name in TRAINERS:
-            times = []
-            for k in range(repeats):
-                out = Path(tmp) / f"{name.replace(' ', '-')}-{k}"
+        for _ in range(repeats):
+            for name in TRAINERS:
+                out = Path(tmp) / name.replace(" ", "-")
+                shutil.rmtree(out, ignore_errors=True)
                 out.mkdir()
-                env = {**os.environ, "SGPE_ENGINE": name.split()[1]}
-                if name.startswith("hf"):
-                    env.pop("SGPE_ENGINE")
+                env = dict(os.environ)
+                env.pop("SGPE_ENGINE", None)
+                if name.endswith(("native", "python")):
+                    env["SGPE_ENGINE"] = name.split()[-1]
                 t0 = time.perf_counter()
                 done = subprocess.run(
                     _train_command(name, corpus, vocab_size, out),
@@ -200,18 +220,21 @@ def measure_training(corpus: Path, vocab_size: int, repeats: int) -> dict[str, f
                     capture_output=True,
                     text=True,
                 )
-                times.append(time.perf_counter() - t0)
+                times[name].append(time.perf_counter() - t0)
                 if done.returncode:
                     raise SystemExit(f"bench native: {name} failed:\n{done.stderr[-2000:]}")
-            seconds[name] = statistics.median(times)
-            print(f"{name}: {seconds[name]:.2f} s", flush=True)
-        for model in ("bytebpe", "paper"):
-            vocabs = {
-                (Path(tmp) / f"{model}-{engine}-0" / "vocab.json").read_bytes()
-                for engine in ("native", "python")
-            }
-            if len(vocabs) != 1:
-                raise SystemExit(f"bench native: the {model} vocabularies of the engines differ")
+            for model in PEER:
+                vocabs = {
+                    (Path(tmp) / f"{model}-{engine}" / "vocab.json").read_bytes()
+                    for engine in ("native", "python")
+                }
+                if len(vocabs) != 1:
+                    raise SystemExit(
+                        f"bench native: the {model} vocabularies of the engines differ"
+                    )
+    seconds = {name: statistics.median(t) for name, t in times.items()}
+    for name in TRAINERS:
+        print(f"{name}: {seconds[name]:.2f} s", flush=True)
     return seconds
 
 
@@ -263,9 +286,13 @@ def run(args: argparse.Namespace) -> int:
             f"\nTraining si_train.txt to {args.train_vocab:,} tokens, whole processes, "
             f"medians of {args.train_repeats} runs.\n"
         )
-        print("| trainer | seconds | python / native |\n|---|---:|---:|")
+        print("| trainer | seconds | / its HF peer | python / native |\n|---|---:|---:|---:|")
         for name in TRAINERS:
             model, engine = name.split()[0], name.split()[-1]
-            ratio = training[f"{model} python"] / training[name] if engine == "native" else None
-            print(f"| {name} | {training[name]:.2f} | {'' if ratio is None else f'{ratio:.2f}x'} |")
+            peer = training[PEER[model]] if model in PEER else None
+            vs_peer = "" if peer is None else f"{training[name] / peer:.2f}"
+            speedup = ""
+            if engine == "native":
+                speedup = f"{training[f'{model} python'] / training[name]:.2f}x"
+            print(f"| {name} | {training[name]:.2f} | {vs_peer} | {speedup} |")
     return 0

@@ -59,3 +59,39 @@ class PaperTrainer:
         self, target_symbols: int, min_freq: int, max_merges: int, seconds: float | None = None
     ) -> tuple[list[tuple[int, int, int, int]], bool, ValueError | None]: ...
     def usage(self) -> list[int]: ...
+
+class HierarchicalTrainer:
+    """The hierarchical mode's merge loop (sgpe/hierarchical.py, HierarchicalEngine)."""
+
+    def __init__(
+        self,
+        schemas: Sequence[SchemaTables],
+        leading_space: bool,
+        symbols: list[str],
+        unit_parts: bytes,
+        unit_lengths: list[int],
+        unit_weight: list[int],
+        unit_joinable: list[bool],
+        words: bytes,
+        word_lengths: list[int],
+        counts: list[int],
+        translation: dict[int, int],
+        span_words: list[list[int]],
+        span_counts: list[int],
+        span_from: int,
+    ) -> None: ...
+    def resume(
+        self, merges: Sequence[tuple[str, str, int]], min_freq: int
+    ) -> tuple[int, int] | None: ...
+    def run(
+        self,
+        target_symbols: int,
+        min_freq: int,
+        max_merges: int,
+        max_seconds: float,
+        checkpoint_every: int,
+    ) -> bool: ...
+    def symbol_count(self) -> int: ...
+    def symbols_from(self, start: int) -> list[str]: ...
+    def merges_from(self, start: int) -> list[tuple[int, int, int, int, float]]: ...
+    def usage(self) -> list[int]: ...

@@ -21,6 +21,7 @@ asked (the variable is read once per process; :func:`reset` is for tests).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
@@ -30,6 +31,7 @@ from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 if TYPE_CHECKING:
     # The trainers' types, re-exported for the type hints of their callers.
     from ._native import ByteBpeTrainer as ByteBpeTrainer
+    from ._native import HierarchicalTrainer as NativeHierarchicalTrainer
     from ._native import PaperTrainer as PaperTrainer
     from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
@@ -188,4 +190,50 @@ def native_paper_trainer(
         made: PaperTrainer = module.PaperTrainer(symbols, packed, list(map(len, words)), counts)
     except UnicodeEncodeError:
         return None
+    return made
+
+
+def native_hierarchical(
+    script: str,
+    leading_space: bool,
+    symbols: list[str],
+    unit_parts: list[str],
+    unit_weight: list[int],
+    unit_joinable: list[bool],
+    words: list[str],
+    counts: list[int],
+    translation: dict[int, str],
+    span_words: Sequence[Sequence[int]] = (),
+    span_counts: Sequence[int] = (),
+    span_from: int = 0,
+) -> NativeHierarchicalTrainer | None:
+    """The native twin of :class:`sgpe.hierarchical.HierarchicalEngine` (the merge loop)
+    for the state ``build_state`` made (its fields, as plain values) with a built-in
+    ``script`` setting, or None under the Python engine. Also None when a symbol is a lone
+    surrogate (UTF-8 cannot hold it): the Python engine trains that corpus."""
+    module = native_module()
+    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+        return None
+    try:
+        "".join(symbols).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    # The level strings hold ids and placeholders as code points, some of them in the
+    # surrogate range: they travel as UTF-32 (one call each at C speed) with their lengths.
+    made: NativeHierarchicalTrainer = module.HierarchicalTrainer(
+        [schema_tables(s) for s in schemas_for(script)],
+        leading_space,
+        symbols,
+        "".join(unit_parts).encode("utf-32-le", "surrogatepass"),
+        list(map(len, unit_parts)),
+        unit_weight,
+        unit_joinable,
+        "".join(words).encode("utf-32-le", "surrogatepass"),
+        list(map(len, words)),
+        counts,
+        {k: ord(v) for k, v in translation.items()},
+        [list(w) for w in span_words],
+        list(span_counts),
+        span_from,
+    )
     return made

@@ -41,12 +41,14 @@ from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
 from .engine import native_paper_trainer
 from .hierarchical import (
-    HierarchicalEngine,
+    BatchHook,
     MergeKind,
+    ProgressBatches,
     ResumeMismatch,
     build_state,
     code_spans,
     corpus_units,
+    merge_engine,
     merge_kind,
     merged_symbol,
     paused_gc,
@@ -89,6 +91,22 @@ class ProgressEvent:
 
 
 ProgressFn = Callable[[ProgressEvent], None]
+
+
+@dataclass(frozen=True)
+class ProgressBatch:
+    """Consecutive merges of the training loop, reported together to ``progress_batch``
+    (at most every few thousand merges or a tenth of a second, and at each checkpoint and
+    the end): for a caller whose work per report would cost more than a merge."""
+
+    first_step: int  # the step of the first merge in the batch (1-based)
+    target: int  # as ProgressEvent.target
+    pairs: list[tuple[str, str]]
+    counts: list[int]
+    elapsed: float  # seconds since the merge loop started, at the batch's last merge
+
+
+ProgressBatchFn = Callable[[ProgressBatch], None]
 CheckpointFn = Callable[[int, list[tuple[str, str]]], None]
 
 
@@ -227,11 +245,23 @@ class GPETrainer:
         checkpoint_every: int = 0,
         on_checkpoint: CheckpointFn | None = None,
         resume_merges: Sequence[tuple[str, str]] = (),
+        progress_batch: ProgressBatchFn | None = None,
     ) -> Tokenizer:
         """Learn the merges from piece counts and return the trained :class:`Tokenizer`.
         Pieces of more than ``max_piece_units`` units are cut here (counts from
-        :meth:`count` are cut already; counts made elsewhere need not be)."""
+        :meth:`count` are cut already; counts made elsewhere need not be).
+        ``progress`` is called once per merge, ``progress_batch`` once per batch of merges
+        (:class:`ProgressBatch`); each sees every merge, in order."""
         s = self.settings
+        batch_hook = None
+        if progress_batch is not None:
+            hook = progress_batch
+
+            def batch_hook(
+                first: int, target: int, pairs: list[tuple[str, str]], counts: list[int], t: float
+            ) -> None:
+                hook(ProgressBatch(first, target, pairs, counts, t))
+
         if s.hierarchical:
             return self._fit_hierarchical(
                 piece_counts,
@@ -239,6 +269,7 @@ class GPETrainer:
                 checkpoint_every=checkpoint_every,
                 on_checkpoint=on_checkpoint,
                 resume_merges=resume_merges,
+                progress_batch=batch_hook,
             )
         if piece_counts and max(map(len, piece_counts)) > self.splitter.max_units:
             piece_counts = self.splitter.cap_counts(Counter(piece_counts))
@@ -258,14 +289,33 @@ class GPETrainer:
         engine: _MergeEngine | _NativeMergeEngine = (
             _MergeEngine(state) if native is None else _NativeMergeEngine(state, native)
         )
+        batches = ProgressBatches(batch_hook) if batch_hook is not None else None
+        each = progress
+        if batches is not None:
+            # The paper mode's loop reports each merge: gathered into batches here, flushed
+            # before each checkpoint and at the end.
+            def each(event: ProgressEvent) -> None:
+                if progress is not None:
+                    progress(event)
+                batches(event.step, event.target, event.pair, event.count, event.elapsed)
+
+            if on_checkpoint is not None:
+                save = on_checkpoint
+
+                def on_checkpoint(step: int, merges: list[tuple[str, str]]) -> None:
+                    batches.flush()
+                    save(step, merges)
+
         engine.run(
             target_symbols=target_symbols,
             min_freq=s.min_count,
-            progress=progress,
+            progress=each,
             checkpoint_every=checkpoint_every,
             on_checkpoint=on_checkpoint,
             resume=resume_merges,
         )
+        if batches is not None:
+            batches.flush()
         return self._build_tokenizer(state, pruned, engine.merge_counts, engine.usage())
 
     def train(
@@ -330,6 +380,7 @@ class GPETrainer:
         checkpoint_every: int,
         on_checkpoint: CheckpointFn | None,
         resume_merges: Sequence[tuple[str, str]],
+        progress_batch: BatchHook | None = None,
     ) -> Tokenizer:
         with paused_gc():
             return self._fit_units(
@@ -338,6 +389,7 @@ class GPETrainer:
                 checkpoint_every=checkpoint_every,
                 on_checkpoint=on_checkpoint,
                 resume_merges=resume_merges,
+                progress_batch=progress_batch,
             )
 
     def _fit_units(
@@ -348,6 +400,7 @@ class GPETrainer:
         checkpoint_every: int,
         on_checkpoint: CheckpointFn | None,
         resume_merges: Sequence[tuple[str, str]],
+        progress_batch: BatchHook | None = None,
     ) -> Tokenizer:
         s = self.settings
         span_counts: Counter[str] = Counter()
@@ -379,7 +432,7 @@ class GPETrainer:
         syll = get_syllabifier(s.script, s.leading_space)
         state = build_state(units, base, s.script, s.leading_space)
         del units  # the state holds its own copy of the words
-        engine = HierarchicalEngine(state, syll, self.word_arrays, spans)
+        engine = merge_engine(state, syll, s.script, s.leading_space, self.word_arrays, spans)
 
         def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
             assert progress is not None
@@ -397,6 +450,7 @@ class GPETrainer:
                 checkpoint_every=checkpoint_every,
                 on_checkpoint=save if on_checkpoint is not None else None,
                 resume=[(a, b, merge_kind(a, b, syll)) for a, b in resume_merges],
+                progress_batch=progress_batch,
             )
         except ResumeMismatch as err:
             raise ResumeError(str(err)) from None

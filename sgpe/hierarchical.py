@@ -91,6 +91,7 @@ from functools import cache
 from itertools import repeat
 from typing import Any, Literal, TypeVar, cast
 
+from .engine import native_hierarchical
 from .pieces import MAX_SUPERWORD_WORDS, PAIR_SHIFT
 from .schema import OTHER
 from .syllables import Span, Syllabifier, get_syllabifier
@@ -125,6 +126,9 @@ ARRAY_MIN_MEAN_UNITS = 32
 _HISTOGRAM_MIN_UNITS = 1_000_000
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
+# Consecutive merges at once: (first step, target, pairs, counts, seconds since the loop
+# started at the last of them); see ProgressBatches.
+BatchHook = Callable[[int, int, list[tuple[str, str]], list[int], float], None]
 CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
 
 
@@ -1015,8 +1019,14 @@ class HierarchicalEngine:
         checkpoint_every: int = 0,
         on_checkpoint: CheckpointHook | None = None,
         resume: Sequence[tuple[str, str, str]] = (),
+        progress_batch: BatchHook | None = None,
     ) -> None:
         st = self.st
+        batches = None
+        if progress_batch is not None:
+            batches = ProgressBatches(progress_batch)
+            each = progress
+            progress = batches if each is None else _both(each, batches)
         for n, (left, right, kind_name) in enumerate(resume):
             if self._transition_due():
                 self._to_spans()
@@ -1050,7 +1060,11 @@ class HierarchicalEngine:
                 shown = (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])])
                 progress(step, target, shown, count, time.perf_counter() - start)
             if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
+                if batches is not None:
+                    batches.flush()
                 on_checkpoint(step, self.merge_list())
+        if batches is not None:
+            batches.flush()
 
     def merge_list(self) -> list[tuple[str, str, MergeKind]]:
         sy = self.st.symbols
@@ -1078,6 +1092,174 @@ class HierarchicalEngine:
                 if ch < _BARRIER:
                     freq[ord(ch)] += weight
         return freq
+
+
+# The native merge loop hands the merges back to Python for the progress callback at most
+# this many at a time, or after this many seconds (a checkpoint step ends a batch too).
+_PROGRESS_BATCH = 4096
+_PROGRESS_SECONDS = 0.1
+
+
+class ProgressBatches:
+    """A :data:`ProgressHook` that hands the merges on to a :data:`BatchHook` in batches:
+    every :data:`_PROGRESS_BATCH` merges or :data:`_PROGRESS_SECONDS` seconds, and when
+    flushed (at a checkpoint and at the end). A caller with work per report (the run
+    worker's status) does it once per batch."""
+
+    def __init__(self, hook: BatchHook) -> None:
+        self.hook = hook
+        self.first = self.target = 0
+        self.pairs: list[tuple[str, str]] = []
+        self.counts: list[int] = []
+        self.elapsed = 0.0
+        self.last = time.perf_counter()
+
+    def __call__(self, step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+        if not self.pairs:
+            self.first = step
+        self.target = target
+        self.pairs.append(pair)
+        self.counts.append(count)
+        self.elapsed = t
+        if (
+            len(self.pairs) >= _PROGRESS_BATCH
+            or time.perf_counter() - self.last >= _PROGRESS_SECONDS
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pairs:
+            self.hook(self.first, self.target, self.pairs, self.counts, self.elapsed)
+            self.pairs, self.counts = [], []
+        self.last = time.perf_counter()
+
+
+def _both(first: ProgressHook, second: ProgressHook) -> ProgressHook:
+    def both(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+        first(step, target, pair, count, t)
+        second(step, target, pair, count, t)
+
+    return both
+
+
+class NativeHierarchicalEngine:
+    """:class:`HierarchicalEngine`'s interface (``run``, ``merge_list``, ``usage``,
+    ``merge_counts``) over the native merge loop (``sgpe.engine.native_hierarchical``): the
+    same merges, counts and symbols. The loop runs without Python and comes back in
+    batches, so the progress callback is called for every merge, in order, with the time
+    each merge was made, but a batch at a time; a checkpoint step always ends a batch, so
+    ``on_checkpoint`` sees the same steps and merge lists."""
+
+    def __init__(self, native: Any, state: HierarchicalState) -> None:
+        self.native = native
+        self.st = state
+        self.merge_counts: list[int] = []
+
+    def run(
+        self,
+        *,
+        target_symbols: int,
+        min_freq: int,
+        progress: ProgressHook | None = None,
+        checkpoint_every: int = 0,
+        on_checkpoint: CheckpointHook | None = None,
+        resume: Sequence[tuple[str, str, str]] = (),
+        progress_batch: BatchHook | None = None,
+    ) -> None:
+        native, st = self.native, self.st
+        if resume:
+            codes = [(a, b, _KIND_CODE.get(k, 2)) for a, b, k in resume]  # type: ignore[call-overload]
+            bad = native.resume(codes, min_freq)
+            if bad is not None:
+                n, count = bad
+                left, right, kind_name = resume[n]
+                raise ResumeMismatch(
+                    f"checkpoint merge {n + 1} ({left!r}, {right!r}, {kind_name!r}) has count "
+                    f"{count} in this corpus; the checkpoint belongs to another corpus or other "
+                    "settings"
+                )
+            self._sync()
+        target = max(0, target_symbols - native.symbol_count())
+        every = checkpoint_every if on_checkpoint is not None else 0
+        report = progress is not None or progress_batch is not None
+        batch, seconds = (_PROGRESS_BATCH, _PROGRESS_SECONDS) if report else (1 << 62, 1e300)
+        while True:
+            done = native.run(target_symbols, min_freq, batch, seconds, every)
+            if report or every:
+                first = len(st.merges) + 1
+                made = self._sync()
+                sy = st.symbols
+                if progress is not None:
+                    for step, (a, b, _, count, elapsed) in enumerate(made, first):
+                        progress(step, target, (sy[a], sy[b]), count, elapsed)
+                if progress_batch is not None and made:
+                    pairs = [(sy[a], sy[b]) for a, b, _, _, _ in made]
+                    counts = [c for _, _, _, c, _ in made]
+                    progress_batch(first, target, pairs, counts, made[-1][4])
+                step = len(st.merges)
+                if every and made and step % every == 0:
+                    assert on_checkpoint is not None
+                    on_checkpoint(step, self.merge_list())
+            if done:
+                break
+        self._sync()
+
+    def _sync(self) -> list[tuple[int, int, int, int, float]]:
+        """Bring the state's symbols and merges and the merge counts up to the native
+        loop's; the merges that were new."""
+        st = self.st
+        made: list[tuple[int, int, int, int, float]] = self.native.merges_from(len(st.merges))
+        new_symbols = self.native.symbols_from(len(st.symbols))
+        for sym in new_symbols:
+            st.symbol_id[sym] = len(st.symbols)
+            st.symbols.append(sym)
+        st.merges.extend((a, b, k) for a, b, k, _, _ in made)
+        self.merge_counts.extend(c for _, _, _, c, _ in made)
+        return made
+
+    def merge_list(self) -> list[tuple[str, str, MergeKind]]:
+        sy = self.st.symbols
+        return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
+
+    def usage(self) -> list[int]:
+        """How often each symbol is used in the final segmentation of the corpus."""
+        freq: list[int] = self.native.usage()
+        return freq
+
+
+def merge_engine(
+    state: HierarchicalState,
+    syllabifier: Syllabifier,
+    script: str,
+    leading_space: bool,
+    arrays: bool | None = None,
+    spans: SuperwordSpans | None = None,
+) -> HierarchicalEngine | NativeHierarchicalEngine:
+    """The merge loop for ``state``: the native one under the native engine (for a
+    built-in ``script`` setting), else :class:`HierarchicalEngine`. ``arrays`` set to True
+    or False asks for one of the Python engine's word levels (the tests compare them), so
+    it keeps the Python engine."""
+    if arrays is None:
+        native = native_hierarchical(
+            script,
+            leading_space,
+            state.symbols,
+            state.unit_parts,
+            state.unit_weight,
+            state.unit_joinable,
+            state.words,
+            state.counts,
+            state.translation,
+            spans.words if spans is not None else (),
+            spans.counts if spans is not None else (),
+            spans.from_symbols if spans is not None else 0,
+        )
+        if native is not None:
+            # The native loop holds its own copy of the words; the state keeps the
+            # symbols, merges and unit types (read after training).
+            state.words, state.counts, state.translation = [], [], {}
+            return NativeHierarchicalEngine(native, state)
+    return HierarchicalEngine(state, syllabifier, arrays, spans)
 
 
 # ============================================================================

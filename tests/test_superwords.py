@@ -17,7 +17,7 @@ import sgpe
 from sgpe.corpus.counting import count_jobs
 from sgpe.corpus.readers import CorpusStream
 from sgpe.gpe import GPETrainer, ResumeError, TrainSettings
-from sgpe.hierarchical import HierarchicalEngine
+from sgpe.hierarchical import HierarchicalEngine, NativeHierarchicalEngine
 from sgpe.metrics import evaluate
 from sgpe.pieces import MAX_SUPERWORD_WORDS, get_word_splitter, is_span, span_regex
 
@@ -113,14 +113,15 @@ def _usage_and_tok(
     """The trainer's own segmentation of its corpus (the engine's final words, by token)
     and the trained tokenizer."""
     seen: list[Counter[str]] = []
-    usage = HierarchicalEngine.usage
+    # Whichever engine trains (the native merge loop under the native engine).
+    for engine in (HierarchicalEngine, NativeHierarchicalEngine):
 
-    def observed(self: HierarchicalEngine) -> list[int]:
-        freq = usage(self)
-        seen.append(Counter({self.st.symbols[i]: f for i, f in enumerate(freq) if f}))
-        return freq
+        def observed(self: Any, usage: Any = engine.usage) -> list[int]:
+            freq: list[int] = usage(self)
+            seen.append(Counter({self.st.symbols[i]: f for i, f in enumerate(freq) if f}))
+            return freq
 
-    monkeypatch.setattr(HierarchicalEngine, "usage", observed)
+        monkeypatch.setattr(engine, "usage", observed)
     tok = sgpe.train(docs, **settings)
     return seen[0], tok
 

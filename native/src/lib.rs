@@ -6,6 +6,7 @@
 
 pub mod bytebpe;
 pub mod encoder;
+pub mod hierarchical;
 pub mod paper;
 pub mod syllables;
 
@@ -23,6 +24,10 @@ mod bindings {
     use crate::encoder::{self, Ranks};
     use crate::paper;
     use crate::syllables::{self, SchemaSpec, Token};
+
+    mod hierarchical_py {
+        include!("hierarchical_py.rs");
+    }
 
     /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
     fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
@@ -534,6 +539,7 @@ mod bindings {
         m.add_class::<PyPieceEncoder>()?;
         m.add_class::<PyByteBpeTrainer>()?;
         m.add_class::<PyPaperTrainer>()?;
+        m.add_class::<hierarchical_py::PyHierarchicalTrainer>()?;
         Ok(())
     }
 }

@@ -303,7 +303,7 @@ class RunWorker:
         try:
             tok = trainer.fit(
                 counts,
-                progress=self._on_merge,
+                progress_batch=self._on_merges,
                 resume_merges=list(self.merges[: self.checkpoint_step]),
             )
         except ResumeError as err:
@@ -341,24 +341,37 @@ class RunWorker:
         self.log(f"counted {len(counts):,} unique pieces in {info.documents:,} lines")
         return counts, info
 
-    def _on_merge(self, event: Any) -> None:
-        step = len(self.merges) + 1
-        if event.step != step:
-            raise RuntimeError(f"progress step {event.step} but {step - 1} merges recorded")
-        self.merges.append(event.pair)
-        self.counts.append(event.count)
-        self.status.step = step
-        now = time.monotonic()
+    def _on_merges(self, batch: Any) -> None:
+        """A batch of consecutive merges (``GPETrainer.fit``'s ``progress_batch``): recorded
+        in order, with :meth:`_after_merge` at the batch's end and at every step where a
+        checkpoint falls due by steps, so the checkpoints hold the same merges as with a
+        report per merge; the status, the display and the stop check follow once a batch
+        (the trainer sends one at least every tenth of a second)."""
+        first = len(self.merges) + 1
+        if batch.first_step != first:
+            raise RuntimeError(f"progress step {batch.first_step} but {first - 1} merges recorded")
         if self.status.rate_from is None:
             if not self.target:
-                self.target = event.target
-            self.status.rate_from = (time.time(), step - 1)
+                self.target = batch.target
+            self.status.rate_from = (time.time(), first - 1)
             self.status.update(phase="merging", target=self.target)
-        self._after_merge(step, now)
+        pairs, counts = batch.pairs, batch.counts
+        done = 0
+        while done < len(pairs):
+            # Up to the next step whose checkpoint is due by steps (or the batch's end).
+            room = self.checkpoint_step + self.config.checkpoint_every - len(self.merges)
+            end = min(len(pairs), done + max(1, room))
+            self.merges += pairs[done:end]
+            self.counts += counts[done:end]
+            done = end
+            step = len(self.merges)
+            self.status.step = step
+            self._after_merge(step, time.monotonic())
 
     def _after_merge(self, step: int, now: float) -> None:
-        """After each recorded merge (both models): checkpoint when due, stop if asked to,
-        show progress at most ten times a second."""
+        """After recorded merges (each merge of bytebpe, each batch and checkpoint step of
+        sgpe): checkpoint when due, stop if asked to, show progress at most ten times a
+        second."""
         cfg = self.config
         if (
             step - self.checkpoint_step >= cfg.checkpoint_every

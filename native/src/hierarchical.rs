@@ -1,0 +1,887 @@
+//! The hierarchical trainer's merge loop natively: `HierarchicalEngine` of
+//! `sgpe/hierarchical.py` (its module docstring describes the two levels), with the same
+//! merges, in the same order, with the same counts.
+//!
+//! The state comes from Python as `build_state` makes it: unit types as strings of symbol
+//! ids (the barrier [`LIMIT`] for a character outside the base alphabet), words as strings
+//! of symbol ids and placeholders (`FIRST_PLACEHOLDER + unit type`). Part merges act on the
+//! unit types (weighted by their occurrences), join merges on the words (weighted by their
+//! counts); a value at or above [`LIMIT`] never forms a pair.
+//!
+//! The choice of each merge is the Python engine's: the pair with the highest count, ties
+//! to the smaller pair code (`left << PAIR_SHIFT | right`), then part before join, among
+//! the pairs whose kind the syllabifier confirms (`merge_kind`). Python keeps a floor and a
+//! pool in front of its heap to keep the heap small; here one lazy max-heap holds every
+//! pair (an entry is refreshed when it comes to the top with a count that shrank, and a
+//! count that grows is pushed again), which gives the same best pair.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::syllables::{py_isspace, Kind, Syllabifier};
+
+/// Symbol ids are below this; placeholders and the barrier are at or above it
+/// (`_LIMIT` of `sgpe/hierarchical.py`).
+pub const LIMIT: u32 = 0x80000;
+/// The placeholder of unit type 0 (`_FIRST_PLACEHOLDER`).
+pub const FIRST_PLACEHOLDER: u32 = LIMIT + 1;
+/// `PAIR_SHIFT` of `sgpe/pieces.py`.
+pub const PAIR_SHIFT: u32 = 20;
+const PAIR_MASK: u64 = (1 << PAIR_SHIFT) - 1;
+/// `MAX_SUPERWORD_WORDS` of `sgpe/pieces.py`.
+pub const MAX_SUPERWORD_WORDS: usize = 4;
+pub const PART: u8 = 0;
+pub const JOIN: u8 = 1;
+
+/// A fast hash for integer keys (pair codes, indexes): the tables are hit once per pair
+/// update, and the default SipHash costs more than the update itself. The splitmix64
+/// finaliser mixes every bit of the key into the low bits, which pick the bucket (a pair
+/// code's low bits are only its right symbol's).
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = mix(self.0.rotate_left(5) ^ i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+#[inline]
+fn pair_code(a: u32, b: u32) -> u64 {
+    (u64::from(a) << PAIR_SHIFT) | u64::from(b)
+}
+
+#[inline]
+fn split_code(code: u64) -> (u32, u32) {
+    ((code >> PAIR_SHIFT) as u32, (code & PAIR_MASK) as u32)
+}
+
+/// The superword spans (`SuperwordSpans`): each span as the indexes of its words, how
+/// often it occurs, and the vocabulary size (symbols) at which the words become the spans.
+#[derive(Debug, Clone, Default)]
+pub struct Spans {
+    pub words: Vec<Vec<u32>>,
+    pub counts: Vec<i64>,
+    pub from_symbols: usize,
+}
+
+/// The initial state, as `build_state` makes it (the translation already applied to the
+/// words: a unit type that is one joinable symbol from the start stands as that symbol).
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    pub symbols: Vec<String>,
+    pub unit_parts: Vec<Vec<u32>>,
+    pub unit_weight: Vec<i64>,
+    pub unit_joinable: Vec<bool>,
+    pub words: Vec<Vec<u32>>,
+    pub counts: Vec<i64>,
+}
+
+/// Why a resumed merge does not fit: its index in the checkpoint and its count here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mismatch {
+    pub index: usize,
+    pub count: i64,
+}
+
+/// One merge as the loop reports it: the pair, its kind, its count when chosen, and the
+/// seconds since the loop started.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Merge {
+    pub left: u32,
+    pub right: u32,
+    pub kind: u8,
+    pub count: i64,
+    pub elapsed: f64,
+}
+
+/// Why [`Engine::run`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The vocabulary is full, or no pair (counted `min_freq` times) is left.
+    Done,
+    /// A batch limit (merges, seconds) or a checkpoint step: call again to go on.
+    Batch,
+}
+
+/// The words one after the other in one array (a merge only shortens a word, in place),
+/// so that a merge's visits to the words that hold its pair read nearby memory.
+#[derive(Debug, Clone, Default)]
+struct Words {
+    flat: Vec<u32>,
+    start: Vec<usize>,
+    len: Vec<usize>,
+}
+
+impl Words {
+    fn new(words: &[Vec<u32>]) -> Words {
+        let mut flat = Vec::with_capacity(words.iter().map(Vec::len).sum());
+        let mut start = Vec::with_capacity(words.len());
+        let mut len = Vec::with_capacity(words.len());
+        for w in words {
+            start.push(flat.len());
+            len.push(w.len());
+            flat.extend_from_slice(w);
+        }
+        Words { flat, start, len }
+    }
+
+    fn count(&self) -> usize {
+        self.start.len()
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> &[u32] {
+        &self.flat[self.start[i]..self.start[i] + self.len[i]]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        (0..self.count()).map(|i| self.get(i))
+    }
+}
+
+/// Heap entry: highest count first, then the smaller pair code, then part before join.
+type Entry = (i64, Reverse<u64>, Reverse<u8>);
+
+pub struct Engine {
+    syll: Syllabifier,
+    pub symbols: Vec<String>,
+    symbol_id: HashMap<String, u32>,
+    unit_parts: Vec<Vec<u32>>,
+    unit_weight: Vec<i64>,
+    unit_joinable: Vec<bool>,
+    words: Words,
+    counts: Vec<i64>,
+    spans: Option<Spans>,
+    pc: [FxMap<u64, i64>; 2],
+    where_: [FxMap<u64, Vec<u32>>; 2],
+    unit_words: Vec<Vec<u32>>,
+    heap: BinaryHeap<Entry>,
+    checked: FxMap<u64, bool>,
+    whole: Vec<Option<bool>>,
+    pub merges: Vec<(u32, u32, u8)>,
+    pub merge_counts: Vec<i64>,
+    pub elapsed: Vec<f64>,
+    start: Option<std::time::Instant>,
+    // (pair code << 1 | kind) of the pairs whose count grew in this merge; a list sorted
+    // and deduplicated once per merge (a map's clear costs its capacity every merge).
+    grown: Vec<u64>,
+    text: String,   // a buffer for merge_kind
+    at: Vec<usize>, // buffers for the positions and pairs a merge changes in one word
+    new_pairs: Vec<u64>,
+}
+
+#[inline]
+fn pairs_of(s: &[u32]) -> impl Iterator<Item = u64> + '_ {
+    s.windows(2)
+        .filter(|w| w[0] < LIMIT && w[1] < LIMIT)
+        .map(|w| pair_code(w[0], w[1]))
+}
+
+#[inline]
+fn contains_pair(s: &[u32], a: u32, b: u32) -> bool {
+    s.windows(2).any(|w| w[0] == a && w[1] == b)
+}
+
+/// `str.replace` of the pair `a b` by `new`: non-overlapping, left to right. Also the
+/// positions in `old` where it was replaced.
+fn replace_pair(old: &[u32], a: u32, b: u32, new: u32, at: &mut Vec<usize>) -> Vec<u32> {
+    at.clear();
+    let mut out = Vec::with_capacity(old.len());
+    let mut i = 0;
+    while i < old.len() {
+        if i + 1 < old.len() && old[i] == a && old[i + 1] == b {
+            at.push(i);
+            out.push(new);
+            i += 2;
+        } else {
+            out.push(old[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+impl Engine {
+    pub fn new(syll: Syllabifier, state: State, spans: Option<Spans>) -> Result<Engine, String> {
+        let State {
+            symbols,
+            unit_parts,
+            unit_weight,
+            unit_joinable,
+            words,
+            counts,
+        } = state;
+        let n_units = unit_parts.len();
+        if unit_weight.len() != n_units || unit_joinable.len() != n_units {
+            return Err("unit_parts, unit_weight and unit_joinable differ in length".into());
+        }
+        if words.len() != counts.len() {
+            return Err("words and counts differ in length".into());
+        }
+        if symbols.len() >= LIMIT as usize {
+            return Err(format!("more than {LIMIT} base symbols"));
+        }
+        let n_symbols = symbols.len() as u32;
+        let bad = |v: u32| v >= n_symbols && v < LIMIT;
+        if unit_parts.iter().flatten().any(|&v| bad(v) || v > LIMIT) {
+            return Err("a unit holds an id that is no symbol".into());
+        }
+        let n_codes = FIRST_PLACEHOLDER as u64 + n_units as u64;
+        if words
+            .iter()
+            .flatten()
+            .any(|&v| bad(v) || u64::from(v) >= n_codes)
+        {
+            return Err("a word holds an id that is no symbol or placeholder".into());
+        }
+        let spans = spans.filter(|s| !s.words.is_empty());
+        if let Some(s) = &spans {
+            if s.words.len() != s.counts.len() {
+                return Err("span words and span counts differ in length".into());
+            }
+            if s.words.iter().flatten().any(|&i| i as usize >= words.len()) {
+                return Err("a span holds a word index out of range".into());
+            }
+        }
+        let symbol_id = symbols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.clone(), i as u32))
+            .collect();
+        let mut engine = Engine {
+            syll,
+            whole: vec![None; symbols.len()],
+            symbols,
+            symbol_id,
+            unit_parts,
+            unit_weight,
+            unit_joinable,
+            words: Words::new(&words),
+            counts,
+            spans,
+            pc: [FxMap::default(), FxMap::default()],
+            where_: [FxMap::default(), FxMap::default()],
+            unit_words: Vec::new(),
+            heap: BinaryHeap::new(),
+            checked: FxMap::default(),
+            merges: Vec::new(),
+            merge_counts: Vec::new(),
+            elapsed: Vec::new(),
+            start: None,
+            grown: Vec::new(),
+            text: String::new(),
+            at: Vec::new(),
+            new_pairs: Vec::new(),
+        };
+        for k in 0..n_units {
+            let w = engine.unit_weight[k];
+            for p in pairs_of(&engine.unit_parts[k]) {
+                *engine.pc[0].entry(p).or_insert(0) += w;
+                engine.where_[0].entry(p).or_default().push(k as u32);
+            }
+        }
+        engine.count_words();
+        engine.rebuild_heap();
+        Ok(engine)
+    }
+
+    /// The word level's counts, index and unit index, counted afresh.
+    fn count_words(&mut self) {
+        self.pc[1].clear();
+        self.where_[1].clear();
+        for (wi, (w, &c)) in self.words.iter().zip(&self.counts).enumerate() {
+            for p in pairs_of(w) {
+                *self.pc[1].entry(p).or_insert(0) += c;
+                self.where_[1].entry(p).or_default().push(wi as u32);
+            }
+        }
+        // unit type -> the words that hold its placeholder, for the unit types a part merge
+        // may still complete (joinable, not one symbol yet).
+        let mut unit_words = vec![Vec::new(); self.unit_parts.len()];
+        let mut seen: FxMap<u32, ()> = FxMap::default();
+        for (wi, w) in self.words.iter().enumerate() {
+            seen.clear();
+            for &v in w {
+                if v >= FIRST_PLACEHOLDER && seen.insert(v, ()).is_none() {
+                    let k = (v - FIRST_PLACEHOLDER) as usize;
+                    if self.unit_joinable[k] && self.unit_parts[k].len() > 1 {
+                        unit_words[k].push(wi as u32);
+                    }
+                }
+            }
+        }
+        self.unit_words = unit_words;
+    }
+
+    fn rebuild_heap(&mut self) {
+        let mut entries = Vec::with_capacity(self.pc[0].len() + self.pc[1].len());
+        for kind in [PART, JOIN] {
+            for (&p, &c) in &self.pc[kind as usize] {
+                if c > 0 {
+                    entries.push((c, Reverse(p), Reverse(kind)));
+                }
+            }
+        }
+        self.heap = BinaryHeap::from(entries);
+    }
+
+    pub fn symbol_count(&self) -> usize {
+        self.symbols.len()
+    }
+
+    fn transition_due(&self) -> bool {
+        self.spans
+            .as_ref()
+            .is_some_and(|s| self.symbols.len() >= s.from_symbols)
+    }
+
+    /// `_to_spans`: the words become the spans (each the concatenation of its words'
+    /// current strings) and the words outside spans, with the counts left to them; the
+    /// word level is counted afresh.
+    fn enter_spans(&mut self) {
+        let Some(spans) = self.spans.take() else {
+            return;
+        };
+        let mut left = self.counts.clone();
+        for (idx, &c) in spans.words.iter().zip(&spans.counts) {
+            for &i in idx {
+                left[i as usize] -= c;
+            }
+        }
+        let old = std::mem::take(&mut self.words);
+        let mut words = Vec::new();
+        let mut counts = Vec::new();
+        for (w, &c) in old.iter().zip(&left) {
+            if c > 0 {
+                words.push(w.to_vec());
+                counts.push(c);
+            }
+        }
+        for (idx, &c) in spans.words.iter().zip(&spans.counts) {
+            words.push(
+                idx.iter()
+                    .flat_map(|&i| old.get(i as usize).iter().copied())
+                    .collect(),
+            );
+            counts.push(c);
+        }
+        self.words = Words::new(&words);
+        self.counts = counts;
+        self.count_words();
+        self.checked.clear();
+        self.rebuild_heap();
+    }
+
+    // ------------------------------------------------------------------ legality
+    /// `_Wholeness`: is this symbol a run of whole joinable units?
+    fn whole(&mut self, id: u32) -> bool {
+        let i = id as usize;
+        if let Some(Some(hit)) = self.whole.get(i) {
+            return *hit;
+        }
+        let text = &self.symbols[i];
+        let syll = &self.syll;
+        let mut ok = true;
+        syll.for_each_token(text, |t| {
+            ok = ok
+                && match t.kind {
+                    Kind::Syllable => true,
+                    // `joinable_span`: a passthrough character that no schema classifies.
+                    Kind::Passthrough => text[t.start..t.end]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| !syll.classifies(c)),
+                    Kind::Orphan | Kind::Whitespace => false,
+                };
+        });
+        if self.whole.len() <= i {
+            self.whole.resize(i + 1, None);
+        }
+        self.whole[i] = Some(ok);
+        ok
+    }
+
+    /// `merge_kind` of two symbols.
+    pub fn merge_kind(&mut self, a: u32, b: u32) -> u8 {
+        if !(self.whole(a) && self.whole(b)) {
+            return PART;
+        }
+        let left = &self.symbols[a as usize];
+        let n = left.chars().count();
+        let mut text = std::mem::take(&mut self.text);
+        text.clear();
+        text.push_str(left);
+        text.push_str(&self.symbols[b as usize]);
+        // The first unit that reaches the end of `left` decides: ending there, a boundary.
+        let mut kind = None;
+        self.syll.for_each_token(&text, |t| {
+            if kind.is_none() && t.char_end >= n {
+                kind = Some(if t.char_end == n { JOIN } else { PART });
+            }
+        });
+        self.text = text;
+        kind.unwrap_or(PART)
+    }
+
+    /// `_legal`: the syllabifier confirms the kind, and after the superword transition a
+    /// join across a space makes a superword of at most [`MAX_SUPERWORD_WORDS`] words.
+    fn legal(&mut self, code: u64, kind: u8) -> bool {
+        let key = (code << 1) | u64::from(kind);
+        if let Some(&ok) = self.checked.get(&key) {
+            return ok;
+        }
+        let (a, b) = split_code(code);
+        let mut ok = self.merge_kind(a, b) == kind;
+        if ok && kind == JOIN && self.spans.is_none() && self.symbols[b as usize].contains(' ') {
+            let words = self.symbols[a as usize]
+                .chars()
+                .chain(self.symbols[b as usize].chars())
+                .scan(true, |space_before, c| {
+                    let starts = !py_isspace(c) && *space_before;
+                    *space_before = py_isspace(c);
+                    Some(starts)
+                })
+                .filter(|&s| s)
+                .count();
+            ok = words <= MAX_SUPERWORD_WORDS;
+        }
+        self.checked.insert(key, ok);
+        ok
+    }
+
+    fn pop_best(&mut self) -> Option<(u64, u8, i64)> {
+        while let Some(&(c, Reverse(code), Reverse(kind))) = self.heap.peek() {
+            let actual = self.pc[kind as usize].get(&code).copied().unwrap_or(0);
+            self.heap.pop();
+            if actual != c {
+                if actual > 0 {
+                    self.heap.push((actual, Reverse(code), Reverse(kind)));
+                }
+                continue;
+            }
+            if self.legal(code, kind) {
+                return Some((code, kind, actual));
+            }
+        }
+        None
+    }
+
+    // ------------------------------------------------------------------ merging
+    fn new_symbol(&mut self, a: u32, b: u32) -> Result<u32, String> {
+        let merged = format!("{}{}", self.symbols[a as usize], self.symbols[b as usize]);
+        if let Some(&id) = self.symbol_id.get(&merged) {
+            return Ok(id);
+        }
+        let id = self.symbols.len();
+        if id >= LIMIT as usize {
+            return Err("vocab_size above 524,288 is not supported".into());
+        }
+        self.symbols.push(merged.clone());
+        self.symbol_id.insert(merged, id as u32);
+        Ok(id as u32)
+    }
+
+    /// Merge the pair everywhere it is counted (`apply`).
+    pub fn apply(&mut self, code: u64, kind: u8) -> Result<(), String> {
+        let (a, b) = split_code(code);
+        let new = self.new_symbol(a, b)?;
+        self.merges.push((a, b, kind));
+        self.grown.clear();
+        if kind == PART {
+            self.apply_part(a, b, new);
+        } else {
+            self.apply_join(a, b, new);
+        }
+        self.pc[kind as usize].remove(&code);
+        let mut grown = std::mem::take(&mut self.grown);
+        grown.sort_unstable();
+        grown.dedup();
+        for &key in &grown {
+            let (p, k) = (key >> 1, (key & 1) as u8);
+            let c = self.pc[k as usize].get(&p).copied().unwrap_or(0);
+            if c > 0 {
+                self.heap.push((c, Reverse(p), Reverse(k)));
+            }
+        }
+        self.grown = grown;
+        Ok(())
+    }
+
+    #[inline]
+    fn add_join(&mut self, p: u64, c: i64, wi: u32) {
+        *self.pc[1].entry(p).or_insert(0) += c;
+        self.where_[1].entry(p).or_default().push(wi);
+        self.grown.push((p << 1) | 1);
+    }
+
+    fn apply_part(&mut self, a: u32, b: u32, new: u32) {
+        let code = pair_code(a, b);
+        let list = self.where_[0].remove(&code).unwrap_or_default();
+        let mut at = Vec::new();
+        for k in list {
+            let ku = k as usize;
+            if !contains_pair(&self.unit_parts[ku], a, b) {
+                continue; // a stale index entry
+            }
+            let nw = replace_pair(&self.unit_parts[ku], a, b, new, &mut at);
+            let w = self.unit_weight[ku];
+            for p in pairs_of(&self.unit_parts[ku]) {
+                *self.pc[0].entry(p).or_insert(0) -= w;
+            }
+            for p in pairs_of(&nw) {
+                *self.pc[0].entry(p).or_insert(0) += w;
+                self.where_[0].entry(p).or_default().push(k);
+                let (x, y) = split_code(p);
+                if x == new || y == new {
+                    self.grown.push(p << 1);
+                }
+            }
+            let complete = nw.len() == 1 && self.unit_joinable[ku];
+            self.unit_parts[ku] = nw;
+            if complete {
+                self.complete(ku, new);
+            }
+        }
+    }
+
+    /// `_complete`: unit type `k` is now one symbol; it enters the words as that symbol,
+    /// and only the pairs next to its positions are new (pairs touching a placeholder
+    /// were never counted).
+    fn complete(&mut self, k: usize, symbol: u32) {
+        let ph = FIRST_PLACEHOLDER + k as u32;
+        let list = std::mem::take(&mut self.unit_words[k]);
+        let mut at = std::mem::take(&mut self.at);
+        let mut found = std::mem::take(&mut self.new_pairs);
+        for &wi in &list {
+            let wu = wi as usize;
+            let c = self.counts[wu];
+            let (s, n) = (self.words.start[wu], self.words.len[wu]);
+            let w = &mut self.words.flat[s..s + n];
+            at.clear();
+            for (i, v) in w.iter_mut().enumerate() {
+                if *v == ph {
+                    *v = symbol;
+                    at.push(i);
+                }
+            }
+            let last = n.saturating_sub(1);
+            let mut seen: Option<usize> = None;
+            found.clear();
+            for &i in &at {
+                for j in [i.wrapping_sub(1), i] {
+                    if j == usize::MAX || j >= last || seen.is_some_and(|s| j <= s) {
+                        continue;
+                    }
+                    if w[j] < LIMIT && w[j + 1] < LIMIT {
+                        seen = Some(j);
+                        found.push(pair_code(w[j], w[j + 1]));
+                    }
+                }
+            }
+            for &p in &found {
+                self.add_join(p, c, wi);
+            }
+        }
+        self.at = at;
+        self.new_pairs = found;
+        self.unit_words[k] = list;
+    }
+
+    /// The hot loop of training: only the pairs next to a replaced occurrence change.
+    fn apply_join(&mut self, a: u32, b: u32, new: u32) {
+        let code = pair_code(a, b);
+        let list = self.where_[1].remove(&code).unwrap_or_default();
+        let mut at = std::mem::take(&mut self.at);
+        let mut found = std::mem::take(&mut self.new_pairs);
+        for wi in list {
+            let wu = wi as usize;
+            let (s, n) = (self.words.start[wu], self.words.len[wu]);
+            let w = &mut self.words.flat[s..s + n];
+            // The occurrences, as str.replace finds them: left to right, not overlapping.
+            at.clear();
+            let mut i = 0;
+            while i + 1 < n {
+                if w[i] == a && w[i + 1] == b {
+                    at.push(i);
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+            }
+            if at.is_empty() {
+                continue; // a stale index entry: an earlier merge consumed the pair here
+            }
+            let c = self.counts[wu];
+            // The old pairs at i-1, i, i+1 of each occurrence go, each once.
+            let mut done_old: Option<usize> = None;
+            for &i in &at {
+                for k in [i.wrapping_sub(1), i, i + 1] {
+                    if k == usize::MAX || k + 1 >= n || done_old.is_some_and(|d| k <= d) {
+                        continue;
+                    }
+                    done_old = Some(k);
+                    let (x, y) = (w[k], w[k + 1]);
+                    if x < LIMIT && y < LIMIT {
+                        *self.pc[1].entry(pair_code(x, y)).or_insert(0) -= c;
+                    }
+                }
+            }
+            // The word shortened in place: each occurrence becomes the new symbol.
+            let (mut read, mut write, mut next) = (0, 0, 0);
+            while read < n {
+                if next < at.len() && read == at[next] {
+                    w[write] = new;
+                    read += 2;
+                    next += 1;
+                } else {
+                    w[write] = w[read];
+                    read += 1;
+                }
+                write += 1;
+            }
+            self.words.len[wu] = write;
+            // The new pairs around each new symbol, each once.
+            let mut done_new: Option<usize> = None;
+            found.clear();
+            for (shift, &i) in at.iter().enumerate() {
+                let j = i - shift;
+                for k in [j.wrapping_sub(1), j] {
+                    if k == usize::MAX || k + 1 >= write || done_new.is_some_and(|d| k <= d) {
+                        continue;
+                    }
+                    done_new = Some(k);
+                    let (x, y) = (w[k], w[k + 1]);
+                    if x < LIMIT && y < LIMIT {
+                        found.push(pair_code(x, y));
+                    }
+                }
+            }
+            for &p in &found {
+                self.add_join(p, c, wi);
+            }
+        }
+        self.at = at;
+        self.new_pairs = found;
+    }
+
+    // ------------------------------------------------------------------ loop
+    /// Replay a checkpoint's merges (`run`'s `resume`): each must be counted at least
+    /// `min_freq` times here, else the first that is not is returned.
+    pub fn resume(
+        &mut self,
+        merges: &[(String, String, u8)],
+        min_freq: i64,
+    ) -> Result<Option<Mismatch>, String> {
+        for (index, (left, right, kind)) in merges.iter().enumerate() {
+            if self.transition_due() {
+                self.enter_spans();
+            }
+            let pair = match (self.symbol_id.get(left), self.symbol_id.get(right)) {
+                (Some(&a), Some(&b)) if *kind <= JOIN => Some(pair_code(a, b)),
+                _ => None,
+            };
+            let count = pair
+                .and_then(|p| self.pc[*kind as usize].get(&p).copied())
+                .unwrap_or(0);
+            match pair {
+                Some(p) if count >= min_freq => {
+                    self.apply(p, *kind)?;
+                    self.merge_counts.push(count);
+                    self.elapsed.push(0.0);
+                }
+                _ => return Ok(Some(Mismatch { index, count })),
+            }
+        }
+        if !merges.is_empty() {
+            self.rebuild_heap();
+        }
+        Ok(None)
+    }
+
+    /// The merge loop (`run`), until the vocabulary holds `target_symbols` symbols or no
+    /// pair counted `min_freq` times is left ([`Stop::Done`]), or until this call made
+    /// `max_merges` merges, ran `max_seconds`, or reached a step that is a multiple of
+    /// `checkpoint_every` (when not 0) ([`Stop::Batch`]: call again to go on).
+    pub fn run(
+        &mut self,
+        target_symbols: usize,
+        min_freq: i64,
+        max_merges: usize,
+        max_seconds: f64,
+        checkpoint_every: usize,
+    ) -> Result<Stop, String> {
+        let called = std::time::Instant::now();
+        let start = *self.start.get_or_insert(called);
+        let mut made = 0usize;
+        while self.symbols.len() < target_symbols {
+            if self.transition_due() {
+                self.enter_spans();
+            }
+            let Some((code, kind, count)) = self.pop_best() else {
+                return Ok(Stop::Done);
+            };
+            if count < min_freq {
+                return Ok(Stop::Done);
+            }
+            self.apply(code, kind)?;
+            self.merge_counts.push(count);
+            self.elapsed.push(start.elapsed().as_secs_f64());
+            made += 1;
+            let step = self.merges.len();
+            if (checkpoint_every > 0 && step.is_multiple_of(checkpoint_every))
+                || made >= max_merges
+                || (made.is_multiple_of(64) && called.elapsed().as_secs_f64() >= max_seconds)
+            {
+                return Ok(if self.symbols.len() < target_symbols {
+                    Stop::Batch
+                } else {
+                    Stop::Done
+                });
+            }
+        }
+        Ok(Stop::Done)
+    }
+
+    /// How often each symbol is used in the final segmentation of the corpus (`usage`).
+    pub fn usage(&self) -> Vec<i64> {
+        let mut freq = vec![0i64; self.symbols.len()];
+        for (w, &c) in self.words.iter().zip(&self.counts) {
+            for &v in w {
+                if v < LIMIT {
+                    freq[v as usize] += c;
+                }
+            }
+        }
+        for (k, parts) in self.unit_parts.iter().enumerate() {
+            if parts.len() == 1 && self.unit_joinable[k] {
+                continue; // counted in the words
+            }
+            let w = self.unit_weight[k];
+            for &v in parts {
+                if v < LIMIT {
+                    freq[v as usize] += w;
+                }
+            }
+        }
+        freq
+    }
+
+    /// Each merge as its pair's symbol ids, with its kind (as made so far).
+    pub fn merge_ids(&self) -> &[(u32, u32, u8)] {
+        &self.merges
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syllables::SchemaSpec;
+
+    /// A toy script: consonants c, d; vowel sign i; virama h. Syllable C (H C)* P?.
+    fn toy() -> Syllabifier {
+        let spec = SchemaSpec {
+            classes: vec![
+                ('C', vec![(u32::from('c'), u32::from('d'))]),
+                ('P', vec![(u32::from('i'), u32::from('i'))]),
+                ('H', vec![(u32::from('h'), u32::from('h'))]),
+            ],
+            units: vec![],
+            start: "S".into(),
+            transitions: vec![
+                ("S".into(), vec![('C', "C".into()), ('P', "O".into())]),
+                ("C".into(), vec![('H', "H".into()), ('P', "V".into())]),
+                ("H".into(), vec![('C', "C".into())]),
+                ("V".into(), vec![]),
+                ("O".into(), vec![]),
+            ],
+            accept: vec!["C".into(), "H".into(), "V".into(), "O".into()],
+            orphan_states: vec!["O".into()],
+        };
+        Syllabifier::new(&[spec], false).unwrap()
+    }
+
+    fn sym(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn kinds_follow_the_syllables() {
+        let symbols = sym(&["c", "d", "i", "h", "ci", "x", "ch"]);
+        let state = State {
+            symbols,
+            ..State::default()
+        };
+        let mut e = Engine::new(toy(), state, None).unwrap();
+        assert_eq!(e.merge_kind(0, 2), PART); // c + i: one syllable
+        assert_eq!(e.merge_kind(4, 1), JOIN); // ci + d: two whole syllables
+        assert_eq!(e.merge_kind(0, 1), JOIN); // c + d
+        assert_eq!(e.merge_kind(6, 1), PART); // ch + d = chd, one syllable
+        assert_eq!(e.merge_kind(2, 0), PART); // an orphan never joins
+        assert_eq!(e.merge_kind(5, 0), JOIN); // x (unknown to the schema) + c
+    }
+
+    #[test]
+    fn parts_complete_units_then_words_join() {
+        // Unit types: "ci" (weight 5), "d" (5); words: [ph0, d] x5.
+        let symbols = sym(&["c", "d", "i"]);
+        let state = State {
+            symbols,
+            unit_parts: vec![vec![0, 2], vec![1]],
+            unit_weight: vec![5, 5],
+            unit_joinable: vec![true, true],
+            words: vec![vec![FIRST_PLACEHOLDER, 1]],
+            counts: vec![5],
+        };
+        let mut e = Engine::new(toy(), state, None).unwrap();
+        assert_eq!(e.run(10, 1, usize::MAX, f64::MAX, 0), Ok(Stop::Done));
+        assert_eq!(e.merges, vec![(0, 2, PART), (3, 1, JOIN)]);
+        assert_eq!(e.merge_counts, vec![5, 5]);
+        assert_eq!(e.symbols[4], "cid");
+        assert_eq!(e.usage(), vec![0, 0, 0, 0, 5]);
+    }
+
+    #[test]
+    fn overlapping_pairs_count_each_position_and_merge_left_to_right() {
+        let symbols = sym(&["x"]);
+        let state = State {
+            symbols,
+            unit_parts: vec![vec![0]],
+            unit_weight: vec![3],
+            unit_joinable: vec![true],
+            words: vec![vec![0, 0, 0]],
+            counts: vec![1],
+        };
+        let mut e = Engine::new(toy(), state, None).unwrap();
+        assert_eq!(e.run(2, 1, usize::MAX, f64::MAX, 0), Ok(Stop::Done));
+        assert_eq!(e.merge_counts, vec![2]);
+        assert_eq!(e.usage(), vec![1, 1]);
+    }
+}
