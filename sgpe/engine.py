@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
+    from ._native import PieceCounter as NativePieceCounter
     from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
     from ._native import Syllabifier as NativeSyllabifier
@@ -154,5 +155,32 @@ def native_piece_encoder(
     char_ids = {t: i for t, i in vocab.items() if len(t) == 1}
     made: NativePieceEncoder = module.PieceEncoder(
         tables, leading_space, char_ids, byte_ids or None, unk_id, part_ranks, join_ranks
+    )
+    return made
+
+
+def native_piece_counter(
+    script: str,
+    leading_space: bool,
+    word_chars: frozenset[str] | None,
+    span_letters: list[frozenset[str]],
+    span_max: int,
+    prefix: str,
+) -> NativePieceCounter | None:
+    """A native counter of the pieces :class:`sgpe.pieces.WordSplitter` cuts (its regex
+    walked by hand: ``word_chars`` None for whitespace pieces, else the word characters
+    of ``pieces="script"``; ``span_letters`` the superword span letters of each schema,
+    empty without spans), counted in order of first occurrence on all cores, with
+    ``prefix`` before every non-empty line of a file segment; or None under the Python
+    engine or for a schema that is not built in."""
+    module = native_module()
+    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+        return None
+    made: NativePieceCounter = module.PieceCounter(
+        None if word_chars is None else code_point_ranges(word_chars),
+        leading_space,
+        [code_point_ranges(letters) for letters in span_letters],
+        span_max,
+        prefix,
     )
     return made

@@ -5,6 +5,7 @@
 //! the work, and turns every error and panic into a Python exception with a message.
 
 pub mod encoder;
+pub mod pieces;
 pub mod syllables;
 
 #[cfg(feature = "python")]
@@ -16,6 +17,10 @@ mod bindings {
     use pyo3::prelude::*;
     use pyo3::types::{PyList, PyString, PyTuple};
     use rayon::prelude::*;
+
+    // Bindings kept in files of their own (src/bindings/), so that adding one does not
+    // touch the others.
+    mod pieces_py;
 
     use crate::encoder::{self, Ranks};
     use crate::syllables::{self, SchemaSpec, Token};
@@ -259,6 +264,7 @@ mod bindings {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         m.add_class::<PySyllabifier>()?;
         m.add_class::<PyPieceEncoder>()?;
+        m.add_class::<pieces_py::PyPieceCounter>()?;
         Ok(())
     }
 }
