@@ -21,13 +21,15 @@ asked (the variable is read once per process; :func:`reset` is for tests).
 from __future__ import annotations
 
 import os
-from functools import cache
+from functools import cache, partial
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ._native import PieceCounter as NativePieceCounter
     from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
@@ -184,3 +186,15 @@ def native_piece_counter(
         prefix,
     )
     return made
+
+
+def native_corpus_units(script: str, leading_space: bool) -> Callable[..., Any] | None:
+    """The native twin of :func:`sgpe.hierarchical.corpus_units` with the syllabifier of a
+    built-in ``script`` setting: called with the distinct pieces, their counts, the cap
+    and the first placeholder code point, it gives ``(units, weight, coded, counts)`` (or
+    None where the Python twin's own checks would stop); None under the Python engine."""
+    module = native_module()
+    syllabifier = native_syllabifier(script, leading_space)
+    if module is None or syllabifier is None:
+        return None
+    return partial(module.corpus_units, syllabifier)

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .engine import native_piece_counter
+from .engine import native_corpus_units, native_piece_counter
 from .schema import char_set, schemas_for
 from .syllables import get_syllabifier
 
@@ -115,6 +115,11 @@ class WordSplitter:
         return native_piece_counter(
             self.script, self.leading_space, word_chars, spans, self.max_units, prefix
         )
+
+    def native_units(self) -> Callable[..., Any] | None:
+        """The native :func:`sgpe.hierarchical.corpus_units` with this splitter's
+        syllabifier, or None under the Python engine (:func:`sgpe.engine.native_corpus_units`)."""
+        return native_corpus_units(self.script, self.leading_space)
 
     def pieces(self, text: str) -> list[str]:
         """Split text into pieces; ``"".join(pieces(t)) == t``. Pieces longer than

@@ -1,4 +1,5 @@
-"""The native piece counter (``sgpe._native.PieceCounter``) against the Python engine.
+"""The native piece counter (``sgpe._native.PieceCounter``) and the native
+``corpus_units`` (``sgpe._native.corpus_units``) against the Python engine.
 
 ``count_pieces`` under both engines must give the same ``Counter`` with the same items in
 the same order (the order of first occurrence, which the trainer's numbering follows),
@@ -7,7 +8,9 @@ corpora (si_train and hi_train whole, the first lines of every ``multi/`` file),
 ``pieces=`` setting, text without spaces, and hypothesis documents made of Python's
 whitespace (``\\s`` and ``str.split`` know U+001C..U+001F, which Rust's
 ``char::is_whitespace`` does not), script letters, line breaks, CRLF and lone surrogates,
-counted as documents and as a file cut into tiny blocks.
+counted as documents and as a file cut into tiny blocks. ``corpus_units`` of the same
+counts must give the same ``CorpusUnits`` (unit types and their numbering, weights, coded
+pieces and their order), so the merge loop starts from the same state.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from hypothesis import strategies as st
 from sgpe import engine
 from sgpe.corpus.counting import count_jobs, count_jobs_native, count_pieces
 from sgpe.corpus.readers import CorpusError, CorpusStream
+from sgpe.hierarchical import CorpusUnits, corpus_units
 from sgpe.pieces import get_word_splitter
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.settings import CountOptions, TrainSettings
@@ -92,6 +96,21 @@ def _assert_same(corpus: Any, capped: bool = False, **kw: Any) -> list[tuple[str
     return items
 
 
+def _assert_same_units(counts: Counter[str] | list[tuple[str, int]], **kw: Any) -> CorpusUnits:
+    s = TrainSettings(**kw)
+    splitter = get_word_splitter(s.script, s.leading_space, s.pieces, s.max_piece_units)
+    native_units = splitter.native_units()
+    assert native_units is not None
+    table = Counter(dict(counts))
+    python = corpus_units(table, splitter.match_units, splitter.max_units)
+    native = corpus_units(table, splitter.match_units, splitter.max_units, native=native_units)
+    assert native.units == python.units
+    assert native.weight == python.weight
+    assert native.coded == python.coded
+    assert native.counts == python.counts
+    return python
+
+
 def _errors(corpus: Any, **kw: Any) -> tuple[str, str]:
     found = []
     for name in ("python", "native"):
@@ -105,6 +124,8 @@ def _errors(corpus: Any, **kw: Any) -> tuple[str, str]:
 def test_training_corpora_count_identically(shared_corpora: Path, name: str) -> None:
     items = _assert_same(shared_corpora / name)
     assert len(items) > 10_000
+    units = _assert_same_units(items)
+    assert len(units.units) > 2000
 
 
 @pytest.mark.parametrize("kw", PIECE_SETTINGS, ids=repr)
@@ -115,9 +136,11 @@ def test_every_piece_setting(shared_corpora: Path, tmp_path: Path, kw: dict[str,
             lines += list(islice(f, 2000))
     corpus = tmp_path / "mixed.txt"
     corpus.write_text("".join(lines), encoding="utf-8")
-    _assert_same(corpus, **kw)
+    items = _assert_same(corpus, **kw)
     _assert_same(corpus, capped=True, **kw)
     _assert_same([line.rstrip("\n") for line in lines], **kw)  # documents, not a file
+    if "superwords_from" not in kw:  # the trainer splits span keys first (split_spans)
+        _assert_same_units(items, **kw)
 
 
 @pytest.mark.parametrize("lang", MULTI)
@@ -126,9 +149,9 @@ def test_multi_languages(shared_corpora: Path, tmp_path: Path, lang: str) -> Non
         head = "".join(islice(f, 3000))
     corpus = tmp_path / f"{lang}.txt"
     corpus.write_text(head, encoding="utf-8")
-    _assert_same(corpus)
+    _assert_same_units(_assert_same(corpus))
     _assert_same(corpus, superwords_from=1000, prepend_space=True)
-    _assert_same(corpus, pieces="script", capped=True)
+    _assert_same_units(_assert_same(corpus, pieces="script", capped=True), pieces="script")
 
 
 def test_text_without_spaces(shared_corpora: Path, tmp_path: Path) -> None:
@@ -138,7 +161,10 @@ def test_text_without_spaces(shared_corpora: Path, tmp_path: Path) -> None:
     corpus.write_text(text, encoding="utf-8")
     items = _assert_same(corpus, capped=True)
     assert max(len(p) for p, _ in items) > 128  # long pieces, cut by units
-    _assert_same(corpus)
+    uncapped = _assert_same(corpus)
+    units = _assert_same_units(uncapped)  # cut while coded (_cut)
+    assert max(map(len, units.coded)) == 128
+    _assert_same_units(uncapped, max_piece_units=3)
 
 
 # ---------------------------------------------------------------------------- generated
@@ -200,6 +226,8 @@ def test_generated_documents_and_files(
 ) -> None:
     python, native = _stream_counts(docs, tmp_path_factory.mktemp("g") / "c.txt", kw, block)
     assert python == native
+    if "superwords_from" not in kw:
+        _assert_same_units(python[0], **kw)
     if any(d.strip() for d in docs):
         _assert_same(docs, **kw)
 
@@ -219,6 +247,19 @@ def test_lone_surrogates_in_documents(docs: list[str], leading: bool) -> None:
     assert found[0] == found[1]
     if any(0xD800 <= ord(c) <= 0xDFFF for d in docs for c in d):
         assert found[0][0] is UnicodeEncodeError
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.text(min_size=1, max_size=40), st.integers(1, 1 << 40)), max_size=30),
+    st.sampled_from(PIECE_SETTINGS[:4]),
+)
+@example([("\ud800 x", 2), (" ක", 1)], {})
+@example([(" a", 1), ("\n\n", 2), (" \x0b", 3), ("\r", 1), (" ", 4)], {})
+def test_units_of_any_counts(pairs: list[tuple[str, int]], kw: dict[str, Any]) -> None:
+    """Any table of counts (a counts file may hold any pieces, lone surrogates included:
+    the native side declines those and Python codes them)."""
+    _assert_same_units(list(dict(pairs).items()), **kw)
 
 
 def test_huge_piece_and_crlf(tmp_path: Path) -> None:

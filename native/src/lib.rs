@@ -7,6 +7,7 @@
 pub mod encoder;
 pub mod pieces;
 pub mod syllables;
+pub mod units;
 
 #[cfg(feature = "python")]
 mod bindings {
@@ -265,6 +266,7 @@ mod bindings {
         m.add_class::<PySyllabifier>()?;
         m.add_class::<PyPieceEncoder>()?;
         m.add_class::<pieces_py::PyPieceCounter>()?;
+        m.add_function(wrap_pyfunction!(pieces_py::corpus_units, m)?)?;
         Ok(())
     }
 }

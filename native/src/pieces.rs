@@ -13,22 +13,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rayon::prelude::*;
 
 /// Python's whitespace: `re`'s `\s` on str, `str.isspace()` and `str.split()` agree on it.
-pub fn is_py_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t'..='\r'
-            | '\x1c'..='\x20'
-            | '\u{85}'
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-    )
-}
+pub use crate::syllables::py_isspace as is_py_space;
 
 /// A set of characters as sorted, non-overlapping inclusive code point ranges.
 #[derive(Clone, Debug, Default)]
