@@ -234,8 +234,10 @@ pub struct Counter {
     pub any_text: bool,
 }
 
-/// Parts of a segment counted on their own and added up in order: about this many bytes.
-const PART_BYTES: usize = 1 << 18;
+/// Parts of a segment are counted on their own and added up in order: one part per
+/// thread (adding up costs a lookup per distinct piece of each part, so fewer, larger
+/// parts cost less), but not below this many bytes.
+const MIN_PART_BYTES: usize = 1 << 16;
 
 impl Counter {
     pub fn new(splitter: Splitter, prefix: String) -> Self {
@@ -317,14 +319,15 @@ impl Counter {
     }
 }
 
-/// `text` cut after line breaks into parts of about `PART_BYTES` (no piece crosses a line
-/// break: a line break is always a piece of its own).
+/// `text` cut after line breaks into parts, one per thread (no piece crosses a line break:
+/// a line break is always a piece of its own).
 fn line_parts(text: &str) -> Vec<&str> {
+    let part = (text.len() / rayon::current_num_threads() + 1).max(MIN_PART_BYTES);
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
     while start < text.len() {
-        let want = start + PART_BYTES;
+        let want = start + part;
         if want >= text.len() {
             out.push(&text[start..]);
             break;
