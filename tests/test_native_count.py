@@ -304,3 +304,18 @@ def test_counts_are_a_counter_in_first_occurrence_order(tmp_path: Path) -> None:
     assert isinstance(counts, Counter)
     assert list(counts.items()) == [(" b", 2), (" a", 2), ("\n", 2), (" c", 1)]
     assert (info.documents, info.characters) == (2, 10)
+
+
+def test_take_into_adds_to_a_table_that_holds_counts() -> None:
+    counter = get_word_splitter("auto", True).native_counter(" ")
+    assert counter is not None
+    assert counter.feed_segment(b"b a\nb\n", True)
+    assert not counter.feed_segment(b"\xff", True)  # not UTF-8: nothing counted
+    counter.feed_text(" a c\n")
+    table: Counter[str] = Counter({" c": 5, "z": 1})
+    counter.take_into(table)
+    assert list(table.items()) == [(" c", 6), ("z", 1), (" b", 2), (" a", 2), ("\n", 3)]
+    assert (counter.chars, counter.any_text) == (6, True)
+    empty: Counter[str] = Counter()
+    counter.take_into(empty)  # taken: the counter starts anew
+    assert not empty
