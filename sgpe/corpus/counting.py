@@ -14,6 +14,12 @@ in the corpus), so the vocabulary and the files written from the counts are byte
   :data:`POOL_MIN_BYTES` in all, and the first :data:`SERIAL_BYTES` of anything, are
   counted in the main process: there the pool would cost more than it saves
   (``python -m bench scale`` measured it);
+* **native** (under the native engine, for the local backend, whatever ``workers``
+  says): the main process reads the same blocks and the native core
+  (:meth:`sgpe.pieces.WordSplitter.native_counter`) decodes, splits and counts each one
+  on all cores, on a thread of its own while the next block is read
+  (:func:`count_jobs_native`); faster than the pool at every size
+  (``python -m bench scale --only count``);
 * **Dask** (:func:`count_files_dask`): one task per file on a ``dask.distributed``
   cluster; the client adds the per-file counts up in file order.
 
