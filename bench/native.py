@@ -17,7 +17,13 @@ of ``--repeats`` runs, a fresh tokenizer (empty caches) for each cold run: SGPE'
 Python engine, the same call again (warm: every piece cached), and tiktoken ``o200k_base``
 (``encode_ordinary`` line by line on one thread, ``encode_ordinary_batch`` on its threads).
 
-Writes ``native.json`` and prints both tables. Fails when the native core is not built.
+Then the training front end on ``si_train.txt`` (seconds, medians of ``--repeats`` runs):
+counting its pieces (the native counter against the Python engine's one process and its
+pool of 2, as :func:`sgpe.corpus.counting.count_pieces` would run them) and coding the
+pieces into units (``corpus_units`` native and Python), with Hugging Face's whole BPE
+training to 32k on the same file (Metaspace, ``tokenizers``) as the peer.
+
+Writes ``native.json`` and prints the tables. Fails when the native core is not built.
 """
 
 from __future__ import annotations
@@ -143,6 +149,58 @@ def measure_encoding(lines: list[str], repeats: int) -> dict[str, float]:
     }
 
 
+def measure_front_end(corpus: Path, repeats: int) -> dict[str, float]:
+    """Seconds (medians) of the training front end on ``corpus``, both engines."""
+    import tempfile
+
+    from sgpe.corpus.counting import count_jobs, count_jobs_native
+    from sgpe.corpus.readers import CorpusStream
+    from sgpe.hierarchical import corpus_units
+    from sgpe.pieces import get_word_splitter
+
+    splitter = get_word_splitter("auto", True)
+
+    def count(workers: int) -> Any:
+        stream = CorpusStream(corpus, prefix=" ")
+        if workers:
+            return count_jobs(stream.jobs(), splitter.pattern, " ", workers, serial_bytes=0)[0]
+        native = splitter.native_counter(" ")
+        assert native is not None
+        return count_jobs_native(stream.jobs(), native, splitter.pattern, " ")[0]
+
+    def seconds(work: Callable[[], Any]) -> float:
+        runs = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            work()
+            runs.append(time.perf_counter() - t)
+        return statistics.median(runs)
+
+    counts = count(0)
+    units = partial(corpus_units, counts, splitter.match_units, splitter.max_units)
+
+    def hf_train() -> None:
+        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+        tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.BpeTrainer(
+            vocab_size=32000, special_tokens=["[UNK]"], show_progress=False
+        )
+        tok.train([str(corpus)], trainer)
+        with tempfile.TemporaryDirectory() as tmp:
+            tok.save(str(Path(tmp) / "hf.json"))
+
+    return {
+        "count native": seconds(partial(count, 0)),
+        "count python, 1 process": seconds(partial(count, 1)),
+        "count python, pool of 2": seconds(partial(count, 2)),
+        "corpus_units native": seconds(partial(units, native=splitter.native_units())),
+        "corpus_units python": seconds(units),
+        "HF BPE whole training (peer)": seconds(hf_train),
+    }
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     out = [
         "| schema | characters | " + " | ".join(COLUMNS) + " |",
@@ -165,11 +223,20 @@ def run(args: argparse.Namespace) -> int:
     si_dev = args.corpora / "si_dev.txt"
     corpora.require(args.corpora, "si_dev.txt")
     encoding = measure_encoding(si_dev.read_text(encoding="utf-8").splitlines(), args.repeats)
-    meta = records.run_meta(args.invocation, started, repeats=args.repeats, encoding=encoding)
+    corpora.require(args.corpora, "si_train.txt")
+    front = measure_front_end(args.corpora / "si_train.txt", args.repeats)
+    meta = records.run_meta(
+        args.invocation, started, repeats=args.repeats, encoding=encoding, front_end=front
+    )
     records.write_rows(args.out / "native.json", rows, meta)
     print(table(rows))
     print(f"\nM characters per second, medians of {args.repeats} runs.\n")
     print("| si_dev.txt, sgpe_4k.json | M chars/s |\n|---|---:|")
     for name in ENCODERS:
         print(f"| {name} | {encoding[name]:.2f} |")
+    print("\n| si_train.txt, training front end | seconds | x native |\n|---|---:|---:|")
+    base = front["count native"]
+    for name, sec in front.items():
+        ref = front["corpus_units native"] if name.startswith("corpus_units") else base
+        print(f"| {name} | {sec:.3f} | {sec / ref:.2f} |")
     return 0
