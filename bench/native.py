@@ -26,6 +26,12 @@ fails), and, each in a process of its own, HF ``tokenizers`` BPE with Metaspace 
 byte-level BPE with the o200k split regex (``bench/peers.py``) and SentencePiece BPE (the
 options of ``bench/peers.py``). ``--train-repeats 0`` skips it.
 
+Then the training front end on ``si_train.txt`` (seconds, medians of ``--repeats`` runs):
+counting its pieces (the native counter against the Python engine's one process and its
+pool of 2, as :func:`sgpe.corpus.counting.count_pieces` would run them) and coding the
+pieces into units (``corpus_units`` native and Python), with Hugging Face's whole BPE
+training to 32k on the same file (Metaspace, ``tokenizers``) as the peer.
+
 Writes ``native.json`` and prints the tables. Fails when the native core is not built.
 """
 
@@ -238,6 +244,58 @@ def measure_training(corpus: Path, vocab_size: int, repeats: int) -> dict[str, f
     return seconds
 
 
+def measure_front_end(corpus: Path, repeats: int) -> dict[str, float]:
+    """Seconds (medians) of the training front end on ``corpus``, both engines."""
+    import tempfile
+
+    from sgpe.corpus.counting import count_jobs, count_jobs_native
+    from sgpe.corpus.readers import CorpusStream
+    from sgpe.hierarchical import corpus_units
+    from sgpe.pieces import get_word_splitter
+
+    splitter = get_word_splitter("auto", True)
+
+    def count(workers: int) -> Any:
+        stream = CorpusStream(corpus, prefix=" ")
+        if workers:
+            return count_jobs(stream.jobs(), splitter.pattern, " ", workers, serial_bytes=0)[0]
+        native = splitter.native_counter(" ")
+        assert native is not None
+        return count_jobs_native(stream.jobs(), native, splitter.pattern, " ")[0]
+
+    def seconds(work: Callable[[], Any]) -> float:
+        runs = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            work()
+            runs.append(time.perf_counter() - t)
+        return statistics.median(runs)
+
+    counts = count(0)
+    units = partial(corpus_units, counts, splitter.match_units, splitter.max_units)
+
+    def hf_train() -> None:
+        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+        tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        trainer = trainers.BpeTrainer(
+            vocab_size=32000, special_tokens=["[UNK]"], show_progress=False
+        )
+        tok.train([str(corpus)], trainer)
+        with tempfile.TemporaryDirectory() as tmp:
+            tok.save(str(Path(tmp) / "hf.json"))
+
+    return {
+        "count native": seconds(partial(count, 0)),
+        "count python, 1 process": seconds(partial(count, 1)),
+        "count python, pool of 2": seconds(partial(count, 2)),
+        "corpus_units native": seconds(partial(units, native=splitter.native_units())),
+        "corpus_units python": seconds(units),
+        "HF BPE whole training (peer)": seconds(hf_train),
+    }
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     out = [
         "| schema | characters | " + " | ".join(COLUMNS) + " |",
@@ -260,6 +318,8 @@ def run(args: argparse.Namespace) -> int:
     si_dev = args.corpora / "si_dev.txt"
     corpora.require(args.corpora, "si_dev.txt")
     encoding = measure_encoding(si_dev.read_text(encoding="utf-8").splitlines(), args.repeats)
+    corpora.require(args.corpora, "si_train.txt")
+    front = measure_front_end(args.corpora / "si_train.txt", args.repeats)
     training: dict[str, float] = {}
     if args.train_repeats > 0:
         corpora.require(args.corpora, "si_train.txt")
@@ -271,6 +331,7 @@ def run(args: argparse.Namespace) -> int:
         started,
         repeats=args.repeats,
         encoding=encoding,
+        front_end=front,
         training=training,
         train_vocab=args.train_vocab,
         train_repeats=args.train_repeats,
@@ -281,6 +342,11 @@ def run(args: argparse.Namespace) -> int:
     print("| si_dev.txt, sgpe_4k.json | M chars/s |\n|---|---:|")
     for name in ENCODERS:
         print(f"| {name} | {encoding[name]:.2f} |")
+    print("\n| si_train.txt, training front end | seconds | x native |\n|---|---:|---:|")
+    base = front["count native"]
+    for name, sec in front.items():
+        ref = front["corpus_units native"] if name.startswith("corpus_units") else base
+        print(f"| {name} | {sec:.3f} | {sec / ref:.2f} |")
     if training:
         print(
             f"\nTraining si_train.txt to {args.train_vocab:,} tokens, whole processes, "

@@ -80,20 +80,32 @@ def _repeated(corpora: Path, times: int, work: Path) -> Path:
 
 
 def bench_count(corpora: Path, repeats: int, work: Path) -> None:
-    print("\n== counting: one process vs a pool of 2 (seconds, median)")
+    from sgpe.pieces import get_word_splitter
+
+    print(
+        "\n== counting: one process vs a pool of 2 vs the native counter (in this process, "
+        "all cores; seconds, median)"
+    )
     made = [_repeated(corpora, k, work) for k in (2, 4, 10)]  # 32, 64 and 160 MB
     for path in (corpora / "si_dev.txt", corpora / "si_train.txt", *made):
         name = path.name
         times = {}
-        for workers in (1, 2):
+        for workers in (1, 2, 0):  # 0: the native counter
+            how = (
+                f"count_jobs(s.jobs(), w.pattern, ' ', {workers}, serial_bytes=0)"
+                if workers
+                else "count_jobs_native(s.jobs(), w.native_counter(' '), w.pattern, ' ')"
+            )
             code = (
-                "import time; from sgpe.gpe import TrainSettings; "
-                "from sgpe.corpus.counting import count_jobs; from sgpe.corpus import CorpusStream; "
-                "from sgpe.pieces import get_word_splitter; t=time.perf_counter(); "
-                f"s=CorpusStream({str(path)!r}, prefix=' '); "
-                f"count_jobs(s.jobs(), get_word_splitter('auto', True).pattern, ' ', {workers}, serial_bytes=0); "
+                "import time; from sgpe.corpus.counting import count_jobs, count_jobs_native; "
+                "from sgpe.corpus import CorpusStream; from sgpe.pieces import get_word_splitter; "
+                f"w=get_word_splitter('auto', True); t=time.perf_counter(); "
+                f"s=CorpusStream({str(path)!r}, prefix=' '); {how}; "
                 "print(time.perf_counter()-t)"
             )
+            if not workers and get_word_splitter("auto", True).native_counter(" ") is None:
+                times[0] = float("nan")  # the Python engine: no native counter
+                continue
             runs = []
             for _ in range(repeats):
                 out = subprocess.run(_py(code), capture_output=True, text=True, check=True)
@@ -101,7 +113,8 @@ def bench_count(corpora: Path, repeats: int, work: Path) -> None:
             times[workers] = statistics.median(runs)
         print(
             f"{name:>17}: 1 process {times[1]:.2f} s, pool of 2 {times[2]:.2f} s, "
-            f"speed-up {times[1] / times[2]:.2f}x"
+            f"speed-up {times[1] / times[2]:.2f}x | native {times[0]:.2f} s, "
+            f"{times[1] / times[0]:.1f}x one process, {times[2] / times[0]:.1f}x the pool"
         )
     for path in made:
         path.unlink()

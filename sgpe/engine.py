@@ -22,17 +22,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, partial
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
     # The trainers' types, re-exported for the type hints of their callers.
+    from collections.abc import Callable
+
     from ._native import ByteBpeTrainer as ByteBpeTrainer
     from ._native import HierarchicalTrainer as NativeHierarchicalTrainer
     from ._native import PaperTrainer as PaperTrainer
+    from ._native import PieceCounter as NativePieceCounter
     from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
     from ._native import Syllabifier as NativeSyllabifier
@@ -237,3 +240,42 @@ def native_hierarchical(
         span_from,
     )
     return made
+
+
+def native_piece_counter(
+    script: str,
+    leading_space: bool,
+    word_chars: frozenset[str] | None,
+    span_letters: list[frozenset[str]],
+    span_max: int,
+    prefix: str,
+) -> NativePieceCounter | None:
+    """A native counter of the pieces :class:`sgpe.pieces.WordSplitter` cuts (its regex
+    walked by hand: ``word_chars`` None for whitespace pieces, else the word characters
+    of ``pieces="script"``; ``span_letters`` the superword span letters of each schema,
+    empty without spans), counted in order of first occurrence on all cores, with
+    ``prefix`` before every non-empty line of a file segment; or None under the Python
+    engine or for a schema that is not built in."""
+    module = native_module()
+    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+        return None
+    made: NativePieceCounter = module.PieceCounter(
+        None if word_chars is None else code_point_ranges(word_chars),
+        leading_space,
+        [code_point_ranges(letters) for letters in span_letters],
+        span_max,
+        prefix,
+    )
+    return made
+
+
+def native_corpus_units(script: str, leading_space: bool) -> Callable[..., Any] | None:
+    """The native twin of :func:`sgpe.hierarchical.corpus_units` with the syllabifier of a
+    built-in ``script`` setting: called with the distinct pieces, their counts, the cap
+    and the first placeholder code point, it gives ``(units, weight, coded, counts)`` (or
+    None where the Python twin's own checks would stop); None under the Python engine."""
+    module = native_module()
+    syllabifier = native_syllabifier(script, leading_space)
+    if module is None or syllabifier is None:
+        return None
+    return partial(module.corpus_units, syllabifier)

@@ -408,7 +408,12 @@ class GPETrainer:
             # The table counts superword spans as one key each: their words are counted as
             # pieces for the merges before the transition, the spans for those after it.
             piece_counts, span_counts = split_spans(piece_counts, self.splitter.raw_pieces)
-        units = corpus_units(piece_counts, self.splitter.match_units, self.splitter.max_units)
+        units = corpus_units(
+            piece_counts,
+            self.splitter.match_units,
+            self.splitter.max_units,
+            native=self.splitter.native_units(),
+        )
         spans = None
         if span_counts:
             assert s.superwords_from is not None

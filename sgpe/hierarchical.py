@@ -331,6 +331,7 @@ def corpus_units(
     piece_counts: Counter[str],
     units_of: Callable[[str], list[str]],
     max_units: int | None = None,
+    native: Callable[..., Any] | None = None,
 ) -> CorpusUnits:
     """Split every distinct piece into units with ``units_of`` (the piece splitter's
     grammar regex, :meth:`sgpe.pieces.WordSplitter.match_units`) and code it, in few
@@ -353,7 +354,21 @@ def corpus_units(
     character per unit, so the chunks are slices of it, and the piece is not syllabified
     a second time to be cut (the grammar regex has no lookaround, so a chunk on its own
     has the units it had in its piece; ``tests/test_hierarchical.py`` trains on counts cut
-    either way and compares). Identical chunks are added up."""
+    either way and compares). Identical chunks are added up.
+
+    ``native`` (:meth:`sgpe.pieces.WordSplitter.native_units`, None under the Python
+    engine) does all of it in the native core with the same syllabifier, numbering and
+    order; where it declines (a check below would fail, or a lone surrogate) this runs."""
+    if native is not None:
+        try:
+            found = native(
+                list(piece_counts), list(piece_counts.values()), max_units, _FIRST_PLACEHOLDER
+            )
+        except UnicodeEncodeError:
+            found = None
+        if found is not None:
+            units_, weight_, coded_, counts_ = found
+            return CorpusUnits(units=units_, weight=weight_, coded=coded_, counts=counts_)
     spaced = [p for p in piece_counts if _SPACED_WORD(p)]
     if len(spaced) == len(piece_counts):
         plain: list[str] = []

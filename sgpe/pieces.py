@@ -30,12 +30,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from .engine import native_corpus_units, native_piece_counter
 from .schema import char_set, schemas_for
 from .syllables import get_syllabifier
+
+if TYPE_CHECKING:
+    from ._native import PieceCounter as NativePieceCounter
 
 PieceMode = Literal["whitespace", "script"]
 
@@ -99,6 +103,23 @@ class WordSplitter:
             # is another kind of space, e.g. NO-BREAK SPACE), exactly as in syllabify().
             return rf" ?{word}| ?[^ \t\n\r]|[\s\S]"
         return rf"{word}|[\s\S]"
+
+    def native_counter(self, prefix: str = "") -> NativePieceCounter | None:
+        """A native counter of this splitter's raw pieces (``prefix`` before every
+        non-empty line of a file segment), or None under the Python engine
+        (:func:`sgpe.engine.native_piece_counter`)."""
+        word_chars = None
+        if self.mode == "script":
+            word_chars = frozenset().union(*(s.word_chars for s in schemas_for(self.script)))
+        spans = span_letters(self.script) if self.superwords else []
+        return native_piece_counter(
+            self.script, self.leading_space, word_chars, spans, self.max_units, prefix
+        )
+
+    def native_units(self) -> Callable[..., Any] | None:
+        """The native :func:`sgpe.hierarchical.corpus_units` with this splitter's
+        syllabifier, or None under the Python engine (:func:`sgpe.engine.native_corpus_units`)."""
+        return native_corpus_units(self.script, self.leading_space)
 
     def pieces(self, text: str) -> list[str]:
         """Split text into pieces; ``"".join(pieces(t)) == t``. Pieces longer than

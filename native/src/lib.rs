@@ -8,7 +8,9 @@ pub mod bytebpe;
 pub mod encoder;
 pub mod hierarchical;
 pub mod paper;
+pub mod pieces;
 pub mod syllables;
+pub mod units;
 
 #[cfg(feature = "python")]
 mod bindings {
@@ -21,6 +23,10 @@ mod bindings {
     use rayon::prelude::*;
 
     use crate::bytebpe;
+    // Bindings kept in files of their own (src/bindings/), so that adding one does not
+    // touch the others.
+    mod pieces_py;
+
     use crate::encoder::{self, Ranks};
     use crate::paper;
     use crate::syllables::{self, SchemaSpec, Token};
@@ -540,6 +546,8 @@ mod bindings {
         m.add_class::<PyByteBpeTrainer>()?;
         m.add_class::<PyPaperTrainer>()?;
         m.add_class::<hierarchical_py::PyHierarchicalTrainer>()?;
+        m.add_class::<pieces_py::PyPieceCounter>()?;
+        m.add_function(wrap_pyfunction!(pieces_py::corpus_units, m)?)?;
         Ok(())
     }
 }

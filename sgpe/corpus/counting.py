@@ -14,6 +14,12 @@ in the corpus), so the vocabulary and the files written from the counts are byte
   :data:`POOL_MIN_BYTES` in all, and the first :data:`SERIAL_BYTES` of anything, are
   counted in the main process: there the pool would cost more than it saves
   (``python -m bench scale`` measured it);
+* **native** (under the native engine, for the local backend, whatever ``workers``
+  says): the main process reads the same blocks and the native core
+  (:meth:`sgpe.pieces.WordSplitter.native_counter`) decodes, splits and counts each one
+  on all cores, on a thread of its own while the next block is read
+  (:func:`count_jobs_native`); faster than the pool at every size
+  (``python -m bench scale --only count``);
 * **Dask** (:func:`count_files_dask`): one task per file on a ``dask.distributed``
   cluster; the client adds the per-file counts up in file order.
 
@@ -43,10 +49,12 @@ from .readers import (
     CorpusStream,
     Job,
     corpus_files,
+    decode_segment,
     job_text,
 )
 
 if TYPE_CHECKING:
+    from .._native import PieceCounter as NativePieceCounter
     from ..settings import CountOptions, TrainSettings
 
 __all__ = [
@@ -203,6 +211,28 @@ def count_jobs(
     return total, chars, any_text
 
 
+def count_jobs_native(
+    jobs: Iterable[Job], counter: NativePieceCounter, pattern: str, prefix: str
+) -> ChunkResult:
+    """Count jobs in order with the native counter (:meth:`sgpe.pieces.WordSplitter.native_counter`),
+    in this process on all cores: the same counts in the same order as :func:`count_jobs`.
+    A segment that is not UTF-8 gets the CorpusError :func:`decode_segment` gives.
+    (Documents holding a lone surrogate never get here: the stream hashes each document
+    as UTF-8 and raises UnicodeEncodeError first, under either engine.)"""
+    it: Iterator[Job] = iter(jobs)
+    for job in it:
+        data, label, line, col = job
+        if isinstance(data, bytes):
+            if not counter.feed_segment(data, col == 0):
+                decode_segment(data, label, line, col)  # raises, naming line and byte
+                raise CorpusError(f"{label}: line {line}: not valid UTF-8")  # not reached
+            continue
+        counter.feed_text(data)
+    total: Counter[str] = Counter()
+    counter.take_into(total)
+    return total, counter.chars, counter.any_text
+
+
 def start_method() -> str:
     """How worker processes start. ``fork`` when this process has a single thread: it is
     fast and does not run the caller's main module again (``spawn`` and ``forkserver``
@@ -276,7 +306,13 @@ def count_pieces(
             with contextlib.suppress(OSError):  # a file gone: the stream reports it
                 if sum(p.stat().st_size for p in stream.files) < POOL_MIN_BYTES:
                     workers = 1
-        counts, chars, any_text = count_jobs(stream.jobs(), splitter.pattern, prefix, workers)
+        native = splitter.native_counter(prefix)
+        if native is not None:
+            counts, chars, any_text = count_jobs_native(
+                stream.jobs(), native, splitter.pattern, prefix
+            )
+        else:
+            counts, chars, any_text = count_jobs(stream.jobs(), splitter.pattern, prefix, workers)
         info = stream.finish(chars, any_text)
     return (splitter.cap_counts(counts) if capped else counts), info
 
