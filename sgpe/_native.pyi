@@ -32,3 +32,28 @@ class PieceEncoder:
         join: dict[tuple[int, int], tuple[int, int]],
     ) -> None: ...
     def encode_pieces(self, pieces: Sequence[str]) -> list[list[int]]: ...
+
+class TextEncoder:
+    """Tokenizer.encode of a hierarchical vocabulary: pieces (sgpe/pieces.py), a piece
+    cache and both merge phases (sgpe/hierarchical.py)."""
+
+    def __init__(
+        self,
+        schemas: Sequence[SchemaTables],
+        leading_space: bool,
+        char_ids: dict[str, int],
+        byte_ids: list[int] | None,
+        unk: int,
+        part: dict[tuple[int, int], tuple[int, int]],
+        join: dict[tuple[int, int], tuple[int, int]],
+        word_chars: list[tuple[int, int]] | None,
+        span_letters: list[list[tuple[int, int]]],
+        max_units: int,
+    ) -> None: ...
+    def encode(self, text: str, prepend_space: bool) -> list[int]: ...
+    def encode_batch(
+        self, texts: Sequence[str], prepend_space: bool, threads: int | None = None
+    ) -> list[list[int]]: ...
+    def pieces(self, text: str) -> list[str]: ...
+    def encode_pieces(self, pieces: Sequence[str]) -> list[list[int]]: ...
+    def cached_pieces(self) -> int: ...

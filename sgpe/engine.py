@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Literal
 from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
-    from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
+    from ._native import TextEncoder as NativeTextEncoder
     from ._native import Syllabifier as NativeSyllabifier
     from .schema import Schema
 
@@ -135,24 +135,47 @@ def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | 
     return made
 
 
-def native_piece_encoder(
+def native_text_encoder(
     script: str,
     leading_space: bool,
+    pieces: str,
+    max_units: int,
+    superwords: bool,
     vocab: dict[str, int],
     byte_ids: list[int],
     unk_id: int,
     part_ranks: dict[tuple[int, int], tuple[int, int]],
     join_ranks: dict[tuple[int, int], tuple[int, int]],
-) -> NativePieceEncoder | None:
-    """The native twin of :class:`sgpe.hierarchical.HierarchicalEncoder` (both phases) for
-    a vocabulary of a built-in ``script`` setting, or None under the Python engine. A byte
-    token or ``[UNK]`` the vocabulary lacks is spelled -1 by both."""
+) -> NativeTextEncoder | None:
+    """The native twin of ``Tokenizer.encode`` for a hierarchical vocabulary of a built-in
+    ``script`` setting, or None under the Python engine: the pieces of
+    :class:`sgpe.pieces.WordSplitter` (``pieces``, ``max_units``, ``superwords``), a
+    piece cache, and both phases of :class:`sgpe.hierarchical.HierarchicalEncoder`. A byte
+    token or ``[UNK]`` the vocabulary lacks is spelled -1 by both engines."""
+    from .pieces import span_letters
+
     module = native_module()
     if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
         return None
-    tables = [schema_tables(s) for s in schemas_for(script)]
+    schemas = schemas_for(script)
+    tables = [schema_tables(s) for s in schemas]
     char_ids = {t: i for t, i in vocab.items() if len(t) == 1}
-    made: NativePieceEncoder = module.PieceEncoder(
-        tables, leading_space, char_ids, byte_ids or None, unk_id, part_ranks, join_ranks
+    word_chars = (
+        code_point_ranges(frozenset().union(*(s.word_chars for s in schemas)))
+        if pieces == "script"
+        else None
+    )
+    spans = [code_point_ranges(letters) for letters in span_letters(script)] if superwords else []
+    made: NativeTextEncoder = module.TextEncoder(
+        tables,
+        leading_space,
+        char_ids,
+        byte_ids or None,
+        unk_id,
+        part_ranks,
+        join_ranks,
+        word_chars,
+        spans,
+        max_units,
     )
     return made

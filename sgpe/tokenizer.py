@@ -30,7 +30,7 @@ from ._files import (
     read_json,
     write_json_atomic,
 )
-from .engine import native_piece_encoder
+from .engine import native_text_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import MAX_PIECE_UNITS, get_word_splitter
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
@@ -128,11 +128,15 @@ class Tokenizer:
             self._hier = HierarchicalEncoder(
                 self.vocab, self.merges, script, leading_space, self._spell_char, merge_kinds
             )
-        # Its native twin (sgpe/engine.py), or None: new pieces of a batch go there at once.
+        # Its native twin (sgpe/engine.py), or None: encode and encode_batch go there whole
+        # (pieces, piece cache and merges in Rust), and new pieces of the Python paths too.
         self._native_pieces = (
-            native_piece_encoder(
+            native_text_encoder(
                 script,
                 leading_space,
+                pieces,
+                max_piece_units,
+                superwords_from is not None,
                 self.vocab,
                 self._byte_ids,
                 self.unk_id,
@@ -223,7 +227,13 @@ class Tokenizer:
         non-empty text is encoded as ``" " + text``; :meth:`decode` removes that space.
         Pass ``prepend_space=False`` to encode a fragment of a longer text as it stands.
         """
-        if text and (self.prepend_space if prepend_space is None else prepend_space):
+        pre = self.prepend_space if prepend_space is None else prepend_space
+        if self._native_pieces is not None:
+            try:
+                return self._native_pieces.encode(text, pre)
+            except UnicodeEncodeError:
+                pass  # a lone surrogate, which UTF-8 cannot hold: the Python path
+        if text and pre:
             text = " " + text
         out: list[int] = []
         extend = out.extend
@@ -247,6 +257,11 @@ class Tokenizer:
         :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and each text's
         ids are put together from the cache at C speed (no Python code per piece)."""
         pre = self.prepend_space if prepend_space is None else prepend_space
+        if self._native_pieces is not None:
+            try:
+                return self._native_pieces.encode_batch(texts, pre)
+            except UnicodeEncodeError:
+                pass  # a lone surrogate in some text: the Python path for the batch
         split = self._pieces
         pieces_of = [split(" " + t) if t and pre else split(t) for t in texts]
         cache = self._cache

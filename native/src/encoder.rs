@@ -10,8 +10,12 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::sync::{Mutex, MutexGuard};
 
-use crate::syllables::{Kind, Syllabifier};
+use rayon::prelude::*;
+
+use crate::syllables::{py_isspace, Kind, Syllabifier};
 
 /// (left, right) -> (rank, merged id)
 pub type Ranks = HashMap<(u32, u32), (u32, u32)>;
@@ -194,5 +198,400 @@ impl PieceEncoder {
             .iter()
             .map(|p| self.encode_piece(p, &mut cache))
             .collect()
+    }
+}
+
+// ============================================================================
+// Whole texts: pre-tokenization, the piece cache, batches
+// ============================================================================
+
+/// FxHash (the hasher of rustc): pieces and units are short strings, hashed millions of
+/// times; SipHash's protection against chosen collisions buys nothing in a cache.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Fx(u64);
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxBuild = BuildHasherDefault<Fx>;
+const SHARDS: usize = 32;
+
+/// A string-keyed cache that threads share: shards chosen by the key's hash, each behind
+/// its own lock, so the threads of a batch rarely wait on each other, and a piece one
+/// thread has encoded is a lookup for the others (per-thread caches would encode the
+/// common pieces once per thread). A shard that reaches its limit starts afresh, as the
+/// Python caches do; what is cached never changes a result, only its cost.
+#[derive(Debug)]
+pub struct Sharded<V> {
+    shards: Vec<Mutex<HashMap<Box<str>, V, FxBuild>>>,
+    per_shard: usize,
+}
+
+impl<V> Sharded<V> {
+    pub fn new(limit: usize) -> Self {
+        Sharded {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(),
+            per_shard: (limit / SHARDS).max(1),
+        }
+    }
+
+    #[inline]
+    fn shard(&self, key: &str) -> MutexGuard<'_, HashMap<Box<str>, V, FxBuild>> {
+        let h = FxBuild::default().hash_one(key);
+        let k = (h >> 58) as usize % SHARDS;
+        // A panic while a lock was held (caught at the Python border) leaves a cache that
+        // is still consistent: every entry is inserted whole.
+        self.shards[k].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `take(&value)` of `key`, made by `make` (outside the lock) when it is missing.
+    #[inline]
+    pub fn with<R>(&self, key: &str, make: impl FnOnce() -> V, take: impl FnOnce(&V) -> R) -> R {
+        if let Some(v) = self.shard(key).get(key) {
+            return take(v);
+        }
+        let v = make();
+        let out = take(&v);
+        let mut shard = self.shard(key);
+        if shard.len() >= self.per_shard {
+            shard.clear();
+        }
+        shard.insert(key.into(), v);
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).len())
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A set of code points as a dense table (a script's block is a few hundred entries).
+#[derive(Debug, Clone, Default)]
+pub struct CharSet {
+    table: Vec<bool>,
+}
+
+impl CharSet {
+    pub fn from_ranges(ranges: &[(u32, u32)]) -> Result<CharSet, String> {
+        let top = ranges.iter().map(|&(_, hi)| hi).max().unwrap_or(0);
+        if top > 0x10FFFF {
+            return Err(format!("code point {top:#X} is beyond U+10FFFF"));
+        }
+        let mut table = vec![false; top as usize + 1];
+        for &(lo, hi) in ranges {
+            for cp in lo..=hi {
+                table[cp as usize] = true;
+            }
+        }
+        Ok(CharSet { table })
+    }
+
+    #[inline]
+    pub fn has(&self, c: char) -> bool {
+        self.table.get(c as usize).copied().unwrap_or(false)
+    }
+}
+
+/// `WordSplitter` of `sgpe/pieces.py` for one setting: the piece regex (and the superword
+/// span regex before it) written out as a scanner, then the cap on long pieces.
+#[derive(Debug, Clone)]
+pub struct PieceSplitter {
+    pub leading_space: bool,
+    /// `"script"` pieces: the schemas' word characters; None for `"whitespace"` pieces,
+    /// where a word is a run of characters that are not Python's `\s` (`str.isspace`).
+    pub word: Option<CharSet>,
+    /// Superword spans: each schema's span letters (`span_letters`), in the schemas'
+    /// order (the regex tries them in that order); empty without superwords.
+    pub spans: Vec<CharSet>,
+    pub max_units: usize,
+}
+
+#[inline]
+fn char_at(text: &str, pos: usize) -> Option<char> {
+    text.get(pos..).and_then(|s| s.chars().next())
+}
+
+impl PieceSplitter {
+    #[inline]
+    fn is_word(&self, c: char) -> bool {
+        match &self.word {
+            Some(set) => set.has(c),
+            None => !py_isspace(c),
+        }
+    }
+
+    /// The end of the run of word characters from `pos`.
+    #[inline]
+    fn word_end(&self, text: &str, mut pos: usize) -> usize {
+        let b = text.as_bytes();
+        if self.word.is_none() {
+            // Fast path: ASCII bytes other than the six ASCII spaces and 1C..1F.
+            while pos < b.len() {
+                let x = b[pos];
+                if x < 0x80 {
+                    if x == b' ' || (0x09..=0x0d).contains(&x) || (0x1c..=0x1f).contains(&x) {
+                        return pos;
+                    }
+                    pos += 1;
+                    continue;
+                }
+                match char_at(text, pos) {
+                    Some(c) if !py_isspace(c) => pos += c.len_utf8(),
+                    _ => return pos,
+                }
+            }
+            return pos;
+        }
+        while let Some(c) = char_at(text, pos) {
+            if !self.is_word(c) {
+                break;
+            }
+            pos += c.len_utf8();
+        }
+        pos
+    }
+
+    /// One word of a span at `pos`: `L{1,max}(?![^\s])`. Letters are never spaces, so
+    /// the word is the whole run of letters, if it is at most `max_units` long and is
+    /// followed by a space or the end.
+    fn span_word(&self, letters: &CharSet, text: &str, mut pos: usize) -> Option<usize> {
+        let mut count = 0;
+        while let Some(c) = char_at(text, pos) {
+            if !letters.has(c) {
+                if !py_isspace(c) {
+                    return None;
+                }
+                break;
+            }
+            count += 1;
+            if count > self.max_units {
+                return None;
+            }
+            pos += c.len_utf8();
+        }
+        (count > 0).then_some(pos)
+    }
+
+    /// `span_regex` at `pos`: ` ?W(?: W)+` for the first schema that matches.
+    fn span_at(&self, text: &str, pos: usize) -> Option<usize> {
+        let b = text.as_bytes();
+        let first = if b[pos] == b' ' { pos + 1 } else { pos };
+        for letters in &self.spans {
+            let Some(mut end) = self.span_word(letters, text, first) else {
+                continue;
+            };
+            let mut words = 1;
+            while end < b.len() && b[end] == b' ' {
+                match self.span_word(letters, text, end + 1) {
+                    Some(e) => {
+                        end = e;
+                        words += 1;
+                    }
+                    None => break,
+                }
+            }
+            if words > 1 {
+                return Some(end);
+            }
+        }
+        None
+    }
+
+    /// The raw pieces of `text` as byte ranges (`WordSplitter.raw_pieces`).
+    pub fn raw_pieces(&self, text: &str, mut emit: impl FnMut(usize, usize)) {
+        let b = text.as_bytes();
+        let n = b.len();
+        let mut pos = 0;
+        while pos < n {
+            if !self.spans.is_empty() {
+                if let Some(end) = self.span_at(text, pos) {
+                    emit(pos, end);
+                    pos = end;
+                    continue;
+                }
+            }
+            let Some(c) = char_at(text, pos) else { break };
+            let end = if self.leading_space && c == ' ' {
+                // ` ?word| ?[^ \t\n\r]|[\s\S]`: the space joins the word or the one
+                // character after it, unless that is one of the four or the text ends.
+                match char_at(text, pos + 1) {
+                    Some(d) if self.is_word(d) => self.word_end(text, pos + 1),
+                    Some(d) if !matches!(d, ' ' | '\t' | '\n' | '\r') => pos + 1 + d.len_utf8(),
+                    _ => pos + 1,
+                }
+            } else if self.is_word(c) {
+                self.word_end(text, pos)
+            } else {
+                pos + c.len_utf8()
+            };
+            emit(pos, end);
+            pos = end;
+        }
+    }
+}
+
+/// `WordSplitter.cap`'s test for a span: a plain space after the first character.
+fn is_span(piece: &str) -> bool {
+    piece.len() > 1 && piece.as_bytes()[1..].contains(&b' ')
+}
+
+/// Everything `Tokenizer.encode` does for a hierarchical vocabulary: pieces, the piece
+/// cache, both merge phases. The caches are shared by all threads and all calls.
+#[derive(Debug)]
+pub struct TextEncoder {
+    pub encoder: PieceEncoder,
+    pub splitter: PieceSplitter,
+    pieces: Sharded<Box<[u32]>>,
+    units: Sharded<(Box<[u32]>, bool)>,
+}
+
+/// Pieces whose ids are remembered (`_PIECE_CACHE_LIMIT` in `sgpe/tokenizer.py`).
+const PIECE_CACHE_LIMIT: usize = 500_000;
+/// Units whose ids are remembered (`HierarchicalEncoder`'s unit cache).
+const UNIT_CACHE_LIMIT: usize = 200_000;
+
+impl TextEncoder {
+    pub fn new(encoder: PieceEncoder, splitter: PieceSplitter) -> TextEncoder {
+        TextEncoder {
+            encoder,
+            splitter,
+            pieces: Sharded::new(PIECE_CACHE_LIMIT),
+            units: Sharded::new(UNIT_CACHE_LIMIT),
+        }
+    }
+
+    /// `WordSplitter.pieces`: the raw pieces, a piece of more than `max_units` code
+    /// points (not a span) cut after every `max_units` units.
+    pub fn pieces(&self, text: &str, mut emit: impl FnMut(&str)) {
+        let cap = self.splitter.max_units;
+        self.splitter.raw_pieces(text, |s, e| {
+            let piece = &text[s..e];
+            // A piece of at most `cap` bytes has at most `cap` code points.
+            if e - s <= cap || piece.chars().count() <= cap || is_span(piece) {
+                emit(piece);
+                return;
+            }
+            let mut units = 0;
+            let mut from = 0;
+            self.encoder.syllabifier.for_each_token(piece, |t| {
+                if units == cap {
+                    emit(&piece[from..t.start]);
+                    from = t.start;
+                    units = 0;
+                }
+                units += 1;
+            });
+            emit(&piece[from..]);
+        });
+    }
+
+    /// `HierarchicalEncoder.ids_of_piece` with the shared unit cache.
+    pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) {
+        let enc = &self.encoder;
+        let mut run = Vec::new();
+        enc.syllabifier.for_each_token(piece, |t| {
+            let text = &piece[t.start..t.end];
+            self.units.with(
+                text,
+                || {
+                    let (ids, joinable) = enc.unit(text);
+                    (ids.into_boxed_slice(), joinable)
+                },
+                |(ids, joinable)| {
+                    if *joinable {
+                        run.push(ids[0]);
+                        return;
+                    }
+                    if !run.is_empty() {
+                        enc.join_run(&mut run, out);
+                    }
+                    out.extend_from_slice(ids);
+                },
+            );
+        });
+        if !run.is_empty() {
+            enc.join_run(&mut run, out);
+        }
+    }
+
+    /// `Tokenizer.encode(text)` (the caller adds the prepended space): ids appended to
+    /// `out`, each piece looked up in the piece cache first.
+    pub fn encode(&self, text: &str, out: &mut Vec<u32>) {
+        self.pieces(text, |piece| {
+            self.pieces.with(
+                piece,
+                || {
+                    let mut ids = Vec::new();
+                    self.encode_piece(piece, &mut ids);
+                    ids.into_boxed_slice()
+                },
+                |ids| out.extend_from_slice(ids),
+            )
+        });
+    }
+
+    /// `encode` of each text, on the current rayon pool: chunks of texts, results in the
+    /// texts' order whatever the split (the caches only change the cost).
+    pub fn encode_batch(&self, texts: &[&str]) -> Vec<Vec<u32>> {
+        let chunk = (texts.len() / (8 * rayon::current_num_threads())).max(1);
+        texts
+            .par_chunks(chunk)
+            .map(|c| {
+                c.iter()
+                    .map(|t| {
+                        let mut ids = Vec::with_capacity(t.len() / 3 + 1);
+                        self.encode(t, &mut ids);
+                        ids
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// How many pieces are cached (for tests).
+    pub fn cached_pieces(&self) -> usize {
+        self.pieces.len()
     }
 }

@@ -5,10 +5,12 @@
 //! the work, and turns every error and panic into a Python exception with a message.
 
 pub mod encoder;
+#[cfg(feature = "python")]
+mod encoder_py;
 pub mod syllables;
 
 #[cfg(feature = "python")]
-mod bindings {
+pub(crate) mod bindings {
     use std::collections::HashMap;
     use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -21,7 +23,7 @@ mod bindings {
     use crate::syllables::{self, SchemaSpec, Token};
 
     /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
-    fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
+    pub(crate) fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
         catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
             let detail = payload
                 .downcast_ref::<&str>()
@@ -39,7 +41,7 @@ mod bindings {
     type EdgesArg = (String, Vec<(char, String)>);
     /// A schema as `sgpe/engine.py` passes it: (classes, units, start, transitions,
     /// accept, orphan_states).
-    type SpecArg = (
+    pub(crate) type SpecArg = (
         Vec<ClassArg>,
         Vec<(char, String)>,
         String,
@@ -163,7 +165,7 @@ mod bindings {
         }
     }
 
-    fn specs_of(schemas: Vec<SpecArg>) -> Vec<SchemaSpec> {
+    pub(crate) fn specs_of(schemas: Vec<SpecArg>) -> Vec<SchemaSpec> {
         schemas
             .into_iter()
             .map(
@@ -259,6 +261,7 @@ mod bindings {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         m.add_class::<PySyllabifier>()?;
         m.add_class::<PyPieceEncoder>()?;
+        m.add_class::<crate::encoder_py::PyTextEncoder>()?;
         Ok(())
     }
 }

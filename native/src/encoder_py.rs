@@ -1,0 +1,258 @@
+//! The Python face of [`crate::encoder::TextEncoder`]: `sgpe._native.TextEncoder`, which
+//! `Tokenizer.encode` and `encode_batch` (`sgpe/tokenizer.py`) use for hierarchical
+//! vocabularies. Kept apart from `lib.rs` so that its bindings stay as they are.
+
+use std::collections::HashMap;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyInt, PyList, PyString};
+use rayon::prelude::*;
+
+use crate::bindings::{guarded, specs_of, SpecArg};
+use crate::encoder::{self, CharSet, PieceSplitter, Ranks};
+use crate::syllables;
+
+/// `-1` (a byte token or `[UNK]` the vocabulary lacks) travels as `u32::MAX`.
+const MISSING: u32 = u32::MAX;
+
+fn id_of(i: i64) -> u32 {
+    u32::try_from(i).unwrap_or(MISSING)
+}
+
+/// The hierarchical mode's whole-text encoder: pieces, piece cache and both merge phases
+/// in Rust; the caches live as long as the object (one per tokenizer).
+#[pyclass(frozen, module = "sgpe._native", name = "TextEncoder")]
+pub struct PyTextEncoder {
+    inner: encoder::TextEncoder,
+    /// Ids below this have a shared Python int (`ints`).
+    n_ids: usize,
+    /// One Python int per id (and the last for -1): a list of ids is then built from
+    /// references, with no new int object per token.
+    ints: GILOnceCell<Vec<Py<PyInt>>>,
+}
+
+impl PyTextEncoder {
+    fn ints<'py>(&self, py: Python<'py>) -> &Vec<Py<PyInt>> {
+        self.ints.get_or_init(py, || {
+            (0..self.n_ids as i64)
+                .chain([-1])
+                .map(|i| i.into_pyobject(py).map(Bound::unbind))
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap_or_default()
+        })
+    }
+
+    fn list_of<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let ints = self.ints(py);
+        let items = ids.iter().map(|&i| {
+            let k = if i == MISSING {
+                self.n_ids
+            } else {
+                i as usize
+            };
+            match ints.get(k) {
+                Some(obj) => obj.bind(py).clone(),
+                None => i.into_pyobject(py).unwrap_or_else(|e| match e {}),
+            }
+        });
+        PyList::new(py, items)
+    }
+
+    fn with_space(text: &str, prepend_space: bool) -> std::borrow::Cow<'_, str> {
+        if prepend_space && !text.is_empty() {
+            format!(" {text}").into()
+        } else {
+            text.into()
+        }
+    }
+}
+
+fn pool(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
+    match threads {
+        None => Ok(None),
+        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}"))),
+    }
+}
+
+#[pymethods]
+impl PyTextEncoder {
+    #[new]
+    #[pyo3(signature = (
+        schemas, leading_space, char_ids, byte_ids, unk, part, join, word_chars, span_letters,
+        max_units
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        schemas: Vec<SpecArg>,
+        leading_space: bool,
+        char_ids: HashMap<char, u32>,
+        byte_ids: Option<Vec<i64>>,
+        unk: i64,
+        part: Ranks,
+        join: Ranks,
+        word_chars: Option<Vec<(u32, u32)>>,
+        span_letters: Vec<Vec<(u32, u32)>>,
+        max_units: usize,
+    ) -> PyResult<Self> {
+        if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
+            return Err(PyValueError::new_err("byte_ids must hold 256 ids"));
+        }
+        if max_units == 0 {
+            return Err(PyValueError::new_err("max_units must be at least 1"));
+        }
+        let byte_ids: Option<Vec<u32>> = byte_ids.map(|b| b.into_iter().map(id_of).collect());
+        let unk = id_of(unk);
+        let top = char_ids
+            .values()
+            .chain(byte_ids.iter().flatten())
+            .chain([&unk])
+            .chain(part.values().chain(join.values()).map(|(_, m)| m))
+            .filter(|&&i| i != MISSING)
+            .max()
+            .map_or(0, |&i| i as usize + 1);
+        let specs = specs_of(schemas);
+        let syllabifier = guarded("TextEncoder()", || {
+            syllables::Syllabifier::new(&specs, leading_space)
+        })?
+        .map_err(PyValueError::new_err)?;
+        let word = word_chars
+            .map(|r| CharSet::from_ranges(&r))
+            .transpose()
+            .map_err(PyValueError::new_err)?;
+        let spans = span_letters
+            .iter()
+            .map(|r| CharSet::from_ranges(r))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(PyValueError::new_err)?;
+        let inner = encoder::TextEncoder::new(
+            encoder::PieceEncoder {
+                syllabifier,
+                char_ids,
+                byte_ids,
+                unk,
+                part,
+                join,
+            },
+            PieceSplitter {
+                leading_space,
+                word,
+                spans,
+                max_units,
+            },
+        );
+        Ok(PyTextEncoder {
+            inner,
+            n_ids: top,
+            ints: GILOnceCell::new(),
+        })
+    }
+
+    /// `Tokenizer.encode(text)`: the ids of `text` (with one space before it when
+    /// `prepend_space` and it is not empty). A lone surrogate raises UnicodeEncodeError
+    /// (UTF-8 cannot hold it); the caller then encodes in Python.
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        prepend_space: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let s = text.to_str()?;
+        let ids = py.allow_threads(|| {
+            guarded("encode", || {
+                let s = Self::with_space(s, prepend_space);
+                let mut ids = Vec::with_capacity(s.len() / 3 + 1);
+                self.inner.encode(&s, &mut ids);
+                ids
+            })
+        })?;
+        self.list_of(py, &ids)
+    }
+
+    /// `encode` of each text, on `threads` threads (default: all cores), without the
+    /// GIL; the same ids however the work is split.
+    #[pyo3(signature = (texts, prepend_space, threads=None))]
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+        prepend_space: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let strs = texts
+            .iter()
+            .map(|t| t.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        let pool = pool(threads)?;
+        let all = py.allow_threads(|| {
+            guarded("encode_batch", || {
+                let work = || {
+                    let spaced: Vec<_> = strs
+                        .par_iter()
+                        .map(|s| Self::with_space(s, prepend_space))
+                        .collect();
+                    let refs: Vec<&str> = spaced.iter().map(|s| s.as_ref()).collect();
+                    self.inner.encode_batch(&refs)
+                };
+                match &pool {
+                    Some(p) => p.install(work),
+                    None => work(),
+                }
+            })
+        })?;
+        let lists = all
+            .iter()
+            .map(|ids| self.list_of(py, ids))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, lists)
+    }
+
+    /// The pieces of `text` (`WordSplitter.pieces`), for tests.
+    fn pieces(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<String>> {
+        let s = text.to_str()?;
+        py.allow_threads(|| {
+            guarded("pieces", || {
+                let mut out = Vec::new();
+                self.inner.pieces(s, |p| out.push(p.to_string()));
+                out
+            })
+        })
+    }
+
+    /// Each piece's ids (`HierarchicalEncoder.ids_of_piece`), on all cores, without the
+    /// GIL; -1 for a byte token or `[UNK]` the vocabulary lacks.
+    fn encode_pieces(
+        &self,
+        py: Python<'_>,
+        pieces: Vec<Bound<'_, PyString>>,
+    ) -> PyResult<Vec<Vec<i64>>> {
+        let strs = pieces
+            .iter()
+            .map(|p| p.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        py.allow_threads(|| {
+            guarded("encode_pieces", || {
+                strs.par_iter()
+                    .map(|p| {
+                        let mut ids = Vec::new();
+                        self.inner.encode_piece(p, &mut ids);
+                        ids.into_iter()
+                            .map(|i| if i == MISSING { -1 } else { i64::from(i) })
+                            .collect()
+                    })
+                    .collect()
+            })
+        })
+    }
+
+    /// How many pieces the piece cache holds.
+    fn cached_pieces(&self) -> usize {
+        self.inner.cached_pieces()
+    }
+}
