@@ -29,8 +29,8 @@ from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
     from ._native import SchemaTables
-    from ._native import TextEncoder as NativeTextEncoder
     from ._native import Syllabifier as NativeSyllabifier
+    from ._native import TextEncoder as NativeTextEncoder
     from .schema import Schema
 
 Engine = Literal["native", "python"]

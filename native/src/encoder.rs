@@ -240,12 +240,29 @@ impl Hasher for Fx {
     }
 
     #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.add(i as u64);
+        self.add((i >> 64) as u64);
+    }
+
+    /// The multiply leaves the low bits, which pick a table's bucket, depending on the
+    /// low bytes alone (for Indic text: the same UTF-8 lead byte in every key), so the
+    /// high bits are folded down (the finalizer of MurmurHash3).
+    #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^ (h >> 33)
     }
 }
 
-type FxBuild = BuildHasherDefault<Fx>;
+pub type FxBuild = BuildHasherDefault<Fx>;
 const SHARDS: usize = 32;
 
 /// A string-keyed cache that threads share: shards chosen by the key's hash, each behind
@@ -262,7 +279,9 @@ pub struct Sharded<V> {
 impl<V> Sharded<V> {
     pub fn new(limit: usize) -> Self {
         Sharded {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| Mutex::new(HashMap::default()))
+                .collect(),
             per_shard: (limit / SHARDS).max(1),
         }
     }

@@ -47,11 +47,7 @@ impl PyTextEncoder {
     fn list_of<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         let ints = self.ints(py);
         let items = ids.iter().map(|&i| {
-            let k = if i == MISSING {
-                self.n_ids
-            } else {
-                i as usize
-            };
+            let k = if i == MISSING { self.n_ids } else { i as usize };
             match ints.get(k) {
                 Some(obj) => obj.bind(py).clone(),
                 None => i.into_pyobject(py).unwrap_or_else(|e| match e {}),

@@ -16,11 +16,11 @@ pub(crate) mod bindings {
 
     use pyo3::exceptions::{PyRuntimeError, PyValueError};
     use pyo3::prelude::*;
-    use pyo3::types::{PyList, PyString, PyTuple};
+    use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
     use rayon::prelude::*;
 
     use crate::encoder::{self, Ranks};
-    use crate::syllables::{self, SchemaSpec, Token};
+    use crate::syllables::{self, Interned, SchemaSpec, Token};
 
     /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
     pub(crate) fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
@@ -73,22 +73,26 @@ pub(crate) mod bindings {
         PyList::new(py, items)
     }
 
-    /// The token strings of one text. Syllables repeat (a few thousand distinct ones make
-    /// up most text), so each distinct token becomes one Python string, shared by all its
-    /// occurrences: a hash lookup is cheaper than decoding UTF-8 into a new object.
+    /// The token strings of one text: one Python string per distinct token (see
+    /// `Syllabifier::interned`), shared by its occurrences and, in a batch, by all texts.
     fn strings_of<'py, 'a>(
         py: Python<'py>,
-        text: &'a str,
-        tokens: &[Token],
-        made: &mut HashMap<&'a str, Bound<'py, PyString>>,
+        tokens: &Interned<'a>,
+        made: &mut HashMap<&'a str, Bound<'py, PyString>, crate::encoder::FxBuild>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let items = tokens.iter().map(|t| {
-            let s = &text[t.start..t.end];
-            made.entry(s)
-                .or_insert_with(|| PyString::new(py, s))
-                .clone()
-        });
-        PyList::new(py, items)
+        let strings: Vec<Bound<'py, PyString>> = tokens
+            .distinct
+            .iter()
+            .map(|s| {
+                made.entry(s)
+                    .or_insert_with(|| PyString::new(py, s))
+                    .clone()
+            })
+            .collect();
+        PyList::new(
+            py,
+            tokens.index.iter().map(|&k| strings[k as usize].clone()),
+        )
     }
 
     #[pymethods]
@@ -111,8 +115,8 @@ pub(crate) mod bindings {
             text: &Bound<'py, PyString>,
         ) -> PyResult<Bound<'py, PyList>> {
             let s = text.to_str()?;
-            let tokens = py.allow_threads(|| guarded("syllabify", || self.inner.tokens(s)))?;
-            strings_of(py, s, &tokens, &mut HashMap::new())
+            let tokens = py.allow_threads(|| guarded("syllabify", || self.inner.interned(s)))?;
+            strings_of(py, &tokens, &mut HashMap::default())
         }
 
         /// The tokens of `text` as (start, end, kind) in code points.
@@ -139,6 +143,33 @@ pub(crate) mod bindings {
             })
         }
 
+        /// Every token's end as a flat array of little-endian u32 (`array("I", ...)` reads
+        /// it), in code points or, with `utf8`, in bytes of the UTF-8 text: no Python object
+        /// per token, for callers that need only the boundaries.
+        #[pyo3(signature = (text, utf8=false))]
+        fn offsets<'py>(
+            &self,
+            py: Python<'py>,
+            text: &Bound<'py, PyString>,
+            utf8: bool,
+        ) -> PyResult<Bound<'py, PyBytes>> {
+            let s = text.to_str()?;
+            if u32::try_from(s.len()).is_err() {
+                return Err(PyValueError::new_err("offsets: the text is over 4 GiB"));
+            }
+            let out = py.allow_threads(|| {
+                guarded("offsets", || {
+                    let mut out = Vec::with_capacity(s.len() + 4);
+                    self.inner.for_each_token(s, |t| {
+                        let end = if utf8 { t.end } else { t.char_end };
+                        out.extend_from_slice(&(end as u32).to_le_bytes());
+                    });
+                    out
+                })
+            })?;
+            Ok(PyBytes::new(py, &out))
+        }
+
         /// `syllabify` of each text, on all cores (rayon), without the GIL.
         fn syllabify_batch<'py>(
             &self,
@@ -152,15 +183,15 @@ pub(crate) mod bindings {
             let tokens = py.allow_threads(|| {
                 guarded("syllabify_batch", || {
                     strs.par_iter()
-                        .map(|s| self.inner.tokens(s))
+                        .map(|s| self.inner.interned(s))
                         .collect::<Vec<_>>()
                 })
             })?;
             // One string per distinct token across the whole batch.
-            let mut made = HashMap::new();
-            strs.iter()
-                .zip(&tokens)
-                .map(|(s, t)| strings_of(py, s, t, &mut made))
+            let mut made = HashMap::default();
+            tokens
+                .iter()
+                .map(|t| strings_of(py, t, &mut made))
                 .collect()
         }
     }
