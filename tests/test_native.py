@@ -498,3 +498,33 @@ def test_encode_batch_threads_must_be_positive() -> None:
     with pytest.raises(ValueError, match="threads must be at least 1"):
         tok._native_pieces.encode_batch(["x"], True, 0)
     assert tok._native_pieces.encode_batch([], True, 1) == []
+
+
+# ---------------------------------------------------------------------------- offsets
+
+
+@pytest.mark.parametrize("name", DEV_FILES)
+def test_token_ends_are_identical(shared_corpora: Path, name: str) -> None:
+    """``Syllabifier.ends`` (the native ``offsets``: one flat array) against the Python
+    engine's token lengths summed, in code points and in UTF-8 bytes."""
+    text = (shared_corpora / name).read_text(encoding="utf-8")[:200_000]
+    for leading_space in (False, True):
+        native, python = _pair("auto", leading_space)
+        for utf8 in (False, True):
+            got = native.ends(text, utf8)
+            assert got.typecode == "I" and got == python.ends(text, utf8)
+    assert native.ends(text)[-1] == len(text)
+    assert native.ends(text, True)[-1] == len(text.encode("utf-8"))
+
+
+@given(st.one_of(script_text, st.text()), st.sampled_from(SETTINGS), st.booleans())
+@example("ක\ud800 ක", ("auto", True), False)
+@example("", ("auto", False), True)
+def test_token_ends_of_generated_text(text: str, setting: tuple[str, bool], utf8: bool) -> None:
+    native, python = _pair(*setting)
+    if utf8 and any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        for syl in (native, python):
+            with pytest.raises(UnicodeEncodeError):
+                syl.ends(text, utf8)
+        return
+    assert native.ends(text, utf8) == python.ends(text, utf8)

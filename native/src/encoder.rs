@@ -289,7 +289,8 @@ impl<V> Sharded<V> {
     #[inline]
     fn shard(&self, key: &str) -> MutexGuard<'_, HashMap<Box<str>, V, FxBuild>> {
         let h = FxBuild::default().hash_one(key);
-        let k = (h >> 58) as usize % SHARDS;
+        // Middle bits: a table uses the low ones for its bucket and the top 7 as tags.
+        let k = (h >> 32) as usize % SHARDS;
         // A panic while a lock was held (caught at the Python border) leaves a cache that
         // is still consistent: every entry is inserted whole.
         self.shards[k].lock().unwrap_or_else(|e| e.into_inner())
@@ -499,8 +500,26 @@ fn is_span(piece: &str) -> bool {
 pub struct TextEncoder {
     pub encoder: PieceEncoder,
     pub splitter: PieceSplitter,
-    pieces: Sharded<Box<[u32]>>,
+    /// The piece cache in shards by hash: a call holds the lock of the whole cache once,
+    /// and a batch's threads then read it without locks and fill a shard each.
+    pieces: Mutex<Vec<PieceMap>>,
     units: Sharded<(Box<[u32]>, bool)>,
+}
+
+type PieceMap = HashMap<Box<str>, Box<[u32]>, FxBuild>;
+
+/// A piece of a batch: its ids found in the cache, or new (with its shard).
+enum Piece<'a> {
+    Known(&'a [u32]),
+    New(&'a str, usize),
+}
+
+const PIECE_SHARDS: usize = 64;
+
+#[inline]
+fn piece_shard(piece: &str) -> usize {
+    // Middle bits: a table uses the low ones for its bucket and the top 7 as tags.
+    (FxBuild::default().hash_one(piece) >> 32) as usize % PIECE_SHARDS
 }
 
 /// Pieces whose ids are remembered (`_PIECE_CACHE_LIMIT` in `sgpe/tokenizer.py`).
@@ -513,14 +532,14 @@ impl TextEncoder {
         TextEncoder {
             encoder,
             splitter,
-            pieces: Sharded::new(PIECE_CACHE_LIMIT),
+            pieces: Mutex::new((0..PIECE_SHARDS).map(|_| PieceMap::default()).collect()),
             units: Sharded::new(UNIT_CACHE_LIMIT),
         }
     }
 
     /// `WordSplitter.pieces`: the raw pieces, a piece of more than `max_units` code
     /// points (not a span) cut after every `max_units` units.
-    pub fn pieces(&self, text: &str, mut emit: impl FnMut(&str)) {
+    pub fn pieces<'t>(&self, text: &'t str, mut emit: impl FnMut(&'t str)) {
         let cap = self.splitter.max_units;
         self.splitter.raw_pieces(text, |s, e| {
             let piece = &text[s..e];
@@ -572,45 +591,125 @@ impl TextEncoder {
         }
     }
 
+    fn piece_cache(&self) -> MutexGuard<'_, Vec<PieceMap>> {
+        // A panic while the lock was held (caught at the Python border) leaves a cache
+        // that is still consistent: every entry is inserted whole.
+        self.pieces.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// `Tokenizer.encode(text)` (the caller adds the prepended space): ids appended to
     /// `out`, each piece looked up in the piece cache first.
     pub fn encode(&self, text: &str, out: &mut Vec<u32>) {
+        let mut cache = self.piece_cache();
+        let limit = PIECE_CACHE_LIMIT / PIECE_SHARDS;
         self.pieces(text, |piece| {
-            self.pieces.with(
-                piece,
-                || {
-                    let mut ids = Vec::new();
-                    self.encode_piece(piece, &mut ids);
-                    ids.into_boxed_slice()
-                },
-                |ids| out.extend_from_slice(ids),
-            )
+            let shard = &mut cache[piece_shard(piece)];
+            if let Some(ids) = shard.get(piece) {
+                out.extend_from_slice(ids);
+                return;
+            }
+            let from = out.len();
+            self.encode_piece(piece, out);
+            if shard.len() >= limit {
+                shard.clear(); // as the Python cache does when full
+            }
+            shard.insert(piece.into(), out[from..].into());
         });
     }
 
-    /// `encode` of each text, on the current rayon pool: chunks of texts, results in the
-    /// texts' order whatever the split (the caches only change the cost).
+    /// `encode` of each text, on the current rayon pool, in the texts' order whatever the
+    /// split. Four steps, none of which takes a lock per piece: (1) in parallel over
+    /// chunks of texts, cut the pieces, each either found in the cache (its ids kept by
+    /// reference) or new (collected by shard, once per chunk); (2) in parallel over
+    /// shards, encode each new piece of all chunks once; (3) in parallel over chunks, put
+    /// each text's ids together; (4) in parallel over shards, cache the new pieces.
     pub fn encode_batch(&self, texts: &[&str]) -> Vec<Vec<u32>> {
-        let chunk = (texts.len() / (8 * rayon::current_num_threads())).max(1);
-        texts
-            .par_chunks(chunk)
-            .map(|c| {
-                c.iter()
-                    .map(|t| {
-                        let mut ids = Vec::with_capacity(t.len() / 3 + 1);
-                        self.encode(t, &mut ids);
-                        ids
+        let mut cache = self.piece_cache();
+        let threads = rayon::current_num_threads();
+        let chunk = texts.len().div_ceil(4 * threads).max(1);
+        let limit = PIECE_CACHE_LIMIT / PIECE_SHARDS;
+        let (out, new_by_shard) = {
+            let read: &Vec<PieceMap> = &cache;
+            // (1) each chunk: its texts' pieces, and its new pieces by shard.
+            let found: Vec<(Vec<Vec<Piece<'_>>>, Vec<Vec<&str>>)> = texts
+                .par_chunks(chunk)
+                .map(|c| {
+                    let mut seen: Vec<HashMap<&str, (), FxBuild>> =
+                        (0..PIECE_SHARDS).map(|_| HashMap::default()).collect();
+                    let pieces = c
+                        .iter()
+                        .map(|t| {
+                            let mut ps = Vec::with_capacity(t.len() / 8 + 1);
+                            self.pieces(t, |p| {
+                                let k = piece_shard(p);
+                                ps.push(match read[k].get(p) {
+                                    Some(ids) => Piece::Known(ids),
+                                    None => {
+                                        seen[k].insert(p, ());
+                                        Piece::New(p, k)
+                                    }
+                                });
+                            });
+                            ps
+                        })
+                        .collect();
+                    let new = seen.into_iter().map(|m| m.into_keys().collect()).collect();
+                    (pieces, new)
+                })
+                .collect();
+            // (2) each shard: its new pieces of all chunks, encoded once.
+            let new_by_shard: Vec<PieceMap> = (0..PIECE_SHARDS)
+                .into_par_iter()
+                .map(|k| {
+                    let mut new = PieceMap::default();
+                    for (_, by_shard) in &found {
+                        for &p in &by_shard[k] {
+                            if !new.contains_key(p) {
+                                let mut ids = Vec::new();
+                                self.encode_piece(p, &mut ids);
+                                new.insert(p.into(), ids.into_boxed_slice());
+                            }
+                        }
+                    }
+                    new
+                })
+                .collect();
+            // (3) each text's ids.
+            let out: Vec<Vec<u32>> = found
+                .par_iter()
+                .flat_map_iter(|(pieces, _)| {
+                    pieces.iter().map(|ps| {
+                        let mut out = Vec::with_capacity(ps.len() * 2);
+                        for p in ps {
+                            match *p {
+                                Piece::Known(ids) => out.extend_from_slice(ids),
+                                Piece::New(p, k) => match new_by_shard[k].get(p) {
+                                    Some(ids) => out.extend_from_slice(ids),
+                                    None => self.encode_piece(p, &mut out),
+                                },
+                            }
+                        }
+                        out
                     })
-                    .collect::<Vec<_>>()
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .flatten()
-            .collect()
+                })
+                .collect();
+            (out, new_by_shard)
+        };
+        // (4) the new pieces into the cache (a full shard starts afresh).
+        cache
+            .par_iter_mut()
+            .zip(new_by_shard)
+            .for_each(|(shard, new)| {
+                if shard.len() + new.len() > limit {
+                    shard.clear();
+                }
+                shard.extend(new.into_iter().take(limit));
+            });
+        out
     }
 
     /// How many pieces are cached (for tests).
     pub fn cached_pieces(&self) -> usize {
-        self.pieces.len()
+        self.piece_cache().iter().map(|m| m.len()).sum()
     }
 }

@@ -3,6 +3,7 @@
 //! vocabularies. Kept apart from `lib.rs` so that its bindings stay as they are.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -65,16 +66,30 @@ impl PyTextEncoder {
     }
 }
 
-fn pool(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
-    match threads {
-        None => Ok(None),
-        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map(Some)
-            .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}"))),
+/// A pool of `threads` threads (None: rayon's global pool, one thread per core). Pools
+/// are kept for the process: starting threads on every call would cost more than a
+/// short batch.
+fn pool(threads: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let n = match threads {
+        None => return Ok(None),
+        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => n,
+    };
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&n) {
+        return Ok(Some(p.clone()));
     }
+    let made = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
+    let made = Arc::new(made);
+    pools.insert(n, made.clone());
+    Ok(Some(made))
 }
 
 #[pymethods]
