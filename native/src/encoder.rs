@@ -263,64 +263,50 @@ impl Hasher for Fx {
 }
 
 pub type FxBuild = BuildHasherDefault<Fx>;
-const SHARDS: usize = 32;
+const SLOTS: usize = 16;
 
-/// A string-keyed cache that threads share: shards chosen by the key's hash, each behind
-/// its own lock, so the threads of a batch rarely wait on each other, and a piece one
-/// thread has encoded is a lookup for the others (per-thread caches would encode the
-/// common pieces once per thread). A shard that reaches its limit starts afresh, as the
-/// Python caches do; what is cached never changes a result, only its cost.
+/// A string-keyed cache of one slot per thread of the rayon pool (and one for the caller's
+/// thread): a thread takes only its own slot's lock, never waited for, and no cache line
+/// moves between cores on every lookup, as it would with one shared table. The units of
+/// a text are a few thousand, so each thread learning them once costs little. A slot that
+/// reaches its limit starts afresh, as the Python caches do; what is cached never changes
+/// a result, only its cost.
 #[derive(Debug)]
-pub struct Sharded<V> {
-    shards: Vec<Mutex<HashMap<Box<str>, V, FxBuild>>>,
-    per_shard: usize,
+pub struct PerThread<V> {
+    slots: Vec<Mutex<HashMap<Box<str>, V, FxBuild>>>,
+    limit: usize,
 }
 
-impl<V> Sharded<V> {
+impl<V> PerThread<V> {
     pub fn new(limit: usize) -> Self {
-        Sharded {
-            shards: (0..SHARDS)
-                .map(|_| Mutex::new(HashMap::default()))
-                .collect(),
-            per_shard: (limit / SHARDS).max(1),
+        PerThread {
+            slots: (0..SLOTS).map(|_| Mutex::new(HashMap::default())).collect(),
+            limit: limit.max(1),
         }
     }
 
     #[inline]
-    fn shard(&self, key: &str) -> MutexGuard<'_, HashMap<Box<str>, V, FxBuild>> {
-        let h = FxBuild::default().hash_one(key);
-        // Middle bits: a table uses the low ones for its bucket and the top 7 as tags.
-        let k = (h >> 32) as usize % SHARDS;
+    fn slot(&self) -> MutexGuard<'_, HashMap<Box<str>, V, FxBuild>> {
+        let k = rayon::current_thread_index().map_or(0, |i| i + 1) % SLOTS;
         // A panic while a lock was held (caught at the Python border) leaves a cache that
         // is still consistent: every entry is inserted whole.
-        self.shards[k].lock().unwrap_or_else(|e| e.into_inner())
+        self.slots[k].lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// `take(&value)` of `key`, made by `make` (outside the lock) when it is missing.
+    /// `take(&value)` of `key`, made by `make` when it is missing.
     #[inline]
     pub fn with<R>(&self, key: &str, make: impl FnOnce() -> V, take: impl FnOnce(&V) -> R) -> R {
-        if let Some(v) = self.shard(key).get(key) {
+        let mut slot = self.slot();
+        if let Some(v) = slot.get(key) {
             return take(v);
         }
         let v = make();
         let out = take(&v);
-        let mut shard = self.shard(key);
-        if shard.len() >= self.per_shard {
-            shard.clear();
+        if slot.len() >= self.limit {
+            slot.clear();
         }
-        shard.insert(key.into(), v);
+        slot.insert(key.into(), v);
         out
-    }
-
-    pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).len())
-            .sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -503,28 +489,125 @@ pub struct TextEncoder {
     /// The piece cache in shards by hash: a call holds the lock of the whole cache once,
     /// and a batch's threads then read it without locks and fill a shard each.
     pieces: Mutex<Vec<PieceMap>>,
-    units: Sharded<(Box<[u32]>, bool)>,
+    units: PerThread<(Box<[u32]>, bool)>,
 }
 
-type PieceMap = HashMap<Box<str>, Box<[u32]>, FxBuild>;
+/// A hasher for keys that are hashes already (a piece's Fx hash): passes them through.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut fx = Fx(self.0);
+        fx.write(bytes);
+        self.0 = fx.finish();
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// One shard of the piece cache: pieces and their ids in two flat arenas, found by the
+/// piece's hash. A lookup then reads one small table and two dense arrays, where a map of
+/// boxed strings to boxed slices would chase two pointers into a scattered heap (the cost
+/// that dominated a warm encode). Two pieces with the same 64-bit hash are told apart by
+/// their bytes; the second one lives in `clash`.
+#[derive(Debug, Default)]
+pub struct PieceStore {
+    index: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+    clash: HashMap<Box<str>, u32, FxBuild>,
+    text: String,
+    ids: Vec<u32>,
+    /// per entry: end of its piece in `text`, end of its ids in `ids`
+    ends: Vec<(u32, u32)>,
+}
+
+impl PieceStore {
+    #[inline]
+    fn entry(&self, i: u32) -> (&str, &[u32]) {
+        let i = i as usize;
+        let (t0, d0) = if i == 0 { (0, 0) } else { self.ends[i - 1] };
+        let (t1, d1) = self.ends[i];
+        (
+            &self.text[t0 as usize..t1 as usize],
+            &self.ids[d0 as usize..d1 as usize],
+        )
+    }
+
+    #[inline]
+    pub fn get(&self, piece: &str, hash: u64) -> Option<&[u32]> {
+        let &i = self.index.get(&hash)?;
+        let (key, ids) = self.entry(i);
+        if key == piece {
+            return Some(ids);
+        }
+        self.clash.get(piece).map(|&j| self.entry(j).1)
+    }
+
+    /// Adds a piece that `get` does not find.
+    pub fn insert(&mut self, piece: &str, hash: u64, ids: &[u32]) {
+        let i = self.ends.len() as u32;
+        self.text.push_str(piece);
+        self.ids.extend_from_slice(ids);
+        self.ends
+            .push((self.text.len() as u32, self.ids.len() as u32));
+        if self.index.contains_key(&hash) {
+            self.clash.insert(piece.into(), i);
+        } else {
+            self.index.insert(hash, i);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.index.clear();
+        self.clash.clear();
+        self.text.clear();
+        self.ids.clear();
+        self.ends.clear();
+    }
+
+    /// Every (piece, ids), in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u32])> {
+        (0..self.ends.len() as u32).map(|i| self.entry(i))
+    }
+}
+
+type PieceMap = PieceStore;
 
 /// A piece of a batch: its ids found in the cache, or new (with its shard).
 enum Piece<'a> {
     Known(&'a [u32]),
-    New(&'a str, usize),
+    New(&'a str, u64, usize),
 }
 
 const PIECE_SHARDS: usize = 64;
 
+/// A piece's hash and its shard of the piece cache.
 #[inline]
-fn piece_shard(piece: &str) -> usize {
+fn piece_hash(piece: &str) -> (u64, usize) {
+    let h = FxBuild::default().hash_one(piece);
     // Middle bits: a table uses the low ones for its bucket and the top 7 as tags.
-    (FxBuild::default().hash_one(piece) >> 32) as usize % PIECE_SHARDS
+    (h, (h >> 32) as usize % PIECE_SHARDS)
 }
 
 /// Pieces whose ids are remembered (`_PIECE_CACHE_LIMIT` in `sgpe/tokenizer.py`).
 const PIECE_CACHE_LIMIT: usize = 500_000;
-/// Units whose ids are remembered (`HierarchicalEncoder`'s unit cache).
+/// Units whose ids are remembered per thread (`HierarchicalEncoder`'s unit cache).
 const UNIT_CACHE_LIMIT: usize = 200_000;
 
 impl TextEncoder {
@@ -533,7 +616,7 @@ impl TextEncoder {
             encoder,
             splitter,
             pieces: Mutex::new((0..PIECE_SHARDS).map(|_| PieceMap::default()).collect()),
-            units: Sharded::new(UNIT_CACHE_LIMIT),
+            units: PerThread::new(UNIT_CACHE_LIMIT),
         }
     }
 
@@ -603,8 +686,9 @@ impl TextEncoder {
         let mut cache = self.piece_cache();
         let limit = PIECE_CACHE_LIMIT / PIECE_SHARDS;
         self.pieces(text, |piece| {
-            let shard = &mut cache[piece_shard(piece)];
-            if let Some(ids) = shard.get(piece) {
+            let (h, k) = piece_hash(piece);
+            let shard = &mut cache[k];
+            if let Some(ids) = shard.get(piece, h) {
                 out.extend_from_slice(ids);
                 return;
             }
@@ -613,7 +697,7 @@ impl TextEncoder {
             if shard.len() >= limit {
                 shard.clear(); // as the Python cache does when full
             }
-            shard.insert(piece.into(), out[from..].into());
+            shard.insert(piece, h, &out[from..]);
         });
     }
 
@@ -631,29 +715,30 @@ impl TextEncoder {
         let (out, new_by_shard) = {
             let read: &Vec<PieceMap> = &cache;
             // (1) each chunk: its texts' pieces, and its new pieces by shard.
-            let found: Vec<(Vec<Vec<Piece<'_>>>, Vec<Vec<&str>>)> = texts
+            type Found<'a> = (Vec<Vec<Piece<'a>>>, Vec<Vec<(&'a str, u64)>>);
+            let found: Vec<Found<'_>> = texts
                 .par_chunks(chunk)
                 .map(|c| {
-                    let mut seen: Vec<HashMap<&str, (), FxBuild>> =
+                    let mut seen: Vec<HashMap<&str, u64, FxBuild>> =
                         (0..PIECE_SHARDS).map(|_| HashMap::default()).collect();
                     let pieces = c
                         .iter()
                         .map(|t| {
                             let mut ps = Vec::with_capacity(t.len() / 8 + 1);
                             self.pieces(t, |p| {
-                                let k = piece_shard(p);
-                                ps.push(match read[k].get(p) {
+                                let (h, k) = piece_hash(p);
+                                ps.push(match read[k].get(p, h) {
                                     Some(ids) => Piece::Known(ids),
                                     None => {
-                                        seen[k].insert(p, ());
-                                        Piece::New(p, k)
+                                        seen[k].insert(p, h);
+                                        Piece::New(p, h, k)
                                     }
                                 });
                             });
                             ps
                         })
                         .collect();
-                    let new = seen.into_iter().map(|m| m.into_keys().collect()).collect();
+                    let new = seen.into_iter().map(|m| m.into_iter().collect()).collect();
                     (pieces, new)
                 })
                 .collect();
@@ -662,12 +747,13 @@ impl TextEncoder {
                 .into_par_iter()
                 .map(|k| {
                     let mut new = PieceMap::default();
+                    let mut ids = Vec::new();
                     for (_, by_shard) in &found {
-                        for &p in &by_shard[k] {
-                            if !new.contains_key(p) {
-                                let mut ids = Vec::new();
+                        for &(p, h) in &by_shard[k] {
+                            if new.get(p, h).is_none() {
+                                ids.clear();
                                 self.encode_piece(p, &mut ids);
-                                new.insert(p.into(), ids.into_boxed_slice());
+                                new.insert(p, h, &ids);
                             }
                         }
                     }
@@ -683,7 +769,7 @@ impl TextEncoder {
                         for p in ps {
                             match *p {
                                 Piece::Known(ids) => out.extend_from_slice(ids),
-                                Piece::New(p, k) => match new_by_shard[k].get(p) {
+                                Piece::New(p, h, k) => match new_by_shard[k].get(p, h) {
                                     Some(ids) => out.extend_from_slice(ids),
                                     None => self.encode_piece(p, &mut out),
                                 },
@@ -703,7 +789,9 @@ impl TextEncoder {
                 if shard.len() + new.len() > limit {
                     shard.clear();
                 }
-                shard.extend(new.into_iter().take(limit));
+                for (p, ids) in new.iter().take(limit) {
+                    shard.insert(p, piece_hash(p).0, ids);
+                }
             });
         out
     }
