@@ -19,21 +19,6 @@ class Syllabifier:
     def offsets(self, text: str, utf8: bool = False) -> bytes: ...
     def syllabify_batch(self, texts: Sequence[str]) -> list[list[str]]: ...
 
-class PieceEncoder:
-    """The hierarchical mode's piece encoder, both phases (sgpe/hierarchical.py)."""
-
-    def __init__(
-        self,
-        schemas: Sequence[SchemaTables],
-        leading_space: bool,
-        char_ids: dict[str, int],
-        byte_ids: list[int] | None,
-        unk: int,
-        part: dict[tuple[int, int], tuple[int, int]],
-        join: dict[tuple[int, int], tuple[int, int]],
-    ) -> None: ...
-    def encode_pieces(self, pieces: Sequence[str]) -> list[list[int]]: ...
-
 class TextEncoder:
     """Tokenizer.encode of a hierarchical vocabulary: pieces (sgpe/pieces.py), a piece
     cache and both merge phases (sgpe/hierarchical.py)."""

@@ -226,6 +226,10 @@ class Tokenizer:
         With the vocabulary's ``prepend_space`` (the default for new vocabularies) a
         non-empty text is encoded as ``" " + text``; :meth:`decode` removes that space.
         Pass ``prepend_space=False`` to encode a fragment of a longer text as it stands.
+
+        Under the native engine a hierarchical vocabulary encodes in Rust from text to ids
+        (pieces, piece cache, merges: ``sgpe.engine.native_text_encoder``), with the same
+        ids; a text with a lone surrogate, which UTF-8 cannot hold, takes the Python path.
         """
         pre = self.prepend_space if prepend_space is None else prepend_space
         if self._native_pieces is not None:
@@ -252,10 +256,12 @@ class Tokenizer:
     def encode_batch(
         self, texts: Sequence[str], *, prepend_space: bool | None = None
     ) -> list[list[TokenId]]:
-        """``[self.encode(t) for t in texts]``, faster on many texts: the pieces of the
-        batch that are not cached yet are syllabified together (see
-        :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and each text's
-        ids are put together from the cache at C speed (no Python code per piece)."""
+        """``[self.encode(t) for t in texts]``, faster on many texts. Under the native
+        engine (a hierarchical vocabulary) the whole batch runs in Rust on all cores without
+        the GIL. Otherwise the pieces of the batch that are not cached yet are syllabified
+        together (see :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and
+        each text's ids are put together from the cache at C speed (no Python code per
+        piece)."""
         pre = self.prepend_space if prepend_space is None else prepend_space
         if self._native_pieces is not None:
             try:

@@ -528,3 +528,19 @@ def test_token_ends_of_generated_text(text: str, setting: tuple[str, bool], utf8
                 syl.ends(text, utf8)
         return
     assert native.ends(text, utf8) == python.ends(text, utf8)
+
+
+@pytest.mark.parametrize("variant", ["shipped", "unk", "cap 6"])
+def test_python_paths_agree_with_native_encode(shared_corpora: Path, variant: str) -> None:
+    """encode_with_spans, measure and merge_trace stay in Python (per-token objects): their
+    ids and final tokens equal the native encode's."""
+    tok = _variant(variant, False)
+    with (shared_corpora / "mixed_dev.txt").open(encoding="utf-8") as f:
+        lines = [line.rstrip("\n") for _, line in zip(range(60), f)]
+    names = tok._id_to_token
+    for line in lines:
+        ids = tok.encode(line)
+        assert tok.encode_with_spans(line)[0] == ids
+        assert tok.measure(line).ids == ids
+        final = [t for w in tok.merge_trace(line) for t in w.final]
+        assert final == [names[i] for i in ids]

@@ -6,9 +6,15 @@
 //! byte tokens (or `[UNK]`) and never merges. Phase 2: runs of whole joinable units (one
 //! token each) merged with the *join* merges. Both use the rule of `bpe_with_sizes`: merge
 //! the leftmost lowest-ranked pair until none applies (long join runs with the heap of
-//! `bpe_heap`, the same result). Units are cached per call.
+//! `bpe_heap`, the same result).
+//!
+//! Whole texts ([`TextEncoder`]): `Tokenizer.encode` of `sgpe/tokenizer.py` for a
+//! hierarchical vocabulary, end to end: the pieces of `sgpe/pieces.py` ([`PieceSplitter`],
+//! Python's `\s` semantics, superword spans, the cap on long pieces), a piece cache that
+//! lives as long as the tokenizer, a unit cache, and batches on a rayon pool.
 
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard};
@@ -163,41 +169,6 @@ impl PieceEncoder {
             out.extend_from_slice(run);
         }
         run.clear();
-    }
-
-    /// `HierarchicalEncoder.ids_of_piece`, with a unit cache shared by the caller's pieces.
-    pub fn encode_piece<'a>(
-        &self,
-        piece: &'a str,
-        cache: &mut HashMap<&'a str, (Vec<u32>, bool)>,
-    ) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut run = Vec::new();
-        for t in self.syllabifier.tokens(piece) {
-            let text = &piece[t.start..t.end];
-            let (ids, joinable) = cache.entry(text).or_insert_with(|| self.unit(text));
-            if *joinable {
-                run.push(ids[0]);
-                continue;
-            }
-            if !run.is_empty() {
-                self.join_run(&mut run, &mut out);
-            }
-            out.extend_from_slice(ids);
-        }
-        if !run.is_empty() {
-            self.join_run(&mut run, &mut out);
-        }
-        out
-    }
-
-    /// Each piece's ids, one unit cache for all of them.
-    pub fn encode_pieces(&self, pieces: &[&str]) -> Vec<Vec<u32>> {
-        let mut cache = HashMap::new();
-        pieces
-            .iter()
-            .map(|p| self.encode_piece(p, &mut cache))
-            .collect()
     }
 }
 
@@ -558,10 +529,13 @@ impl PieceStore {
         self.ids.extend_from_slice(ids);
         self.ends
             .push((self.text.len() as u32, self.ids.len() as u32));
-        if self.index.contains_key(&hash) {
-            self.clash.insert(piece.into(), i);
-        } else {
-            self.index.insert(hash, i);
+        match self.index.entry(hash) {
+            Entry::Occupied(_) => {
+                self.clash.insert(piece.into(), i);
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(i);
+            }
         }
     }
 

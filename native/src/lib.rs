@@ -19,7 +19,6 @@ pub(crate) mod bindings {
     use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
     use rayon::prelude::*;
 
-    use crate::encoder::{self, Ranks};
     use crate::syllables::{self, Interned, SchemaSpec, Token};
 
     /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
@@ -212,86 +211,10 @@ pub(crate) mod bindings {
             .collect()
     }
 
-    /// The hierarchical mode's piece encoder (`HierarchicalEncoder.ids_of_piece`).
-    #[pyclass(frozen, module = "sgpe._native", name = "PieceEncoder")]
-    struct PyPieceEncoder {
-        inner: encoder::PieceEncoder,
-    }
-
-    #[pymethods]
-    impl PyPieceEncoder {
-        #[new]
-        #[pyo3(signature = (schemas, leading_space, char_ids, byte_ids, unk, part, join))]
-        fn new(
-            schemas: Vec<SpecArg>,
-            leading_space: bool,
-            char_ids: HashMap<char, u32>,
-            byte_ids: Option<Vec<i64>>,
-            unk: i64,
-            part: Ranks,
-            join: Ranks,
-        ) -> PyResult<Self> {
-            if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
-                return Err(PyValueError::new_err("byte_ids must hold 256 ids"));
-            }
-            // -1 (a byte token or [UNK] the vocabulary lacks, which Python emits as it is)
-            // travels as u32::MAX: such ids never merge, and leave as -1 again.
-            let id = |i: i64| u32::try_from(i).unwrap_or(u32::MAX);
-            let byte_ids = byte_ids.map(|b| b.into_iter().map(id).collect());
-            let unk = id(unk);
-            let specs = specs_of(schemas);
-            let syllabifier = guarded("PieceEncoder()", || {
-                syllables::Syllabifier::new(&specs, leading_space)
-            })?
-            .map_err(PyValueError::new_err)?;
-            Ok(PyPieceEncoder {
-                inner: encoder::PieceEncoder {
-                    syllabifier,
-                    char_ids,
-                    byte_ids,
-                    unk,
-                    part,
-                    join,
-                },
-            })
-        }
-
-        /// Each piece's ids, on all cores (rayon), without the GIL; the same ids in the
-        /// same order however the work is split. A lone surrogate raises
-        /// UnicodeEncodeError (the caller then encodes in Python).
-        fn encode_pieces(
-            &self,
-            py: Python<'_>,
-            pieces: Vec<Bound<'_, PyString>>,
-        ) -> PyResult<Vec<Vec<i64>>> {
-            let strs = pieces
-                .iter()
-                .map(|p| p.to_str())
-                .collect::<PyResult<Vec<&str>>>()?;
-            py.allow_threads(|| {
-                guarded("encode_pieces", || {
-                    let chunk = (strs.len() / (4 * rayon::current_num_threads())).max(256);
-                    strs.par_chunks(chunk)
-                        .map(|c| self.inner.encode_pieces(c))
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .flatten()
-                        .map(|ids| {
-                            ids.into_iter()
-                                .map(|i| if i == u32::MAX { -1 } else { i64::from(i) })
-                                .collect()
-                        })
-                        .collect()
-                })
-            })
-        }
-    }
-
     #[pymodule]
     fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         m.add_class::<PySyllabifier>()?;
-        m.add_class::<PyPieceEncoder>()?;
         m.add_class::<crate::encoder_py::PyTextEncoder>()?;
         Ok(())
     }
