@@ -20,8 +20,8 @@ class Syllabifier:
     def syllabify_batch(self, texts: Sequence[str]) -> list[list[str]]: ...
 
 class TextEncoder:
-    """Tokenizer.encode of a hierarchical vocabulary: pieces (sgpe/pieces.py), a piece
-    cache and both merge phases (sgpe/hierarchical.py)."""
+    """Tokenizer.encode: pieces (sgpe/pieces.py), a piece cache and both merge phases
+    (sgpe/hierarchical.py), or with paper_vocab the paper mode's encoder."""
 
     def __init__(
         self,
@@ -35,6 +35,7 @@ class TextEncoder:
         word_chars: list[tuple[int, int]] | None,
         span_letters: list[list[tuple[int, int]]],
         max_units: int,
+        paper_vocab: dict[str, int] | None = None,
     ) -> None: ...
     def encode(self, text: str, prepend_space: bool) -> list[int]: ...
     def encode_batch(

@@ -21,6 +21,7 @@ asked (the variable is read once per process; :func:`reset` is for tests).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
@@ -140,20 +141,22 @@ def native_text_encoder(
     leading_space: bool,
     pieces: str,
     max_units: int,
-    superwords: bool,
+    span_letters: Sequence[frozenset[str]],
     vocab: dict[str, int],
     byte_ids: list[int],
     unk_id: int,
     part_ranks: dict[tuple[int, int], tuple[int, int]],
     join_ranks: dict[tuple[int, int], tuple[int, int]],
+    paper: bool = False,
 ) -> NativeTextEncoder | None:
-    """The native twin of ``Tokenizer.encode`` for a hierarchical vocabulary of a built-in
-    ``script`` setting, or None under the Python engine: the pieces of
-    :class:`sgpe.pieces.WordSplitter` (``pieces``, ``max_units``, ``superwords``), a
-    piece cache, and both phases of :class:`sgpe.hierarchical.HierarchicalEncoder`. A byte
-    token or ``[UNK]`` the vocabulary lacks is spelled -1 by both engines."""
-    from .pieces import span_letters
-
+    """The native twin of ``Tokenizer.encode`` for a vocabulary of a built-in ``script``
+    setting, or None under the Python engine: the pieces of
+    :class:`sgpe.pieces.WordSplitter` (``pieces``, ``max_units``; superword spans of the
+    ``span_letters`` of :func:`sgpe.pieces.span_letters`, none when empty), a
+    piece cache, and both phases of :class:`sgpe.hierarchical.HierarchicalEncoder`; with
+    ``paper``, the paper mode's encoder instead (syllables looked up in ``vocab``, every
+    merge in ``part_ranks``). A byte token or ``[UNK]`` the vocabulary lacks is spelled -1
+    by both engines."""
     module = native_module()
     if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
         return None
@@ -165,7 +168,7 @@ def native_text_encoder(
         if pieces == "script"
         else None
     )
-    spans = [code_point_ranges(letters) for letters in span_letters(script)] if superwords else []
+    spans = [code_point_ranges(letters) for letters in span_letters]
     made: NativeTextEncoder = module.TextEncoder(
         tables,
         leading_space,
@@ -177,5 +180,6 @@ def native_text_encoder(
         word_chars,
         spans,
         max_units,
+        vocab if paper else None,
     )
     return made

@@ -32,7 +32,7 @@ from ._files import (
 )
 from .engine import native_text_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
-from .pieces import MAX_PIECE_UNITS, get_word_splitter
+from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED
 from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old home
@@ -130,21 +130,18 @@ class Tokenizer:
             )
         # Its native twin (sgpe/engine.py), or None: encode and encode_batch go there whole
         # (pieces, piece cache and merges in Rust), and new pieces of the Python paths too.
-        self._native_pieces = (
-            native_text_encoder(
-                script,
-                leading_space,
-                pieces,
-                max_piece_units,
-                superwords_from is not None,
-                self.vocab,
-                self._byte_ids,
-                self.unk_id,
-                self._hier.part_ranks,
-                self._hier.join_ranks,
-            )
-            if self._hier is not None
-            else None
+        self._native_pieces = native_text_encoder(
+            script,
+            leading_space,
+            pieces,
+            max_piece_units,
+            span_letters(script) if superwords_from is not None else [],
+            self.vocab,
+            self._byte_ids,
+            self.unk_id,
+            self._hier.part_ranks if self._hier is not None else self._ranks,
+            self._hier.join_ranks if self._hier is not None else {},
+            paper=self._hier is None,
         )
 
     def _check(self, source: str) -> None:
@@ -227,7 +224,7 @@ class Tokenizer:
         non-empty text is encoded as ``" " + text``; :meth:`decode` removes that space.
         Pass ``prepend_space=False`` to encode a fragment of a longer text as it stands.
 
-        Under the native engine a hierarchical vocabulary encodes in Rust from text to ids
+        Under the native engine a vocabulary (either mode) encodes in Rust from text to ids
         (pieces, piece cache, merges: ``sgpe.engine.native_text_encoder``), with the same
         ids; a text with a lone surrogate, which UTF-8 cannot hold, takes the Python path.
         """
@@ -257,7 +254,7 @@ class Tokenizer:
         self, texts: Sequence[str], *, prepend_space: bool | None = None
     ) -> list[list[TokenId]]:
         """``[self.encode(t) for t in texts]``, faster on many texts. Under the native
-        engine (a hierarchical vocabulary) the whole batch runs in Rust on all cores without
+        engine the whole batch runs in Rust on all cores without
         the GIL. Otherwise the pieces of the batch that are not cached yet are syllabified
         together (see :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and
         each text's ids are put together from the cache at C speed (no Python code per

@@ -362,9 +362,13 @@ PIECE_SETTINGS = [
 @cache
 def _splitter_pair(setting: tuple[str, bool, str, int, bool]) -> tuple[Any, Any]:
     """The native encoder's piece splitter and sgpe/pieces.py's of one setting."""
-    from sgpe.pieces import WordSplitter
+    from sgpe.pieces import WordSplitter, span_letters
 
-    native = engine.native_text_encoder(*setting, {}, [], 0, {}, {})
+    script, leading_space, pieces, max_units, superwords = setting
+    letters = span_letters(script) if superwords else []
+    native = engine.native_text_encoder(
+        script, leading_space, pieces, max_units, letters, {}, [], 0, {}, {}
+    )
     assert native is not None
     return native, WordSplitter(*setting)
 
@@ -412,13 +416,16 @@ def test_pieces_reject_a_lone_surrogate() -> None:
 
 # Vocabularies for whole-text encoding: the shipped one, and its file with other settings
 # (each engine reads the same file, so their ids must agree whatever the setting).
-VARIANTS = {
+VARIANTS: dict[str, dict[str, Any]] = {
     "shipped": {},
     "unk": {"oov_policy": "unk"},
     "script pieces": {"pieces": "script"},
     "cap 6": {"max_piece_units": 6},
     "no prepend": {"prepend_space": False},
     "no leading space": {"leading_space": False, "prepend_space": False},
+    "paper": {"file": "sgpe_paper_4k.json"},
+    "paper unk": {"file": "sgpe_paper_4k.json", "oov_policy": "unk"},
+    "paper script pieces": {"file": "sgpe_paper_4k.json", "pieces": "script"},
 }
 
 
@@ -427,8 +434,9 @@ def _variant(name: str, python: bool) -> Any:
     import sgpe
     from sgpe._files import read_json
 
-    data = read_json(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
-    tok = sgpe.Tokenizer.from_dict({**data, **VARIANTS[name]})
+    settings = dict(VARIANTS[name])
+    data = read_json(ROOT / "sample_data" / "vocab" / settings.pop("file", "sgpe_4k.json"))
+    tok = sgpe.Tokenizer.from_dict({**data, **settings})
     assert tok._native_pieces is not None
     if python:
         tok._native_pieces = None  # the Python engine's encode and encode_batch
@@ -475,6 +483,8 @@ def test_encode_superword_spans_line_by_line(shared_corpora: Path) -> None:
 @example(["", " ", "ක්" * 3000, "\x1c\x1d ක", "ශ්‍රී ලංකාව\u00a0x"], "shipped")
 @example(["ක\ud800 ක"], "shipped")
 @example(["ක\ud800 ක", "x"], "unk")
+@example(["ක\ud800 ක", "ක ක"], "paper unk")
+@example(["ක\ud800 ක"], "paper")
 def test_encode_of_generated_text(texts: list[str], variant: str) -> None:
     """Any characters, Python's whitespace, huge and empty texts; a lone surrogate leaves
     the text to the Python path (UnicodeEncodeError with byte fallback, [UNK] with unk),
@@ -530,7 +540,7 @@ def test_token_ends_of_generated_text(text: str, setting: tuple[str, bool], utf8
     assert native.ends(text, utf8) == python.ends(text, utf8)
 
 
-@pytest.mark.parametrize("variant", ["shipped", "unk", "cap 6"])
+@pytest.mark.parametrize("variant", ["shipped", "unk", "cap 6", "paper"])
 def test_python_paths_agree_with_native_encode(shared_corpora: Path, variant: str) -> None:
     """encode_with_spans, measure and merge_trace stay in Python (per-token objects): their
     ids and final tokens equal the native encode's."""

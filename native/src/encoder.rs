@@ -461,6 +461,9 @@ pub struct TextEncoder {
     /// and a batch's threads then read it without locks and fill a shard each.
     pieces: Mutex<Vec<PieceMap>>,
     units: PerThread<(Box<[u32]>, bool)>,
+    /// The paper mode's vocabulary (every token string to its id), or None for the
+    /// hierarchical mode; a paper-mode encoder merges with `encoder.part` (all merges).
+    pub paper: Option<HashMap<Box<str>, u32, FxBuild>>,
 }
 
 /// A hasher for keys that are hashes already (a piece's Fx hash): passes them through.
@@ -591,7 +594,81 @@ impl TextEncoder {
             splitter,
             pieces: Mutex::new((0..PIECE_SHARDS).map(|_| PieceMap::default()).collect()),
             units: PerThread::new(UNIT_CACHE_LIMIT),
+            paper: None,
         }
+    }
+
+    /// The paper mode's encoder (`Tokenizer._encode_piece` without a hierarchical
+    /// encoder): `vocab` holds every token; `encoder.part` holds every merge.
+    pub fn paper(
+        encoder: PieceEncoder,
+        splitter: PieceSplitter,
+        vocab: HashMap<Box<str>, u32, FxBuild>,
+    ) -> TextEncoder {
+        TextEncoder {
+            paper: Some(vocab),
+            ..TextEncoder::new(encoder, splitter)
+        }
+    }
+
+    /// The paper mode's piece (`_segments`, `_spell`, `_bpe` of `sgpe/tokenizer.py`): runs
+    /// of syllables that are tokens merge; a missing `" X"` becomes the space alone and
+    /// then `X` (with byte fallback); any other missing syllable is spelled, character by
+    /// character (a token, else its UTF-8 byte tokens), or is one `[UNK]`, and never merges.
+    fn paper_piece(
+        &self,
+        vocab: &HashMap<Box<str>, u32, FxBuild>,
+        piece: &str,
+        out: &mut Vec<u32>,
+    ) {
+        let enc = &self.encoder;
+        let space = vocab.get(" ").copied();
+        let flush = |run: &mut Vec<u32>, out: &mut Vec<u32>| {
+            if run.len() > LONG_RUN {
+                out.extend(bpe_heap(run, &enc.part));
+            } else {
+                bpe_rescan(run, &enc.part);
+                out.extend_from_slice(run);
+            }
+            run.clear();
+        };
+        let mut run = Vec::new();
+        enc.syllabifier.for_each_token(piece, |t| {
+            let mut u = &piece[t.start..t.end];
+            if let Some(&i) = vocab.get(u) {
+                run.push(i);
+                return;
+            }
+            if enc.byte_ids.is_some() && u.len() > 1 && u.starts_with(' ') {
+                if let Some(sp) = space {
+                    flush(&mut run, out);
+                    out.push(sp);
+                    u = &u[1..];
+                    if let Some(&i) = vocab.get(u) {
+                        run.push(i);
+                        return;
+                    }
+                }
+            }
+            flush(&mut run, out);
+            match &enc.byte_ids {
+                None => out.push(enc.unk),
+                Some(bytes) => {
+                    for ch in u.chars() {
+                        match enc.char_ids.get(&ch) {
+                            Some(&i) => out.push(i),
+                            None => {
+                                let mut buf = [0u8; 4];
+                                for b in ch.encode_utf8(&mut buf).bytes() {
+                                    out.push(bytes[b as usize]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        flush(&mut run, out);
     }
 
     /// `WordSplitter.pieces`: the raw pieces, a piece of more than `max_units` code
@@ -619,8 +696,12 @@ impl TextEncoder {
         });
     }
 
-    /// `HierarchicalEncoder.ids_of_piece` with the shared unit cache.
+    /// The ids of one piece: `HierarchicalEncoder.ids_of_piece` with the shared unit
+    /// cache, or the paper mode's.
     pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) {
+        if let Some(vocab) = &self.paper {
+            return self.paper_piece(vocab, piece, out);
+        }
         let enc = &self.encoder;
         let mut run = Vec::new();
         enc.syllabifier.for_each_token(piece, |t| {

@@ -22,8 +22,8 @@ fn id_of(i: i64) -> u32 {
     u32::try_from(i).unwrap_or(MISSING)
 }
 
-/// The hierarchical mode's whole-text encoder: pieces, piece cache and both merge phases
-/// in Rust; the caches live as long as the object (one per tokenizer).
+/// The whole-text encoder of either mode: pieces, piece cache and merges in Rust; the
+/// caches live as long as the object (one per tokenizer).
 #[pyclass(frozen, module = "sgpe._native", name = "TextEncoder")]
 pub struct PyTextEncoder {
     inner: encoder::TextEncoder,
@@ -97,7 +97,7 @@ impl PyTextEncoder {
     #[new]
     #[pyo3(signature = (
         schemas, leading_space, char_ids, byte_ids, unk, part, join, word_chars, span_letters,
-        max_units
+        max_units, paper_vocab=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -111,6 +111,7 @@ impl PyTextEncoder {
         word_chars: Option<Vec<(u32, u32)>>,
         span_letters: Vec<Vec<(u32, u32)>>,
         max_units: usize,
+        paper_vocab: Option<HashMap<String, u32>>,
     ) -> PyResult<Self> {
         if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
             return Err(PyValueError::new_err("byte_ids must hold 256 ids"));
@@ -142,22 +143,37 @@ impl PyTextEncoder {
             .map(|r| CharSet::from_ranges(r))
             .collect::<Result<Vec<_>, _>>()
             .map_err(PyValueError::new_err)?;
-        let inner = encoder::TextEncoder::new(
-            encoder::PieceEncoder {
-                syllabifier,
-                char_ids,
-                byte_ids,
-                unk,
-                part,
-                join,
-            },
-            PieceSplitter {
-                leading_space,
-                word,
-                spans,
-                max_units,
-            },
+        let top = top.max(
+            paper_vocab
+                .iter()
+                .flat_map(|v| v.values())
+                .max()
+                .map_or(0, |&i| i as usize + 1),
         );
+        let pieces_encoder = encoder::PieceEncoder {
+            syllabifier,
+            char_ids,
+            byte_ids,
+            unk,
+            part,
+            join,
+        };
+        let splitter = PieceSplitter {
+            leading_space,
+            word,
+            spans,
+            max_units,
+        };
+        let inner = match paper_vocab {
+            None => encoder::TextEncoder::new(pieces_encoder, splitter),
+            Some(v) => encoder::TextEncoder::paper(
+                pieces_encoder,
+                splitter,
+                v.into_iter()
+                    .map(|(k, i)| (k.into_boxed_str(), i))
+                    .collect(),
+            ),
+        };
         Ok(PyTextEncoder {
             inner,
             n_ids: top,
