@@ -763,11 +763,27 @@ impl TextEncoder {
     /// shards, encode each new piece of all chunks once; (3) in parallel over chunks, put
     /// each text's ids together; (4) in parallel over shards, cache the new pieces.
     pub fn encode_batch(&self, texts: &[&str]) -> Vec<Vec<u32>> {
+        let done = Mutex::new(Vec::new());
+        self.encode_batch_with(texts, |k, ids| {
+            done.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((k, ids));
+        });
+        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        done.sort_unstable_by_key(|&(k, _)| k);
+        done.into_iter().flat_map(|(_, ids)| ids).collect()
+    }
+
+    /// [`TextEncoder::encode_batch`] handing each chunk's ids to `emit` as soon as they
+    /// are ready: `emit(k, ids)` for the `k`-th run of consecutive texts (in any order of
+    /// `k`; the runs cover the texts in order). The caller can turn one chunk into Python
+    /// lists while the threads still work on the others.
+    pub fn encode_batch_with(&self, texts: &[&str], emit: impl Fn(usize, Vec<Vec<u32>>) + Sync) {
         let mut cache = self.piece_cache();
         let threads = rayon::current_num_threads();
         let chunk = texts.len().div_ceil(4 * threads).max(1);
         let limit = PIECE_CACHE_LIMIT / PIECE_SHARDS;
-        let (out, new_by_shard) = {
+        let new_by_shard = {
             let read: &Vec<PieceMap> = &cache;
             // (1) each chunk: its texts' pieces, and its new pieces by shard.
             type Found<'a> = (Vec<Vec<Piece<'a>>>, Vec<Vec<(&'a str, u64)>>);
@@ -815,11 +831,11 @@ impl TextEncoder {
                     new
                 })
                 .collect();
-            // (3) each text's ids.
-            let out: Vec<Vec<u32>> = found
-                .par_iter()
-                .flat_map_iter(|(pieces, _)| {
-                    pieces.iter().map(|ps| {
+            // (3) each text's ids, a chunk at a time.
+            found.par_iter().enumerate().for_each(|(k, (pieces, _))| {
+                let ids = pieces
+                    .iter()
+                    .map(|ps| {
                         let mut out = Vec::with_capacity(ps.len() * 2);
                         for p in ps {
                             match *p {
@@ -832,9 +848,10 @@ impl TextEncoder {
                         }
                         out
                     })
-                })
-                .collect();
-            (out, new_by_shard)
+                    .collect();
+                emit(k, ids);
+            });
+            new_by_shard
         };
         // (4) the new pieces into the cache (a full shard starts afresh).
         cache
@@ -848,7 +865,6 @@ impl TextEncoder {
                     shard.insert(p, piece_hash(p).0, ids);
                 }
             });
-        out
     }
 
     /// How many pieces are cached (for tests).
