@@ -261,6 +261,8 @@ class Tokenizer:
         piece)."""
         pre = self.prepend_space if prepend_space is None else prepend_space
         if self._native_pieces is not None:
+            if not isinstance(texts, (list, tuple)):
+                texts = list(texts)  # any iterable, as the Python path takes it
             try:
                 return self._native_pieces.encode_batch(texts, pre)
             except UnicodeEncodeError:
