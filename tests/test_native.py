@@ -508,6 +508,8 @@ def test_encode_batch_threads_must_be_positive() -> None:
     with pytest.raises(ValueError, match="threads must be at least 1"):
         tok._native_pieces.encode_batch(["x"], True, 0)
     assert tok._native_pieces.encode_batch([], True, 1) == []
+    texts = ["x", "", "ශ්‍රී ලංකාව"]
+    assert tok.encode_batch(iter(texts)) == [tok.encode(t) for t in texts]
 
 
 # ---------------------------------------------------------------------------- offsets

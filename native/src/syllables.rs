@@ -398,14 +398,27 @@ impl Syllabifier {
         let mut long: HashMap<&'a str, u32, FxBuild> = HashMap::default();
         let mut distinct: Vec<&'a str> = Vec::new();
         let mut index = Vec::with_capacity(text.len() / 4 + 1);
+        let b = text.as_bytes();
         self.for_each_token(text, |t| {
             let s = &text[t.start..t.end];
             let next = distinct.len() as u32;
-            let k = if s.len() <= 15 {
-                let mut key = [0u8; 16];
-                key[..s.len()].copy_from_slice(s.as_bytes());
-                key[15] = s.len() as u8;
-                *short.entry(u128::from_le_bytes(key)).or_insert(next)
+            let len = s.len();
+            let k = if len <= 15 {
+                // The token's bytes, its length in the top byte: one 16-byte load where the
+                // text has 16 bytes from the token's start (nearly always), masked.
+                let word = match b.get(t.start..t.start + 16) {
+                    Some(w) => {
+                        let mut key = [0u8; 16];
+                        key.copy_from_slice(w);
+                        u128::from_le_bytes(key) & ((1u128 << (8 * len)) - 1)
+                    }
+                    None => {
+                        let mut key = [0u8; 16];
+                        key[..len].copy_from_slice(s.as_bytes());
+                        u128::from_le_bytes(key)
+                    }
+                };
+                *short.entry(word | ((len as u128) << 120)).or_insert(next)
             } else {
                 *long.entry(s).or_insert(next)
             };
