@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from ._native import HierarchicalTrainer as NativeHierarchicalTrainer
     from ._native import PaperTrainer as PaperTrainer
     from ._native import PieceCounter as NativePieceCounter
-    from ._native import PieceEncoder as NativePieceEncoder
     from ._native import SchemaTables
     from ._native import Syllabifier as NativeSyllabifier
+    from ._native import TextEncoder as NativeTextEncoder
     from .schema import Schema
 
 Engine = Literal["native", "python"]
@@ -143,25 +143,51 @@ def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | 
     return made
 
 
-def native_piece_encoder(
+def native_text_encoder(
     script: str,
     leading_space: bool,
+    pieces: str,
+    max_units: int,
+    span_letters: Sequence[frozenset[str]],
     vocab: dict[str, int],
     byte_ids: list[int],
     unk_id: int,
     part_ranks: dict[tuple[int, int], tuple[int, int]],
     join_ranks: dict[tuple[int, int], tuple[int, int]],
-) -> NativePieceEncoder | None:
-    """The native twin of :class:`sgpe.hierarchical.HierarchicalEncoder` (both phases) for
-    a vocabulary of a built-in ``script`` setting, or None under the Python engine. A byte
-    token or ``[UNK]`` the vocabulary lacks is spelled -1 by both."""
+    paper: bool = False,
+) -> NativeTextEncoder | None:
+    """The native twin of ``Tokenizer.encode`` for a vocabulary of a built-in ``script``
+    setting, or None under the Python engine: the pieces of
+    :class:`sgpe.pieces.WordSplitter` (``pieces``, ``max_units``; superword spans of the
+    ``span_letters`` of :func:`sgpe.pieces.span_letters`, none when empty), a
+    piece cache, and both phases of :class:`sgpe.hierarchical.HierarchicalEncoder`; with
+    ``paper``, the paper mode's encoder instead (syllables looked up in ``vocab``, every
+    merge in ``part_ranks``). A byte token or ``[UNK]`` the vocabulary lacks is spelled -1
+    by both engines."""
     module = native_module()
     if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
         return None
-    tables = [schema_tables(s) for s in schemas_for(script)]
+    schemas = schemas_for(script)
+    tables = [schema_tables(s) for s in schemas]
     char_ids = {t: i for t, i in vocab.items() if len(t) == 1}
-    made: NativePieceEncoder = module.PieceEncoder(
-        tables, leading_space, char_ids, byte_ids or None, unk_id, part_ranks, join_ranks
+    word_chars = (
+        code_point_ranges(frozenset().union(*(s.word_chars for s in schemas)))
+        if pieces == "script"
+        else None
+    )
+    spans = [code_point_ranges(letters) for letters in span_letters]
+    made: NativeTextEncoder = module.TextEncoder(
+        tables,
+        leading_space,
+        char_ids,
+        byte_ids or None,
+        unk_id,
+        part_ranks,
+        join_ranks,
+        word_chars,
+        spans,
+        max_units,
+        vocab if paper else None,
     )
     return made
 

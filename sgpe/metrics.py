@@ -61,7 +61,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from itertools import accumulate
 from typing import Any, NamedTuple
 
 from ._files import read_lines
@@ -74,7 +73,7 @@ from .spans import (  # re-exported: the metrics' record and span helpers
     spans_from_char_offsets,
     spans_from_token_bytes,
 )
-from .syllables import syllabify
+from .syllables import syllable_ends
 
 __all__ = [
     "BrokenBoundaries",
@@ -164,7 +163,7 @@ def inside_unit_mask(text: str, script: str = "auto") -> bytearray:
     size = len(text.encode("utf-8"))
     mask = bytearray(b"\x01") * (size + 1)
     mask[0] = 0
-    for offset in accumulate(len(unit.encode("utf-8")) for unit in syllabify(text, script)):
+    for offset in syllable_ends(text, script, utf8=True):
         mask[offset] = 0
     return mask
 

@@ -53,11 +53,13 @@ original implementation wins (``docs/decisions.md``):
 from __future__ import annotations
 
 import re
+import sys
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, reduce
-from itertools import islice
+from itertools import accumulate, islice
 from operator import iadd
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -512,6 +514,24 @@ class Syllabifier:
             out.append(Span(m.start(), m.end(), kind))
         return out
 
+    def ends(self, text: str, utf8: bool = False) -> array[int]:
+        """Every token's end offset, in code points or (``utf8``) in bytes of the UTF-8
+        text, as an ``array("I")``: for callers that need only the boundaries (the native
+        engine then makes no Python object per token). The same numbers as summing the
+        lengths of :meth:`__call__`'s tokens."""
+        if self._native is not None:
+            try:
+                out = array("I", self._native.offsets(text, utf8))
+            except UnicodeEncodeError:
+                pass  # a lone surrogate: the Python engine below
+            else:
+                if sys.byteorder == "big":
+                    out.byteswap()  # the native core writes little-endian
+                return out
+        tokens = self(text)
+        sizes = (len(t.encode("utf-8")) for t in tokens) if utf8 else map(len, tokens)
+        return array("I", accumulate(sizes))
+
     def schema_for(self, ch: str) -> Schema | None:
         for s in self.schemas:
             if s.classify(ch) != OTHER:
@@ -536,6 +556,20 @@ def syllabify(text: str, script: str = "auto", leading_space: bool = False) -> l
     ['क्ष', 'त्रि', 'य', ' ', 'न', 'म', 'स्ते']
     """
     return get_syllabifier(script, leading_space)(text)
+
+
+def syllable_ends(
+    text: str, script: str = "auto", leading_space: bool = False, utf8: bool = False
+) -> array[int]:
+    """The end of every token of :func:`syllabify` as one array of offsets (code points,
+    or bytes of the UTF-8 text with ``utf8``), without a string per token.
+
+    >>> list(syllable_ends("ශ්‍රී ලංකාව"))
+    [5, 6, 8, 10, 11]
+    >>> list(syllable_ends("කා a", utf8=True))
+    [6, 7, 8]
+    """
+    return get_syllabifier(script, leading_space).ends(text, utf8)
 
 
 def syllable_spans(text: str, script: str = "auto", leading_space: bool = False) -> list[Span]:

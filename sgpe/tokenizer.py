@@ -31,9 +31,9 @@ from ._files import (
     write_json_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
-from .engine import native_piece_encoder
+from .engine import native_text_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
-from .pieces import MAX_PIECE_UNITS, get_word_splitter
+from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED
 from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old home
@@ -129,19 +129,20 @@ class Tokenizer:
             self._hier = HierarchicalEncoder(
                 self.vocab, self.merges, script, leading_space, self._spell_char, merge_kinds
             )
-        # Its native twin (sgpe/engine.py), or None: new pieces of a batch go there at once.
-        self._native_pieces = (
-            native_piece_encoder(
-                script,
-                leading_space,
-                self.vocab,
-                self._byte_ids,
-                self.unk_id,
-                self._hier.part_ranks,
-                self._hier.join_ranks,
-            )
-            if self._hier is not None
-            else None
+        # Its native twin (sgpe/engine.py), or None: encode and encode_batch go there whole
+        # (pieces, piece cache and merges in Rust), and new pieces of the Python paths too.
+        self._native_pieces = native_text_encoder(
+            script,
+            leading_space,
+            pieces,
+            max_piece_units,
+            span_letters(script) if superwords_from is not None else [],
+            self.vocab,
+            self._byte_ids,
+            self.unk_id,
+            self._hier.part_ranks if self._hier is not None else self._ranks,
+            self._hier.join_ranks if self._hier is not None else {},
+            paper=self._hier is None,
         )
 
     def _check(self, source: str) -> None:
@@ -223,8 +224,18 @@ class Tokenizer:
         With the vocabulary's ``prepend_space`` (the default for new vocabularies) a
         non-empty text is encoded as ``" " + text``; :meth:`decode` removes that space.
         Pass ``prepend_space=False`` to encode a fragment of a longer text as it stands.
+
+        Under the native engine a vocabulary (either mode) encodes in Rust from text to ids
+        (pieces, piece cache, merges: ``sgpe.engine.native_text_encoder``), with the same
+        ids; a text with a lone surrogate, which UTF-8 cannot hold, takes the Python path.
         """
-        if text and (self.prepend_space if prepend_space is None else prepend_space):
+        pre = self.prepend_space if prepend_space is None else prepend_space
+        if self._native_pieces is not None:
+            try:
+                return self._native_pieces.encode(text, pre)
+            except UnicodeEncodeError:
+                pass  # a lone surrogate, which UTF-8 cannot hold: the Python path
+        if text and pre:
             text = " " + text
         out: list[int] = []
         extend = out.extend
@@ -243,11 +254,20 @@ class Tokenizer:
     def encode_batch(
         self, texts: Sequence[str], *, prepend_space: bool | None = None
     ) -> list[list[TokenId]]:
-        """``[self.encode(t) for t in texts]``, faster on many texts: the pieces of the
-        batch that are not cached yet are syllabified together (see
-        :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and each text's
-        ids are put together from the cache at C speed (no Python code per piece)."""
+        """``[self.encode(t) for t in texts]``, faster on many texts. Under the native
+        engine the whole batch runs in Rust on all cores without
+        the GIL. Otherwise the pieces of the batch that are not cached yet are syllabified
+        together (see :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and
+        each text's ids are put together from the cache at C speed (no Python code per
+        piece)."""
         pre = self.prepend_space if prepend_space is None else prepend_space
+        if self._native_pieces is not None:
+            if not isinstance(texts, (list, tuple)):
+                texts = list(texts)  # any iterable, as the Python path takes it
+            try:
+                return self._native_pieces.encode_batch(texts, pre)
+            except UnicodeEncodeError:
+                pass  # a lone surrogate in some text: the Python path for the batch
         split = self._pieces
         pieces_of = [split(" " + t) if t and pre else split(t) for t in texts]
         cache = self._cache

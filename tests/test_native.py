@@ -340,3 +340,224 @@ def test_superword_spans_encode_identically(shared_corpora: Path, name: str) -> 
     python = type(tok).from_dict(tok.to_dict())
     python._native_pieces = None  # the Python engine's path of encode_batch
     assert tok.encode_batch(lines) == python.encode_batch(lines)
+
+
+# ---------------------------------------------------------------------------- whole texts
+
+# Piece settings of sgpe/pieces.py: (script, leading_space, pieces, max_units, superwords).
+PIECE_SETTINGS = [
+    ("auto", False, "whitespace", 128, False),
+    ("auto", True, "whitespace", 128, False),
+    ("auto", False, "script", 128, False),
+    ("auto", True, "script", 128, False),
+    ("auto", True, "whitespace", 3, False),
+    ("auto", True, "whitespace", 128, True),
+    ("auto", True, "whitespace", 2, True),
+    ("sinhala", True, "script", 5, False),
+    ("devanagari", True, "whitespace", 128, True),
+    ("tamil", False, "whitespace", 4, False),
+]
+
+
+@cache
+def _splitter_pair(setting: tuple[str, bool, str, int, bool]) -> tuple[Any, Any]:
+    """The native encoder's piece splitter and sgpe/pieces.py's of one setting."""
+    from sgpe.pieces import WordSplitter, span_letters
+
+    script, leading_space, pieces, max_units, superwords = setting
+    letters = span_letters(script) if superwords else []
+    native = engine.native_text_encoder(
+        script, leading_space, pieces, max_units, letters, {}, [], 0, {}, {}
+    )
+    assert native is not None
+    return native, WordSplitter(*setting)
+
+
+def _assert_same_pieces(text: str, setting: tuple[str, bool, str, int, bool]) -> None:
+    native, python = _splitter_pair(setting)
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        with pytest.raises(UnicodeEncodeError):  # the tokenizer then takes its Python path
+            native.pieces(text)
+        return
+    got, want = native.pieces(text), python.pieces(text)
+    if got != want:
+        k = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        pytest.fail(f"piece {k}: native {got[k - 2 : k + 3]!r} != python {want[k - 2 : k + 3]!r}")
+
+
+@pytest.mark.parametrize("name", DEV_FILES)
+def test_pieces_are_identical_on_real_text(shared_corpora: Path, name: str) -> None:
+    """The native pre-tokenizer against the piece regex (and the span regex, and the cap)
+    of every piece setting, on the first 400 lines of each dev file."""
+    with (shared_corpora / name).open(encoding="utf-8") as f:
+        text = "".join(line for _, line in zip(range(400), f))
+    for setting in PIECE_SETTINGS:
+        _assert_same_pieces(text, setting)
+
+
+def test_pieces_of_every_code_point() -> None:
+    """Every code point after a space, after a letter and alone, in one text: Python's
+    ``\\s`` (str.isspace, with U+001C..U+001F) and each schema's word characters."""
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    text = "".join(f" {c}ක{c}\t{c} " for c in chars)
+    for setting in [PIECE_SETTINGS[1], PIECE_SETTINGS[2]]:
+        _assert_same_pieces(text, setting)
+
+
+@given(script_text, st.sampled_from(PIECE_SETTINGS))
+@example("ක ක  ක\u00a0ක \x1cක ක.ක ක", PIECE_SETTINGS[5])
+@example("කකක කකක ක", PIECE_SETTINGS[6])
+@example(" \u2028 \x0b  \t x", PIECE_SETTINGS[1])
+@example("ක\ud800", PIECE_SETTINGS[1])
+def test_pieces_of_generated_text(text: str, setting: tuple[str, bool, str, int, bool]) -> None:
+    _assert_same_pieces(text, setting)
+
+
+def test_pieces_reject_a_lone_surrogate() -> None:
+    native, _ = _splitter_pair(PIECE_SETTINGS[1])
+    with pytest.raises(UnicodeEncodeError):
+        native.pieces("ක\ud800")
+
+
+# Vocabularies for whole-text encoding: the shipped one, and its file with other settings
+# (each engine reads the same file, so their ids must agree whatever the setting).
+VARIANTS: dict[str, dict[str, Any]] = {
+    "shipped": {},
+    "unk": {"oov_policy": "unk"},
+    "script pieces": {"pieces": "script"},
+    "cap 6": {"max_piece_units": 6},
+    "no prepend": {"prepend_space": False},
+    "no leading space": {"leading_space": False, "prepend_space": False},
+    "paper": {"file": "sgpe_paper_4k.json"},
+    "paper unk": {"file": "sgpe_paper_4k.json", "oov_policy": "unk"},
+    "paper script pieces": {"file": "sgpe_paper_4k.json", "pieces": "script"},
+}
+
+
+@cache
+def _variant(name: str, python: bool) -> Any:
+    import sgpe
+    from sgpe._files import read_json
+
+    settings = dict(VARIANTS[name])
+    data = read_json(ROOT / "sample_data" / "vocab" / settings.pop("file", "sgpe_4k.json"))
+    tok = sgpe.Tokenizer.from_dict({**data, **settings})
+    assert tok._native_pieces is not None
+    if python:
+        tok._native_pieces = None  # the Python engine's encode and encode_batch
+    return tok
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_encode_is_identical_on_real_text(shared_corpora: Path, variant: str) -> None:
+    """encode line by line and encode_batch (all cores, one thread, two) of both engines
+    on the first 150 lines of every dev file; tokens and decode follow from the ids."""
+    native, python = _variant(variant, False), _variant(variant, True)
+    for name in DEV_FILES:
+        with (shared_corpora / name).open(encoding="utf-8") as f:
+            lines = [line.rstrip("\n") for _, line in zip(range(150), f)]
+        want = [python.encode(line) for line in lines]
+        got = [native.encode(line) for line in lines]
+        for line, a, b in zip(lines, got, want):
+            assert a == b, (name, line)
+        assert native.encode_batch(lines) == want
+        assert python.encode_batch(lines) == want
+        for threads in (1, 2):
+            assert native._native_pieces.encode_batch(lines, native.prepend_space, threads) == want
+        assert native.encode_batch(lines, prepend_space=False) == python.encode_batch(
+            lines, prepend_space=False
+        )
+    assert native.decode(native.encode(lines[0])) == python.decode(want[0])
+
+
+def test_encode_superword_spans_line_by_line(shared_corpora: Path) -> None:
+    """A superword vocabulary (spans of several words are pieces): encode of each line and
+    encode_batch natively against the Python engine."""
+    tok = _superword_vocabulary(shared_corpora / "si_train.txt")
+    python = type(tok).from_dict(tok.to_dict())
+    python._native_pieces = None
+    for name in ["si_dev.txt", "mixed_dev.txt"]:
+        with (shared_corpora / name).open(encoding="utf-8") as f:
+            lines = [line.rstrip("\n") for _, line in zip(range(600), f)]
+        want = [python.encode(line) for line in lines]
+        assert [tok.encode(line) for line in lines] == want
+        assert tok._native_pieces.encode_batch(lines, True, 2) == want
+
+
+@given(st.lists(script_text, max_size=6), st.sampled_from(list(VARIANTS)))
+@example(["", " ", "ක්" * 3000, "\x1c\x1d ක", "ශ්‍රී ලංකාව\u00a0x"], "shipped")
+@example(["ක\ud800 ක"], "shipped")
+@example(["ක\ud800 ක", "x"], "unk")
+@example(["ක\ud800 ක", "ක ක"], "paper unk")
+@example(["ක\ud800 ක"], "paper")
+def test_encode_of_generated_text(texts: list[str], variant: str) -> None:
+    """Any characters, Python's whitespace, huge and empty texts; a lone surrogate leaves
+    the text to the Python path (UnicodeEncodeError with byte fallback, [UNK] with unk),
+    so both engines agree on it too."""
+    native, python = _variant(variant, False), _variant(variant, True)
+    for text in texts:
+        try:
+            want = python.encode(text)
+        except UnicodeEncodeError:
+            with pytest.raises(UnicodeEncodeError):
+                native.encode(text)
+            with pytest.raises(UnicodeEncodeError):
+                native.encode_batch(texts)
+            return
+        assert native.encode(text) == want
+    assert native.encode_batch(texts) == python.encode_batch(texts)
+
+
+def test_encode_batch_threads_must_be_positive() -> None:
+    tok = _variant("shipped", False)
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        tok._native_pieces.encode_batch(["x"], True, 0)
+    assert tok._native_pieces.encode_batch([], True, 1) == []
+    texts = ["x", "", "ශ්‍රී ලංකාව"]
+    assert tok.encode_batch(iter(texts)) == [tok.encode(t) for t in texts]
+
+
+# ---------------------------------------------------------------------------- offsets
+
+
+@pytest.mark.parametrize("name", DEV_FILES)
+def test_token_ends_are_identical(shared_corpora: Path, name: str) -> None:
+    """``Syllabifier.ends`` (the native ``offsets``: one flat array) against the Python
+    engine's token lengths summed, in code points and in UTF-8 bytes."""
+    text = (shared_corpora / name).read_text(encoding="utf-8")[:200_000]
+    for leading_space in (False, True):
+        native, python = _pair("auto", leading_space)
+        for utf8 in (False, True):
+            got = native.ends(text, utf8)
+            assert got.typecode == "I" and got == python.ends(text, utf8)
+    assert native.ends(text)[-1] == len(text)
+    assert native.ends(text, True)[-1] == len(text.encode("utf-8"))
+
+
+@given(st.one_of(script_text, st.text()), st.sampled_from(SETTINGS), st.booleans())
+@example("ක\ud800 ක", ("auto", True), False)
+@example("", ("auto", False), True)
+def test_token_ends_of_generated_text(text: str, setting: tuple[str, bool], utf8: bool) -> None:
+    native, python = _pair(*setting)
+    if utf8 and any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        for syl in (native, python):
+            with pytest.raises(UnicodeEncodeError):
+                syl.ends(text, utf8)
+        return
+    assert native.ends(text, utf8) == python.ends(text, utf8)
+
+
+@pytest.mark.parametrize("variant", ["shipped", "unk", "cap 6", "paper"])
+def test_python_paths_agree_with_native_encode(shared_corpora: Path, variant: str) -> None:
+    """encode_with_spans, measure and merge_trace stay in Python (per-token objects): their
+    ids and final tokens equal the native encode's."""
+    tok = _variant(variant, False)
+    with (shared_corpora / "mixed_dev.txt").open(encoding="utf-8") as f:
+        lines = [line.rstrip("\n") for _, line in zip(range(60), f)]
+    names = tok._id_to_token
+    for line in lines:
+        ids = tok.encode(line)
+        assert tok.encode_with_spans(line)[0] == ids
+        assert tok.measure(line).ids == ids
+        final = [t for w in tok.merge_trace(line) for t in w.final]
+        assert final == [names[i] for i in ids]

@@ -6,12 +6,22 @@
 //! byte tokens (or `[UNK]`) and never merges. Phase 2: runs of whole joinable units (one
 //! token each) merged with the *join* merges. Both use the rule of `bpe_with_sizes`: merge
 //! the leftmost lowest-ranked pair until none applies (long join runs with the heap of
-//! `bpe_heap`, the same result). Units are cached per call.
+//! `bpe_heap`, the same result).
+//!
+//! Whole texts ([`TextEncoder`]): `Tokenizer.encode` of `sgpe/tokenizer.py` for a
+//! hierarchical vocabulary, end to end: the pieces of `sgpe/pieces.py` ([`PieceSplitter`],
+//! Python's `\s` semantics, superword spans, the cap on long pieces), a piece cache that
+//! lives as long as the tokenizer, a unit cache, and batches on a rayon pool.
 
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::sync::{Mutex, MutexGuard};
 
-use crate::syllables::{Kind, Syllabifier};
+use rayon::prelude::*;
+
+use crate::syllables::{py_isspace, Kind, Syllabifier};
 
 /// (left, right) -> (rank, merged id)
 pub type Ranks = HashMap<(u32, u32), (u32, u32)>;
@@ -160,39 +170,705 @@ impl PieceEncoder {
         }
         run.clear();
     }
+}
 
-    /// `HierarchicalEncoder.ids_of_piece`, with a unit cache shared by the caller's pieces.
-    pub fn encode_piece<'a>(
-        &self,
-        piece: &'a str,
-        cache: &mut HashMap<&'a str, (Vec<u32>, bool)>,
-    ) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut run = Vec::new();
-        for t in self.syllabifier.tokens(piece) {
-            let text = &piece[t.start..t.end];
-            let (ids, joinable) = cache.entry(text).or_insert_with(|| self.unit(text));
-            if *joinable {
-                run.push(ids[0]);
-                continue;
-            }
-            if !run.is_empty() {
-                self.join_run(&mut run, &mut out);
-            }
-            out.extend_from_slice(ids);
+// ============================================================================
+// Whole texts: pre-tokenization, the piece cache, batches
+// ============================================================================
+
+/// FxHash (the hasher of rustc): pieces and units are short strings, hashed millions of
+/// times; SipHash's protection against chosen collisions buys nothing in a cache.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Fx(u64);
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
         }
-        if !run.is_empty() {
-            self.join_run(&mut run, &mut out);
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
         }
-        out
     }
 
-    /// Each piece's ids, one unit cache for all of them.
-    pub fn encode_pieces(&self, pieces: &[&str]) -> Vec<Vec<u32>> {
-        let mut cache = HashMap::new();
-        pieces
-            .iter()
-            .map(|p| self.encode_piece(p, &mut cache))
-            .collect()
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.add(i as u64);
+        self.add((i >> 64) as u64);
+    }
+
+    /// The multiply leaves the low bits, which pick a table's bucket, depending on the
+    /// low bytes alone (for Indic text: the same UTF-8 lead byte in every key), so the
+    /// high bits are folded down (the finalizer of MurmurHash3).
+    #[inline]
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^ (h >> 33)
+    }
+}
+
+pub type FxBuild = BuildHasherDefault<Fx>;
+const SLOTS: usize = 16;
+
+/// A string-keyed cache of one slot per thread of the rayon pool (and one for the caller's
+/// thread): a thread takes only its own slot's lock, never waited for, and no cache line
+/// moves between cores on every lookup, as it would with one shared table. The units of
+/// a text are a few thousand, so each thread learning them once costs little. A slot that
+/// reaches its limit starts afresh, as the Python caches do; what is cached never changes
+/// a result, only its cost.
+#[derive(Debug)]
+pub struct PerThread<V> {
+    slots: Vec<Mutex<HashMap<Box<str>, V, FxBuild>>>,
+    limit: usize,
+}
+
+impl<V> PerThread<V> {
+    pub fn new(limit: usize) -> Self {
+        PerThread {
+            slots: (0..SLOTS).map(|_| Mutex::new(HashMap::default())).collect(),
+            limit: limit.max(1),
+        }
+    }
+
+    #[inline]
+    fn slot(&self) -> MutexGuard<'_, HashMap<Box<str>, V, FxBuild>> {
+        let k = rayon::current_thread_index().map_or(0, |i| i + 1) % SLOTS;
+        // A panic while a lock was held (caught at the Python border) leaves a cache that
+        // is still consistent: every entry is inserted whole.
+        self.slots[k].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `take(&value)` of `key`, made by `make` when it is missing.
+    #[inline]
+    pub fn with<R>(&self, key: &str, make: impl FnOnce() -> V, take: impl FnOnce(&V) -> R) -> R {
+        let mut slot = self.slot();
+        if let Some(v) = slot.get(key) {
+            return take(v);
+        }
+        let v = make();
+        let out = take(&v);
+        if slot.len() >= self.limit {
+            slot.clear();
+        }
+        slot.insert(key.into(), v);
+        out
+    }
+}
+
+/// A set of code points as a dense table (a script's block is a few hundred entries).
+#[derive(Debug, Clone, Default)]
+pub struct CharSet {
+    table: Vec<bool>,
+}
+
+impl CharSet {
+    pub fn from_ranges(ranges: &[(u32, u32)]) -> Result<CharSet, String> {
+        let top = ranges.iter().map(|&(_, hi)| hi).max().unwrap_or(0);
+        if top > 0x10FFFF {
+            return Err(format!("code point {top:#X} is beyond U+10FFFF"));
+        }
+        let mut table = vec![false; top as usize + 1];
+        for &(lo, hi) in ranges {
+            for cp in lo..=hi {
+                table[cp as usize] = true;
+            }
+        }
+        Ok(CharSet { table })
+    }
+
+    #[inline]
+    pub fn has(&self, c: char) -> bool {
+        self.table.get(c as usize).copied().unwrap_or(false)
+    }
+}
+
+/// `WordSplitter` of `sgpe/pieces.py` for one setting: the piece regex (and the superword
+/// span regex before it) written out as a scanner, then the cap on long pieces.
+#[derive(Debug, Clone)]
+pub struct PieceSplitter {
+    pub leading_space: bool,
+    /// `"script"` pieces: the schemas' word characters; None for `"whitespace"` pieces,
+    /// where a word is a run of characters that are not Python's `\s` (`str.isspace`).
+    pub word: Option<CharSet>,
+    /// Superword spans: each schema's span letters (`span_letters`), in the schemas'
+    /// order (the regex tries them in that order); empty without superwords.
+    pub spans: Vec<CharSet>,
+    pub max_units: usize,
+}
+
+#[inline]
+fn char_at(text: &str, pos: usize) -> Option<char> {
+    text.get(pos..).and_then(|s| s.chars().next())
+}
+
+impl PieceSplitter {
+    #[inline]
+    fn is_word(&self, c: char) -> bool {
+        match &self.word {
+            Some(set) => set.has(c),
+            None => !py_isspace(c),
+        }
+    }
+
+    /// The end of the run of word characters from `pos`.
+    #[inline]
+    fn word_end(&self, text: &str, mut pos: usize) -> usize {
+        let b = text.as_bytes();
+        if self.word.is_none() {
+            // Fast path: ASCII bytes other than the six ASCII spaces and 1C..1F.
+            while pos < b.len() {
+                let x = b[pos];
+                if x < 0x80 {
+                    if x == b' ' || (0x09..=0x0d).contains(&x) || (0x1c..=0x1f).contains(&x) {
+                        return pos;
+                    }
+                    pos += 1;
+                    continue;
+                }
+                match char_at(text, pos) {
+                    Some(c) if !py_isspace(c) => pos += c.len_utf8(),
+                    _ => return pos,
+                }
+            }
+            return pos;
+        }
+        while let Some(c) = char_at(text, pos) {
+            if !self.is_word(c) {
+                break;
+            }
+            pos += c.len_utf8();
+        }
+        pos
+    }
+
+    /// One word of a span at `pos`: `L{1,max}(?![^\s])`. Letters are never spaces, so
+    /// the word is the whole run of letters, if it is at most `max_units` long and is
+    /// followed by a space or the end.
+    fn span_word(&self, letters: &CharSet, text: &str, mut pos: usize) -> Option<usize> {
+        let mut count = 0;
+        while let Some(c) = char_at(text, pos) {
+            if !letters.has(c) {
+                if !py_isspace(c) {
+                    return None;
+                }
+                break;
+            }
+            count += 1;
+            if count > self.max_units {
+                return None;
+            }
+            pos += c.len_utf8();
+        }
+        (count > 0).then_some(pos)
+    }
+
+    /// `span_regex` at `pos`: ` ?W(?: W)+` for the first schema that matches.
+    fn span_at(&self, text: &str, pos: usize) -> Option<usize> {
+        let b = text.as_bytes();
+        let first = if b[pos] == b' ' { pos + 1 } else { pos };
+        for letters in &self.spans {
+            let Some(mut end) = self.span_word(letters, text, first) else {
+                continue;
+            };
+            let mut words = 1;
+            while end < b.len() && b[end] == b' ' {
+                match self.span_word(letters, text, end + 1) {
+                    Some(e) => {
+                        end = e;
+                        words += 1;
+                    }
+                    None => break,
+                }
+            }
+            if words > 1 {
+                return Some(end);
+            }
+        }
+        None
+    }
+
+    /// The raw pieces of `text` as byte ranges (`WordSplitter.raw_pieces`).
+    pub fn raw_pieces(&self, text: &str, mut emit: impl FnMut(usize, usize)) {
+        let b = text.as_bytes();
+        let n = b.len();
+        let mut pos = 0;
+        while pos < n {
+            if !self.spans.is_empty() {
+                if let Some(end) = self.span_at(text, pos) {
+                    emit(pos, end);
+                    pos = end;
+                    continue;
+                }
+            }
+            let Some(c) = char_at(text, pos) else { break };
+            let end = if self.leading_space && c == ' ' {
+                // ` ?word| ?[^ \t\n\r]|[\s\S]`: the space joins the word or the one
+                // character after it, unless that is one of the four or the text ends.
+                match char_at(text, pos + 1) {
+                    Some(d) if self.is_word(d) => self.word_end(text, pos + 1),
+                    Some(d) if !matches!(d, ' ' | '\t' | '\n' | '\r') => pos + 1 + d.len_utf8(),
+                    _ => pos + 1,
+                }
+            } else if self.is_word(c) {
+                self.word_end(text, pos)
+            } else {
+                pos + c.len_utf8()
+            };
+            emit(pos, end);
+            pos = end;
+        }
+    }
+}
+
+/// `WordSplitter.cap`'s test for a span: a plain space after the first character.
+fn is_span(piece: &str) -> bool {
+    piece.len() > 1 && piece.as_bytes()[1..].contains(&b' ')
+}
+
+/// Everything `Tokenizer.encode` does for a hierarchical vocabulary: pieces, the piece
+/// cache, both merge phases. The caches are shared by all threads and all calls.
+#[derive(Debug)]
+pub struct TextEncoder {
+    pub encoder: PieceEncoder,
+    pub splitter: PieceSplitter,
+    /// The piece cache in shards by hash: a call holds the lock of the whole cache once,
+    /// and a batch's threads then read it without locks and fill a shard each.
+    pieces: Mutex<Vec<PieceMap>>,
+    units: PerThread<(Box<[u32]>, bool)>,
+    /// The paper mode's vocabulary (every token string to its id), or None for the
+    /// hierarchical mode; a paper-mode encoder merges with `encoder.part` (all merges).
+    pub paper: Option<HashMap<Box<str>, u32, FxBuild>>,
+}
+
+/// A hasher for keys that are hashes already (a piece's Fx hash): passes them through.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut fx = Fx(self.0);
+        fx.write(bytes);
+        self.0 = fx.finish();
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// One shard of the piece cache: pieces and their ids in two flat arenas, found by the
+/// piece's hash. A lookup then reads one small table and two dense arrays, where a map of
+/// boxed strings to boxed slices would chase two pointers into a scattered heap (the cost
+/// that dominated a warm encode). Two pieces with the same 64-bit hash are told apart by
+/// their bytes; the second one lives in `clash`.
+#[derive(Debug, Default)]
+pub struct PieceStore {
+    index: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+    clash: HashMap<Box<str>, u32, FxBuild>,
+    text: String,
+    ids: Vec<u32>,
+    /// per entry: end of its piece in `text`, end of its ids in `ids`
+    ends: Vec<(u32, u32)>,
+}
+
+impl PieceStore {
+    #[inline]
+    fn entry(&self, i: u32) -> (&str, &[u32]) {
+        let i = i as usize;
+        let (t0, d0) = if i == 0 { (0, 0) } else { self.ends[i - 1] };
+        let (t1, d1) = self.ends[i];
+        (
+            &self.text[t0 as usize..t1 as usize],
+            &self.ids[d0 as usize..d1 as usize],
+        )
+    }
+
+    #[inline]
+    pub fn get(&self, piece: &str, hash: u64) -> Option<&[u32]> {
+        let &i = self.index.get(&hash)?;
+        let (key, ids) = self.entry(i);
+        if key == piece {
+            return Some(ids);
+        }
+        self.clash.get(piece).map(|&j| self.entry(j).1)
+    }
+
+    /// Adds a piece that `get` does not find.
+    pub fn insert(&mut self, piece: &str, hash: u64, ids: &[u32]) {
+        let i = self.ends.len() as u32;
+        self.text.push_str(piece);
+        self.ids.extend_from_slice(ids);
+        self.ends
+            .push((self.text.len() as u32, self.ids.len() as u32));
+        match self.index.entry(hash) {
+            Entry::Occupied(_) => {
+                self.clash.insert(piece.into(), i);
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(i);
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.index.clear();
+        self.clash.clear();
+        self.text.clear();
+        self.ids.clear();
+        self.ends.clear();
+    }
+
+    /// Every (piece, ids), in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u32])> {
+        (0..self.ends.len() as u32).map(|i| self.entry(i))
+    }
+}
+
+type PieceMap = PieceStore;
+
+/// A piece of a batch: its ids found in the cache, or new (with its shard).
+enum Piece<'a> {
+    Known(&'a [u32]),
+    New(&'a str, u64, usize),
+}
+
+const PIECE_SHARDS: usize = 64;
+
+/// A piece's hash and its shard of the piece cache.
+#[inline]
+fn piece_hash(piece: &str) -> (u64, usize) {
+    let h = FxBuild::default().hash_one(piece);
+    // Middle bits: a table uses the low ones for its bucket and the top 7 as tags.
+    (h, (h >> 32) as usize % PIECE_SHARDS)
+}
+
+/// Pieces whose ids are remembered (`_PIECE_CACHE_LIMIT` in `sgpe/tokenizer.py`).
+const PIECE_CACHE_LIMIT: usize = 500_000;
+/// Units whose ids are remembered per thread (`HierarchicalEncoder`'s unit cache).
+const UNIT_CACHE_LIMIT: usize = 200_000;
+
+impl TextEncoder {
+    pub fn new(encoder: PieceEncoder, splitter: PieceSplitter) -> TextEncoder {
+        TextEncoder {
+            encoder,
+            splitter,
+            pieces: Mutex::new((0..PIECE_SHARDS).map(|_| PieceMap::default()).collect()),
+            units: PerThread::new(UNIT_CACHE_LIMIT),
+            paper: None,
+        }
+    }
+
+    /// The paper mode's encoder (`Tokenizer._encode_piece` without a hierarchical
+    /// encoder): `vocab` holds every token; `encoder.part` holds every merge.
+    pub fn paper(
+        encoder: PieceEncoder,
+        splitter: PieceSplitter,
+        vocab: HashMap<Box<str>, u32, FxBuild>,
+    ) -> TextEncoder {
+        TextEncoder {
+            paper: Some(vocab),
+            ..TextEncoder::new(encoder, splitter)
+        }
+    }
+
+    /// The paper mode's piece (`_segments`, `_spell`, `_bpe` of `sgpe/tokenizer.py`): runs
+    /// of syllables that are tokens merge; a missing `" X"` becomes the space alone and
+    /// then `X` (with byte fallback); any other missing syllable is spelled, character by
+    /// character (a token, else its UTF-8 byte tokens), or is one `[UNK]`, and never merges.
+    fn paper_piece(
+        &self,
+        vocab: &HashMap<Box<str>, u32, FxBuild>,
+        piece: &str,
+        out: &mut Vec<u32>,
+    ) {
+        let enc = &self.encoder;
+        let space = vocab.get(" ").copied();
+        let flush = |run: &mut Vec<u32>, out: &mut Vec<u32>| {
+            if run.len() > LONG_RUN {
+                out.extend(bpe_heap(run, &enc.part));
+            } else {
+                bpe_rescan(run, &enc.part);
+                out.extend_from_slice(run);
+            }
+            run.clear();
+        };
+        let mut run = Vec::new();
+        enc.syllabifier.for_each_token(piece, |t| {
+            let mut u = &piece[t.start..t.end];
+            if let Some(&i) = vocab.get(u) {
+                run.push(i);
+                return;
+            }
+            if enc.byte_ids.is_some() && u.len() > 1 && u.starts_with(' ') {
+                if let Some(sp) = space {
+                    flush(&mut run, out);
+                    out.push(sp);
+                    u = &u[1..];
+                    if let Some(&i) = vocab.get(u) {
+                        run.push(i);
+                        return;
+                    }
+                }
+            }
+            flush(&mut run, out);
+            match &enc.byte_ids {
+                None => out.push(enc.unk),
+                Some(bytes) => {
+                    for ch in u.chars() {
+                        match enc.char_ids.get(&ch) {
+                            Some(&i) => out.push(i),
+                            None => {
+                                let mut buf = [0u8; 4];
+                                for b in ch.encode_utf8(&mut buf).bytes() {
+                                    out.push(bytes[b as usize]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        flush(&mut run, out);
+    }
+
+    /// `WordSplitter.pieces`: the raw pieces, a piece of more than `max_units` code
+    /// points (not a span) cut after every `max_units` units.
+    pub fn pieces<'t>(&self, text: &'t str, mut emit: impl FnMut(&'t str)) {
+        let cap = self.splitter.max_units;
+        self.splitter.raw_pieces(text, |s, e| {
+            let piece = &text[s..e];
+            // A piece of at most `cap` bytes has at most `cap` code points.
+            if e - s <= cap || piece.chars().count() <= cap || is_span(piece) {
+                emit(piece);
+                return;
+            }
+            let mut units = 0;
+            let mut from = 0;
+            self.encoder.syllabifier.for_each_token(piece, |t| {
+                if units == cap {
+                    emit(&piece[from..t.start]);
+                    from = t.start;
+                    units = 0;
+                }
+                units += 1;
+            });
+            emit(&piece[from..]);
+        });
+    }
+
+    /// The ids of one piece: `HierarchicalEncoder.ids_of_piece` with the shared unit
+    /// cache, or the paper mode's.
+    pub fn encode_piece(&self, piece: &str, out: &mut Vec<u32>) {
+        if let Some(vocab) = &self.paper {
+            return self.paper_piece(vocab, piece, out);
+        }
+        let enc = &self.encoder;
+        let mut run = Vec::new();
+        enc.syllabifier.for_each_token(piece, |t| {
+            let text = &piece[t.start..t.end];
+            self.units.with(
+                text,
+                || {
+                    let (ids, joinable) = enc.unit(text);
+                    (ids.into_boxed_slice(), joinable)
+                },
+                |(ids, joinable)| {
+                    if *joinable {
+                        run.push(ids[0]);
+                        return;
+                    }
+                    if !run.is_empty() {
+                        enc.join_run(&mut run, out);
+                    }
+                    out.extend_from_slice(ids);
+                },
+            );
+        });
+        if !run.is_empty() {
+            enc.join_run(&mut run, out);
+        }
+    }
+
+    fn piece_cache(&self) -> MutexGuard<'_, Vec<PieceMap>> {
+        // A panic while the lock was held (caught at the Python border) leaves a cache
+        // that is still consistent: every entry is inserted whole.
+        self.pieces.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `Tokenizer.encode(text)` (the caller adds the prepended space): ids appended to
+    /// `out`, each piece looked up in the piece cache first.
+    pub fn encode(&self, text: &str, out: &mut Vec<u32>) {
+        let mut cache = self.piece_cache();
+        let limit = PIECE_CACHE_LIMIT / PIECE_SHARDS;
+        self.pieces(text, |piece| {
+            let (h, k) = piece_hash(piece);
+            let shard = &mut cache[k];
+            if let Some(ids) = shard.get(piece, h) {
+                out.extend_from_slice(ids);
+                return;
+            }
+            let from = out.len();
+            self.encode_piece(piece, out);
+            if shard.len() >= limit {
+                shard.clear(); // as the Python cache does when full
+            }
+            shard.insert(piece, h, &out[from..]);
+        });
+    }
+
+    /// `encode` of each text, on the current rayon pool, in the texts' order whatever the
+    /// split. Four steps, none of which takes a lock per piece: (1) in parallel over
+    /// chunks of texts, cut the pieces, each either found in the cache (its ids kept by
+    /// reference) or new (collected by shard, once per chunk); (2) in parallel over
+    /// shards, encode each new piece of all chunks once; (3) in parallel over chunks, put
+    /// each text's ids together; (4) in parallel over shards, cache the new pieces.
+    pub fn encode_batch(&self, texts: &[&str]) -> Vec<Vec<u32>> {
+        let done = Mutex::new(Vec::new());
+        self.encode_batch_with(texts, |k, ids| {
+            done.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((k, ids));
+        });
+        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        done.sort_unstable_by_key(|&(k, _)| k);
+        done.into_iter().flat_map(|(_, ids)| ids).collect()
+    }
+
+    /// [`TextEncoder::encode_batch`] handing each chunk's ids to `emit` as soon as they
+    /// are ready: `emit(k, ids)` for the `k`-th run of consecutive texts (in any order of
+    /// `k`; the runs cover the texts in order). The caller can turn one chunk into Python
+    /// lists while the threads still work on the others.
+    pub fn encode_batch_with(&self, texts: &[&str], emit: impl Fn(usize, Vec<Vec<u32>>) + Sync) {
+        let mut cache = self.piece_cache();
+        let threads = rayon::current_num_threads();
+        let chunk = texts.len().div_ceil(4 * threads).max(1);
+        let limit = PIECE_CACHE_LIMIT / PIECE_SHARDS;
+        let new_by_shard = {
+            let read: &Vec<PieceMap> = &cache;
+            // (1) each chunk: its texts' pieces, and its new pieces by shard.
+            type Found<'a> = (Vec<Vec<Piece<'a>>>, Vec<Vec<(&'a str, u64)>>);
+            let found: Vec<Found<'_>> = texts
+                .par_chunks(chunk)
+                .map(|c| {
+                    let mut seen: Vec<HashMap<&str, u64, FxBuild>> =
+                        (0..PIECE_SHARDS).map(|_| HashMap::default()).collect();
+                    let pieces = c
+                        .iter()
+                        .map(|t| {
+                            let mut ps = Vec::with_capacity(t.len() / 8 + 1);
+                            self.pieces(t, |p| {
+                                let (h, k) = piece_hash(p);
+                                ps.push(match read[k].get(p, h) {
+                                    Some(ids) => Piece::Known(ids),
+                                    None => {
+                                        seen[k].insert(p, h);
+                                        Piece::New(p, h, k)
+                                    }
+                                });
+                            });
+                            ps
+                        })
+                        .collect();
+                    let new = seen.into_iter().map(|m| m.into_iter().collect()).collect();
+                    (pieces, new)
+                })
+                .collect();
+            // (2) each shard: its new pieces of all chunks, encoded once.
+            let new_by_shard: Vec<PieceMap> = (0..PIECE_SHARDS)
+                .into_par_iter()
+                .map(|k| {
+                    let mut new = PieceMap::default();
+                    let mut ids = Vec::new();
+                    for (_, by_shard) in &found {
+                        for &(p, h) in &by_shard[k] {
+                            if new.get(p, h).is_none() {
+                                ids.clear();
+                                self.encode_piece(p, &mut ids);
+                                new.insert(p, h, &ids);
+                            }
+                        }
+                    }
+                    new
+                })
+                .collect();
+            // (3) each text's ids, a chunk at a time.
+            found.par_iter().enumerate().for_each(|(k, (pieces, _))| {
+                let ids = pieces
+                    .iter()
+                    .map(|ps| {
+                        let mut out = Vec::with_capacity(ps.len() * 2);
+                        for p in ps {
+                            match *p {
+                                Piece::Known(ids) => out.extend_from_slice(ids),
+                                Piece::New(p, h, k) => match new_by_shard[k].get(p, h) {
+                                    Some(ids) => out.extend_from_slice(ids),
+                                    None => self.encode_piece(p, &mut out),
+                                },
+                            }
+                        }
+                        out
+                    })
+                    .collect();
+                emit(k, ids);
+            });
+            new_by_shard
+        };
+        // (4) the new pieces into the cache (a full shard starts afresh).
+        cache
+            .par_iter_mut()
+            .zip(new_by_shard)
+            .for_each(|(shard, new)| {
+                if shard.len() + new.len() > limit {
+                    shard.clear();
+                }
+                for (p, ids) in new.iter().take(limit) {
+                    shard.insert(p, piece_hash(p).0, ids);
+                }
+            });
+    }
+
+    /// How many pieces are cached (for tests).
+    pub fn cached_pieces(&self) -> usize {
+        self.piece_cache().iter().map(|m| m.len()).sum()
     }
 }

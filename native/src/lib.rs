@@ -6,6 +6,8 @@
 
 pub mod bytebpe;
 pub mod encoder;
+#[cfg(feature = "python")]
+mod encoder_py;
 pub mod hierarchical;
 pub mod paper;
 pub mod pieces;
@@ -13,13 +15,13 @@ pub mod syllables;
 pub mod units;
 
 #[cfg(feature = "python")]
-mod bindings {
+pub(crate) mod bindings {
     use std::collections::HashMap;
     use std::panic::{catch_unwind, AssertUnwindSafe};
 
     use pyo3::exceptions::{PyRuntimeError, PyValueError};
     use pyo3::prelude::*;
-    use pyo3::types::{PyList, PyString, PyTuple};
+    use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
     use rayon::prelude::*;
 
     use crate::bytebpe;
@@ -27,16 +29,15 @@ mod bindings {
     // touch the others.
     mod pieces_py;
 
-    use crate::encoder::{self, Ranks};
     use crate::paper;
-    use crate::syllables::{self, SchemaSpec, Token};
+    use crate::syllables::{self, Interned, SchemaSpec, Token};
 
     mod hierarchical_py {
         include!("hierarchical_py.rs");
     }
 
     /// Runs `work`, turning a panic into a Python RuntimeError: no panic crosses into Python.
-    fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
+    pub(crate) fn guarded<T>(what: &str, work: impl FnOnce() -> T) -> PyResult<T> {
         catch_unwind(AssertUnwindSafe(work)).map_err(|payload| {
             let detail = payload
                 .downcast_ref::<&str>()
@@ -54,7 +55,7 @@ mod bindings {
     type EdgesArg = (String, Vec<(char, String)>);
     /// A schema as `sgpe/engine.py` passes it: (classes, units, start, transitions,
     /// accept, orphan_states).
-    type SpecArg = (
+    pub(crate) type SpecArg = (
         Vec<ClassArg>,
         Vec<(char, String)>,
         String,
@@ -86,22 +87,26 @@ mod bindings {
         PyList::new(py, items)
     }
 
-    /// The token strings of one text. Syllables repeat (a few thousand distinct ones make
-    /// up most text), so each distinct token becomes one Python string, shared by all its
-    /// occurrences: a hash lookup is cheaper than decoding UTF-8 into a new object.
+    /// The token strings of one text: one Python string per distinct token (see
+    /// `Syllabifier::interned`), shared by its occurrences and, in a batch, by all texts.
     fn strings_of<'py, 'a>(
         py: Python<'py>,
-        text: &'a str,
-        tokens: &[Token],
-        made: &mut HashMap<&'a str, Bound<'py, PyString>>,
+        tokens: &Interned<'a>,
+        made: &mut HashMap<&'a str, Bound<'py, PyString>, crate::encoder::FxBuild>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let items = tokens.iter().map(|t| {
-            let s = &text[t.start..t.end];
-            made.entry(s)
-                .or_insert_with(|| PyString::new(py, s))
-                .clone()
-        });
-        PyList::new(py, items)
+        let strings: Vec<Bound<'py, PyString>> = tokens
+            .distinct
+            .iter()
+            .map(|s| {
+                made.entry(s)
+                    .or_insert_with(|| PyString::new(py, s))
+                    .clone()
+            })
+            .collect();
+        PyList::new(
+            py,
+            tokens.index.iter().map(|&k| strings[k as usize].clone()),
+        )
     }
 
     #[pymethods]
@@ -124,8 +129,8 @@ mod bindings {
             text: &Bound<'py, PyString>,
         ) -> PyResult<Bound<'py, PyList>> {
             let s = text.to_str()?;
-            let tokens = py.allow_threads(|| guarded("syllabify", || self.inner.tokens(s)))?;
-            strings_of(py, s, &tokens, &mut HashMap::new())
+            let tokens = py.allow_threads(|| guarded("syllabify", || self.inner.interned(s)))?;
+            strings_of(py, &tokens, &mut HashMap::default())
         }
 
         /// The tokens of `text` as (start, end, kind) in code points.
@@ -152,6 +157,33 @@ mod bindings {
             })
         }
 
+        /// Every token's end as a flat array of little-endian u32 (`array("I", ...)` reads
+        /// it), in code points or, with `utf8`, in bytes of the UTF-8 text: no Python object
+        /// per token, for callers that need only the boundaries.
+        #[pyo3(signature = (text, utf8=false))]
+        fn offsets<'py>(
+            &self,
+            py: Python<'py>,
+            text: &Bound<'py, PyString>,
+            utf8: bool,
+        ) -> PyResult<Bound<'py, PyBytes>> {
+            let s = text.to_str()?;
+            if u32::try_from(s.len()).is_err() {
+                return Err(PyValueError::new_err("offsets: the text is over 4 GiB"));
+            }
+            let out = py.allow_threads(|| {
+                guarded("offsets", || {
+                    let mut out = Vec::with_capacity(s.len() + 4);
+                    self.inner.for_each_token(s, |t| {
+                        let end = if utf8 { t.end } else { t.char_end };
+                        out.extend_from_slice(&(end as u32).to_le_bytes());
+                    });
+                    out
+                })
+            })?;
+            Ok(PyBytes::new(py, &out))
+        }
+
         /// `syllabify` of each text, on all cores (rayon), without the GIL.
         fn syllabify_batch<'py>(
             &self,
@@ -165,20 +197,20 @@ mod bindings {
             let tokens = py.allow_threads(|| {
                 guarded("syllabify_batch", || {
                     strs.par_iter()
-                        .map(|s| self.inner.tokens(s))
+                        .map(|s| self.inner.interned(s))
                         .collect::<Vec<_>>()
                 })
             })?;
             // One string per distinct token across the whole batch.
-            let mut made = HashMap::new();
-            strs.iter()
-                .zip(&tokens)
-                .map(|(s, t)| strings_of(py, s, t, &mut made))
+            let mut made = HashMap::default();
+            tokens
+                .iter()
+                .map(|t| strings_of(py, t, &mut made))
                 .collect()
         }
     }
 
-    fn specs_of(schemas: Vec<SpecArg>) -> Vec<SchemaSpec> {
+    pub(crate) fn specs_of(schemas: Vec<SpecArg>) -> Vec<SchemaSpec> {
         schemas
             .into_iter()
             .map(
@@ -192,81 +224,6 @@ mod bindings {
                 },
             )
             .collect()
-    }
-
-    /// The hierarchical mode's piece encoder (`HierarchicalEncoder.ids_of_piece`).
-    #[pyclass(frozen, module = "sgpe._native", name = "PieceEncoder")]
-    struct PyPieceEncoder {
-        inner: encoder::PieceEncoder,
-    }
-
-    #[pymethods]
-    impl PyPieceEncoder {
-        #[new]
-        #[pyo3(signature = (schemas, leading_space, char_ids, byte_ids, unk, part, join))]
-        fn new(
-            schemas: Vec<SpecArg>,
-            leading_space: bool,
-            char_ids: HashMap<char, u32>,
-            byte_ids: Option<Vec<i64>>,
-            unk: i64,
-            part: Ranks,
-            join: Ranks,
-        ) -> PyResult<Self> {
-            if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
-                return Err(PyValueError::new_err("byte_ids must hold 256 ids"));
-            }
-            // -1 (a byte token or [UNK] the vocabulary lacks, which Python emits as it is)
-            // travels as u32::MAX: such ids never merge, and leave as -1 again.
-            let id = |i: i64| u32::try_from(i).unwrap_or(u32::MAX);
-            let byte_ids = byte_ids.map(|b| b.into_iter().map(id).collect());
-            let unk = id(unk);
-            let specs = specs_of(schemas);
-            let syllabifier = guarded("PieceEncoder()", || {
-                syllables::Syllabifier::new(&specs, leading_space)
-            })?
-            .map_err(PyValueError::new_err)?;
-            Ok(PyPieceEncoder {
-                inner: encoder::PieceEncoder {
-                    syllabifier,
-                    char_ids,
-                    byte_ids,
-                    unk,
-                    part,
-                    join,
-                },
-            })
-        }
-
-        /// Each piece's ids, on all cores (rayon), without the GIL; the same ids in the
-        /// same order however the work is split. A lone surrogate raises
-        /// UnicodeEncodeError (the caller then encodes in Python).
-        fn encode_pieces(
-            &self,
-            py: Python<'_>,
-            pieces: Vec<Bound<'_, PyString>>,
-        ) -> PyResult<Vec<Vec<i64>>> {
-            let strs = pieces
-                .iter()
-                .map(|p| p.to_str())
-                .collect::<PyResult<Vec<&str>>>()?;
-            py.allow_threads(|| {
-                guarded("encode_pieces", || {
-                    let chunk = (strs.len() / (4 * rayon::current_num_threads())).max(256);
-                    strs.par_chunks(chunk)
-                        .map(|c| self.inner.encode_pieces(c))
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .flatten()
-                        .map(|ids| {
-                            ids.into_iter()
-                                .map(|i| if i == u32::MAX { -1 } else { i64::from(i) })
-                                .collect()
-                        })
-                        .collect()
-                })
-            })
-        }
     }
 
     /// A batch's time budget: None (no limit) or seconds >= 0.
@@ -542,12 +499,12 @@ mod bindings {
     fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         m.add_class::<PySyllabifier>()?;
-        m.add_class::<PyPieceEncoder>()?;
         m.add_class::<PyByteBpeTrainer>()?;
         m.add_class::<PyPaperTrainer>()?;
         m.add_class::<hierarchical_py::PyHierarchicalTrainer>()?;
         m.add_class::<pieces_py::PyPieceCounter>()?;
         m.add_function(wrap_pyfunction!(pieces_py::corpus_units, m)?)?;
+        m.add_class::<crate::encoder_py::PyTextEncoder>()?;
         Ok(())
     }
 }

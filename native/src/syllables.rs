@@ -11,6 +11,8 @@
 
 use std::collections::HashMap;
 
+use crate::encoder::FxBuild;
+
 /// The class letters a schema may use (`sgpe/schema.py`'s `CLASS_LETTERS`).
 pub const CLASS_LETTERS: &str = "CVPHZXMNDRYK";
 const N_CLASSES: usize = 12;
@@ -52,6 +54,13 @@ impl Kind {
     }
 }
 
+/// A text's tokens as indices into its distinct token strings ([`Syllabifier::interned`]).
+#[derive(Debug, Clone, Default)]
+pub struct Interned<'a> {
+    pub distinct: Vec<&'a str>,
+    pub index: Vec<u32>,
+}
+
 /// One token: byte range, code point range, kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {
@@ -74,8 +83,8 @@ fn class_index(letter: char) -> Result<u8, String> {
 #[derive(Debug, Clone)]
 struct Compiled {
     class_of: Vec<u8>, // code point -> class index (NO_CLASS beyond the table or unclaimed)
-    units: Vec<(String, u8)>, // longest first, then by code points, as `units_longest_first`
-    unit_first: Vec<char>,
+    units: Vec<(String, u8, usize)>, // longest first, then by code points, as `units_longest_first` (sequence, class, code points)
+    unit_first: Vec<bool>,           // code point -> whether some unit starts with it
     trans: Vec<[u16; N_CLASSES]>,
     start: u16,
     accept: Vec<bool>,
@@ -104,17 +113,19 @@ impl Compiled {
         }
         let mut units = Vec::with_capacity(spec.units.len());
         for (letter, seq) in &spec.units {
-            units.push((seq.clone(), class_index(*letter)?));
+            units.push((seq.clone(), class_index(*letter)?, seq.chars().count()));
         }
         // `Schema.units_longest_first`: by (-length in code points, sequence); Rust's str
         // order is code point order, as Python's.
-        units.sort_by(|a, b| {
-            let (la, lb) = (a.0.chars().count(), b.0.chars().count());
-            lb.cmp(&la).then_with(|| a.0.cmp(&b.0))
-        });
-        let mut unit_first: Vec<char> = units.iter().filter_map(|u| u.0.chars().next()).collect();
-        unit_first.sort_unstable();
-        unit_first.dedup();
+        units.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        let mut unit_first = vec![false; class_of.len()];
+        for c in units.iter().filter_map(|u| u.0.chars().next()) {
+            let c = c as usize;
+            if c >= unit_first.len() {
+                unit_first.resize(c + 1, false);
+            }
+            unit_first[c] = true;
+        }
         let mut names: Vec<&str> = spec.transitions.iter().map(|(s, _)| s.as_str()).collect();
         names.sort_unstable();
         names.dedup();
@@ -159,29 +170,30 @@ impl Compiled {
     }
 
     #[inline]
-    fn classify(&self, c: char) -> u8 {
-        self.class_of.get(c as usize).copied().unwrap_or(NO_CLASS)
+    fn starts_unit(&self, cp: u32) -> bool {
+        self.unit_first.get(cp as usize).copied().unwrap_or(false)
     }
 
     /// `_dfa_longest`: the end (bytes, chars) of the longest accepted prefix at `pos`, and
     /// whether its last state is an orphan state; `None` if no prefix is accepted.
     fn longest(&self, text: &str, pos: usize, cpos: usize) -> Option<(usize, usize, bool)> {
+        let b = text.as_bytes();
         let mut state = self.start;
         let mut best = None;
         let (mut i, mut ci) = (pos, cpos);
-        let bytes = text.len();
-        while i < bytes {
-            let rest = &text[i..];
-            let Some(first) = rest.chars().next() else {
-                break;
-            };
-            let mut symbol = (first.len_utf8(), 1, self.classify(first));
-            if self.unit_first.binary_search(&first).is_ok() {
-                if let Some((seq, cls)) = self.units.iter().find(|u| rest.starts_with(&u.0)) {
-                    symbol = (seq.len(), seq.chars().count(), *cls);
+        while i < b.len() {
+            let (cp, mut len) = decode(b, i);
+            let mut clen = 1;
+            let mut cls = self.class_of.get(cp as usize).copied().unwrap_or(NO_CLASS);
+            if self.starts_unit(cp) {
+                if let Some((seq, c, n)) = self
+                    .units
+                    .iter()
+                    .find(|u| b[i..].starts_with(u.0.as_bytes()))
+                {
+                    (len, clen, cls) = (seq.len(), *n, *c);
                 }
             }
-            let (len, clen, cls) = symbol;
             if cls == NO_CLASS {
                 break;
             }
@@ -198,6 +210,26 @@ impl Compiled {
         }
         best
     }
+}
+
+/// The code point at byte `i` of valid UTF-8 (a `str`'s bytes, `i` on a character
+/// boundary) and its length in bytes: the DFA reads bytes, not `chars()` of a new slice.
+#[inline(always)]
+pub fn decode(b: &[u8], i: usize) -> (u32, usize) {
+    let x = b[i];
+    if x < 0x80 {
+        return (u32::from(x), 1);
+    }
+    let c1 = u32::from(b[i + 1] & 0x3F);
+    if x < 0xE0 {
+        return ((u32::from(x & 0x1F) << 6) | c1, 2);
+    }
+    let c2 = u32::from(b[i + 2] & 0x3F);
+    if x < 0xF0 {
+        return ((u32::from(x & 0x0F) << 12) | (c1 << 6) | c2, 3);
+    }
+    let c3 = u32::from(b[i + 3] & 0x3F);
+    ((u32::from(x & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3, 4)
 }
 
 /// Python's `str.isspace` for one character: bidirectional class WS, B or S, or category
@@ -275,10 +307,11 @@ impl Syllabifier {
 
     /// The tokens of `text`, calling `emit` for each (`_dfa_tokens` of `sgpe/syllables.py`).
     pub fn for_each_token(&self, text: &str, mut emit: impl FnMut(Token)) {
-        let n = text.len();
+        let b = text.as_bytes();
+        let n = b.len();
         let (mut pos, mut cpos) = (0usize, 0usize);
         while pos < n {
-            let Some(mut ch) = text[pos..].chars().next() else {
+            let Some(mut ch) = char::from_u32(decode(b, pos).0) else {
                 break;
             };
             let (mut start, mut cstart) = (pos, cpos);
@@ -286,13 +319,10 @@ impl Syllabifier {
                 // A run of the four characters: single tokens, except that its last one, a
                 // plain space with text after the run, joins the token that follows.
                 let mut run_end = pos;
-                for c in text[pos..].chars() {
-                    if !ls_whitespace(c) {
-                        break;
-                    }
+                while run_end < n && matches!(b[run_end], b' ' | b'\t' | b'\n' | b'\r') {
                     run_end += 1; // the four are one byte each
                 }
-                let pending = text.as_bytes()[run_end - 1] == b' ' && run_end < n;
+                let pending = b[run_end - 1] == b' ' && run_end < n;
                 let singles_end = if pending { run_end - 1 } else { run_end };
                 for k in pos..singles_end {
                     emit(Token {
@@ -312,7 +342,7 @@ impl Syllabifier {
                 cstart = cpos;
                 pos += 1;
                 cpos += 1;
-                let Some(next) = text[pos..].chars().next() else {
+                let Some(next) = char::from_u32(decode(b, pos).0) else {
                     break;
                 };
                 ch = next;
@@ -357,6 +387,47 @@ impl Syllabifier {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
         self.for_each_token(text, |t| out.push(t));
         out
+    }
+
+    /// The tokens of `text` as indices into its distinct token strings: what `syllabify`
+    /// hands to Python, which then makes one string object per distinct token. Syllables
+    /// repeat (a few thousand distinct ones make up most text), and a token of up to 15
+    /// bytes (nearly all) is looked up as one 128-bit integer, not as a string.
+    pub fn interned<'a>(&self, text: &'a str) -> Interned<'a> {
+        let mut short: HashMap<u128, u32, FxBuild> = HashMap::default();
+        let mut long: HashMap<&'a str, u32, FxBuild> = HashMap::default();
+        let mut distinct: Vec<&'a str> = Vec::new();
+        let mut index = Vec::with_capacity(text.len() / 4 + 1);
+        let b = text.as_bytes();
+        self.for_each_token(text, |t| {
+            let s = &text[t.start..t.end];
+            let next = distinct.len() as u32;
+            let len = s.len();
+            let k = if len <= 15 {
+                // The token's bytes, its length in the top byte: one 16-byte load where the
+                // text has 16 bytes from the token's start (nearly always), masked.
+                let word = match b.get(t.start..t.start + 16) {
+                    Some(w) => {
+                        let mut key = [0u8; 16];
+                        key.copy_from_slice(w);
+                        u128::from_le_bytes(key) & ((1u128 << (8 * len)) - 1)
+                    }
+                    None => {
+                        let mut key = [0u8; 16];
+                        key[..len].copy_from_slice(s.as_bytes());
+                        u128::from_le_bytes(key)
+                    }
+                };
+                *short.entry(word | ((len as u128) << 120)).or_insert(next)
+            } else {
+                *long.entry(s).or_insert(next)
+            };
+            if k == next {
+                distinct.push(s);
+            }
+            index.push(k);
+        });
+        Interned { distinct, index }
     }
 
     /// The token strings (`syllabify`).

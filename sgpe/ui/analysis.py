@@ -26,7 +26,7 @@ import regex
 from sgpe import metrics
 from sgpe.protocol import WordTrace
 from sgpe.schema import CLASS_LETTERS, load_schema
-from sgpe.syllables import Span, syllable_spans, trace
+from sgpe.syllables import Span, syllable_ends, syllable_spans, trace
 
 from .render import TokenView, UnitView, char_name, code_points, token_title, visible
 
@@ -244,16 +244,14 @@ def torn_units(text: str, straddling_at: Sequence[int], script: str = "auto") ->
     if not straddling_at:
         return 0
     cuts = sorted(straddling_at)
-    offset, torn = 0, 0
+    lo, torn = 0, 0
     k = 0
-    for span in syllable_spans(text, script):
-        lo = offset
-        hi = lo + len(text[span.start : span.end].encode("utf-8"))
-        offset = hi
+    for hi in syllable_ends(text, script, utf8=True):  # offsets only: no span objects
         while k < len(cuts) and cuts[k] <= lo:
             k += 1
         if k < len(cuts) and cuts[k] < hi:
             torn += 1
+        lo = hi
     return torn
 
 

@@ -1,0 +1,312 @@
+//! The Python face of [`crate::encoder::TextEncoder`]: `sgpe._native.TextEncoder`, which
+//! `Tokenizer.encode` and `encode_batch` (`sgpe/tokenizer.py`) use for hierarchical
+//! vocabularies. Kept apart from `lib.rs` so that its bindings stay as they are.
+
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyInt, PyList, PyString};
+use rayon::prelude::*;
+
+use crate::bindings::{guarded, specs_of, SpecArg};
+use crate::encoder::{self, CharSet, PieceSplitter, Ranks};
+use crate::syllables;
+
+/// `-1` (a byte token or `[UNK]` the vocabulary lacks) travels as `u32::MAX`.
+const MISSING: u32 = u32::MAX;
+
+fn id_of(i: i64) -> u32 {
+    u32::try_from(i).unwrap_or(MISSING)
+}
+
+/// The whole-text encoder of either mode: pieces, piece cache and merges in Rust; the
+/// caches live as long as the object (one per tokenizer).
+#[pyclass(frozen, module = "sgpe._native", name = "TextEncoder")]
+pub struct PyTextEncoder {
+    inner: encoder::TextEncoder,
+    /// Ids below this have a shared Python int (`ints`).
+    n_ids: usize,
+    /// One Python int per id (and the last for -1): a list of ids is then built from
+    /// references, with no new int object per token.
+    ints: GILOnceCell<Vec<Py<PyInt>>>,
+}
+
+impl PyTextEncoder {
+    fn ints<'py>(&self, py: Python<'py>) -> &Vec<Py<PyInt>> {
+        self.ints.get_or_init(py, || {
+            (0..self.n_ids as i64)
+                .chain([-1])
+                .map(|i| i.into_pyobject(py).map(Bound::unbind))
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap_or_default()
+        })
+    }
+
+    fn list_of<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let ints = self.ints(py);
+        let items = ids.iter().map(|&i| {
+            let k = if i == MISSING { self.n_ids } else { i as usize };
+            match ints.get(k) {
+                Some(obj) => obj.bind(py).clone(),
+                None => i.into_pyobject(py).unwrap_or_else(|e| match e {}),
+            }
+        });
+        PyList::new(py, items)
+    }
+
+    fn with_space(text: &str, prepend_space: bool) -> std::borrow::Cow<'_, str> {
+        if prepend_space && !text.is_empty() {
+            format!(" {text}").into()
+        } else {
+            text.into()
+        }
+    }
+}
+
+/// A pool of `threads` threads (None: rayon's global pool, one thread per core). Pools
+/// are kept for the process: starting threads on every call would cost more than a
+/// short batch.
+fn pool(threads: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let n = match threads {
+        None => return Ok(None),
+        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => n,
+    };
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&n) {
+        return Ok(Some(p.clone()));
+    }
+    let made = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
+    let made = Arc::new(made);
+    pools.insert(n, made.clone());
+    Ok(Some(made))
+}
+
+#[pymethods]
+impl PyTextEncoder {
+    #[new]
+    #[pyo3(signature = (
+        schemas, leading_space, char_ids, byte_ids, unk, part, join, word_chars, span_letters,
+        max_units, paper_vocab=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        schemas: Vec<SpecArg>,
+        leading_space: bool,
+        char_ids: HashMap<char, u32>,
+        byte_ids: Option<Vec<i64>>,
+        unk: i64,
+        part: Ranks,
+        join: Ranks,
+        word_chars: Option<Vec<(u32, u32)>>,
+        span_letters: Vec<Vec<(u32, u32)>>,
+        max_units: usize,
+        paper_vocab: Option<HashMap<String, u32>>,
+    ) -> PyResult<Self> {
+        if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
+            return Err(PyValueError::new_err("byte_ids must hold 256 ids"));
+        }
+        if max_units == 0 {
+            return Err(PyValueError::new_err("max_units must be at least 1"));
+        }
+        let byte_ids: Option<Vec<u32>> = byte_ids.map(|b| b.into_iter().map(id_of).collect());
+        let unk = id_of(unk);
+        let top = char_ids
+            .values()
+            .chain(byte_ids.iter().flatten())
+            .chain([&unk])
+            .chain(part.values().chain(join.values()).map(|(_, m)| m))
+            .filter(|&&i| i != MISSING)
+            .max()
+            .map_or(0, |&i| i as usize + 1);
+        let specs = specs_of(schemas);
+        let syllabifier = guarded("TextEncoder()", || {
+            syllables::Syllabifier::new(&specs, leading_space)
+        })?
+        .map_err(PyValueError::new_err)?;
+        let word = word_chars
+            .map(|r| CharSet::from_ranges(&r))
+            .transpose()
+            .map_err(PyValueError::new_err)?;
+        let spans = span_letters
+            .iter()
+            .map(|r| CharSet::from_ranges(r))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(PyValueError::new_err)?;
+        let top = top.max(
+            paper_vocab
+                .iter()
+                .flat_map(|v| v.values())
+                .max()
+                .map_or(0, |&i| i as usize + 1),
+        );
+        let pieces_encoder = encoder::PieceEncoder {
+            syllabifier,
+            char_ids,
+            byte_ids,
+            unk,
+            part,
+            join,
+        };
+        let splitter = PieceSplitter {
+            leading_space,
+            word,
+            spans,
+            max_units,
+        };
+        let inner = match paper_vocab {
+            None => encoder::TextEncoder::new(pieces_encoder, splitter),
+            Some(v) => encoder::TextEncoder::paper(
+                pieces_encoder,
+                splitter,
+                v.into_iter()
+                    .map(|(k, i)| (k.into_boxed_str(), i))
+                    .collect(),
+            ),
+        };
+        Ok(PyTextEncoder {
+            inner,
+            n_ids: top,
+            ints: GILOnceCell::new(),
+        })
+    }
+
+    /// `Tokenizer.encode(text)`: the ids of `text` (with one space before it when
+    /// `prepend_space` and it is not empty). A lone surrogate raises UnicodeEncodeError
+    /// (UTF-8 cannot hold it); the caller then encodes in Python.
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        prepend_space: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let s = text.to_str()?;
+        let ids = py.allow_threads(|| {
+            guarded("encode", || {
+                let s = Self::with_space(s, prepend_space);
+                let mut ids = Vec::with_capacity(s.len() / 3 + 1);
+                self.inner.encode(&s, &mut ids);
+                ids
+            })
+        })?;
+        self.list_of(py, &ids)
+    }
+
+    /// `encode` of each text, on `threads` threads (default: all cores), without the
+    /// GIL; the same ids however the work is split.
+    #[pyo3(signature = (texts, prepend_space, threads=None))]
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+        prepend_space: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let strs = texts
+            .iter()
+            .map(|t| t.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        let pool = pool(threads)?;
+        let out = PyList::empty(py);
+        // The threads encode; this one, holding the GIL only while it does so, turns each
+        // chunk that is ready into Python lists (that work is serial: done meanwhile, it
+        // does not add to the batch's time).
+        let (tx, rx) = mpsc::channel::<(usize, Vec<Vec<u32>>)>();
+        std::thread::scope(|scope| -> PyResult<()> {
+            let worker = scope.spawn(move || {
+                guarded("encode_batch", || {
+                    let work = || {
+                        let spaced: Vec<_> = strs
+                            .par_iter()
+                            .map(|s| Self::with_space(s, prepend_space))
+                            .collect();
+                        let refs: Vec<&str> = spaced.iter().map(|s| s.as_ref()).collect();
+                        let tx = Mutex::new(tx);
+                        self.inner.encode_batch_with(&refs, |k, ids| {
+                            // A closed receiver (the caller failed) only stops the sending.
+                            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send((k, ids));
+                        });
+                    };
+                    match &pool {
+                        Some(p) => p.install(work),
+                        None => work(),
+                    }
+                })
+            });
+            let mut ready: BTreeMap<usize, Vec<Vec<u32>>> = BTreeMap::new();
+            let mut next = 0;
+            let mut rx = rx;
+            loop {
+                let (got, back) = py.allow_threads(move || (rx.recv(), rx));
+                rx = back;
+                let Ok((k, ids)) = got else { break };
+                ready.insert(k, ids);
+                while let Some(ids) = ready.remove(&next) {
+                    for t in &ids {
+                        out.append(self.list_of(py, t)?)?;
+                    }
+                    next += 1;
+                }
+            }
+            match worker.join() {
+                Ok(result) => result,
+                Err(_) => Err(PyRuntimeError::new_err("sgpe._native: encode_batch failed")),
+            }
+        })?;
+        Ok(out)
+    }
+
+    /// The pieces of `text` (`WordSplitter.pieces`), for tests.
+    fn pieces(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<String>> {
+        let s = text.to_str()?;
+        py.allow_threads(|| {
+            guarded("pieces", || {
+                let mut out = Vec::new();
+                self.inner.pieces(s, |p| out.push(p.to_string()));
+                out
+            })
+        })
+    }
+
+    /// Each piece's ids (`HierarchicalEncoder.ids_of_piece`), on all cores, without the
+    /// GIL; -1 for a byte token or `[UNK]` the vocabulary lacks.
+    fn encode_pieces(
+        &self,
+        py: Python<'_>,
+        pieces: Vec<Bound<'_, PyString>>,
+    ) -> PyResult<Vec<Vec<i64>>> {
+        let strs = pieces
+            .iter()
+            .map(|p| p.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        py.allow_threads(|| {
+            guarded("encode_pieces", || {
+                strs.par_iter()
+                    .map(|p| {
+                        let mut ids = Vec::new();
+                        self.inner.encode_piece(p, &mut ids);
+                        ids.into_iter()
+                            .map(|i| if i == MISSING { -1 } else { i64::from(i) })
+                            .collect()
+                    })
+                    .collect()
+            })
+        })
+    }
+
+    /// How many pieces the piece cache holds.
+    fn cached_pieces(&self) -> usize {
+        self.inner.cached_pieces()
+    }
+}
