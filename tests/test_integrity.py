@@ -4,7 +4,8 @@ Two batteries:
 
 1. **Exhaustive syllable battery.** Every combination of the families below, over every
    code point of the schema's classes (``sgpe/schemas/*.json``), must be exactly one
-   syllable: ``syllabify(s) == [s]``. The number of strings checked per family is asserted
+   syllable: ``syllabify(s) == [s]``, under the Python engine and (where it is built) the
+   native one. The number of strings checked per family is asserted
    exactly (and equals the product of the class sizes), so a shrinking class or a skipped
    loop shows up as a failure. The 1,703 conjunct formations that the SGPE paper
    enumerates in an appendix are a subset of these families.
@@ -47,7 +48,7 @@ from pathlib import Path
 import pytest
 
 import sgpe
-from sgpe import syllabify
+from sgpe import engine, syllabify
 from sgpe.metrics import broken_boundaries, encode_for_metrics
 from sgpe.schema import load_schema
 from sgpe.tokenizer import SPECIAL_TOKENS, Tokenizer
@@ -297,15 +298,33 @@ HI_TOTAL = 3_495_902
 
 
 def _check_one_syllable(strings: Iterable[str]) -> tuple[int, list[str]]:
-    """Count the strings and collect (up to 5) that are not exactly one syllable."""
+    """Count the strings and collect (up to 5) that are not exactly one syllable, under
+    both engines: ``syllabify`` answers these short strings with the Python engine (its
+    word memory), and where the native core is built every string also goes through the
+    native DFA, a chunk per call."""
     n = 0
     bad: list[str] = []
+    native = engine.native_syllabifier("auto", False)
+    chunk: list[str] = []
+
+    def check_native() -> None:
+        for s, got in zip(chunk, native.syllabify_batch(chunk)):
+            if got != [s] and len(bad) < 5:
+                bad.append(f"native: {s!r} -> {got!r}")
+        chunk.clear()
+
     for s in strings:
         n += 1
         # script="auto" (both schemas at once) is what the tokenizers use by default;
         # test_script_schema_alone_agrees samples the same families per script.
         if syllabify(s) != [s] and len(bad) < 5:
             bad.append(f"{s!r} ({' '.join(f'U+{ord(ch):04X}' for ch in s)}) -> {syllabify(s)!r}")
+        if native is not None:
+            chunk.append(s)
+            if len(chunk) >= 65_536:
+                check_native()
+    if native is not None and chunk:
+        check_native()
     return n, bad
 
 
