@@ -16,7 +16,12 @@ use crate::encoder::FxBuild;
 /// The class letters a schema may use (`sgpe/schema.py`'s `CLASS_LETTERS`).
 pub const CLASS_LETTERS: &str = "CVPHZXMNDRYK";
 const N_CLASSES: usize = 12;
-const NO_CLASS: u8 = u8::MAX;
+const NO_CLASS: u8 = 0x7F;
+/// Set in `class_of` on a code point that starts some unit: the DFA looks units up only
+/// there, with no second table read per code point.
+const UNIT_START: u8 = 0x80;
+const ACCEPT: u8 = 1;
+const ORPHAN: u8 = 2;
 const NO_STATE: u16 = u16::MAX;
 const NO_SCHEMA: u8 = u8::MAX;
 
@@ -107,7 +112,7 @@ impl Unit {
 /// One schema compiled: a dense class table and the DFA as arrays.
 #[derive(Debug, Clone)]
 struct Compiled {
-    class_of: Vec<u8>, // code point -> class index (NO_CLASS beyond the table or unclaimed)
+    class_of: Vec<u8>, // code point -> class index (NO_CLASS beyond the table or unclaimed), | UNIT_START
     /// The units by their first code point: `unit_group[cp]` is 0 (no unit starts with
     /// it) or 1 + an index into `unit_groups`, whose units keep the order of
     /// `units_longest_first` (longest first, then by code points), so the first that
@@ -116,8 +121,8 @@ struct Compiled {
     unit_groups: Vec<Vec<Unit>>,
     trans: Vec<[u16; N_CLASSES]>,
     start: u16,
-    accept: Vec<bool>,
-    orphan: Vec<bool>,
+    /// state -> ACCEPT | ORPHAN bits (one read per step)
+    flags: Vec<u8>,
 }
 
 impl Compiled {
@@ -157,6 +162,10 @@ impl Compiled {
             if c >= unit_group.len() {
                 unit_group.resize(c + 1, 0);
             }
+            if c >= class_of.len() {
+                class_of.resize(c + 1, NO_CLASS);
+            }
+            class_of[c] |= UNIT_START;
             if unit_group[c] == 0 {
                 unit_groups.push(Vec::new());
                 unit_group[c] =
@@ -206,13 +215,12 @@ impl Compiled {
                 trans[f][class_index(*letter)? as usize] = state(to)?;
             }
         }
-        let mut accept = vec![false; names.len()];
+        let mut flags = vec![0u8; names.len()];
         for s in &spec.accept {
-            accept[state(s)? as usize] = true;
+            flags[state(s)? as usize] |= ACCEPT;
         }
-        let mut orphan = vec![false; names.len()];
         for s in &spec.orphan_states {
-            orphan[state(s)? as usize] = true;
+            flags[state(s)? as usize] |= ORPHAN;
         }
         Ok(Compiled {
             class_of,
@@ -220,8 +228,7 @@ impl Compiled {
             unit_groups,
             trans,
             start: state(&spec.start)?,
-            accept,
-            orphan,
+            flags,
         })
     }
 
@@ -245,8 +252,11 @@ impl Compiled {
             let (cp, mut len) = decode(b, i);
             let mut clen = 1;
             let mut cls = self.class_of.get(cp as usize).copied().unwrap_or(NO_CLASS);
-            if let Some(u) = self.units_at(cp).iter().find(|u| u.at(b, i)) {
-                (len, clen, cls) = (u.seq.len(), u.chars, u.class);
+            if cls & UNIT_START != 0 {
+                cls &= !UNIT_START;
+                if let Some(u) = self.units_at(cp).iter().find(|u| u.at(b, i)) {
+                    (len, clen, cls) = (u.seq.len(), u.chars, u.class);
+                }
             }
             if cls == NO_CLASS {
                 break;
@@ -258,8 +268,9 @@ impl Compiled {
             state = next;
             i += len;
             ci += clen;
-            if self.accept[state as usize] {
-                best = Some((i, ci, self.orphan[state as usize]));
+            let f = self.flags[state as usize];
+            if f & ACCEPT != 0 {
+                best = Some((i, ci, f & ORPHAN != 0));
             }
         }
         best
@@ -409,7 +420,7 @@ impl Syllabifier {
         let mut schema_of = vec![NO_SCHEMA; top];
         for (k, s) in schemas.iter().enumerate().rev() {
             for (cp, &cls) in s.class_of.iter().enumerate() {
-                if cls != NO_CLASS {
+                if cls & !UNIT_START != NO_CLASS {
                     schema_of[cp] = k as u8;
                 }
             }
