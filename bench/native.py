@@ -24,6 +24,10 @@ of ``--repeats`` runs:
   native encoder on a pool of one thread and of two (``TextEncoder.encode_batch(threads=)``,
   the same code), the Python engine's ``encode_batch``, and tiktoken's
   ``encode_ordinary_batch`` (its own threads); warm: the native call again, every piece cached.
+  Beside the 2/1 ratio, what the machine gives two threads at that moment (two independent
+  native calls on two threads against one after the other: the ceiling of any 2/1 ratio on
+  a shared machine) and the CPU seconds per wall second of the one-thread batch (about 1:
+  one thread does all the work, the Python lists included).
 
 Then training, whole processes as a user runs them on ``si_train.txt`` to ``--train-vocab``
 tokens, medians of ``--train-repeats`` runs, the trainers' runs interleaved so that a busy
@@ -251,6 +255,49 @@ def measure_batch(lines: list[str], repeats: int) -> dict[str, float]:
     }
 
 
+def measure_capacity(text: str, repeats: int) -> dict[str, float]:
+    """What two threads of this machine give now: two independent native calls
+    (``Syllabifier.offsets``, no GIL, no shared state) on two Python threads, against the
+    same two calls one after the other (a ratio, median of ``repeats``), and the CPU
+    seconds per wall second of ``encode_batch(threads=1)`` (about 1 when one thread
+    does all the work). On a loaded machine the first is the ceiling of any 2/1 ratio."""
+    import threading
+
+    import sgpe
+    from sgpe import engine
+    from sgpe.syllables import Syllabifier
+
+    module = engine.native_module()
+    tables = [engine.schema_tables(s) for s in Syllabifier("auto", python_only=True).schemas]
+    syl = module.Syllabifier(tables, False)
+
+    def work() -> None:
+        syl.offsets(text)
+
+    ratios, busy = [], []
+    lines = text.splitlines()
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        work()
+        work()
+        serial = time.perf_counter() - t0
+        threads = [threading.Thread(target=work) for _ in range(2)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ratios.append(serial / (time.perf_counter() - t0))
+        tok = sgpe.Tokenizer.load(VOCAB)
+        c0, t0 = time.process_time(), time.perf_counter()
+        tok._native_pieces.encode_batch(lines, tok.prepend_space, 1)
+        busy.append((time.process_time() - c0) / (time.perf_counter() - t0))
+    return {
+        "two independent native calls, 2 threads / 1 thread": statistics.median(ratios),
+        "encode_batch threads=1, CPU s per wall s": statistics.median(busy),
+    }
+
+
 def _train_command(name: str, corpus: Path, vocab_size: int, out: Path) -> list[str]:
     if name.startswith("hf"):
         pre = "metaspace" if "metaspace" in name else "bytelevel-o200k"
@@ -402,6 +449,9 @@ def run(args: argparse.Namespace) -> int:
         "batch, native 2 threads / 1 thread": batch["sgpe native 2 threads"]
         / batch["sgpe native 1 thread"],
     }
+    capacity = measure_capacity(si_dev.read_text(encoding="utf-8"), args.repeats)
+    print(capacity, flush=True)
+    ratios.update(capacity)
     load = {"before": load_before, "after": os.getloadavg()}
     corpora.require(args.corpora, "si_train.txt")
     front = measure_front_end(args.corpora / "si_train.txt", args.repeats)

@@ -561,3 +561,24 @@ def test_python_paths_agree_with_native_encode(shared_corpora: Path, variant: st
         assert tok.measure(line).ids == ids
         final = [t for w in tok.merge_trace(line) for t in w.final]
         assert final == [names[i] for i in ids]
+
+
+def test_many_distinct_tokens_and_units_at_the_text_end() -> None:
+    """Over 4,000 distinct short tokens (the native interning table grows twice), long
+    ones, and every schema's units, also as the text's last bytes (where fewer than 16
+    bytes are left to load): native syllabify, spans and bounds equal the Python engine's."""
+    import itertools
+
+    consonants = [chr(c) for c in range(0x915, 0x93A)]
+    signs = [chr(c) for c in range(0x93E, 0x94D)]
+    conjuncts = itertools.product(consonants, consonants, signs)
+    words = [a + "\u094d" + b + v for a, b, v in itertools.islice(conjuncts, 5000)]
+    native, python = _pair("auto", False)
+    units = [u.sequence for schema in python.schemas for u in schema.units_longest_first]
+    assert len(units) >= 30
+    text = " ".join(words) + " " + "x" * 40 + " " + "".join(units)
+    assert len(set(python._findall(text))) > 4000
+    for t in [text, *(w + u for w in ("", "a", "ක", "x" * 20) for u in units), "ක" + units[0]]:
+        _assert_same(t)
+        ends = list(itertools.accumulate(map(len, python._findall(t))))
+        assert native._native.bounds(t) == ends

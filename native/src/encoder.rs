@@ -23,8 +23,9 @@ use rayon::prelude::*;
 
 use crate::syllables::{py_isspace, Kind, Syllabifier};
 
-/// (left, right) -> (rank, merged id)
-pub type Ranks = HashMap<(u32, u32), (u32, u32)>;
+/// (left, right) -> (rank, merged id), with FxHash: the merge loops look pairs up many
+/// times per piece, and SipHash cost more than the rest of a lookup.
+pub type Ranks = HashMap<(u32, u32), (u32, u32), FxBuild>;
 
 /// Join runs longer than this merge with the heap (`_LONG_RUN` in `sgpe/hierarchical.py`).
 const LONG_RUN: usize = 24;
@@ -207,6 +208,11 @@ impl Hasher for Fx {
 
     #[inline]
     fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
         self.add(u64::from(i));
     }
 

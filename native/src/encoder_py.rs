@@ -2,9 +2,8 @@
 //! `Tokenizer.encode` and `encode_batch` (`sgpe/tokenizer.py`) use for hierarchical
 //! vocabularies. Kept apart from `lib.rs` so that its bindings stay as they are.
 
-use std::collections::BTreeMap;
 use std::collections::HashMap;
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -218,53 +217,49 @@ impl PyTextEncoder {
             .map(|t| t.to_str())
             .collect::<PyResult<Vec<&str>>>()?;
         let pool = pool(threads)?;
-        let out = PyList::empty(py);
-        // The threads encode; this one, holding the GIL only while it does so, turns each
-        // chunk that is ready into Python lists (that work is serial: done meanwhile, it
-        // does not add to the batch's time).
-        let (tx, rx) = mpsc::channel::<(usize, Vec<Vec<u32>>)>();
-        std::thread::scope(|scope| -> PyResult<()> {
-            let worker = scope.spawn(move || {
-                guarded("encode_batch", || {
-                    let work = || {
-                        let spaced: Vec<_> = strs
-                            .par_iter()
-                            .map(|s| Self::with_space(s, prepend_space))
-                            .collect();
-                        let refs: Vec<&str> = spaced.iter().map(|s| s.as_ref()).collect();
-                        let tx = Mutex::new(tx);
-                        self.inner.encode_batch_with(&refs, |k, ids| {
-                            // A closed receiver (the caller failed) only stops the sending.
-                            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send((k, ids));
+        // The threads encode and also turn each chunk of texts, once its ids are ready,
+        // into Python lists, taking the GIL for that alone (this thread waits without it).
+        // So a batch on one thread is done by one thread, and on two threads one turns its
+        // chunk into lists while the other still encodes.
+        type Lists = PyResult<Vec<Py<PyList>>>;
+        let made: Mutex<Vec<(usize, Lists)>> = Mutex::new(Vec::new());
+        py.allow_threads(|| {
+            guarded("encode_batch", || {
+                let work = || {
+                    let spaced: Vec<_> = strs
+                        .par_iter()
+                        .map(|s| Self::with_space(s, prepend_space))
+                        .collect();
+                    let refs: Vec<&str> = spaced.iter().map(|s| s.as_ref()).collect();
+                    self.inner.encode_batch_with(&refs, |k, ids| {
+                        let lists = Python::with_gil(|py| {
+                            ids.iter()
+                                .map(|t| self.list_of(py, t).map(Bound::unbind))
+                                .collect::<Lists>()
                         });
-                    };
-                    match &pool {
-                        Some(p) => p.install(work),
-                        None => work(),
-                    }
-                })
-            });
-            let mut ready: BTreeMap<usize, Vec<Vec<u32>>> = BTreeMap::new();
-            let mut next = 0;
-            let mut rx = rx;
-            loop {
-                let (got, back) = py.allow_threads(move || (rx.recv(), rx));
-                rx = back;
-                let Ok((k, ids)) = got else { break };
-                ready.insert(k, ids);
-                while let Some(ids) = ready.remove(&next) {
-                    for t in &ids {
-                        out.append(self.list_of(py, t)?)?;
-                    }
-                    next += 1;
+                        made.lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((k, lists));
+                    });
+                };
+                match &pool {
+                    Some(p) => p.install(work),
+                    None => work(),
                 }
-            }
-            match worker.join() {
-                Ok(result) => result,
-                Err(_) => Err(PyRuntimeError::new_err("sgpe._native: encode_batch failed")),
-            }
+            })
         })?;
-        Ok(out)
+        let mut made = made.into_inner().unwrap_or_else(|e| e.into_inner());
+        made.sort_unstable_by_key(|&(k, _)| k);
+        let mut lists = Vec::with_capacity(strs.len());
+        for (_, chunk) in made {
+            lists.extend(chunk?);
+        }
+        if lists.len() != strs.len() {
+            return Err(PyRuntimeError::new_err(
+                "sgpe._native: encode_batch lost texts",
+            ));
+        }
+        PyList::new(py, lists)
     }
 
     /// The pieces of `text` (`WordSplitter.pieces`), for tests.

@@ -146,12 +146,19 @@ pub(crate) mod bindings {
 
         /// The token boundaries of `text` in code points (every token's end): the cheapest
         /// answer, for counting and benchmarks.
-        fn bounds(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<usize>> {
+        /// The ends travel as `u32` (a text over 4 GiB is refused, as in `offsets`): pyo3
+        /// makes those with `PyLong_FromLong`, whose one-digit fast path is cheaper than the
+        /// general conversion of a `usize`.
+        fn bounds(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
             let s = text.to_str()?;
+            if u32::try_from(s.len()).is_err() {
+                return Err(PyValueError::new_err("bounds: the text is over 4 GiB"));
+            }
             py.allow_threads(|| {
                 guarded("bounds", || {
                     let mut out = Vec::with_capacity(s.len() / 4 + 1);
-                    self.inner.for_each_token(s, |t| out.push(t.char_end));
+                    self.inner
+                        .for_each_token(s, |t| out.push(t.char_end as u32));
                     out
                 })
             })

@@ -16,7 +16,12 @@ use crate::encoder::FxBuild;
 /// The class letters a schema may use (`sgpe/schema.py`'s `CLASS_LETTERS`).
 pub const CLASS_LETTERS: &str = "CVPHZXMNDRYK";
 const N_CLASSES: usize = 12;
-const NO_CLASS: u8 = u8::MAX;
+const NO_CLASS: u8 = 0x7F;
+/// Set in `class_of` on a code point that starts some unit: the DFA looks units up only
+/// there, with no second table read per code point.
+const UNIT_START: u8 = 0x80;
+const ACCEPT: u8 = 1;
+const ORPHAN: u8 = 2;
 const NO_STATE: u16 = u16::MAX;
 const NO_SCHEMA: u8 = u8::MAX;
 
@@ -79,16 +84,45 @@ fn class_index(letter: char) -> Result<u8, String> {
         .ok_or_else(|| format!("unknown class letter {letter:?}; use one of {CLASS_LETTERS}"))
 }
 
+/// A multi-code-point unit, compared as one masked 128-bit load where it fits (units are
+/// two or three code points, at most 12 bytes): no `memcmp` call on the hot path.
+#[derive(Debug, Clone)]
+struct Unit {
+    seq: Box<[u8]>,
+    word: u128,
+    mask: u128,
+    class: u8,
+    chars: usize,
+}
+
+impl Unit {
+    #[inline]
+    fn at(&self, b: &[u8], i: usize) -> bool {
+        match b.get(i..i + 16) {
+            Some(w) if self.seq.len() <= 16 => {
+                let mut key = [0u8; 16];
+                key.copy_from_slice(w);
+                u128::from_le_bytes(key) & self.mask == self.word
+            }
+            _ => b[i..].starts_with(&self.seq),
+        }
+    }
+}
+
 /// One schema compiled: a dense class table and the DFA as arrays.
 #[derive(Debug, Clone)]
 struct Compiled {
-    class_of: Vec<u8>, // code point -> class index (NO_CLASS beyond the table or unclaimed)
-    units: Vec<(String, u8, usize)>, // longest first, then by code points, as `units_longest_first` (sequence, class, code points)
-    unit_first: Vec<bool>,           // code point -> whether some unit starts with it
+    class_of: Vec<u8>, // code point -> class index (NO_CLASS beyond the table or unclaimed), | UNIT_START
+    /// The units by their first code point: `unit_group[cp]` is 0 (no unit starts with
+    /// it) or 1 + an index into `unit_groups`, whose units keep the order of
+    /// `units_longest_first` (longest first, then by code points), so the first that
+    /// matches is the one the Python DFA takes.
+    unit_group: Vec<u16>,
+    unit_groups: Vec<Vec<Unit>>,
     trans: Vec<[u16; N_CLASSES]>,
     start: u16,
-    accept: Vec<bool>,
-    orphan: Vec<bool>,
+    /// state -> ACCEPT | ORPHAN bits (one read per step)
+    flags: Vec<u8>,
 }
 
 impl Compiled {
@@ -118,13 +152,44 @@ impl Compiled {
         // `Schema.units_longest_first`: by (-length in code points, sequence); Rust's str
         // order is code point order, as Python's.
         units.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-        let mut unit_first = vec![false; class_of.len()];
-        for c in units.iter().filter_map(|u| u.0.chars().next()) {
-            let c = c as usize;
-            if c >= unit_first.len() {
-                unit_first.resize(c + 1, false);
+        let mut unit_group = vec![0u16; class_of.len()];
+        let mut unit_groups: Vec<Vec<Unit>> = Vec::new();
+        for (seq, class, chars) in &units {
+            let Some(first) = seq.chars().next() else {
+                continue;
+            };
+            let c = first as usize;
+            if c >= unit_group.len() {
+                unit_group.resize(c + 1, 0);
             }
-            unit_first[c] = true;
+            if c >= class_of.len() {
+                class_of.resize(c + 1, NO_CLASS);
+            }
+            class_of[c] |= UNIT_START;
+            if unit_group[c] == 0 {
+                unit_groups.push(Vec::new());
+                unit_group[c] =
+                    u16::try_from(unit_groups.len()).map_err(|_| "too many units".to_string())?;
+            }
+            let bytes = seq.as_bytes();
+            let (mut word, mut mask) = (0u128, 0u128);
+            if bytes.len() <= 16 {
+                let mut key = [0u8; 16];
+                key[..bytes.len()].copy_from_slice(bytes);
+                word = u128::from_le_bytes(key);
+                mask = if bytes.len() == 16 {
+                    u128::MAX
+                } else {
+                    (1u128 << (8 * bytes.len())) - 1
+                };
+            }
+            unit_groups[unit_group[c] as usize - 1].push(Unit {
+                seq: bytes.into(),
+                word,
+                mask,
+                class: *class,
+                chars: *chars,
+            });
         }
         let mut names: Vec<&str> = spec.transitions.iter().map(|(s, _)| s.as_str()).collect();
         names.sort_unstable();
@@ -150,28 +215,30 @@ impl Compiled {
                 trans[f][class_index(*letter)? as usize] = state(to)?;
             }
         }
-        let mut accept = vec![false; names.len()];
+        let mut flags = vec![0u8; names.len()];
         for s in &spec.accept {
-            accept[state(s)? as usize] = true;
+            flags[state(s)? as usize] |= ACCEPT;
         }
-        let mut orphan = vec![false; names.len()];
         for s in &spec.orphan_states {
-            orphan[state(s)? as usize] = true;
+            flags[state(s)? as usize] |= ORPHAN;
         }
         Ok(Compiled {
             class_of,
-            units,
-            unit_first,
+            unit_group,
+            unit_groups,
             trans,
             start: state(&spec.start)?,
-            accept,
-            orphan,
+            flags,
         })
     }
 
+    /// The units starting with `cp` (empty for most code points).
     #[inline]
-    fn starts_unit(&self, cp: u32) -> bool {
-        self.unit_first.get(cp as usize).copied().unwrap_or(false)
+    fn units_at(&self, cp: u32) -> &[Unit] {
+        match self.unit_group.get(cp as usize) {
+            Some(&g) if g != 0 => &self.unit_groups[g as usize - 1],
+            _ => &[],
+        }
     }
 
     /// `_dfa_longest`: the end (bytes, chars) of the longest accepted prefix at `pos`, and
@@ -185,13 +252,10 @@ impl Compiled {
             let (cp, mut len) = decode(b, i);
             let mut clen = 1;
             let mut cls = self.class_of.get(cp as usize).copied().unwrap_or(NO_CLASS);
-            if self.starts_unit(cp) {
-                if let Some((seq, c, n)) = self
-                    .units
-                    .iter()
-                    .find(|u| b[i..].starts_with(u.0.as_bytes()))
-                {
-                    (len, clen, cls) = (seq.len(), *n, *c);
+            if cls & UNIT_START != 0 {
+                cls &= !UNIT_START;
+                if let Some(u) = self.units_at(cp).iter().find(|u| u.at(b, i)) {
+                    (len, clen, cls) = (u.seq.len(), u.chars, u.class);
                 }
             }
             if cls == NO_CLASS {
@@ -204,8 +268,9 @@ impl Compiled {
             state = next;
             i += len;
             ci += clen;
-            if self.accept[state as usize] {
-                best = Some((i, ci, self.orphan[state as usize]));
+            let f = self.flags[state as usize];
+            if f & ACCEPT != 0 {
+                best = Some((i, ci, f & ORPHAN != 0));
             }
         }
         best
@@ -258,6 +323,81 @@ fn ls_whitespace(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
+/// The short tokens of a text (up to 15 bytes, as a 128-bit key whose top byte is the
+/// length, so never 0) to their index: open addressing with linear probing in two flat
+/// arrays. A text has a few thousand distinct tokens, so the table stays in the cache, and
+/// a lookup is one multiply and, nearly always, one compare; a general hash map's hashing
+/// and probing cost more than the DFA itself.
+struct ShortTable {
+    keys: Vec<u128>,
+    values: Vec<u32>,
+    len: usize,
+    shift: u32,
+}
+
+impl Default for ShortTable {
+    fn default() -> Self {
+        const BITS: u32 = 12;
+        ShortTable {
+            keys: vec![0; 1 << BITS],
+            values: vec![0; 1 << BITS],
+            len: 0,
+            shift: 64 - BITS,
+        }
+    }
+}
+
+impl ShortTable {
+    #[inline]
+    fn slot(&self, key: u128) -> usize {
+        let mixed = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// The value of `key`, or `value` after adding it.
+    #[inline]
+    fn get_or_insert(&mut self, key: u128, value: u32) -> u32 {
+        let mask = self.keys.len() - 1;
+        let mut i = self.slot(key);
+        loop {
+            let k = self.keys[i];
+            if k == key {
+                return self.values[i];
+            }
+            if k == 0 {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        self.keys[i] = key;
+        self.values[i] = value;
+        self.len += 1;
+        if 2 * self.len > self.keys.len() {
+            self.grow();
+        }
+        value
+    }
+
+    fn grow(&mut self) {
+        let keys = std::mem::take(&mut self.keys);
+        let values = std::mem::take(&mut self.values);
+        self.keys = vec![0; 2 * keys.len()];
+        self.values = vec![0; 2 * keys.len()];
+        self.shift -= 1;
+        let mask = self.keys.len() - 1;
+        for (k, v) in keys.into_iter().zip(values) {
+            if k != 0 {
+                let mut i = self.slot(k);
+                while self.keys[i] != 0 {
+                    i = (i + 1) & mask;
+                }
+                self.keys[i] = k;
+                self.values[i] = v;
+            }
+        }
+    }
+}
+
 /// The syllabifier of one setting: a set of schemas (the first that claims a character
 /// reads the syllable starting with it) and `leading_space`.
 #[derive(Debug, Clone)]
@@ -280,7 +420,7 @@ impl Syllabifier {
         let mut schema_of = vec![NO_SCHEMA; top];
         for (k, s) in schemas.iter().enumerate().rev() {
             for (cp, &cls) in s.class_of.iter().enumerate() {
-                if cls != NO_CLASS {
+                if cls & !UNIT_START != NO_CLASS {
                     schema_of[cp] = k as u8;
                 }
             }
@@ -394,15 +534,14 @@ impl Syllabifier {
     /// repeat (a few thousand distinct ones make up most text), and a token of up to 15
     /// bytes (nearly all) is looked up as one 128-bit integer, not as a string.
     pub fn interned<'a>(&self, text: &'a str) -> Interned<'a> {
-        let mut short: HashMap<u128, u32, FxBuild> = HashMap::default();
+        let mut short = ShortTable::default();
         let mut long: HashMap<&'a str, u32, FxBuild> = HashMap::default();
         let mut distinct: Vec<&'a str> = Vec::new();
         let mut index = Vec::with_capacity(text.len() / 4 + 1);
         let b = text.as_bytes();
         self.for_each_token(text, |t| {
-            let s = &text[t.start..t.end];
+            let len = t.end - t.start;
             let next = distinct.len() as u32;
-            let len = s.len();
             let k = if len <= 15 {
                 // The token's bytes, its length in the top byte: one 16-byte load where the
                 // text has 16 bytes from the token's start (nearly always), masked.
@@ -414,16 +553,16 @@ impl Syllabifier {
                     }
                     None => {
                         let mut key = [0u8; 16];
-                        key[..len].copy_from_slice(s.as_bytes());
+                        key[..len].copy_from_slice(&b[t.start..t.end]);
                         u128::from_le_bytes(key)
                     }
                 };
-                *short.entry(word | ((len as u128) << 120)).or_insert(next)
+                short.get_or_insert(word | ((len as u128) << 120), next)
             } else {
-                *long.entry(s).or_insert(next)
+                *long.entry(&text[t.start..t.end]).or_insert(next)
             };
             if k == next {
-                distinct.push(s);
+                distinct.push(&text[t.start..t.end]);
             }
             index.push(k);
         });
