@@ -58,7 +58,7 @@ import shutil
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -536,7 +536,7 @@ def _counts_sha256(pieces: Sequence[Any], counts: Sequence[Any]) -> str:
 
 
 def write_word_counts(
-    run_dir: Path, counts: Counter[str], info: CorpusInfo, fingerprint: str, writes: _Writes
+    run_dir: Path, counts: Mapping[str, int], info: CorpusInfo, fingerprint: str, writes: _Writes
 ) -> Path:
     parquet = _have_pyarrow()
     path = run_dir / f"word_counts{_table_suffix(parquet)}"
