@@ -160,3 +160,47 @@ def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="a folder file name must be a plain name"):
             files.write_folder_atomic(tmp_path / "x", {bad: b""})
     assert [p.name for p in tmp_path.iterdir()] == ["folder"]
+
+
+# ============================================================================ checkpoints
+
+spellings = st.text() | st.just('"\\\n\u2028 ශ්\u200dරී') | st.sampled_from(["a", "0", ""])
+merge = st.tuples(spellings, spellings) | st.lists(spellings, min_size=2, max_size=2)
+odd = st.lists(spellings | st.integers(), max_size=3) | spellings  # only as a fallback
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(merge, max_size=6) | st.lists(odd, min_size=1, max_size=2),
+            st.booleans(),
+        ),
+        max_size=6,
+    ),
+    st.lists(st.integers() | st.booleans(), max_size=40),
+)
+def test_checkpoint_bodies_made_merge_by_merge_are_the_checksummed_text(
+    steps: list[tuple[list[Any], bool]], counts: list[Any]
+) -> None:
+    """``CheckpointBody`` (the run worker's checkpoints, each merge spelled once) gives
+    ``Checkpoint._body`` for every checkpoint of a run: merges appended, or (a resumed
+    run, a byte-level run's spelled ids) replaced."""
+    from sgpe.runs.format import Checkpoint, CheckpointBody
+
+    body = CheckpointBody()
+    merges: list[Any] = []
+    for more, replace in steps:
+        merges = more if replace else merges + more
+        tail = counts[: len(merges)]
+        assert body(merges, tail) == Checkpoint._body(merges, tail)
+
+
+def test_a_trained_runs_checkpoint_is_written_as_before() -> None:
+    from sgpe.runs.format import Checkpoint, CheckpointBody
+
+    data = json.loads((REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json").read_text("utf-8"))
+    merges = [tuple(m) for m in data["merges"]]
+    counts = data["merge_counts"]
+    body = CheckpointBody()
+    for end in (1000, 2000, 2000, len(merges)):
+        assert body(merges[:end], counts[:end]) == Checkpoint._body(merges[:end], counts[:end])
