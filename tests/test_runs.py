@@ -280,10 +280,9 @@ def test_full_disk_fails_the_run_and_keeps_earlier_checkpoints(
 def test_a_failed_word_counts_write_fails_the_run_and_resume_counts_again(
     small_corpus: Path, small_reference: Path, tmp_path: Path, engine: str
 ) -> None:
-    """The word counts are written in a thread beside the merge loop
-    (``RunWorker._count``): their failure (``SGPE_TEST_FAIL_WRITE_AFTER=0``) still fails
-    the run with the error it had in line, before any checkpoint or merges table is
-    written, and leaves no file behind; the resume counts again and ends identical."""
+    """A failed word-counts write (``SGPE_TEST_FAIL_WRITE_AFTER=0``) fails the run before
+    any checkpoint or merges table is written, and leaves no file behind; the resume
+    counts again and ends identical. Both engines."""
     out = tmp_path / "run"
     env = {**os.environ, FAIL_WRITE_ENV: "0", "SGPE_ENGINE": engine}
     proc = launch(out, small_corpus, "--vocab-size", "1200", "--checkpoint-every", "20", env=env)
@@ -311,7 +310,7 @@ def test_a_full_disk_at_the_word_counts_fails_the_run_without_a_partial_file(
     shared_corpora: Path, tiny_tmpfs: Path, tmp_path: Path
 ) -> None:
     """A real disk with room for the run's small files but not its word counts: the
-    write in the background thread fails the run and leaves no temp file."""
+    write fails the run and leaves no temp file."""
     corpus = tmp_path / "si2000.txt"
     with open(shared_corpora / "si_train.txt", "rb") as src, open(corpus, "wb") as dst:
         for _, line in zip(range(2000), src):

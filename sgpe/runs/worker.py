@@ -9,11 +9,10 @@ import os
 import shutil
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -84,29 +83,6 @@ class _InputError(Exception):
     """A failure caused by the run's input (corpus, settings): exit code 2."""
 
 
-class _Background:
-    """A call run in a thread beside the merge loop (which releases the GIL in the native
-    engine), such as writing ``word_counts`` with its pyarrow import. :meth:`wait` joins it
-    and raises what the call raised, so a failed write fails the run as it did in line."""
-
-    def __init__(self, call: Callable[[], object]) -> None:
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=(call,), daemon=True)
-        self.thread.start()
-
-    def _run(self, call: Callable[[], object]) -> None:
-        try:
-            call()
-        except BaseException as err:  # handed to wait(), in the run's thread
-            self.error = err
-
-    def wait(self) -> None:
-        self.thread.join()
-        error, self.error = self.error, None
-        if error is not None:
-            raise error
-
-
 class _Log:
     """``train.log`` lines; also shown on the display (skipped when stderr *is* the log,
     as when the run manager redirects the trainer's output there)."""
@@ -150,7 +126,6 @@ class RunWorker:
         self.display = display
         self.log = _Log(run_dir, display)
         self.writes = _Writes()
-        self.background: _Background | None = None
         self.checkpoint_body = CheckpointBody()
         self.status = _StatusFile(
             run_dir, config.heartbeat_seconds, {"model": config.model, "run_id": run_dir.name}
@@ -280,28 +255,6 @@ class RunWorker:
         return corpus_source(self.run_dir, self.config)
 
     def _train_sgpe(self, resume: bool) -> str:
-        try:
-            return self._train_sgpe_files(resume)
-        finally:
-            # Never leave the word-counts write running: on an error (or a cancel) it ends
-            # here, complete or not written at all; its own error only when none is raised.
-            if self.background is not None:
-                self._wait_background(quiet=sys.exc_info()[1] is not None)
-
-    def _wait_background(self, quiet: bool = False) -> None:
-        """Wait for the word-counts write started by :meth:`_count`, before any other data
-        file is written (so the files and the fault-injection count appear in the same
-        order as when it was written in line) and at the run's end."""
-        background, self.background = self.background, None
-        if background is None:
-            return
-        try:
-            background.wait()
-        except BaseException:
-            if not quiet:
-                raise
-
-    def _train_sgpe_files(self, resume: bool) -> str:
         from ..gpe import GPETrainer, ResumeError
 
         try:
@@ -362,7 +315,6 @@ class RunWorker:
         if [tuple(m) for m in tok.merges] != self.merges:
             raise RuntimeError("the trainer's merges differ from the ones recorded in this run")
         self._check_stop()
-        self._wait_background()
         self.status.update(phase="writing")
         self._write_checkpoint(final=True)
         self._write_final_merges()
@@ -387,13 +339,7 @@ class RunWorker:
         info = CorpusInfo(
             self.config.corpus_name or info.name, info.sha256, info.documents, info.characters
         )
-        # Written in a thread while the merges are learned (GPETrainer.fit only reads the
-        # counts): the write and its pyarrow import take about as long as the native merge
-        # loop's start. Waited for before the next data file (_wait_background).
-        run_dir, fingerprint, writes = self.run_dir, self.fingerprint, self.writes
-        self.background = _Background(
-            lambda: write_word_counts(run_dir, counts, info, fingerprint, writes)
-        )
+        write_word_counts(self.run_dir, counts, info, self.fingerprint, self.writes)
         self.log(f"counted {len(counts):,} unique pieces in {info.documents:,} lines")
         return counts, info
 
@@ -462,7 +408,6 @@ class RunWorker:
             self._write_part(self.checkpoint_step)
 
     def _write_part(self, last: int) -> None:
-        self._wait_background()
         first = self.part_end + 1
         if last < first:
             return
@@ -495,7 +440,6 @@ class RunWorker:
             self.status.eta_from = (time.time(), step)
 
     def _write_final_merges(self) -> None:
-        self._wait_background()
         parquet = _have_pyarrow()
         path = self.run_dir / f"merges{_table_suffix(parquet)}"
         data = encode_table(
