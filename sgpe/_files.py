@@ -21,7 +21,8 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,31 @@ def _item_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _list_items(values: list[Any]) -> Iterable[str]:
+    """The items of a long list, each as :func:`_item_json` spells it; a list of only
+    strings, of only whole numbers or of only pairs of strings (a vocabulary's merges) is
+    spelled without a Python call per item."""
+    kinds = set(map(type, values))
+    if kinds == {str}:
+        return map(_encode_str, values)
+    if kinds == {int}:
+        return map(int.__repr__, values)  # what json writes for an int
+    if kinds <= {list, tuple} and set(map(len, values)) == {2}:
+        flat = list(chain.from_iterable(values))
+        if set(map(type, flat)) == {str}:
+            spelled = map(_encode_str, flat)
+            return map("[{}, {}]".format, spelled, spelled)  # left, right of each pair
+    return map(_item_json, values)
+
+
+def _dict_items(mapping: dict[Any, Any]) -> Iterable[str]:
+    """The ``key: value`` lines of a long dict as :func:`_item_json` spells them; a dict
+    of strings to whole numbers (a vocabulary) without a Python call per item."""
+    if set(map(type, mapping)) == {str} and set(map(type, mapping.values())) == {int}:
+        return map("{}: {}".format, map(_encode_str, mapping), map(int.__repr__, mapping.values()))
+    return (f"{_item_json(k)}: {_item_json(v)}" for k, v in mapping.items())
+
+
 def dumps_json(data: Any) -> str:
     """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line at
     the top level, one item per line in long lists and dicts. Identical data gives
@@ -119,10 +145,10 @@ def dumps_json(data: Any) -> str:
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
         if isinstance(value, list) and len(value) > 8:
-            body = ",\n  ".join(map(_item_json, value))
+            body = ",\n  ".join(_list_items(value))
             lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
         elif isinstance(value, dict) and len(value) > 8:
-            body = ",\n  ".join(f"{_item_json(kk)}: {_item_json(vv)}" for kk, vv in value.items())
+            body = ",\n  ".join(_dict_items(value))
             lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
         else:
             lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ._native import SchemaTables
     from ._native import Syllabifier as NativeSyllabifier
     from ._native import TextEncoder as NativeTextEncoder
+    from ._native import TextEncoder as TextEncoder  # the type of Tokenizer._native_pieces
     from .schema import Schema
 
 Engine = Literal["native", "python"]

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import cached_property
 from itertools import chain
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ._files import (
     BYTE_TOKEN,
@@ -38,6 +39,9 @@ from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED
 from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old home
 from .spans import Encoded
+
+if TYPE_CHECKING:
+    from .engine import TextEncoder
 
 FORMAT_VERSION = 1
 REFERENCE_VERSION = "sgpe_v1.0.0"  # the original trainer's; kept so its encoder reads our files
@@ -105,11 +109,6 @@ class Tokenizer:
         self._id_to_token = [""] * len(self.vocab)
         for tok, i in self.vocab.items():
             self._id_to_token[i] = tok
-        self._token_bytes = [_bytes_of(t) for t in self._id_to_token]
-        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
-        for rank, (a, b) in enumerate(self.merges):
-            key = (self.vocab[a], self.vocab[b])
-            self._ranks.setdefault(key, (rank, self.vocab[a + b]))
         self.unk_id = self.vocab.get("[UNK]", -1)
         self._space_id = self.vocab.get(" ")
         self._byte_ids = (
@@ -124,25 +123,54 @@ class Tokenizer:
         self._pieces = self._splitter.pieces
         self._cache: dict[str, list[int]] = {}
         self._span_cache: dict[str, tuple[list[int], list[int]]] = {}
-        self._hier: HierarchicalEncoder | None = None
-        if mode == "hierarchical":
-            self._hier = HierarchicalEncoder(
-                self.vocab, self.merges, script, leading_space, self._spell_char, merge_kinds
-            )
-        # Its native twin (sgpe/engine.py), or None: encode and encode_batch go there whole
-        # (pieces, piece cache and merges in Rust), and new pieces of the Python paths too.
-        self._native_pieces = native_text_encoder(
-            script,
-            leading_space,
-            pieces,
-            max_piece_units,
-            span_letters(script) if superwords_from is not None else [],
+        # The encoding tables (_token_bytes, _ranks, _hier, _native_pieces) are built when
+        # first used: a trainer that only saves its vocabulary never needs them.
+        self._merge_kinds = None if merge_kinds is None else list(merge_kinds)
+
+    @cached_property
+    def _token_bytes(self) -> list[bytes]:
+        return [_bytes_of(t) for t in self._id_to_token]
+
+    @cached_property
+    def _ranks(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """(left id, right id) -> (rank, merged id) of each pair's first merge."""
+        ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, (a, b) in enumerate(self.merges):
+            key = (self.vocab[a], self.vocab[b])
+            ranks.setdefault(key, (rank, self.vocab[a + b]))
+        return ranks
+
+    @cached_property
+    def _hier(self) -> HierarchicalEncoder | None:
+        """The hierarchical mode's encoder (None in the paper mode)."""
+        if self.mode != "hierarchical":
+            return None
+        return HierarchicalEncoder(
+            self.vocab,
+            self.merges,
+            self.script,
+            self.leading_space,
+            self._spell_char,
+            self._merge_kinds,
+        )
+
+    @cached_property
+    def _native_pieces(self) -> TextEncoder | None:
+        """Its native twin (sgpe/engine.py), or None: encode and encode_batch go there whole
+        (pieces, piece cache and merges in Rust), and new pieces of the Python paths too."""
+        hier = self._hier
+        return native_text_encoder(
+            self.script,
+            self.leading_space,
+            self.pieces,
+            self.max_piece_units,
+            span_letters(self.script) if self.superwords_from is not None else [],
             self.vocab,
             self._byte_ids,
             self.unk_id,
-            self._hier.part_ranks if self._hier is not None else self._ranks,
-            self._hier.join_ranks if self._hier is not None else {},
-            paper=self._hier is None,
+            hier.part_ranks if hier is not None else self._ranks,
+            hier.join_ranks if hier is not None else {},
+            paper=hier is None,
         )
 
     def _check(self, source: str) -> None:
@@ -607,7 +635,8 @@ class Tokenizer:
             "training": self.training,
             "merges": [list(m) for m in self.merges],
             **({"merge_counts": list(self.merge_counts)} if self.merge_counts is not None else {}),
-            "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+            # By id: _id_to_token holds every id 0..n-1 once (_check), so no sort.
+            "vocab": {t: self.vocab[t] for t in self._id_to_token},
         }
 
     def save(self, path: str | Path) -> None:

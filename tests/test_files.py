@@ -22,8 +22,19 @@ VOCABS = sorted((REPO_ROOT / "sample_data" / "vocab").glob("sgpe_*.json"))  # du
 
 
 def reference_dumps(data: dict[str, Any]) -> str:
-    """The definition: the same layout with every item through json.dumps."""
-    with patch.object(files, "_item_json", lambda v: json.dumps(v, ensure_ascii=False)):
+    """The definition: the same layout with every item through json.dumps (also the
+    items of long lists and dicts, which have their own faster paths)."""
+
+    def item(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False)
+
+    with (
+        patch.object(files, "_item_json", item),
+        patch.object(files, "_list_items", lambda vs: map(item, vs)),
+        patch.object(
+            files, "_dict_items", lambda d: (f"{item(k)}: {item(v)}" for k, v in d.items())
+        ),
+    ):
         return dumps_json(data)
 
 
@@ -53,6 +64,27 @@ def test_any_item_is_spelled_as_json_dumps_spells_it(value: Any) -> None:
 )
 def test_long_lists_and_dicts(values: list[Any], mapping: dict[str, Any]) -> None:
     data = {"a": values, "b": mapping, "c": values[:3]}
+    assert dumps_json(data) == reference_dumps(data)
+    assert json.loads(dumps_json(data)) == json.loads(json.dumps(data))
+
+
+pairs = st.lists(st.text(), min_size=2, max_size=2) | st.tuples(st.text(), st.text())
+nearly_pairs = pairs | st.lists(st.text() | st.integers(), min_size=1, max_size=3)
+
+
+@given(
+    st.lists(pairs, min_size=9, max_size=20),
+    st.lists(nearly_pairs, min_size=9, max_size=12),
+    st.lists(st.integers() | st.booleans(), min_size=9, max_size=12),
+    st.dictionaries(st.text(), st.integers() | st.booleans(), min_size=9, max_size=12),
+)
+def test_the_fast_paths_of_long_lists_and_dicts(
+    merges: list[Any], mixed: list[Any], numbers: list[Any], vocab: dict[str, Any]
+) -> None:
+    """Merges (pairs of strings), counts (whole numbers; a bool among them is spelled
+    true/false) and vocabularies (strings to numbers) take the fast paths, and anything
+    slightly different falls back to the item encoder: the same text either way."""
+    data = {"merges": merges, "mixed": mixed, "counts": numbers, "vocab": vocab}
     assert dumps_json(data) == reference_dumps(data)
     assert json.loads(dumps_json(data)) == json.loads(json.dumps(data))
 
@@ -128,3 +160,47 @@ def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="a folder file name must be a plain name"):
             files.write_folder_atomic(tmp_path / "x", {bad: b""})
     assert [p.name for p in tmp_path.iterdir()] == ["folder"]
+
+
+# ============================================================================ checkpoints
+
+spellings = st.text() | st.just('"\\\n\u2028 ශ්\u200dරී') | st.sampled_from(["a", "0", ""])
+merge = st.tuples(spellings, spellings) | st.lists(spellings, min_size=2, max_size=2)
+odd = st.lists(spellings | st.integers(), max_size=3) | spellings  # only as a fallback
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(merge, max_size=6) | st.lists(odd, min_size=1, max_size=2),
+            st.booleans(),
+        ),
+        max_size=6,
+    ),
+    st.lists(st.integers() | st.booleans(), max_size=40),
+)
+def test_checkpoint_bodies_made_merge_by_merge_are_the_checksummed_text(
+    steps: list[tuple[list[Any], bool]], counts: list[Any]
+) -> None:
+    """``CheckpointBody`` (the run worker's checkpoints, each merge spelled once) gives
+    ``Checkpoint._body`` for every checkpoint of a run: merges appended, or (a resumed
+    run, a byte-level run's spelled ids) replaced."""
+    from sgpe.runs.format import Checkpoint, CheckpointBody
+
+    body = CheckpointBody()
+    merges: list[Any] = []
+    for more, replace in steps:
+        merges = more if replace else merges + more
+        tail = counts[: len(merges)]
+        assert body(merges, tail) == Checkpoint._body(merges, tail)
+
+
+def test_a_trained_runs_checkpoint_is_written_as_before() -> None:
+    from sgpe.runs.format import Checkpoint, CheckpointBody
+
+    data = json.loads((REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json").read_text("utf-8"))
+    merges = [tuple(m) for m in data["merges"]]
+    counts = data["merge_counts"]
+    body = CheckpointBody()
+    for end in (1000, 2000, 2000, len(merges)):
+        assert body(merges[:end], counts[:end]) == Checkpoint._body(merges[:end], counts[:end])

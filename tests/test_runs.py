@@ -276,6 +276,57 @@ def test_full_disk_fails_the_run_and_keeps_earlier_checkpoints(
     assert not list(out.glob(".*.tmp"))  # no temp file left taking space
 
 
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_a_failed_word_counts_write_fails_the_run_and_resume_counts_again(
+    small_corpus: Path, small_reference: Path, tmp_path: Path, engine: str
+) -> None:
+    """A failed word-counts write (``SGPE_TEST_FAIL_WRITE_AFTER=0``) fails the run before
+    any checkpoint or merges table is written, and leaves no file behind; the resume
+    counts again and ends identical. Both engines."""
+    out = tmp_path / "run"
+    env = {**os.environ, FAIL_WRITE_ENV: "0", "SGPE_ENGINE": engine}
+    proc = launch(out, small_corpus, "--vocab-size", "1200", "--checkpoint-every", "20", env=env)
+    assert proc.wait(timeout=60) == 1
+    status = read_status(out)
+    assert status.state == "failed" and status.resumable
+    assert status.message == (
+        "writing word_counts.parquet failed: [Errno 28] No space left on device "
+        f"(injected by {FAIL_WRITE_ENV})"
+    )
+    assert f"sgpe: error: {status.message}" in stderr_of(out).splitlines()
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".lock",
+        "config.json",
+        "status.json",
+        "train.log",
+    ]
+    env = {**os.environ, "SGPE_ENGINE": engine}
+    assert resume(out, env) == 0, stderr_of(out)
+    assert "counting pieces of small.txt" in (out / "train.log").read_text(encoding="utf-8")
+    assert_same_result(out, small_reference)
+
+
+def test_a_full_disk_at_the_word_counts_fails_the_run_without_a_partial_file(
+    shared_corpora: Path, tiny_tmpfs: Path, tmp_path: Path
+) -> None:
+    """A real disk with room for the run's small files but not its word counts: the
+    write fails the run and leaves no temp file."""
+    corpus = tmp_path / "si2000.txt"
+    with open(shared_corpora / "si_train.txt", "rb") as src, open(corpus, "wb") as dst:
+        for _, line in zip(range(2000), src):
+            dst.write(line)
+    (tiny_tmpfs / "other-files.bin").write_bytes(b"x" * (1500 - 60) * 1024)
+    out = tiny_tmpfs / "run"
+    proc = launch(out, corpus, "--vocab-size", "8000")
+    assert proc.wait(timeout=60) == 1
+    status = read_status(out)
+    assert status.state == "failed"
+    assert status.message.startswith("writing word_counts.parquet failed: [Errno 28] No space")
+    assert f"sgpe: error: {status.message}" in stderr_of(out).splitlines()
+    assert not list(out.glob("word_counts*")) and not list(out.glob(".*.tmp"))
+    assert not (out / "checkpoint.json").exists() and not (out / "merges").exists()
+
+
 # ============================================================================ files and reader
 
 

@@ -58,12 +58,13 @@ import shutil
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .._files import TOO_DEEP, atomic_write, dumps_json, file_sha256
+from .._files import TOO_DEEP, _encode_str, atomic_write, dumps_json, file_sha256
 from ..corpus.readers import CorpusError, CorpusInfo
 from ..protocol import one_line
 from ..settings import _NOTHING as _NO_ABSENT
@@ -420,12 +421,13 @@ def _arrow_column(pa: Any, column: list[Any]) -> Any:
     except ImportError:
         return pa.array(column)
     n = len(column)
+    kinds = set(map(type, column))  # at C speed, unlike all(type(v) is int ...)
     try:
-        if n and all(type(v) is int for v in column):
+        if n and kinds == {int}:
             values = np.fromiter(column, dtype=np.int64, count=n)
             return pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(values)])
-        if n and all(type(v) is str for v in column):
-            encoded = [v.encode("utf-8") for v in column]
+        if n and kinds == {str}:
+            encoded = list(map(str.encode, column))  # UTF-8
             ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n))
             if ends[-1] < 2**31:  # else a large_string array: pyarrow.array chunks it
                 offsets = np.concatenate(([0], ends)).astype(np.int32)
@@ -536,7 +538,7 @@ def _counts_sha256(pieces: Sequence[Any], counts: Sequence[Any]) -> str:
 
 
 def write_word_counts(
-    run_dir: Path, counts: Counter[str], info: CorpusInfo, fingerprint: str, writes: _Writes
+    run_dir: Path, counts: Mapping[str, int], info: CorpusInfo, fingerprint: str, writes: _Writes
 ) -> Path:
     parquet = _have_pyarrow()
     path = run_dir / f"word_counts{_table_suffix(parquet)}"
@@ -576,11 +578,13 @@ class Checkpoint:
     def checksum(cls, merges: Sequence[tuple[str, str]], counts: Sequence[int]) -> str:
         return hashlib.sha256(cls._body(merges, counts).encode("utf-8")).hexdigest()
 
-    def to_bytes(self) -> bytes:
+    def to_bytes(self, body: str | None = None) -> bytes:
         """The file: one JSON object whose ``data`` is ``[merges, counts]``, serialized
         once with the C encoder for both the file and its checksum (a checkpoint is written
-        every few hundred milliseconds; 30,000 merges take about 10 ms)."""
-        body = self._body(self.merges, self.counts)
+        every few hundred milliseconds; 30,000 merges take about 10 ms). ``body``: that
+        text made already (:class:`CheckpointBody`)."""
+        if body is None:
+            body = self._body(self.merges, self.counts)
         head = {
             "format": CHECKPOINT_FORMAT,
             "format_version": FORMAT_VERSION,
@@ -644,6 +648,39 @@ class CheckpointChoice:
     checkpoint: Checkpoint | None
     notes: list[str] = field(default_factory=list)
     corrupt: list[str] = field(default_factory=list)
+
+
+class CheckpointBody:
+    """:meth:`Checkpoint._body` of the successive checkpoints of one run, each merge
+    spelled once: a run's merges only grow between checkpoints, and spelling all of them
+    again for each checkpoint was most of its cost. Any other change starts afresh."""
+
+    def __init__(self) -> None:
+        self.merges: list[tuple[str, str]] = []
+        self.spelled: list[str] = []
+
+    def __call__(self, merges: Sequence[tuple[str, str]], counts: Sequence[int]) -> str:
+        n = len(self.merges)
+        if len(merges) < n or list(merges[:n]) != self.merges:
+            self.merges, self.spelled, n = [], [], 0
+        new = list(merges[n:])
+        pairs = set(map(type, new)) <= {tuple, list} and set(map(len, new)) <= {2}
+        flat = list(chain.from_iterable(new)) if pairs else []
+        if pairs and set(map(type, flat)) <= {str}:
+            spelled = map(_encode_str, flat)
+            self.spelled += map("[{},{}]".format, spelled, spelled)  # left, right
+        else:
+            self.spelled += (_compact_json(m) for m in new)
+        self.merges += new
+        if set(map(type, counts)) <= {int}:
+            count_text = ",".join(map(int.__repr__, counts))  # what json writes for an int
+        else:
+            count_text = _compact_json(counts)[1:-1]
+        return "[[" + ",".join(self.spelled) + "],[" + count_text + "]]"
+
+
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def pick_checkpoint(run_dir: str | Path, fingerprint: str) -> CheckpointChoice:

@@ -31,6 +31,7 @@ from .format import (
     STATUS,
     VOCAB,
     Checkpoint,
+    CheckpointBody,
     CheckpointChoice,
     RunConfig,
     RunError,
@@ -125,6 +126,7 @@ class RunWorker:
         self.display = display
         self.log = _Log(run_dir, display)
         self.writes = _Writes()
+        self.checkpoint_body = CheckpointBody()
         self.status = _StatusFile(
             run_dir, config.heartbeat_seconds, {"model": config.model, "run_id": run_dir.name}
         )
@@ -429,7 +431,8 @@ class RunWorker:
         ckpt = Checkpoint(step, self.target, merges, self.counts, self.fingerprint)
         path = self.run_dir / CHECKPOINT
         self.writes.check(path)
-        atomic_write(path, ckpt.to_bytes(), keep_previous=self.run_dir / CHECKPOINT_PREV)
+        data = ckpt.to_bytes(self.checkpoint_body(merges, self.counts))
+        atomic_write(path, data, keep_previous=self.run_dir / CHECKPOINT_PREV)
         self.checkpoint_step = step
         self.last_checkpoint = time.monotonic()
         self.status.data["checkpoint_step"] = step
