@@ -853,14 +853,14 @@ def speed_readme(rec: dict[str, Any]) -> str:
             "| what | SGPE | peer in the same run | ratio | target |",
             "|---|---|---|---|---|",
             f"| training wall time | {t_sgpe:.2f} s | HF `tokenizers` BPE + Metaspace {t_hf:.2f} s "
-            f"| {t_sgpe / t_hf:.2f} | ≤ 1.5 |",
+            f"| {t_sgpe / t_hf:.2f} | ≤ 0.8 |",
             f"| training peak RSS | {_peak(train['sgpe-fallback'], 'train_peak_rss_mb'):.0f} MB "
             f"| HF Metaspace {_peak(train['hf-metaspace'], 'train_peak_rss_mb'):.0f} MB | | ≤ 1 GB |",
             f"| encoding {dev['name']}, one thread, cold cache | {cold:.2f} M chars/s "
-            f"| tiktoken o200k_base {tik:.2f} M chars/s | {cold / tik:.2f} | ≥ 0.5 |",
+            f"| tiktoken o200k_base {tik:.2f} M chars/s | {cold / tik:.2f} | ≥ 1.5 |",
             f"| encoding, warm cache | {warm:.2f} M chars/s | | | |",
             f"| `syllabify` | {syl:.2f} M chars/s | table-driven DFA matcher {dfa:.2f} M chars/s "
-            f"| {syl / dfa:.0f}× | ≥ 5 M/s |",
+            f"| {syl / dfa:.0f}× | ≥ 40 M/s |",
             "",
             f"Quality on {dev['name']} at vocab {meta['vocab']:,} (each line encoded without its "
             "newline):",
