@@ -135,3 +135,6 @@ def corpus_units(
     max_units: int | None,
     first: int,
 ) -> tuple[list[str], list[int], list[str], list[int]] | None: ...
+def merge_kinds(
+    schemas: Sequence[SchemaTables], leading_space: bool, pairs: Sequence[tuple[str, str]]
+) -> list[int]: ...

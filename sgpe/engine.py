@@ -306,3 +306,22 @@ def native_corpus_units(script: str, leading_space: bool) -> Callable[..., Any] 
     if module is None or syllabifier is None:
         return None
     return partial(module.corpus_units, syllabifier)
+
+
+def native_merge_kinds(
+    script: str, leading_space: bool, merges: Sequence[tuple[str, str]]
+) -> list[str] | None:
+    """``merge_kind`` of every merge (``"part"`` or ``"join"``) by the native core, for a
+    built-in ``script`` setting: what :class:`sgpe.hierarchical.HierarchicalEncoder`
+    computes when it loads a ``vocab.json`` (which has no kind column). None under the
+    Python engine, or when a merge holds a lone surrogate (the Python twin answers)."""
+    module = native_module()
+    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+        return None
+    tables = [schema_tables(s) for s in schemas_for(script)]
+    try:
+        codes: list[int] = module.merge_kinds(tables, leading_space, list(merges))
+    except UnicodeEncodeError:
+        return None
+    names = ("part", "join")
+    return [names[c] for c in codes]

@@ -91,7 +91,7 @@ from functools import cache
 from itertools import repeat
 from typing import Any, Literal, TypeVar, cast
 
-from .engine import native_hierarchical
+from .engine import native_hierarchical, native_merge_kinds
 from .pieces import MAX_SUPERWORD_WORDS, PAIR_SHIFT
 from .schema import OTHER
 from .syllables import Span, Syllabifier, get_syllabifier
@@ -1301,7 +1301,10 @@ class HierarchicalEncoder:
         self.vocab = vocab
         self.syll = get_syllabifier(script, leading_space)
         self._whole = wholeness(self.syll)
-        # The trainer passes the kinds it learned; a loaded file recomputes them.
+        # The trainer passes the kinds it learned; a loaded file recomputes them (natively
+        # where the native core runs: the same answers, without a syllabifier call per merge).
+        if kinds is None:
+            kinds = native_merge_kinds(script, leading_space, merges)  # type: ignore[assignment]
         self.kinds: list[MergeKind] = (
             list(kinds) if kinds is not None else [merge_kind(a, b, self.syll) for a, b in merges]
         )

@@ -582,3 +582,29 @@ def test_many_distinct_tokens_and_units_at_the_text_end() -> None:
         _assert_same(t)
         ends = list(itertools.accumulate(map(len, python._findall(t))))
         assert native._native.bounds(t) == ends
+
+
+@pytest.mark.parametrize("leading_space", [True, False])
+@pytest.mark.parametrize("script", ["auto", "sinhala", "devanagari", "tamil"])
+def test_merge_kinds_of_a_loaded_vocabulary_are_identical(script: str, leading_space: bool) -> None:
+    """``HierarchicalEncoder`` recomputes the merge kinds of a loaded ``vocab.json`` with the
+    native core: the shipped vocabulary's merges, and 4,000 seeded pairs of its tokens
+    (most of them no merge of the vocabulary, so both kinds and every kind of token come
+    up), give the kinds of the Python ``merge_kind``."""
+    import random
+
+    from sgpe.hierarchical import merge_kind
+    from sgpe.syllables import get_syllabifier
+    from sgpe.tokenizer import SPECIAL_TOKENS, Tokenizer
+
+    tok = Tokenizer.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    tokens = [t for t in tok.vocab if t not in SPECIAL_TOKENS]
+    rng = random.Random(7)
+    pairs = list(tok.merges) + [(rng.choice(tokens), rng.choice(tokens)) for _ in range(4000)]
+    syll = get_syllabifier(script, leading_space)
+    expected = [merge_kind(a, b, syll) for a, b in pairs]
+    got = engine.native_merge_kinds(script, leading_space, pairs)
+    assert got == expected
+    assert {"part", "join"} <= set(expected)
+    # A lone surrogate cannot cross into Rust: the Python twin answers instead.
+    assert engine.native_merge_kinds(script, leading_space, [("\ud800", "a")]) is None

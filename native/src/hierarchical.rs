@@ -229,6 +229,34 @@ fn replace_pair(old: &[u32], a: u32, b: u32, new: u32, at: &mut Vec<usize>) -> V
     out
 }
 
+/// `merge_kind` of each pair of strings (a vocabulary's merges, which a loaded file does
+/// not label): `PART` or `JOIN`, as the trainer's legality check answers them.
+pub fn merge_kinds(syll: Syllabifier, pairs: &[(String, String)]) -> Result<Vec<u8>, String> {
+    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut symbols: Vec<String> = Vec::new();
+    let mut ids = Vec::with_capacity(pairs.len());
+    for (a, b) in pairs {
+        let mut pair = [0u32; 2];
+        for (k, s) in [a, b].into_iter().enumerate() {
+            let next = index.len() as u32;
+            pair[k] = *index.entry(s.as_str()).or_insert_with(|| {
+                symbols.push(s.clone());
+                next
+            });
+        }
+        ids.push((pair[0], pair[1]));
+    }
+    let state = State {
+        symbols,
+        ..State::default()
+    };
+    let mut engine = Engine::new(syll, state, None)?;
+    Ok(ids
+        .into_iter()
+        .map(|(a, b)| engine.merge_kind(a, b))
+        .collect())
+}
+
 impl Engine {
     pub fn new(syll: Syllabifier, state: State, spans: Option<Spans>) -> Result<Engine, String> {
         let State {

@@ -168,3 +168,21 @@ impl PyHierarchicalTrainer {
         py.allow_threads(|| guarded("usage", || inner.usage()))
     }
 }
+
+/// `merge_kind` of each (left, right) pair of strings, for a schema setting: 0 (part) or
+/// 1 (join), without the GIL.
+#[pyfunction]
+pub fn merge_kinds(
+    py: Python<'_>,
+    schemas: Vec<SpecArg>,
+    leading_space: bool,
+    pairs: Vec<(String, String)>,
+) -> PyResult<Vec<u8>> {
+    let specs = specs_of(schemas);
+    let syll = guarded("merge_kinds", || {
+        syllables::Syllabifier::new(&specs, leading_space)
+    })?
+    .map_err(PyValueError::new_err)?;
+    py.allow_threads(|| guarded("merge_kinds", || crate::hierarchical::merge_kinds(syll, &pairs)))?
+        .map_err(PyValueError::new_err)
+}

@@ -509,6 +509,7 @@ pub(crate) mod bindings {
         m.add_class::<PyByteBpeTrainer>()?;
         m.add_class::<PyPaperTrainer>()?;
         m.add_class::<hierarchical_py::PyHierarchicalTrainer>()?;
+        m.add_function(wrap_pyfunction!(hierarchical_py::merge_kinds, m)?)?;
         m.add_class::<pieces_py::PyPieceCounter>()?;
         m.add_function(wrap_pyfunction!(pieces_py::corpus_units, m)?)?;
         m.add_class::<crate::encoder_py::PyTextEncoder>()?;
