@@ -116,7 +116,7 @@ class PieceCounter:
         word_chars: Sequence[tuple[int, int]] | None,
         leading_space: bool,
         span_letters: Sequence[Sequence[tuple[int, int]]],
-        span_max: int,
+        max_units: int,
         prefix: str,
     ) -> None: ...
     def feed_segment(self, data: bytes, line_start: bool) -> bool: ...

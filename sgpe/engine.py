@@ -274,7 +274,7 @@ def native_piece_counter(
     leading_space: bool,
     word_chars: frozenset[str] | None,
     span_letters: list[frozenset[str]],
-    span_max: int,
+    max_units: int,
     prefix: str,
 ) -> NativePieceCounter | None:
     """A native counter of the pieces :class:`sgpe.pieces.WordSplitter` cuts (its regex
@@ -290,7 +290,7 @@ def native_piece_counter(
         None if word_chars is None else code_point_ranges(word_chars),
         leading_space,
         [code_point_ranges(letters) for letters in span_letters],
-        span_max,
+        max_units,
         prefix,
     )
     return made

@@ -9,9 +9,10 @@
 //! caller steps the loop in batches (`learn`), so progress can be reported between them.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
+
+use crate::hash::{FxMap, FxSet};
 
 /// Number of byte tokens: merge `i` makes token `BYTE_TOKENS + i`.
 pub const BYTE_TOKENS: u32 = 256;
@@ -27,35 +28,6 @@ pub fn pair_key(left: u32, right: u32) -> PairKey {
 pub fn pair_of(key: PairKey) -> (u32, u32) {
     ((key >> 32) as u32, key as u32)
 }
-
-/// A multiplicative hash for the integer keys of the merge loops (pairs, word indexes):
-/// the standard SipHash costs more than the rest of a lookup, and the keys are not chosen
-/// by an adversary.
-#[derive(Default, Clone, Copy)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
-pub type KeySet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
 
 /// The max-heap of the merge loops: the highest count first, the smallest pair on ties
 /// (Python's min-heap of `(-count, pair)`).
@@ -79,8 +51,8 @@ pub struct ReplayMismatch {
 pub struct ByteBpeTrainer {
     words: Vec<Vec<u32>>,
     weights: Vec<i64>,
-    pair_counts: KeyMap<PairKey, i64>,
-    pair_to_words: KeyMap<PairKey, Vec<u32>>,
+    pair_counts: FxMap<PairKey, i64>,
+    pair_to_words: FxMap<PairKey, Vec<u32>>,
     queue: PairHeap,
     merges: Vec<(u32, u32)>,
 }
@@ -105,8 +77,8 @@ impl ByteBpeTrainer {
                 weights[at] += count;
             }
         }
-        let mut pair_counts: KeyMap<PairKey, i64> = KeyMap::default();
-        let mut pair_to_words: KeyMap<PairKey, Vec<u32>> = KeyMap::default();
+        let mut pair_counts: FxMap<PairKey, i64> = FxMap::default();
+        let mut pair_to_words: FxMap<PairKey, Vec<u32>> = FxMap::default();
         for (wi, word) in unique.iter().enumerate() {
             let weight = weights[wi];
             for w in word.windows(2) {
@@ -186,7 +158,7 @@ impl ByteBpeTrainer {
         let (left, right) = pair_of(key);
         let new = BYTE_TOKENS + self.merges.len() as u32;
         self.merges.push((left, right));
-        let mut grown: KeySet<PairKey> = KeySet::default();
+        let mut grown: FxSet<PairKey> = FxSet::default();
         let touched = self.pair_to_words.remove(&key).unwrap_or_default();
         let mut sites: Vec<usize> = Vec::new();
         for &wi in &touched {
@@ -253,7 +225,7 @@ impl ByteBpeTrainer {
 /// Record that word `wi` may hold `key`. A word's pairs are indexed together, so a repeat
 /// within one word is the list's last entry; a repeat from another merge only costs a
 /// visit that finds the pair gone (the Python index is a list with repeats, or a set).
-pub fn index_word(index: &mut KeyMap<PairKey, Vec<u32>>, key: PairKey, wi: u32) {
+pub fn index_word(index: &mut FxMap<PairKey, Vec<u32>>, key: PairKey, wi: u32) {
     let list = index.entry(key).or_default();
     if list.last() != Some(&wi) {
         list.push(wi);
@@ -264,7 +236,7 @@ pub fn index_word(index: &mut KeyMap<PairKey, Vec<u32>>, key: PairKey, wi: u32) 
 /// stale entry is pushed back with its current count, a consumed one (count 0) dropped.
 /// An entry stored with count 0 whose pair still counts 0 is returned: only a heap rebuilt
 /// from all counts holds one, it comes last, and `min_freq` then stops the loop.
-pub fn pop_fresh(heap: &mut PairHeap, counts: &KeyMap<PairKey, i64>) -> Option<(PairKey, i64)> {
+pub fn pop_fresh(heap: &mut PairHeap, counts: &FxMap<PairKey, i64>) -> Option<(PairKey, i64)> {
     while let Some((stored, Reverse(key))) = heap.pop() {
         let count = counts.get(&key).copied().unwrap_or(0);
         if count == stored {

@@ -9,7 +9,7 @@
 //! `bpe_heap`, the same result).
 //!
 //! Whole texts ([`TextEncoder`]): `Tokenizer.encode` of `sgpe/tokenizer.py` for a
-//! hierarchical vocabulary, end to end: the pieces of `sgpe/pieces.py` ([`PieceSplitter`],
+//! hierarchical vocabulary, end to end: the pieces of `sgpe/pieces.py` ([`Splitter`],
 //! Python's `\s` semantics, superword spans, the cap on long pieces), a piece cache that
 //! lives as long as the tokenizer, a unit cache, and batches on a rayon pool.
 
@@ -21,7 +21,9 @@ use std::sync::{Mutex, MutexGuard};
 
 use rayon::prelude::*;
 
-use crate::syllables::{py_isspace, Kind, Syllabifier};
+use crate::hash::FxBuild;
+use crate::pieces::Splitter;
+use crate::syllables::{Kind, Syllabifier};
 
 /// (left, right) -> (rank, merged id), with FxHash: the merge loops look pairs up many
 /// times per piece, and SipHash cost more than the rest of a lookup.
@@ -177,69 +179,6 @@ impl PieceEncoder {
 // Whole texts: pre-tokenization, the piece cache, batches
 // ============================================================================
 
-/// FxHash (the hasher of rustc): pieces and units are short strings, hashed millions of
-/// times; SipHash's protection against chosen collisions buys nothing in a cache.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Fx(u64);
-
-impl Fx {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for Fx {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    #[inline]
-    fn write_u128(&mut self, i: u128) {
-        self.add(i as u64);
-        self.add((i >> 64) as u64);
-    }
-
-    /// The multiply leaves the low bits, which pick a table's bucket, depending on the
-    /// low bytes alone (for Indic text: the same UTF-8 lead byte in every key), so the
-    /// high bits are folded down (the finalizer of MurmurHash3).
-    #[inline]
-    fn finish(&self) -> u64 {
-        let mut h = self.0;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^ (h >> 33)
-    }
-}
-
-pub type FxBuild = BuildHasherDefault<Fx>;
 const SLOTS: usize = 16;
 
 /// A string-keyed cache of one slot per thread of the rayon pool (and one for the caller's
@@ -287,171 +226,6 @@ impl<V> PerThread<V> {
     }
 }
 
-/// A set of code points as a dense table (a script's block is a few hundred entries).
-#[derive(Debug, Clone, Default)]
-pub struct CharSet {
-    table: Vec<bool>,
-}
-
-impl CharSet {
-    pub fn from_ranges(ranges: &[(u32, u32)]) -> Result<CharSet, String> {
-        let top = ranges.iter().map(|&(_, hi)| hi).max().unwrap_or(0);
-        if top > 0x10FFFF {
-            return Err(format!("code point {top:#X} is beyond U+10FFFF"));
-        }
-        let mut table = vec![false; top as usize + 1];
-        for &(lo, hi) in ranges {
-            for cp in lo..=hi {
-                table[cp as usize] = true;
-            }
-        }
-        Ok(CharSet { table })
-    }
-
-    #[inline]
-    pub fn has(&self, c: char) -> bool {
-        self.table.get(c as usize).copied().unwrap_or(false)
-    }
-}
-
-/// `WordSplitter` of `sgpe/pieces.py` for one setting: the piece regex (and the superword
-/// span regex before it) written out as a scanner, then the cap on long pieces.
-#[derive(Debug, Clone)]
-pub struct PieceSplitter {
-    pub leading_space: bool,
-    /// `"script"` pieces: the schemas' word characters; None for `"whitespace"` pieces,
-    /// where a word is a run of characters that are not Python's `\s` (`str.isspace`).
-    pub word: Option<CharSet>,
-    /// Superword spans: each schema's span letters (`span_letters`), in the schemas'
-    /// order (the regex tries them in that order); empty without superwords.
-    pub spans: Vec<CharSet>,
-    pub max_units: usize,
-}
-
-#[inline]
-fn char_at(text: &str, pos: usize) -> Option<char> {
-    text.get(pos..).and_then(|s| s.chars().next())
-}
-
-impl PieceSplitter {
-    #[inline]
-    fn is_word(&self, c: char) -> bool {
-        match &self.word {
-            Some(set) => set.has(c),
-            None => !py_isspace(c),
-        }
-    }
-
-    /// The end of the run of word characters from `pos`.
-    #[inline]
-    fn word_end(&self, text: &str, mut pos: usize) -> usize {
-        let b = text.as_bytes();
-        if self.word.is_none() {
-            // Fast path: ASCII bytes other than the six ASCII spaces and 1C..1F.
-            while pos < b.len() {
-                let x = b[pos];
-                if x < 0x80 {
-                    if x == b' ' || (0x09..=0x0d).contains(&x) || (0x1c..=0x1f).contains(&x) {
-                        return pos;
-                    }
-                    pos += 1;
-                    continue;
-                }
-                match char_at(text, pos) {
-                    Some(c) if !py_isspace(c) => pos += c.len_utf8(),
-                    _ => return pos,
-                }
-            }
-            return pos;
-        }
-        while let Some(c) = char_at(text, pos) {
-            if !self.is_word(c) {
-                break;
-            }
-            pos += c.len_utf8();
-        }
-        pos
-    }
-
-    /// One word of a span at `pos`: `L{1,max}(?![^\s])`. Letters are never spaces, so
-    /// the word is the whole run of letters, if it is at most `max_units` long and is
-    /// followed by a space or the end.
-    fn span_word(&self, letters: &CharSet, text: &str, mut pos: usize) -> Option<usize> {
-        let mut count = 0;
-        while let Some(c) = char_at(text, pos) {
-            if !letters.has(c) {
-                if !py_isspace(c) {
-                    return None;
-                }
-                break;
-            }
-            count += 1;
-            if count > self.max_units {
-                return None;
-            }
-            pos += c.len_utf8();
-        }
-        (count > 0).then_some(pos)
-    }
-
-    /// `span_regex` at `pos`: ` ?W(?: W)+` for the first schema that matches.
-    fn span_at(&self, text: &str, pos: usize) -> Option<usize> {
-        let b = text.as_bytes();
-        let first = if b[pos] == b' ' { pos + 1 } else { pos };
-        for letters in &self.spans {
-            let Some(mut end) = self.span_word(letters, text, first) else {
-                continue;
-            };
-            let mut words = 1;
-            while end < b.len() && b[end] == b' ' {
-                match self.span_word(letters, text, end + 1) {
-                    Some(e) => {
-                        end = e;
-                        words += 1;
-                    }
-                    None => break,
-                }
-            }
-            if words > 1 {
-                return Some(end);
-            }
-        }
-        None
-    }
-
-    /// The raw pieces of `text` as byte ranges (`WordSplitter.raw_pieces`).
-    pub fn raw_pieces(&self, text: &str, mut emit: impl FnMut(usize, usize)) {
-        let b = text.as_bytes();
-        let n = b.len();
-        let mut pos = 0;
-        while pos < n {
-            if !self.spans.is_empty() {
-                if let Some(end) = self.span_at(text, pos) {
-                    emit(pos, end);
-                    pos = end;
-                    continue;
-                }
-            }
-            let Some(c) = char_at(text, pos) else { break };
-            let end = if self.leading_space && c == ' ' {
-                // ` ?word| ?[^ \t\n\r]|[\s\S]`: the space joins the word or the one
-                // character after it, unless that is one of the four or the text ends.
-                match char_at(text, pos + 1) {
-                    Some(d) if self.is_word(d) => self.word_end(text, pos + 1),
-                    Some(d) if !matches!(d, ' ' | '\t' | '\n' | '\r') => pos + 1 + d.len_utf8(),
-                    _ => pos + 1,
-                }
-            } else if self.is_word(c) {
-                self.word_end(text, pos)
-            } else {
-                pos + c.len_utf8()
-            };
-            emit(pos, end);
-            pos = end;
-        }
-    }
-}
-
 /// `WordSplitter.cap`'s test for a span: a plain space after the first character.
 fn is_span(piece: &str) -> bool {
     piece.len() > 1 && piece.as_bytes()[1..].contains(&b' ')
@@ -462,7 +236,7 @@ fn is_span(piece: &str) -> bool {
 #[derive(Debug)]
 pub struct TextEncoder {
     pub encoder: PieceEncoder,
-    pub splitter: PieceSplitter,
+    pub splitter: Splitter,
     /// The piece cache in shards by hash: a call holds the lock of the whole cache once,
     /// and a batch's threads then read it without locks and fill a shard each.
     pieces: Mutex<Vec<PieceMap>>,
@@ -478,7 +252,8 @@ pub struct Prehashed(u64);
 
 impl Hasher for Prehashed {
     fn write(&mut self, bytes: &[u8]) {
-        let mut fx = Fx(self.0);
+        let mut fx = crate::hash::Fx::default();
+        fx.write_u64(self.0);
         fx.write(bytes);
         self.0 = fx.finish();
     }
@@ -594,7 +369,7 @@ const PIECE_CACHE_LIMIT: usize = 500_000;
 const UNIT_CACHE_LIMIT: usize = 200_000;
 
 impl TextEncoder {
-    pub fn new(encoder: PieceEncoder, splitter: PieceSplitter) -> TextEncoder {
+    pub fn new(encoder: PieceEncoder, splitter: Splitter) -> TextEncoder {
         TextEncoder {
             encoder,
             splitter,
@@ -608,7 +383,7 @@ impl TextEncoder {
     /// encoder): `vocab` holds every token; `encoder.part` holds every merge.
     pub fn paper(
         encoder: PieceEncoder,
-        splitter: PieceSplitter,
+        splitter: Splitter,
         vocab: HashMap<Box<str>, u32, FxBuild>,
     ) -> TextEncoder {
         TextEncoder {
@@ -681,10 +456,9 @@ impl TextEncoder {
     /// points (not a span) cut after every `max_units` units.
     pub fn pieces<'t>(&self, text: &'t str, mut emit: impl FnMut(&'t str)) {
         let cap = self.splitter.max_units;
-        self.splitter.raw_pieces(text, |s, e| {
-            let piece = &text[s..e];
+        self.splitter.for_each_piece(text, |piece| {
             // A piece of at most `cap` bytes has at most `cap` code points.
-            if e - s <= cap || piece.chars().count() <= cap || is_span(piece) {
+            if piece.len() <= cap || piece.chars().count() <= cap || is_span(piece) {
                 emit(piece);
                 return;
             }

@@ -12,7 +12,8 @@ use pyo3::types::{PyInt, PyList, PyString};
 use rayon::prelude::*;
 
 use crate::bindings::{guarded, specs_of, SpecArg};
-use crate::encoder::{self, CharSet, PieceSplitter, Ranks};
+use crate::encoder::{self, Ranks};
+use crate::pieces::Splitter;
 use crate::syllables;
 
 /// `-1` (a byte token or `[UNK]` the vocabulary lacks) travels as `u32::MAX`.
@@ -134,15 +135,6 @@ impl PyTextEncoder {
             syllables::Syllabifier::new(&specs, leading_space)
         })?
         .map_err(PyValueError::new_err)?;
-        let word = word_chars
-            .map(|r| CharSet::from_ranges(&r))
-            .transpose()
-            .map_err(PyValueError::new_err)?;
-        let spans = span_letters
-            .iter()
-            .map(|r| CharSet::from_ranges(r))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(PyValueError::new_err)?;
         let top = top.max(
             paper_vocab
                 .iter()
@@ -158,12 +150,13 @@ impl PyTextEncoder {
             part,
             join,
         };
-        let splitter = PieceSplitter {
+        let splitter = Splitter::from_ranges(
+            word_chars.as_deref(),
             leading_space,
-            word,
-            spans,
+            &span_letters,
             max_units,
-        };
+        )
+        .map_err(PyValueError::new_err)?;
         let inner = match paper_vocab {
             None => encoder::TextEncoder::new(pieces_encoder, splitter),
             Some(v) => encoder::TextEncoder::paper(

@@ -17,8 +17,8 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::hash::FxMap;
 use crate::syllables::{py_isspace, Kind, Syllabifier};
 
 /// Symbol ids are below this; placeholders and the barrier are at or above it
@@ -33,45 +33,6 @@ const PAIR_MASK: u64 = (1 << PAIR_SHIFT) - 1;
 pub const MAX_SUPERWORD_WORDS: usize = 4;
 pub const PART: u8 = 0;
 pub const JOIN: u8 = 1;
-
-/// A fast hash for integer keys (pair codes, indexes): the tables are hit once per pair
-/// update, and the default SipHash costs more than the update itself. The splitmix64
-/// finaliser mixes every bit of the key into the low bits, which pick the bucket (a pair
-/// code's low bits are only its right symbol's).
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-#[inline]
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-impl Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = mix(self.0.rotate_left(5) ^ i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-}
-
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 #[inline]
 fn pair_code(a: u32, b: u32) -> u64 {

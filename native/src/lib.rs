@@ -8,6 +8,7 @@ pub mod bytebpe;
 pub mod encoder;
 #[cfg(feature = "python")]
 mod encoder_py;
+pub mod hash;
 pub mod hierarchical;
 pub mod paper;
 pub mod pieces;
@@ -92,7 +93,7 @@ pub(crate) mod bindings {
     fn strings_of<'py, 'a>(
         py: Python<'py>,
         tokens: &Interned<'a>,
-        made: &mut HashMap<&'a str, Bound<'py, PyString>, crate::encoder::FxBuild>,
+        made: &mut HashMap<&'a str, Bound<'py, PyString>, crate::hash::FxBuild>,
     ) -> PyResult<Bound<'py, PyList>> {
         let strings: Vec<Bound<'py, PyString>> = tokens
             .distinct

@@ -14,7 +14,8 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::bytebpe::{index_word, pair_key, pair_of, pop_fresh, KeyMap, KeySet, PairHeap, PairKey};
+use crate::bytebpe::{index_word, pair_key, pair_of, pop_fresh, PairHeap, PairKey};
+use crate::hash::{FxMap, FxSet};
 
 /// Symbol ids are code points in the Python state (`chr(id)`): ids reach at most this.
 pub const SYMBOL_LIMIT: usize = 0x110000;
@@ -54,8 +55,8 @@ pub struct PaperTrainer {
     symbol_id: HashMap<String, u32>,
     words: Vec<Vec<u32>>,
     counts: Vec<i64>,
-    pair_counts: KeyMap<PairKey, i64>,
-    pair_to_words: KeyMap<PairKey, Vec<u32>>,
+    pair_counts: FxMap<PairKey, i64>,
+    pair_to_words: FxMap<PairKey, Vec<u32>>,
     heap: PairHeap,
 }
 
@@ -79,8 +80,8 @@ impl PaperTrainer {
             .enumerate()
             .map(|(i, s)| (s.clone(), i as u32))
             .collect();
-        let mut pair_counts: KeyMap<PairKey, i64> = KeyMap::default();
-        let mut pair_to_words: KeyMap<PairKey, Vec<u32>> = KeyMap::default();
+        let mut pair_counts: FxMap<PairKey, i64> = FxMap::default();
+        let mut pair_to_words: FxMap<PairKey, Vec<u32>> = FxMap::default();
         for (wi, (word, &c)) in words.iter().zip(&counts).enumerate() {
             for w in word.windows(2) {
                 let key = pair_key(w[0], w[1]);
@@ -225,7 +226,7 @@ impl PaperTrainer {
     fn apply(&mut self, key: PairKey) -> Result<u32, PaperError> {
         let (left, right) = pair_of(key);
         let new = self.merged_symbol(left, right)?;
-        let mut touched: KeySet<PairKey> = KeySet::default();
+        let mut touched: FxSet<PairKey> = FxSet::default();
         let visits = self.pair_to_words.remove(&key).unwrap_or_default();
         let mut merged_word: Vec<u32> = Vec::new();
         for &wi in &visits {

@@ -8,45 +8,84 @@
 //! order of first occurrence, as `collections.Counter` does.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::hash::FxBuild;
 
 use rayon::prelude::*;
 
 /// Python's whitespace: `re`'s `\s` on str, `str.isspace()` and `str.split()` agree on it.
 pub use crate::syllables::py_isspace as is_py_space;
 
-/// A set of characters as sorted, non-overlapping inclusive code point ranges.
-#[derive(Clone, Debug, Default)]
+/// A set of code points as a dense table (a script's block is a few hundred entries).
+#[derive(Debug, Clone, Default)]
 pub struct CharSet {
-    ranges: Vec<(u32, u32)>,
+    table: Vec<bool>,
 }
 
 impl CharSet {
-    pub fn new(mut ranges: Vec<(u32, u32)>) -> Self {
-        ranges.sort_unstable();
-        CharSet { ranges }
+    /// The set of inclusive code point ranges (as `sgpe.schema.code_point_ranges` gives).
+    pub fn from_ranges(ranges: &[(u32, u32)]) -> Result<CharSet, String> {
+        let top = ranges.iter().map(|&(_, hi)| hi).max().unwrap_or(0);
+        if top > 0x10FFFF {
+            return Err(format!("code point {top:#X} is beyond U+10FFFF"));
+        }
+        let mut table = vec![false; top as usize + 1];
+        for &(lo, hi) in ranges {
+            for cp in lo..=hi {
+                table[cp as usize] = true;
+            }
+        }
+        Ok(CharSet { table })
     }
 
+    #[inline]
     pub fn contains(&self, c: char) -> bool {
-        let c = c as u32;
-        let i = self.ranges.partition_point(|&(lo, _)| lo <= c);
-        i > 0 && c <= self.ranges[i - 1].1
+        self.table.get(c as usize).copied().unwrap_or(false)
     }
 }
 
-/// How pieces are cut (`sgpe.pieces.WordSplitter`'s settings).
+#[inline]
+fn char_at(text: &str, pos: usize) -> Option<char> {
+    text.get(pos..).and_then(|s| s.chars().next())
+}
+
+/// How pieces are cut (`sgpe.pieces.WordSplitter`'s settings): its piece regex, and the
+/// superword span regex before it, written out as a scanner. The counter and the encoder
+/// both cut with it; the encoder then caps long pieces (`TextEncoder::pieces`).
 #[derive(Clone, Debug)]
 pub struct Splitter {
-    /// `None`: whitespace pieces; else the word characters of `pieces="script"`.
+    /// `None`: whitespace pieces, where a word is a run of characters that are not
+    /// Python's `\s`; else the word characters of `pieces="script"`.
     pub word_chars: Option<CharSet>,
     pub leading_space: bool,
-    /// Superword spans: the letters of each schema, in order (`span_letters`).
+    /// Superword spans: each schema's span letters (`span_letters`), in the schemas'
+    /// order (the regex tries them in that order); empty without superwords.
     pub span_letters: Vec<CharSet>,
-    /// A word of a span has at most this many characters (`span_regex`'s `max_units`).
-    pub span_max: usize,
+    /// `WordSplitter.max_units`: a word of a span has at most this many characters
+    /// (`span_regex`), and the encoder cuts a longer piece after every this many units.
+    pub max_units: usize,
 }
 
 impl Splitter {
+    /// A splitter from code point ranges, as `sgpe/engine.py` passes them.
+    pub fn from_ranges(
+        word_chars: Option<&[(u32, u32)]>,
+        leading_space: bool,
+        span_letters: &[Vec<(u32, u32)>],
+        max_units: usize,
+    ) -> Result<Splitter, String> {
+        Ok(Splitter {
+            word_chars: word_chars.map(CharSet::from_ranges).transpose()?,
+            leading_space,
+            span_letters: span_letters
+                .iter()
+                .map(|r| CharSet::from_ranges(r))
+                .collect::<Result<_, _>>()?,
+            max_units,
+        })
+    }
+
+    #[inline]
     fn is_word(&self, c: char) -> bool {
         match &self.word_chars {
             None => !is_py_space(c),
@@ -54,79 +93,118 @@ impl Splitter {
         }
     }
 
-    /// The end (byte offset) of the run of word characters from `i`.
-    fn word_end(&self, text: &str, i: usize) -> usize {
-        match text[i..].char_indices().find(|&(_, c)| !self.is_word(c)) {
-            Some((k, _)) => i + k,
-            None => text.len(),
+    /// The end (byte offset) of the run of word characters from `pos`.
+    #[inline]
+    fn word_end(&self, text: &str, mut pos: usize) -> usize {
+        let b = text.as_bytes();
+        if self.word_chars.is_none() {
+            // Fast path: ASCII bytes other than the six ASCII spaces and 1C..1F.
+            while pos < b.len() {
+                let x = b[pos];
+                if x < 0x80 {
+                    if x == b' ' || (0x09..=0x0d).contains(&x) || (0x1c..=0x1f).contains(&x) {
+                        return pos;
+                    }
+                    pos += 1;
+                    continue;
+                }
+                match char_at(text, pos) {
+                    Some(c) if !is_py_space(c) => pos += c.len_utf8(),
+                    _ => return pos,
+                }
+            }
+            return pos;
         }
+        while let Some(c) = char_at(text, pos) {
+            if !self.is_word(c) {
+                break;
+            }
+            pos += c.len_utf8();
+        }
+        pos
     }
 
-    /// `{letters}{1,max}(?![^\s])` at `i`: the end of the word, if it matches.
-    fn span_word(&self, letters: &CharSet, text: &str, i: usize) -> Option<usize> {
-        let mut n = 0;
-        for (k, c) in text[i..].char_indices() {
-            if letters.contains(c) {
-                n += 1;
-                if n > self.span_max {
+    /// One word of a span at `pos`: `L{1,max}(?![^\s])`. Letters are never spaces, so
+    /// the word is the whole run of letters, if it is at most `max_units` long and is
+    /// followed by a space or the end.
+    fn span_word(&self, letters: &CharSet, text: &str, mut pos: usize) -> Option<usize> {
+        let mut count = 0;
+        while let Some(c) = char_at(text, pos) {
+            if !letters.contains(c) {
+                if !is_py_space(c) {
                     return None;
                 }
-            } else {
-                return (n > 0 && is_py_space(c)).then_some(i + k);
+                break;
             }
+            count += 1;
+            if count > self.max_units {
+                return None;
+            }
+            pos += c.len_utf8();
         }
-        (n > 0).then_some(text.len())
+        (count > 0).then_some(pos)
     }
 
-    /// ` ?W(?: W)+` of one schema at `i`: the span's end, if it matches.
-    fn span_at(&self, letters: &CharSet, text: &str, i: usize) -> Option<usize> {
-        let start = if text[i..].starts_with(' ') { i + 1 } else { i };
-        let mut end = self.span_word(letters, text, start)?;
-        let mut words = 1;
-        while text[end..].starts_with(' ') {
-            match self.span_word(letters, text, end + 1) {
-                Some(e) => {
-                    end = e;
-                    words += 1;
-                }
-                None => break,
-            }
-        }
-        (words >= 2).then_some(end)
-    }
-
-    /// The end of the piece that starts at byte `i` (`i < text.len()`).
-    fn piece_end(&self, text: &str, i: usize) -> usize {
+    /// `span_regex` at `pos`: ` ?W(?: W)+` for the first schema that matches.
+    fn span_at(&self, text: &str, pos: usize) -> Option<usize> {
+        let b = text.as_bytes();
+        let first = if b[pos] == b' ' { pos + 1 } else { pos };
         for letters in &self.span_letters {
-            if let Some(end) = self.span_at(letters, text, i) {
+            let Some(mut end) = self.span_word(letters, text, first) else {
+                continue;
+            };
+            let mut words = 1;
+            while end < b.len() && b[end] == b' ' {
+                match self.span_word(letters, text, end + 1) {
+                    Some(e) => {
+                        end = e;
+                        words += 1;
+                    }
+                    None => break,
+                }
+            }
+            if words > 1 {
+                return Some(end);
+            }
+        }
+        None
+    }
+
+    /// The end of the piece that starts at byte `pos` (`pos < text.len()`).
+    #[inline]
+    fn piece_end(&self, text: &str, pos: usize) -> usize {
+        if !self.span_letters.is_empty() {
+            if let Some(end) = self.span_at(text, pos) {
                 return end;
             }
         }
-        let mut chars = text[i..].chars();
-        let c = chars.next().unwrap_or(' ');
-        let next = i + c.len_utf8();
+        let Some(c) = char_at(text, pos) else {
+            return text.len();
+        };
         if self.leading_space && c == ' ' {
-            // ` ?{word}| ?[^ \t\n\r]|[\s\S]`: the space joins what follows it.
-            return match chars.next() {
-                Some(d) if self.is_word(d) => self.word_end(text, next),
-                Some(d) if !matches!(d, ' ' | '\t' | '\n' | '\r') => next + d.len_utf8(),
-                _ => next,
+            // ` ?word| ?[^ \t\n\r]|[\s\S]`: the space joins the word or the one
+            // character after it, unless that is one of the four or the text ends.
+            return match char_at(text, pos + 1) {
+                Some(d) if self.is_word(d) => self.word_end(text, pos + 1),
+                Some(d) if !matches!(d, ' ' | '\t' | '\n' | '\r') => pos + 1 + d.len_utf8(),
+                _ => pos + 1,
             };
         }
         if self.is_word(c) {
-            self.word_end(text, i)
+            self.word_end(text, pos)
         } else {
-            next
+            pos + c.len_utf8()
         }
     }
 
-    /// Calls `f` on every piece of `text` in order (the regex's `findall`).
+    /// Calls `f` on every piece of `text` in order (the regex's `findall`, that is
+    /// `WordSplitter.raw_pieces`).
     pub fn for_each_piece<'a>(&self, text: &'a str, mut f: impl FnMut(&'a str)) {
-        let mut i = 0;
-        while i < text.len() {
-            let end = self.piece_end(text, i);
-            f(&text[i..end]);
-            i = end;
+        let mut pos = 0;
+        while pos < text.len() {
+            let end = self.piece_end(text, pos);
+            f(&text[pos..end]);
+            pos = end;
         }
     }
 
@@ -137,57 +215,6 @@ impl Splitter {
         out
     }
 }
-
-/// FxHash (as in rustc): the counter hashes every piece of the corpus, and SipHash, the
-/// standard library's default, took most of the counting time.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher {
-    hash: u64,
-}
-
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-pub type FxBuild = BuildHasherDefault<FxHasher>;
 
 /// A part's pieces counted, borrowing the part's text.
 fn count_part<'a>(splitter: &Splitter, text: &'a str) -> (Vec<&'a str>, Vec<u64>) {

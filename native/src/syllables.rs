@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use crate::encoder::FxBuild;
+use crate::hash::FxBuild;
 
 /// The class letters a schema may use (`sgpe/schema.py`'s `CLASS_LETTERS`).
 pub const CLASS_LETTERS: &str = "CVPHZXMNDRYK";

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::pieces::FxBuild;
+use crate::hash::FxBuild;
 use crate::syllables::Syllabifier;
 
 /// `_GROUP_CHARS` of `sgpe/hierarchical.py`.

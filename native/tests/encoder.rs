@@ -67,32 +67,3 @@ fn piece_store_tells_apart_pieces_with_one_hash() {
     store.clear();
     assert!(store.is_empty() && store.get("ක", 7).is_none());
 }
-
-#[test]
-fn pieces_follow_python_whitespace() {
-    use _native::encoder::PieceSplitter;
-    let split = |s: &PieceSplitter, text: &str| {
-        let mut out = Vec::new();
-        s.raw_pieces(text, |a, b| out.push(text[a..b].to_string()));
-        out
-    };
-    let plain = PieceSplitter {
-        leading_space: false,
-        word: None,
-        spans: Vec::new(),
-        max_units: 128,
-    };
-    // U+001C..U+001F and U+0085 are Python whitespace (str.isspace), not Rust's.
-    assert_eq!(split(&plain, "ab\x1ccd e"), ["ab", "\x1c", "cd", " ", "e"]);
-    assert_eq!(split(&plain, "a\u{85}b"), ["a", "\u{85}", "b"]);
-    let spaced = PieceSplitter {
-        leading_space: true,
-        ..plain
-    };
-    // The space joins the word after it, or one other space character, never \t\n\r.
-    assert_eq!(
-        split(&spaced, "a  b \u{a0}c \tx "),
-        ["a", " ", " b", " \u{a0}", "c", " ", "\t", "x", " "]
-    );
-    assert!(split(&spaced, "").is_empty());
-}

@@ -8,7 +8,7 @@ fn whitespace(leading_space: bool) -> Splitter {
         word_chars: None,
         leading_space,
         span_letters: Vec::new(),
-        span_max: 128,
+        max_units: 128,
     }
 }
 
@@ -35,24 +35,37 @@ fn whitespace_pieces_with_and_without_the_leading_space() {
         whitespace(true).pieces(text),
         ["ab", " ", " c", "\x1c", "d", " \x0b", "e", "\n", " ", "\n"]
     );
+    // U+0085 is Python whitespace too; the space joins the word after it, or one other
+    // space character, never \t\n\r.
+    assert_eq!(whitespace(false).pieces("a\u{85}b"), ["a", "\u{85}", "b"]);
+    assert_eq!(
+        whitespace(true).pieces("a  b \u{a0}c \tx "),
+        ["a", " ", " b", " \u{a0}", "c", " ", "\t", "x", " "]
+    );
+    assert!(whitespace(true).pieces("").is_empty());
+}
+
+#[test]
+fn a_code_point_beyond_unicode_is_refused() {
+    assert!(CharSet::from_ranges(&[(0x41, 0x110000)]).is_err());
 }
 
 #[test]
 fn script_pieces_and_superword_spans() {
-    let sinhala = CharSet::new(vec![(0x0d80, 0x0dff), (0x200d, 0x200d)]);
+    let sinhala = CharSet::from_ranges(&[(0x0d80, 0x0dff), (0x200d, 0x200d)]).unwrap();
     let script = Splitter {
         word_chars: Some(sinhala.clone()),
         leading_space: true,
         span_letters: Vec::new(),
-        span_max: 128,
+        max_units: 128,
     };
     assert_eq!(script.pieces("කා,ක a"), ["කා", ",", "ක", " a"]);
     let spans = Splitter {
         span_letters: vec![sinhala],
-        span_max: 2,
+        max_units: 2,
         ..whitespace(true)
     };
-    // Two or more words of letters, one plain space apart; a word of more than span_max
+    // Two or more words of letters, one plain space apart; a word of more than max_units
     // characters, or one followed by another character, ends a span.
     assert_eq!(spans.pieces("කා ක කකක ක ක,"), ["කා ක", " කකක", " ක", " ක,"]);
 }

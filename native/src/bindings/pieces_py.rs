@@ -4,28 +4,14 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::thread::JoinHandle;
 
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use super::guarded;
-use crate::pieces::{self, CharSet, Splitter};
+use crate::pieces::{self, Splitter};
 
 type Ranges = Vec<(u32, u32)>;
-
-fn splitter_of(
-    word_chars: Option<Ranges>,
-    leading_space: bool,
-    span_letters: Vec<Ranges>,
-    span_max: usize,
-) -> Splitter {
-    Splitter {
-        word_chars: word_chars.map(CharSet::new),
-        leading_space,
-        span_letters: span_letters.into_iter().map(CharSet::new).collect(),
-        span_max,
-    }
-}
 
 /// The pieces of a corpus counted in order (`sgpe.corpus.counting.count_pieces`). A block
 /// is counted on a thread of its own while Python reads the next one (reading, hashing and
@@ -86,20 +72,26 @@ impl PyPieceCounter {
 #[pymethods]
 impl PyPieceCounter {
     #[new]
-    #[pyo3(signature = (word_chars, leading_space, span_letters, span_max, prefix))]
+    #[pyo3(signature = (word_chars, leading_space, span_letters, max_units, prefix))]
     fn new(
         word_chars: Option<Ranges>,
         leading_space: bool,
         span_letters: Vec<Ranges>,
-        span_max: usize,
+        max_units: usize,
         prefix: String,
-    ) -> Self {
-        let splitter = splitter_of(word_chars, leading_space, span_letters, span_max);
-        PyPieceCounter {
+    ) -> PyResult<Self> {
+        let splitter = Splitter::from_ranges(
+            word_chars.as_deref(),
+            leading_space,
+            &span_letters,
+            max_units,
+        )
+        .map_err(PyValueError::new_err)?;
+        Ok(PyPieceCounter {
             idle: Some(pieces::Counter::new(splitter.clone(), prefix)),
             busy: None,
             splitter,
-        }
+        })
     }
 
     /// Count a segment of a text file (bytes; `line_start`: it starts a line), while the
