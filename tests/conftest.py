@@ -1,11 +1,14 @@
-"""Shared pytest set-up: --runslow, the hypothesis profile, and paths to repo data."""
+"""Shared pytest set-up: --runslow, the hypothesis profile, paths to repo data, and the
+engine switches of the differential tests."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,45 @@ settings.register_profile(
     deadline=None,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# ---------------------------------------------------------------------------- engines
+
+
+def require_native_core() -> None:
+    """At the top of a differential test module: skip it (with the reason) where the native
+    core is not built, but fail where it should be (cargo on PATH, the engine not forced
+    to Python): a build that silently went missing must not pass as a skip."""
+    from sgpe import engine
+
+    if engine.engine() == "native":
+        return
+    if shutil.which("cargo") and os.environ.get("SGPE_ENGINE", "") != "python":
+        pytest.fail(
+            f"cargo is on PATH but the native core is not loaded ({engine.describe()}): "
+            "run bash scripts/build_native.sh",
+            pytrace=False,
+        )
+    pytest.skip(engine.describe(), allow_module_level=True)
+
+
+@contextmanager
+def engine_set_to(name: str) -> Iterator[None]:
+    """Run the block under ``SGPE_ENGINE=name``; the seam (``sgpe/engine.py``, which reads
+    the variable once) is asked again inside and after, and the variable restored."""
+    from sgpe import engine
+
+    old = os.environ.get(engine.ENV_VAR)
+    os.environ[engine.ENV_VAR] = name
+    engine.reset()
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ[engine.ENV_VAR]
+        else:
+            os.environ[engine.ENV_VAR] = old
+        engine.reset()
+
 
 # ---------------------------------------------------------------------------- --runslow
 

@@ -15,7 +15,6 @@ so a missing extension there is a broken build).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from functools import cache
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import require_native_core
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -32,14 +32,7 @@ from sgpe.syllables import Span, Syllabifier
 
 ROOT = Path(__file__).resolve().parents[1]
 
-if engine.engine() != "native":
-    if shutil.which("cargo") and os.environ.get("SGPE_ENGINE", "") != "python":
-        pytest.fail(
-            f"cargo is on PATH but the native core is not loaded ({engine.describe()}): "
-            "run bash scripts/build_native.sh",
-            pytrace=False,
-        )
-    pytest.skip(engine.describe(), allow_module_level=True)
+require_native_core()
 
 SETTINGS = [(script, ls) for script in ("auto", *BUILTIN_SCRIPTS) for ls in (False, True)]
 DEV_FILES = [

@@ -15,20 +15,16 @@ pieces and their order), so the merge loop starts from the same state.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import engine_set_to, require_native_core
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sgpe import engine
 from sgpe.corpus.counting import count_jobs, count_jobs_native, count_pieces
 from sgpe.corpus.readers import CorpusError, CorpusStream
 from sgpe.hierarchical import CorpusUnits, corpus_units, split_spans
@@ -36,14 +32,7 @@ from sgpe.pieces import get_word_splitter
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.settings import CountOptions, TrainSettings
 
-if engine.engine() != "native":
-    if shutil.which("cargo") and os.environ.get("SGPE_ENGINE", "") != "python":
-        pytest.fail(
-            f"cargo is on PATH but the native core is not loaded ({engine.describe()}): "
-            "run bash scripts/build_native.sh",
-            pytrace=False,
-        )
-    pytest.skip(engine.describe(), allow_module_level=True)
+require_native_core()
 
 MULTI = ["bn", "gu", "km", "kn", "ml", "mr", "my", "ne", "or", "pa", "ta", "te"]
 # Every way of cutting pieces the trainer has (superword spans need whitespace pieces and
@@ -61,23 +50,8 @@ PIECE_SETTINGS: list[dict[str, Any]] = [
 ]
 
 
-@contextmanager
-def _engine(name: str) -> Iterator[None]:
-    old = os.environ.get(engine.ENV_VAR)
-    os.environ[engine.ENV_VAR] = name
-    engine.reset()
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ[engine.ENV_VAR]
-        else:
-            os.environ[engine.ENV_VAR] = old
-        engine.reset()
-
-
 def _count(corpus: Any, name: str, capped: bool = False, **kw: Any) -> Any:
-    with _engine(name):
+    with engine_set_to(name):
         counts, info = count_pieces(
             corpus, TrainSettings(**kw), CountOptions(workers=1), capped=capped
         )
@@ -295,14 +269,17 @@ def test_bad_files_give_the_same_error(tmp_path: Path) -> None:
     long.write_text("ok\n" + "x" * (3 << 20) + "\n", encoding="utf-8")
     for name in ("python", "native"):
         options = CountOptions(workers=1, max_line_bytes=1 << 20)
-        with _engine(name), pytest.raises(CorpusError, match="line 2: more than 1,048,576 bytes"):
+        with (
+            engine_set_to(name),
+            pytest.raises(CorpusError, match="line 2: more than 1,048,576 bytes"),
+        ):
             count_pieces(long, TrainSettings(), options)
 
 
 def test_counts_are_a_counter_in_first_occurrence_order(tmp_path: Path) -> None:
     corpus = tmp_path / "order.txt"
     corpus.write_text("b a b\nc a\n", encoding="utf-8")
-    with _engine("native"):
+    with engine_set_to("native"):
         counts, info = count_pieces(corpus, TrainSettings(), CountOptions(), capped=False)
     assert isinstance(counts, Counter)
     assert list(counts.items()) == [(" b", 2), (" a", 2), ("\n", 2), (" c", 1)]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from conftest import engine_set_to, require_native_core
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -38,31 +38,15 @@ from sgpe.settings import TrainSettings
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
 
-if engine.engine() != "native":
-    if shutil.which("cargo") and os.environ.get("SGPE_ENGINE", "") != "python":
-        pytest.fail(
-            f"cargo is on PATH but the native core is not loaded ({engine.describe()}): "
-            "run bash scripts/build_native.sh",
-            pytrace=False,
-        )
-    pytest.skip(engine.describe(), allow_module_level=True)
+require_native_core()
 
 
 @contextmanager
 def python_engine() -> Iterator[None]:
     """Run the block under ``SGPE_ENGINE=python`` (the seam is read again after)."""
-    saved = os.environ.get(engine.ENV_VAR)
-    os.environ[engine.ENV_VAR] = "python"
-    engine.reset()
-    try:
+    with engine_set_to("python"):
         assert engine.native_module() is None
         yield
-    finally:
-        if saved is None:
-            del os.environ[engine.ENV_VAR]
-        else:
-            os.environ[engine.ENV_VAR] = saved
-        engine.reset()
     assert engine.native_module() is not None
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import engine_set_to, require_native_core
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,14 +40,7 @@ from sgpe.runs import read_merges
 from sgpe.settings import CountOptions, TrainSettings
 from sgpe.syllables import get_syllabifier
 
-if engine.engine() != "native":
-    if shutil.which("cargo") and os.environ.get("SGPE_ENGINE", "") != "python":
-        pytest.fail(
-            f"cargo is on PATH but the native core is not loaded ({engine.describe()}): "
-            "run bash scripts/build_native.sh",
-            pytrace=False,
-        )
-    pytest.skip(engine.describe(), allow_module_level=True)
+require_native_core()
 
 ENGINES = ("python", "native")
 
@@ -261,19 +254,10 @@ def test_generated_corpora_train_identically(
         options["superwords_from"] = base + superwords
     # (hypothesis runs many examples in one test call: the variable is set and restored
     # here rather than by the function-scoped monkeypatch fixture)
-    before = os.environ.get("SGPE_ENGINE")
-    try:
-        for name in ENGINES:
-            os.environ["SGPE_ENGINE"] = name
-            engine.reset()
+    for name in ENGINES:
+        with engine_set_to(name):
             tok = sgpe.train(corpus, **options)
             made.append((tok.to_dict(), tok._hier.kinds if tok._hier else None))
-    finally:
-        if before is None:
-            os.environ.pop("SGPE_ENGINE", None)
-        else:
-            os.environ["SGPE_ENGINE"] = before
-        engine.reset()
     assert made[0] == made[1]
 
 
