@@ -53,6 +53,7 @@ from .hierarchical import (
     merged_symbol,
     paused_gc,
     pop_fresh,
+    resume_mismatch,
     split_spans,
 )
 from .pieces import get_word_splitter
@@ -615,10 +616,7 @@ class _MergeEngine:
             pair = "" if left_id is None or right_id is None else chr(left_id) + chr(right_id)
             count = self.pair_counts.get(pair, 0)
             if count < min_freq:
-                raise ResumeError(
-                    f"checkpoint merge {k + 1} ({left!r}, {right!r}) has count {count} in this "
-                    "corpus; the checkpoint belongs to another corpus or other settings"
-                )
+                raise ResumeError(resume_mismatch(k, (left, right), count))
             st.merges.append((ord(pair[0]), ord(pair[1])))
             self.merge_counts.append(count)
             self._apply(pair, self._new_symbol(pair))
@@ -636,19 +634,34 @@ class _MergeEngine:
             st.merges.append((ord(pair[0]), ord(pair[1])))
             self.merge_counts.append(count)
             self._apply(pair, self._new_symbol(pair))
-            step = len(st.merges)
-            if progress is not None:
-                progress(
-                    ProgressEvent(
-                        step,
-                        target,  # merges in all, replayed ones included
-                        (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])]),
-                        count,
-                        time.perf_counter() - start,
-                    )
-                )
-            if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
-                on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
+            _report(st, target, count, start, progress, checkpoint_every, on_checkpoint)
+
+
+def _report(
+    st: _State,
+    target: int,
+    count: int,
+    start: float,
+    progress: ProgressFn | None,
+    checkpoint_every: int,
+    on_checkpoint: CheckpointFn | None,
+) -> None:
+    """After the paper mode's merge (the last of ``st.merges``, of either engine): its
+    progress event and, at a checkpoint step, the checkpoint."""
+    step = len(st.merges)
+    left, right = st.merges[-1]
+    if progress is not None:
+        progress(
+            ProgressEvent(
+                step,
+                target,  # merges in all, replayed ones included
+                (st.symbols[left], st.symbols[right]),
+                count,
+                time.perf_counter() - start,
+            )
+        )
+    if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
+        on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
 
 
 # The native merge loop reports its merges after at most this many, or after about this
@@ -704,10 +717,7 @@ class _NativeMergeEngine:
                 else native.replay(left_id, right_id, min_freq)
             )
             if not applied:
-                raise ResumeError(
-                    f"checkpoint merge {k + 1} ({left!r}, {right!r}) has count {count} in this "
-                    "corpus; the checkpoint belongs to another corpus or other settings"
-                )
+                raise ResumeError(resume_mismatch(k, (left, right), count))
             assert left_id is not None and right_id is not None
             self._record(left_id, right_id, count, merged)
         if resume:
@@ -720,19 +730,7 @@ class _NativeMergeEngine:
             )
             for left_id, right_id, count, merged in batch:
                 self._record(left_id, right_id, count, merged)
-                step = len(st.merges)
-                if progress is not None:
-                    progress(
-                        ProgressEvent(
-                            step,
-                            target,  # merges in all, replayed ones included
-                            (st.symbols[left_id], st.symbols[right_id]),
-                            count,
-                            time.perf_counter() - start,
-                        )
-                    )
-                if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
-                    on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
+                _report(st, target, count, start, progress, checkpoint_every, on_checkpoint)
             if error is not None:
                 raise error
 

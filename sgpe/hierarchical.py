@@ -210,6 +210,16 @@ class ResumeMismatch(ValueError):
     """A checkpoint's merges do not fit this corpus and these settings."""
 
 
+def resume_mismatch(n: int, merge: tuple[str, ...], count: int) -> str:
+    """The message of a checkpoint's merge ``n`` (from 0) that the corpus has only
+    ``count`` times: both engines and both modes say it alike."""
+    shown = ", ".join(map(repr, merge))
+    return (
+        f"checkpoint merge {n + 1} ({shown}) has count {count} in this corpus; the "
+        "checkpoint belongs to another corpus or other settings"
+    )
+
+
 @dataclass
 class HierarchicalState:
     """Both levels of the merge loop's state (see the module docstring)."""
@@ -1050,11 +1060,7 @@ class HierarchicalEngine:
             pair = "" if a is None or b is None else chr(a) + chr(b)
             count = self.counts[kind].get(self._key(pair, kind), 0) if kind is not None else 0
             if count < min_freq:
-                raise ResumeMismatch(
-                    f"checkpoint merge {n + 1} ({left!r}, {right!r}, {kind_name!r}) has count "
-                    f"{count} in this corpus; the checkpoint belongs to another corpus or other "
-                    "settings"
-                )
+                raise ResumeMismatch(resume_mismatch(n, (left, right, kind_name), count))
             self.apply(pair, kind)
             self.merge_counts.append(count)
         if resume:
@@ -1187,12 +1193,7 @@ class NativeHierarchicalEngine:
             bad = native.resume(codes, min_freq)
             if bad is not None:
                 n, count = bad
-                left, right, kind_name = resume[n]
-                raise ResumeMismatch(
-                    f"checkpoint merge {n + 1} ({left!r}, {right!r}, {kind_name!r}) has count "
-                    f"{count} in this corpus; the checkpoint belongs to another corpus or other "
-                    "settings"
-                )
+                raise ResumeMismatch(resume_mismatch(n, resume[n], count))
             self._sync()
         target = max(0, target_symbols - native.symbol_count())
         every = checkpoint_every if on_checkpoint is not None else 0
