@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from . import corpora, records
-from .peers import splitter
+from .peers import _train_hf, splitter
 
 HELP = "syllabify speed of the native and Python engines, with HF pre-tokenizers"
 COLUMNS = (
@@ -308,12 +308,10 @@ def _train_command(name: str, corpus: Path, vocab_size: int, out: Path) -> list[
         return [sys.executable, "-c", code, str(corpus), str(vocab_size), str(out / "hf.json"), pre]
     if name.startswith("sentencepiece"):
         code = (
-            "import sys, sentencepiece as spm; spm.SentencePieceTrainer.train("
-            "input=sys.argv[1], model_prefix=sys.argv[3], vocab_size=int(sys.argv[2]), "
-            "model_type='bpe', character_coverage=1.0, normalization_rule_name='identity', "
-            "max_sentence_length=1000000, hard_vocab_limit=False, minloglevel=2)"
+            "import sys; from bench.peers import _train_spm; "
+            "_train_spm(sys.argv[1], int(sys.argv[2]), sys.argv[3], 'bpe')"
         )
-        return [sys.executable, "-c", code, str(corpus), str(vocab_size), str(out / "spm")]
+        return [sys.executable, "-c", code, str(corpus), str(vocab_size), str(out / "spm.model")]
     model = {"sgpe": [], "bytebpe": ["--model", "bytebpe"], "paper": ["--mode", "paper"]}
     return [
         *(sys.executable, "-m", "sgpe", "train", "--corpus", str(corpus), "--out", str(out)),
@@ -364,8 +362,6 @@ def measure_training(corpus: Path, vocab_size: int, repeats: int) -> dict[str, f
 
 def measure_front_end(corpus: Path, repeats: int) -> dict[str, float]:
     """Seconds (medians) of the training front end on ``corpus``, both engines."""
-    import tempfile
-
     from sgpe.corpus.counting import count_jobs, count_jobs_native
     from sgpe.corpus.readers import CorpusStream
     from sgpe.hierarchical import corpus_units
@@ -393,16 +389,8 @@ def measure_front_end(corpus: Path, repeats: int) -> dict[str, float]:
     units = partial(corpus_units, counts, splitter.match_units, splitter.max_units)
 
     def hf_train() -> None:
-        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-        tok = Tokenizer(models.BPE(unk_token="[UNK]"))
-        tok.pre_tokenizer = pre_tokenizers.Metaspace()
-        trainer = trainers.BpeTrainer(
-            vocab_size=32000, special_tokens=["[UNK]"], show_progress=False
-        )
-        tok.train([str(corpus)], trainer)
         with tempfile.TemporaryDirectory() as tmp:
-            tok.save(str(Path(tmp) / "hf.json"))
+            _train_hf(str(corpus), 32000, str(Path(tmp) / "hf.json"), "metaspace")[1]()
 
     return {
         "count native": seconds(partial(count, 0)),
@@ -457,7 +445,6 @@ def run(args: argparse.Namespace) -> int:
     front = measure_front_end(args.corpora / "si_train.txt", args.repeats)
     training: dict[str, float] = {}
     if args.train_repeats > 0:
-        corpora.require(args.corpora, "si_train.txt")
         training = measure_training(
             args.corpora / "si_train.txt", args.train_vocab, args.train_repeats
         )

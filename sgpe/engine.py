@@ -129,6 +129,14 @@ def schema_tables(schema: Schema) -> SchemaTables:
 
 
 @cache
+def builtin_tables(script: str) -> list[SchemaTables]:
+    """The tables of a built-in ``script`` setting's schemas (one script, or all for
+    ``"auto"``), made once per process: every native object of the setting is built from
+    them."""
+    return [schema_tables(s) for s in schemas_for(script)]
+
+
+@cache
 def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | None:
     """The native DFA syllabifier of a built-in ``script`` setting (one script or
     ``"auto"``), or None under the Python engine. Its ``syllabify``/``spans`` give what
@@ -139,7 +147,7 @@ def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | 
         return None
     if script != "auto" and script not in BUILTIN_SCRIPTS:
         return None
-    tables = [schema_tables(s) for s in schemas_for(script)]
+    tables = builtin_tables(script)
     made: NativeSyllabifier = module.Syllabifier(tables, leading_space)
     return made
 
@@ -169,7 +177,7 @@ def native_text_encoder(
     if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
         return None
     schemas = schemas_for(script)
-    tables = [schema_tables(s) for s in schemas]
+    tables = builtin_tables(script)
     char_ids = {t: i for t, i in vocab.items() if len(t) == 1}
     word_chars = (
         code_point_ranges(frozenset().union(*(s.word_chars for s in schemas)))
@@ -251,7 +259,7 @@ def native_hierarchical(
     # The level strings hold ids and placeholders as code points, some of them in the
     # surrogate range: they travel as UTF-32 (one call each at C speed) with their lengths.
     made: NativeHierarchicalTrainer = module.HierarchicalTrainer(
-        [schema_tables(s) for s in schemas_for(script)],
+        builtin_tables(script),
         leading_space,
         symbols,
         "".join(unit_parts).encode("utf-32-le", "surrogatepass"),
@@ -318,7 +326,7 @@ def native_merge_kinds(
     module = native_module()
     if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
         return None
-    tables = [schema_tables(s) for s in schemas_for(script)]
+    tables = builtin_tables(script)
     try:
         codes: list[int] = module.merge_kinds(tables, leading_space, list(merges))
     except UnicodeEncodeError:

@@ -416,27 +416,29 @@ def check_label(label: str | None) -> str | None:
     return label
 
 
-def read_label(run_dir: Path) -> str | None:
-    """The name recorded for a run (None: none, or an unreadable file)."""
+def _read_str_field(path: Path, key: str) -> str | None:
+    """The string ``key`` of a small JSON object file (None: missing, unreadable, or not
+    a string)."""
     try:
-        data = json.loads((run_dir / LABEL_FILE).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
-    label = data.get("label") if isinstance(data, dict) else None
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def read_label(run_dir: Path) -> str | None:
+    """The name recorded for a run (None: none, or an unreadable file)."""
+    label = _read_str_field(run_dir / LABEL_FILE, "label")
     try:
-        return check_label(label) if isinstance(label, str) else None
+        return check_label(label)
     except ValueError:
         return None
 
 
 def read_owner(run_dir: Path) -> str | None:
     """The owner recorded for a run (None: no owner, or an unreadable file)."""
-    try:
-        data = json.loads((run_dir / OWNER_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    owner = data.get("owner") if isinstance(data, dict) else None
-    return owner if isinstance(owner, str) else None
+    return _read_str_field(run_dir / OWNER_FILE, "owner")
 
 
 def start_queued(root: str | Path) -> list[Run]:
