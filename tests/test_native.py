@@ -601,3 +601,35 @@ def test_merge_kinds_of_a_loaded_vocabulary_are_identical(script: str, leading_s
     assert {"part", "join"} <= set(expected)
     # A lone surrogate cannot cross into Rust: the Python twin answers instead.
     assert engine.native_merge_kinds(script, leading_space, [("\ud800", "a")]) is None
+
+
+def test_the_encode_command_writes_the_same_bytes_under_both_engines(
+    shared_corpora: Path, tmp_path: Path
+) -> None:
+    """What a user runs: ``python -m sgpe encode`` of a real corpus into ``ids.npy`` (on one
+    worker and on two) and of stdin lines (ids and tokens), once per engine: the files and
+    the printed lines are byte for byte the same."""
+    vocab = str(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    corpus = shared_corpora / "si_dev.txt"
+    stdin = "\n".join(corpus.read_text(encoding="utf-8").splitlines()[:300]) + "\n"
+    made: dict[str, list[bytes]] = {}
+    for name in ("python", "native"):
+        env = {**os.environ, engine.ENV_VAR: name}
+        outputs = []
+        for workers in ("1", "2"):
+            out = tmp_path / f"{name}-{workers}" / "ids.npy"
+            subprocess.run(
+                [sys.executable, "-m", "sgpe", "encode", "--vocab", vocab, "--corpus",
+                 str(corpus), "--out", str(out), "--workers", workers],
+                env=env, cwd=ROOT, check=True, capture_output=True,
+            )  # fmt: skip
+            outputs += [out.read_bytes(), out.with_suffix(".offsets.npy").read_bytes()]
+        for extra in ([], ["--tokens"]):
+            done = subprocess.run(
+                [sys.executable, "-m", "sgpe", "encode", "--vocab", vocab, *extra],
+                env=env, cwd=ROOT, check=True, capture_output=True, input=stdin.encode(),
+            )  # fmt: skip
+            outputs.append(done.stdout)
+        made[name] = outputs
+    assert made["python"] == made["native"]
+    assert len(made["native"][0]) > 100_000 and made["native"][0] == made["native"][2]
