@@ -318,7 +318,7 @@ def native_corpus_units(script: str, leading_space: bool) -> Callable[..., Any] 
 
 def native_merge_kinds(
     script: str, leading_space: bool, merges: Sequence[tuple[str, str]]
-) -> list[str] | None:
+) -> list[Literal["part", "join"]] | None:
     """``merge_kind`` of every merge (``"part"`` or ``"join"``) by the native core, for a
     built-in ``script`` setting: what :class:`sgpe.hierarchical.HierarchicalEncoder`
     computes when it loads a ``vocab.json`` (which has no kind column). None under the
@@ -331,5 +331,5 @@ def native_merge_kinds(
         codes: list[int] = module.merge_kinds(tables, leading_space, list(merges))
     except UnicodeEncodeError:
         return None
-    names = ("part", "join")
+    names: tuple[Literal["part"], Literal["join"]] = ("part", "join")
     return [names[c] for c in codes]

@@ -1305,7 +1305,7 @@ class HierarchicalEncoder:
         # The trainer passes the kinds it learned; a loaded file recomputes them (natively
         # where the native core runs: the same answers, without a syllabifier call per merge).
         if kinds is None:
-            kinds = native_merge_kinds(script, leading_space, merges)  # type: ignore[assignment]
+            kinds = native_merge_kinds(script, leading_space, merges)
         self.kinds: list[MergeKind] = (
             list(kinds) if kinds is not None else [merge_kind(a, b, self.syll) for a, b in merges]
         )
