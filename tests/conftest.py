@@ -206,10 +206,28 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     )
 
 
+@pytest.fixture(autouse=True)
+def _paced_runs_on_the_long_corpus(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test with :func:`long_corpus` kills or cancels a run mid-merge: its trainers sleep
+    after each merge batch, 0.1 ms per merge (the ``SGPE_TEST_MERGE_PAUSE`` hook of
+    ``sgpe/runs/format.py``), since the native core trains that corpus in a fraction of a
+    second, in batches of thousands of merges, and a stop meant for the middle of a run
+    would otherwise find it done."""
+    if "long_corpus" not in request.fixturenames:
+        yield
+        return
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SGPE_TEST_MERGE_PAUSE", "0.0001")
+    try:
+        yield
+    finally:
+        mp.undo()
+
+
 @pytest.fixture(scope="module")
 def long_corpus(shared_corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The first 10,000 lines of si_train.txt as a file: a corpus whose training takes a few
-    seconds, long enough to kill or cancel a trainer mid-merge (runs and jobs tests)."""
+    """The first 10,000 lines of si_train.txt as a file: a corpus for the runs and jobs
+    tests that kill or cancel a trainer mid-merge (paced: see the fixture above)."""
     path = tmp_path_factory.mktemp("corpus") / "si_head.txt"
     with open(shared_corpora / "si_train.txt", "rb") as src, open(path, "wb") as dst:
         for _, line in zip(range(10_000), src):

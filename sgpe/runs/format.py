@@ -37,7 +37,11 @@ searching for them, then continues, again to a byte-identical ``vocab.json``.
 
 Test hooks (environment variables honoured by the trainer, for fault-injection tests
 only): ``SGPE_TEST_FAIL_WRITE_AFTER=N`` makes every data-file write after the first N
-(word counts, merge parts, checkpoints; never status.json) fail with ``ENOSPC``.
+(word counts, merge parts, checkpoints; never status.json) fail with ``ENOSPC``;
+``SGPE_TEST_MERGE_PAUSE=S`` makes the trainer sleep S seconds per merge after each batch
+of merges it records, so that a test can kill or cancel a run mid-merge however fast the
+engine trains (the native core trains a test corpus in a fraction of a second, in batches
+of thousands of merges).
 
 This module does not start or stop processes (that is :mod:`sgpe.runs.manager`) and does not parse
 command lines (that is :mod:`sgpe.cli`).
@@ -114,6 +118,7 @@ def min_freq_default(model: str, mode: str = default("mode")) -> int:
 
 
 FAIL_WRITE_ENV = "SGPE_TEST_FAIL_WRITE_AFTER"
+MERGE_PAUSE_ENV = "SGPE_TEST_MERGE_PAUSE"
 # How long a starting trainer waits for the run lock (a reader or the run manager may
 # hold it for a moment).
 LOCK_WAIT_SECONDS = 10.0

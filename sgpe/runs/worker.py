@@ -28,6 +28,7 @@ from .format import (
     CHECKPOINT_PREV,
     LOG,
     MERGE_PARTS,
+    MERGE_PAUSE_ENV,
     STATUS,
     VOCAB,
     Checkpoint,
@@ -142,6 +143,8 @@ class RunWorker:
         self.last_checkpoint = time.monotonic()
         self.last_display = 0.0
         self.trained_size = 0  # the finished vocabulary's size
+        # The test hook of sgpe/runs/format.py: seconds to sleep per merge of each batch.
+        self.merge_pause = float(os.environ.get(MERGE_PAUSE_ENV) or 0)
 
     # ------------------------------------------------------------------ signals
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
@@ -369,6 +372,8 @@ class RunWorker:
             step = len(self.merges)
             self.status.step = step
             self._after_merge(step, time.monotonic())
+        if self.merge_pause:
+            time.sleep(self.merge_pause * len(pairs))
 
     def _after_merge(self, step: int, now: float) -> None:
         """After recorded merges (each merge of bytebpe, each batch and checkpoint step of
