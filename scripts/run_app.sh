@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# THE app command: sets up the environment with the app's locked packages, then starts
-# Streamlit on the shipped sample_data/.
+# THE app command: sets up the environment with the app's locked packages, then starts the
+# explorer on the shipped sample data with `sgpe app` (the same command an installed package
+# has: sgpe/app/launch.py), so a checkout and an install serve the same app.
 # Usage: bash scripts/run_app.sh [streamlit run options...]   e.g. --server.port 8502
 # Set-up (scripts/setup_env.sh): the active virtual environment, else .venv/ in the checkout
 # (made on the first run, reused after), with exactly the pins of requirements/app.txt.
@@ -12,4 +13,4 @@ _SGPE_WHO=run_app
 source scripts/setup_env.sh
 sgpe_setup_env requirements/app.txt
 
-exec "$PYTHON" -m streamlit run app.py "$@"
+exec "$PYTHON" -m sgpe app "$@"

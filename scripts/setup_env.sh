@@ -2,7 +2,8 @@
 # environment and installs the locked packages into it.
 #
 #   sgpe_setup_env LOCK     sets PYTHON to the interpreter to use, with LOCK installed
-#                           and the native core built (scripts/build_native.sh)
+#                           and the native core built into the checkout (the editable
+#                           install compiles native/ where cargo is on PATH: setup.py)
 #
 # Which environment:
 #   - an active virtual environment ($VIRTUAL_ENV) is used as it is;
@@ -12,8 +13,8 @@
 #     packages a machine happens to have.
 # What is installed: exactly the pins and hashes of LOCK (requirements/dev.txt or
 # requirements/app.txt, made by scripts/lock.sh), with --no-deps so nothing outside the lock
-# comes in, then this checkout itself (editable, no build isolation: its build backend is
-# pinned in the lock too), then `pip check`. A stamp in the environment records what was
+# comes in, then this checkout itself (editable, no build isolation: its build backend,
+# setuptools-rust included, is pinned in the lock too), then `pip check`. A stamp in the environment records what was
 # installed, so a second run with the same lock and pyproject.toml installs nothing.
 #
 # The lock covers CPython 3.11 and later (Debian 12 has 3.11, Debian 13 has 3.13); the
@@ -56,9 +57,11 @@ _sgpe_make_venv() {
 
 sgpe_setup_env() {
     _sgpe_setup_python "$@" || return 1
-    # The native core (native/, Rust): built on every run, as cargo rebuilds only what
-    # changed; without a Rust toolchain sgpe runs in pure Python (scripts/build_native.sh).
-    if [[ -f native/Cargo.toml && -f scripts/build_native.sh ]]; then
+    # The native core (native/, Rust): the editable install built it, and it is rebuilt on
+    # every run (cargo rebuilds only what changed) so that a change to native/src/ is in the
+    # next test run; without a Rust toolchain sgpe runs in pure Python and one line says so
+    # (scripts/build_native.sh).
+    if [[ -f native/Cargo.toml ]]; then
         PYTHON="$PYTHON" bash scripts/build_native.sh || return 1
     fi
 }

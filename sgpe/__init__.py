@@ -13,13 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import _compat
+from . import shipped
 from ._version import package_version
 from .gpe import TrainSettings, train
 from .syllables import syllabify, syllable_spans
 from .tokenizer import Tokenizer
-
-_compat.install()
 
 
 def __getattr__(name: str) -> Any:
@@ -35,7 +33,15 @@ def load(path: str | Path) -> Any:
     """Load any vocabulary file of this project: SGPE (``Tokenizer``) or byte-level BPE
     (``sgpe.baselines.bytebpe.ByteBPETokenizer``), chosen by the file's ``model`` key; or
     the vocabulary of a Hugging Face tokenizer folder that ``python -m sgpe export`` wrote
-    (:func:`sgpe.interop.hf_folder.load_hf_folder`)."""
+    (:func:`sgpe.interop.hf_folder.load_hf_folder`); or a shipped vocabulary by its name
+    (:data:`sgpe.shipped.VOCABULARIES`), from any working directory. A file or folder of
+    that name in the working directory comes first.
+
+    >>> load("sgpe-4k").vocab_size
+    4000
+    """
+    if isinstance(path, str) and path in shipped.VOCABULARIES and not Path(path).exists():
+        path = shipped.path_of(path)
     if Path(path).is_dir():
         from .interop.hf_folder import load_hf_folder
 
@@ -50,6 +56,7 @@ __all__ = [
     "TrainSettings",
     "__version__",
     "load",
+    "shipped",
     "syllabify",
     "syllable_spans",
     "train",

@@ -729,6 +729,28 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+VOCAB_HELP = (
+    "vocab.json (sgpe or bytebpe), a tokenizer folder sgpe exported, or the name of a "
+    "shipped vocabulary (sgpe-4k, sgpe-paper-4k, bytebpe-4k)"
+)
+
+
+def _shipped_by_name(args: argparse.Namespace) -> None:
+    """--vocab NAME of a shipped vocabulary means its file, from any working directory; a
+    file or folder of that name in the working directory comes first (sgpe.load's rule)."""
+    from . import shipped
+
+    vocab = getattr(args, "vocab", None)
+    if isinstance(vocab, str) and vocab in shipped.VOCABULARIES and not Path(vocab).exists():
+        args.vocab = str(shipped.path_of(vocab))
+
+
+def _cmd_app(args: argparse.Namespace) -> int:
+    from .app.launch import launch
+
+    return launch(args.streamlit_args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     defaults = _HelpFormatter
     parser = _Parser(
@@ -757,6 +779,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="attach the last plain space before a syllable to it, as the original SGPE did",
     )
     p.set_defaults(func=_cmd_syllabify)
+
+    p = sub.add_parser(
+        "app",
+        formatter_class=defaults,
+        help="open the SGPE Explorer (Streamlit; needs the extra 'app')",
+        description="Start the SGPE Explorer with Streamlit on the shipped sample data. "
+        "Every further argument goes to `streamlit run` (e.g. --server.port 8600). "
+        "Training runs are kept in $SGPE_RUNS_DIR, else runs/ in a checkout, else a per-user "
+        "data directory; the command names it once.",
+    )
+    p.add_argument("streamlit_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(func=_cmd_app)
 
     p = sub.add_parser(
         "train",
@@ -856,7 +890,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--vocab", metavar="VOCAB", required=True,
-        help="vocab.json (sgpe or bytebpe), or a tokenizer folder sgpe exported",
+        help=VOCAB_HELP,
     )  # fmt: skip
     p.add_argument("--text", metavar="FILE", required=True, help="evaluation text")
     p.add_argument(
@@ -881,7 +915,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--vocab", metavar="VOCAB", required=True,
-        help="vocab.json (sgpe or bytebpe), or a tokenizer folder sgpe exported",
+        help=VOCAB_HELP,
     )  # fmt: skip
     p.add_argument(
         "--out", metavar="PATH", required=True,
@@ -963,7 +997,7 @@ def _vocab_or_meta(p: argparse.ArgumentParser) -> None:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--vocab", metavar="VOCAB",
-        help="vocab.json (sgpe or bytebpe), or a tokenizer folder sgpe exported",
+        help=VOCAB_HELP,
     )  # fmt: skip
     source.add_argument(
         "--meta", metavar="META_CONFIG",
@@ -979,6 +1013,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # --help, --version, or an argparse usage error
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
     try:
+        _shipped_by_name(args)
         return int(args.func(args))
     except (UsageError, CorpusError) as err:
         return _error(str(err), 2)

@@ -1,5 +1,13 @@
 """The vocabularies shipped with the project, trained from ``sample_data/`` (text written
-for this project), so the app and the examples work on a fresh clone with no set-up.
+for this project), so the app and the examples work on a fresh install with no set-up.
+
+The sample corpora and vocabularies are package data (``sgpe/sample_data/``; a checkout's
+top-level ``sample_data`` is a link to it), so they are there wherever the package is
+installed. Each vocabulary has a name that :func:`sgpe.load` and the CLI's ``--vocab`` take
+from any working directory (:data:`VOCABULARIES`, :func:`path_of`)::
+
+    >>> sorted(VOCABULARIES)
+    ['bytebpe-4k', 'sgpe-4k', 'sgpe-paper-4k']
 
 ``python -m sgpe.shipped`` rebuilds them; the tests check the shipped files are
 byte-identical to a rebuild (training is deterministic).
@@ -7,13 +15,13 @@ byte-identical to a rebuild (training is deterministic).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from ._files import split_lines
 from .settings import TrainSettings
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DATA = ROOT / "sample_data"
+SAMPLE_DATA = Path(__file__).resolve().parent / "sample_data"
 SAMPLE_FILES = ("sinhala.txt", "hindi.txt", "mixed.txt")
 DEFAULT_VOCAB_SIZE = 4000
 DEFAULT_SGPE = SAMPLE_DATA / "vocab" / "sgpe_4k.json"
@@ -26,6 +34,41 @@ DEFAULT_BYTEBPE = SAMPLE_DATA / "vocab" / "bytebpe_4k.json"
 SGPE_SETTINGS = TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1)
 PAPER_SETTINGS = TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1, mode="paper")
 BYTEBPE_SETTINGS = TrainSettings(model="bytebpe", vocab_size=DEFAULT_VOCAB_SIZE)
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """One shipped vocabulary: its file and what it is."""
+
+    name: str
+    path: Path
+    description: str
+
+
+# Name -> vocabulary, in the order the README lists them.
+VOCABULARIES: dict[str, Shipped] = {
+    v.name: v
+    for v in (
+        Shipped("sgpe-4k", DEFAULT_SGPE, "SGPE, hierarchical mode (the default), 4,000 tokens"),
+        Shipped("sgpe-paper-4k", PAPER_SGPE, "SGPE, paper mode (the original SGPE), 4,000 tokens"),
+        Shipped("bytebpe-4k", DEFAULT_BYTEBPE, "byte-level BPE (GPT-style), 4,000 tokens"),
+    )
+}
+
+
+def path_of(name: str) -> Path:
+    """The file of the shipped vocabulary called *name* (a key of :data:`VOCABULARIES`).
+
+    >>> path_of("sgpe-4k").name
+    'sgpe_4k.json'
+    """
+    try:
+        return VOCABULARIES[name].path
+    except KeyError:
+        raise KeyError(
+            f"no shipped vocabulary is called {name!r}: the shipped ones are "
+            + ", ".join(VOCABULARIES)
+        ) from None
 
 
 def sample_documents() -> list[str]:

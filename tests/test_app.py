@@ -28,8 +28,9 @@ from sgpe import shipped as defaults
 from sgpe import syllabify
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-APP = str(REPO_ROOT / "app.py")
-PAGES = sorted(p.name for p in (REPO_ROOT / "app_pages").glob("*.py"))
+# The frame inside the package (what `sgpe app` runs); page paths are relative to it.
+APP = str(REPO_ROOT / "sgpe" / "app" / "main.py")
+PAGES = sorted(p.name for p in (REPO_ROOT / "sgpe" / "app" / "app_pages").glob("*.py"))
 TIMEOUT = 60
 
 PHRASE = "ශ්\u200dරී ලංකාව"  # ශ්‍රී ලංකාව with its ZWJ written out
@@ -89,9 +90,19 @@ def test_every_page_renders(page: str) -> None:
 
 
 def test_pages_are_all_in_navigation() -> None:
-    app = (REPO_ROOT / "app.py").read_text(encoding="utf-8")
+    app = Path(APP).read_text(encoding="utf-8")
     for page in PAGES:
-        assert f'"app_pages/{page}"' in app
+        assert f'PAGES_DIR / "{page}"' in app
+
+
+def test_the_checkouts_app_py_shows_the_same_frame() -> None:
+    """`streamlit run app.py` in a checkout: the same sidebar and pages as `sgpe app`."""
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.selectbox[0].label == "Tokenizer (SGPE)"
+    at.switch_page("sgpe/app/app_pages/compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value.startswith("Compare")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=PAGES)

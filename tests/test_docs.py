@@ -217,14 +217,11 @@ def _module_file(parts: list[str]) -> Path | None:
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_module_paths_named_in_the_docs_are_the_current_ones(doc: Path) -> None:
-    """`sgpe.export.to_hf` would still work (with a DeprecationWarning, sgpe/_compat.py),
-    but the documentation must name where things are now. Old paths may be named only in
-    the table that maps them to their new homes."""
+    """The documentation names where things are now. Old paths (removed in 0.2.0) may be
+    named only in the table that maps them to their new homes."""
     text = doc.read_text(encoding="utf-8")
     old_paths_table = re.compile(r"^\| `sgpe\.[\w.]+`( \(module\))? \| `sgpe\.[\w.]+`", re.M)
     text = old_paths_table.sub("", text)
-    if doc.name == "README.md":  # item 15 of "What is where" lists the old paths on purpose
-        text = re.sub(r"`sgpe/_compat\.py` — the old module paths.*?\n\d+\.", "", text, flags=re.S)
     wrong = []
     for dotted in re.findall(r"`(sgpe(?:\.\w+)+)", text):
         parts = dotted.split(".")

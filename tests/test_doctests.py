@@ -25,6 +25,7 @@ MODULES = [
     "sgpe.syllables",
     "sgpe.gpe",
     "sgpe.settings",
+    "sgpe.shipped",
     "sgpe.ui.render",
 ]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGETS = ["sgpe", "tests", "bench", "app_pages", "scripts", "app.py"]
+TARGETS = ["sgpe", "tests", "bench", "scripts", "app.py", "setup.py"]
 
 
 def _run(*cmd: str) -> subprocess.CompletedProcess[str]:

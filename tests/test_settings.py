@@ -42,7 +42,7 @@ SHARED_NAMES = {"model", "mode", "script", "leading_space", "prepend_space", "pi
 NAMES = SETTING_NAMES | set(ALIASES)
 CONSUMERS = (
     "bench/",
-    "app_pages/train.py",
+    "sgpe/app/app_pages/train.py",
     "sgpe/baselines/bytebpe.py",
     "sgpe/cli.py",
     "sgpe/gpe.py",
@@ -86,7 +86,7 @@ ALLOWED = {
 
 def _files() -> list[Path]:
     out = [ROOT / "app.py"]
-    for folder in ("sgpe", "app_pages", "bench"):
+    for folder in ("sgpe", "bench"):
         out += sorted((ROOT / folder).rglob("*.py"))
     return [p for p in out if p != ROOT / "sgpe" / "settings.py"]
 

@@ -2,8 +2,8 @@
 
 * The shipped vocabularies (:mod:`sgpe.shipped`) and every finished run's ``vocab.json``
   are loaded once per process (``st.cache_resource``, keyed by path and mtime).
-* Runs live under ``$SGPE_RUNS_DIR`` (default ``runs/`` in the repository); tests point
-  it at a temporary directory.
+* Runs live under ``$SGPE_RUNS_DIR``, else ``runs/`` in a checkout, else a per-user data
+  directory (:mod:`sgpe.runs.place`); tests point the variable at a temporary directory.
 * The *active* SGPE tokenizer is the shipped one or any finished SGPE run; its byte-level
   baseline is, unless chosen in the sidebar, the finished byte-level run on the same
   corpus with the same vocabulary size, else the shipped baseline.
@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,19 +24,18 @@ import streamlit as st
 
 import sgpe
 from sgpe import shipped as defaults
+from sgpe.runs import place
 from sgpe.runs.format import RunError
 from sgpe.runs.manager import RunInfo, RunManager
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-RUNS_ENV = "SGPE_RUNS_DIR"
+RUNS_ENV = place.RUNS_ENV
 DEFAULT_ID = "default"
 AUTO_ID = "auto"
 
 
 def runs_root() -> Path:
-    """Where training runs live: ``$SGPE_RUNS_DIR`` or ``runs/`` in the repository."""
-    env = os.environ.get(RUNS_ENV)
-    return Path(env) if env else REPO_ROOT / "runs"
+    """Where training runs live (:func:`sgpe.runs.place.default_runs_dir`)."""
+    return place.default_runs_dir()
 
 
 @st.cache_resource(show_spinner=False)

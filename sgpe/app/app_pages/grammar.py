@@ -33,11 +33,14 @@ st.caption(
 
 shares = grammar.script_shares(state.shared_text())
 first_script = shares[0][0] if shares else FALLBACK_SCRIPT
-script = st.selectbox(
-    "Script",
-    BUILTIN_SCRIPTS,
-    format_func=lambda n: load_schema(n).title,
-    key=state.init_widget("gr_script", "gs", first_script, allowed=BUILTIN_SCRIPTS),
+script: str = (
+    st.selectbox(
+        "Script",
+        BUILTIN_SCRIPTS,
+        format_func=lambda n: load_schema(n).title,
+        key=state.init_widget("gr_script", "gs", first_script, allowed=BUILTIN_SCRIPTS),
+    )
+    or first_script
 )
 state.remember("gs", script)
 state.sync_url({"gs": script if script != first_script else None})

@@ -40,12 +40,15 @@ st.caption(
     "lengths, the rank–frequency (Zipf) curve, coverage, and a searchable table."
 )
 act = resources.active()
-which = st.radio(
-    "Vocabulary",
-    ["sgpe", "base"],
-    format_func={"sgpe": "SGPE (active)", "base": "byte-level baseline"}.__getitem__,
-    horizontal=True,
-    key=state.init_widget("voc_which", "v", "sgpe", allowed=("sgpe", "base")),
+which: str = (
+    st.radio(
+        "Vocabulary",
+        ["sgpe", "base"],
+        format_func={"sgpe": "SGPE (active)", "base": "byte-level baseline"}.__getitem__,
+        horizontal=True,
+        key=state.init_widget("voc_which", "v", "sgpe", allowed=("sgpe", "base")),
+    )
+    or "sgpe"
 )
 choice = act.sgpe_choice if which == "sgpe" else act.base_choice
 tok = act.sgpe if which == "sgpe" else act.base
@@ -140,10 +143,10 @@ st.divider()
 st.subheader("Search the vocabulary")
 c1, c2 = st.columns([2, 3])
 needle = c1.text_input("Token contains", key=state.init_widget("voc_q", "q", ""))
-kinds = list(comp["kind"])
+kind_names = list(comp["kind"])
 if "voc_kinds" in st.session_state:  # kept from the other vocabulary: only kinds this one has
-    st.session_state["voc_kinds"] = [k for k in st.session_state["voc_kinds"] if k in kinds]
-kinds_on = c2.multiselect("Kinds", kinds, key=state.keep("voc_kinds"))
+    st.session_state["voc_kinds"] = [k for k in st.session_state["voc_kinds"] if k in kind_names]
+kinds_on = c2.multiselect("Kinds", kind_names, key=state.keep("voc_kinds"))
 state.remember("q", needle)
 state.remember("v", which)
 state.remember("vt", source)

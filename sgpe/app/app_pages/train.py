@@ -218,7 +218,7 @@ with st.container(border=True):
     baseline = st.toggle(
         "Also train the byte-level baseline", key=state.start_value("train_base", True)
     )
-    label = st.text_input(
+    label: str | None = st.text_input(
         "Run name (optional)",
         key=state.keep("train_label"),
         max_chars=LABEL_MAX,
