@@ -789,8 +789,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Training runs are kept in $SGPE_RUNS_DIR, else runs/ in a checkout, else a per-user "
         "data directory; the command names it once.",
     )
-    p.add_argument("streamlit_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    p.set_defaults(func=_cmd_app)
+    # Streamlit's options start with "--", which argparse would take for its own: main()
+    # hands everything after `app` to Streamlit untouched; this entry serves --help.
+    p.set_defaults(func=_cmd_app, streamlit_args=[])
 
     p = sub.add_parser(
         "train",
@@ -1007,9 +1008,14 @@ def _vocab_or_meta(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 success, 2 usage/input, 1 failure)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["app"] and not {"-h", "--help"} & set(args_list[1:]):
+        from .app.launch import launch
+
+        return launch(args_list[1:])
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_list)
     except SystemExit as stop:  # --help, --version, or an argparse usage error
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
     try:

@@ -51,6 +51,17 @@ def require_native_core() -> None:
     pytest.skip(engine.describe(), allow_module_level=True)
 
 
+#: The engine parameter of a test that runs under both engines: ``native`` carries the mark
+#: ``native``, so it skips (with the reason) where the core is not built and fails where it
+#: should be (:func:`require_native_core`, called for every such test before it runs).
+BOTH_ENGINES = [pytest.param("native", marks=pytest.mark.native), "python"]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("native") is not None:
+        require_native_core()
+
+
 @contextmanager
 def engine_set_to(name: str) -> Iterator[None]:
     """Run the block under ``SGPE_ENGINE=name``; the seam (``sgpe/engine.py``, which reads

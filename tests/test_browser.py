@@ -51,7 +51,7 @@ TRAIN_TIMEOUT_MS = 60_000
 VIEWPORT = {"width": 1400, "height": 2200}
 
 # Compare first: the first request after the server starts is then a deep link to a page
-# other than the main one, which must get app.py's frame (its sidebar) all the same.
+# other than the main one, which must get the frame (sgpe/app/main.py: its sidebar) all the same.
 PAGES = {
     "compare": "compare",
     "syllables": "",
@@ -118,19 +118,16 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def app_url(runs_dir: Path) -> Iterator[str]:
-    """Run `streamlit run app.py` on a free port; yield its URL once /_stcore/health says ok."""
+    """Run `sgpe app` (what a user runs) on a free port; yield its URL once
+    /_stcore/health says ok."""
     pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
+        sys.executable, "-m", "sgpe", "app",
         "--server.port", str(port),
         "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-        "--global.developmentMode", "false",
     ]  # fmt: skip
     env = {**os.environ, "SGPE_RUNS_DIR": str(runs_dir)}
     log_path = ARTIFACTS / "streamlit.log"
@@ -307,7 +304,7 @@ def test_every_page_renders(nav_tab: Tab, name: str) -> None:
     )
     assert page.get_by_role("heading", name=name.title()).first.is_visible()
     sidebar = page.get_by_test_id("stSidebar")
-    assert sidebar.get_by_text("Tokenizer (SGPE)").is_visible()  # app.py's frame ran
+    assert sidebar.get_by_text("Tokenizer (SGPE)").is_visible()  # the frame ran
     assert sidebar.get_by_role("link", name="Vocabulary").is_visible()
     tab.check_clean()
     tab.screenshot(name)

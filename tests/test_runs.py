@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import BOTH_ENGINES
 
 from sgpe.runs import (
     CHECKPOINT,
@@ -276,7 +277,7 @@ def test_full_disk_fails_the_run_and_keeps_earlier_checkpoints(
     assert not list(out.glob(".*.tmp"))  # no temp file left taking space
 
 
-@pytest.mark.parametrize("engine", ["native", "python"])
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
 def test_a_failed_word_counts_write_fails_the_run_and_resume_counts_again(
     small_corpus: Path, small_reference: Path, tmp_path: Path, engine: str
 ) -> None:

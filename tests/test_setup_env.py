@@ -172,5 +172,7 @@ def test_without_rust_the_native_build_says_so_once_and_leaves_pure_python(tmp_p
 def test_sgpe_no_native_skips_the_build(tmp_path: Path) -> None:
     done = _build_native(tmp_path, {**os.environ, "SGPE_NO_NATIVE": "1"})
     assert done.returncode == 0, done.stderr
-    assert done.stderr.startswith("build_native: SGPE_NO_NATIVE=1: sgpe runs its pure-Python engine")
+    assert done.stderr.startswith(
+        "build_native: SGPE_NO_NATIVE=1: sgpe runs its pure-Python engine"
+    )
     assert not (tmp_path / "sgpe" / "_native.abi3.so").exists()
