@@ -116,6 +116,10 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("runs")
 
 
+#: The server behind app_url: url -> process, for tests that measure it.
+SERVERS: dict[str, subprocess.Popen[bytes]] = {}
+
+
 @pytest.fixture(scope="module")
 def app_url(runs_dir: Path) -> Iterator[str]:
     """Run `sgpe app` (what a user runs) on a free port; yield its URL once
@@ -150,8 +154,10 @@ def app_url(runs_dir: Path) -> Iterator[str]:
                         f"streamlit not healthy after {SERVER_START_TIMEOUT_S}s; see {log_path}"
                     )
                 time.sleep(0.25)
+            SERVERS[url] = server
             yield url
         finally:
+            SERVERS.pop(url, None)
             server.terminate()
             try:
                 server.wait(timeout=10)
@@ -1081,3 +1087,17 @@ def test_a_tap_shows_a_syllable_and_compare_titles_stay_apart(browser: Any, app_
 
 def el_focused(page: Any, locator: Any) -> bool:
     return bool(locator.evaluate("el => document.activeElement === el"))
+
+
+def test_an_idle_visitor_leaves_the_server_log_quiet(tab: Tab) -> None:
+    """A served app watches no files (`sgpe app`'s settings, sgpe/app/launch.py;
+    tests/test_launch.py checks Streamlit takes them): before, Streamlit's watcher walked
+    every folder of the checkout, .venv/ too, overflowed inotify and rescanned while any
+    visitor was connected, writing ~22 lines a second to the server log."""
+    page = tab.goto(PAGES["syllables"])
+    wait_for_app_idle(page)
+    log = ARTIFACTS / "streamlit.log"
+    before = log.stat().st_size
+    time.sleep(5.0)
+    added = log.read_bytes()[before:].decode("utf-8", errors="replace")
+    assert added == "", added[:2000]

@@ -4,7 +4,7 @@ It runs ``streamlit run`` on :mod:`sgpe.app.main` (the file inside the package, 
 directory will do) with the app's Streamlit settings, :data:`STREAMLIT_OPTIONS`, given as
 flags: an installed package has no ``.streamlit/config.toml`` beside the visitor's working
 directory, and Streamlit reads its settings from there. The checkout keeps that file for
-``streamlit run app.py``; ``tests/test_app_scripts.py`` proves the two agree. Arguments after
+``streamlit run app.py``; ``tests/test_launch.py`` proves the two agree. Arguments after
 ``sgpe app`` go to Streamlit after these, so the visitor's own win
 (``sgpe app --server.port 8600``).
 
