@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 import zipfile
 from collections.abc import Iterator
@@ -248,3 +249,40 @@ def test_sgpe_app_from_the_installed_package_serves_the_explorer(installed: Inst
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def test_the_sdist_carries_the_crate_and_installs_pure_python_without_rust(
+    tmp_path: Path,
+) -> None:
+    """`python -m build --sdist` holds the crate setup.py compiles; built where no cargo is on
+    PATH, the sdist gives a pure-Python wheel, and the build says why in one line."""
+    _run(
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(tmp_path),
+         str(ROOT)],
+    )  # fmt: skip
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    crate = {
+        f"native/{p.relative_to(ROOT / 'native').as_posix()}"
+        for p in (ROOT / "native" / "src").rglob("*.rs")
+    }
+    assert crate | {"native/Cargo.toml", "native/Cargo.lock", "setup.py"} <= names
+    assert "sgpe/sample_data/vocab/sgpe_4k.json" in names
+    assert not [n for n in names if n.startswith("native/target") or n.endswith(".so")]
+    env = {k: v for k, v in os.environ.items() if k not in ("CARGO",)}
+    env["PATH"] = _path_without_cargo()
+    built = _run(
+        [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "-w", str(tmp_path / "dist"), str(sdist)],
+        env=env,
+    )  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl")
+    # pip runs setup.py once per build step (metadata, wheel): the same one line each time.
+    output = (built.stdout + built.stderr).splitlines()
+    said = {line.strip() for line in output if line.strip().startswith("sgpe:")}
+    assert said == {
+        "sgpe: no Rust toolchain (cargo) on PATH: installing the pure-Python engine (the same "
+        "results, slower); install Rust (https://rustup.rs) and reinstall for the native core"
+    }
