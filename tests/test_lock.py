@@ -168,5 +168,8 @@ def test_both_commands_and_ci_install_from_the_lock() -> None:
     setup = (scripts / "setup_env.sh").read_text(encoding="utf-8")
     assert '--require-hashes --no-deps -r "$lock"' in setup
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert ci.index("rm -rf .venv") < ci.index("exec bash scripts/run_tests.sh")
+    assert ci.index("rm -rf .venv") < ci.index("bash scripts/run_tests.sh || with_rust=$?")
+    # The run without Rust makes its own environment from the lock, in a clean clone.
+    assert "bash scripts/test_without_rust.sh || without_rust=$?" in ci
+    assert 'bash scripts/run_tests.sh "$@"' in (scripts / "test_without_rust.sh").read_text()
     assert "-r requirements/app.txt" in (ROOT / "requirements.txt").read_text().splitlines()
