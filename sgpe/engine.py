@@ -1,7 +1,7 @@
 """The one seam between the pure-Python engine and the native core (``sgpe._native``).
 
 :func:`engine` says which engine runs: ``"native"`` when the Rust extension is built and
-importable (``scripts/build_native.sh``, which the README's two commands run), else
+importable (the wheel carries it; ``pip install`` builds it where cargo exists), else
 ``"python"``. The environment variable ``SGPE_ENGINE`` decides instead:
 
 * ``SGPE_ENGINE=python`` forces the pure-Python engine even where the extension is built;
@@ -81,7 +81,8 @@ def engine() -> Engine:
     if choice == "native":
         raise EngineError(
             f"{ENV_VAR}=native, but the native core sgpe._native cannot be imported ({why}). "
-            "Build it with `bash scripts/build_native.sh` (needs a Rust toolchain: cargo), "
+            "Install a wheel that carries it, or install Rust (cargo) and reinstall sgpe "
+            "(in a checkout: `bash scripts/build_native.sh`), "
             f"or unset {ENV_VAR} to run the pure-Python engine."
         )
     return "python"
@@ -100,8 +101,8 @@ def describe() -> str:
     if os.environ.get(ENV_VAR, "").strip().lower() == "python":
         return f"pure-Python engine ({ENV_VAR}=python)"
     return (
-        "pure-Python engine (the native core is not built: install a Rust toolchain and run "
-        "bash scripts/build_native.sh)"
+        "pure-Python engine (the native core is not built: install a wheel that carries it, "
+        "or install Rust and reinstall; in a checkout, bash scripts/build_native.sh)"
     )
 
 
