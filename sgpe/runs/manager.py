@@ -304,10 +304,15 @@ class SizeRange:
                 "tokens are always in); choose at least that, or raise the prune frequency"
             )
         if vocab_size > self.largest:
+            when = (
+                "no pair of tokens is left to merge"
+                if self.min_freq <= 1
+                else f"no pair of tokens occurs {self.min_freq:,} times or more (min_freq)"
+            )
             return (
                 f"{vocab_size:,} is more than this corpus can give: training stops at "
-                f"{self.largest:,} tokens, when no pair of tokens occurs {self.min_freq:,} "
-                f"times or more; choose at most {self.largest:,}, or a larger corpus"
+                f"{self.largest:,} tokens, when {when}; choose at most {self.largest:,}, or "
+                "a larger corpus"
             )
         return ""
 
