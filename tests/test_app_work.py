@@ -1,7 +1,7 @@
-"""The visitor's work under ``streamlit.testing.v1.AppTest`` (issue 35, "The explorer,
-round four"): the shared text is never shortened or wiped by a page, the number typed on
-the Train form is the number trained (or Start is off with the reason), the form says
-where a run stops, and a reload keeps the choices made.
+"""The visitor's work under ``streamlit.testing.v1.AppTest`` (docs/app.md, section 8):
+the shared text is never shortened or wiped by a page, the number typed on the Train
+form is the number trained (or Start is off with the reason), the form says where a run
+stops, and a reload keeps the choices made.
 
 Like tests/test_app.py, runs go to a temporary ``SGPE_RUNS_DIR`` and AppTest does not
 fire ``run_every`` timers (the Train test waits for its runs with the run manager).
@@ -71,7 +71,7 @@ def warnings(at: AppTest) -> list[str]:
 
 
 def test_merges_edits_its_excerpt_and_leaves_the_shared_text_whole() -> None:
-    """Item 1: Merges shows the first 400 characters of a long text. A Backspace there
+    """Merges shows the first 400 characters of a long text. A Backspace there
     made the text of every page those 399 characters; now it edits the excerpt only,
     says so, and the excerpt stays edited while the stepper is used."""
     text = LINE * (22_552 // len(LINE) + 1)
@@ -114,7 +114,7 @@ def test_merges_still_edits_a_short_text_for_every_page() -> None:
     ids=["empty", "bom-only", "blank-lines"],
 )  # fmt: skip
 def test_an_empty_share_file_is_refused_and_changes_nothing(content: bytes, what: str) -> None:
-    """Item 2: "Open a share file" with an empty .txt made the text of every page empty.
+    """ "Open a share file" with an empty .txt made the text of every page empty.
     It is refused with one line, and every page keeps its text."""
     at = open_page("compare.py")
     at.text_area(key="cmp_text").set_value(PHRASE).run()
@@ -139,7 +139,7 @@ def _started(runs_dir: Path) -> list[Path]:
 
 
 def test_a_size_too_big_for_a_number_box_is_refused_by_name(runs_dir: Path) -> None:
-    """Item 3: 99999999999999999999999 turned the number box red and never reached the
+    """99999999999999999999999 turned the number box red and never reached the
     page, which went on warning about 32,000 with Start on. The box is text now: the
     number reaches the settings' check, which names the limit, and Start is off."""
     at = open_page("train.py")
@@ -161,7 +161,7 @@ def test_a_size_too_big_for_a_number_box_is_refused_by_name(runs_dir: Path) -> N
 
 @pytest.mark.parametrize("baseline", [True, False], ids=["with-baseline", "sgpe-only"])
 def test_a_size_the_trainers_cannot_reach_starts_no_run(runs_dir: Path, baseline: bool) -> None:
-    """Item 4: 1,000,000,000,000 was a yellow warning; Start made two runs and the
+    """1,000,000,000,000 was a yellow warning; Start made two runs and the
     byte-level one failed after counting. The settings refuse it for both models, on the
     form (Start off) and in the run manager (no run directory)."""
     from sgpe.runs.manager import RunManager, RunRequest
@@ -183,7 +183,7 @@ def test_a_size_the_trainers_cannot_reach_starts_no_run(runs_dir: Path, baseline
 
 
 def test_optional_boxes_can_be_emptied_again_and_train_as_empty(runs_dir: Path) -> None:
-    """Item 5: clearing "Superwords from" or "Minimum pair frequency" after typing a value
+    """clearing "Superwords from" or "Minimum pair frequency" after typing a value
     turned it into 0 ("must be a vocabulary size above 5 (or None), got 0") and Start
     stayed off. Empty is empty again: off, and the mode's minimum pair frequency."""
     from sgpe.runs.manager import RunManager
@@ -257,7 +257,7 @@ def _wait_for_runs(root: Path, n: int) -> list[Any]:
 
 
 def test_the_default_form_says_where_both_runs_stop(runs_dir: Path) -> None:
-    """Item 6: 32,000 on sinhala.txt warned that training "stops by 9,218 tokens at the
+    """32,000 on sinhala.txt warned that training "stops by 9,218 tokens at the
     latest"; the run stopped at 6,039. The form now says where each run Start makes
     stops, and both runs stop exactly there."""
     from sgpe.runs.manager import RunManager
@@ -320,7 +320,7 @@ RELOADED: dict[str, list[tuple[str, str, Any]]] = {
 
 @pytest.mark.parametrize("page", list(RELOADED))
 def test_a_reload_keeps_the_choices_made(page: str) -> None:
-    """Item 10: a reload (a new session on the page's link) dropped the Train form's
+    """a reload (a new session on the page's link) dropped the Train form's
     values, Merges' settings, the chart radios and Syllables' unit. They are in the link
     now (left out at their defaults) and come back from it."""
     at = open_page(page)

@@ -1,4 +1,4 @@
-"""End-to-end checks of issue 35 ("The explorer, round four") that only a browser shows:
+"""End-to-end checks of docs/app.md, section 8, that only a browser shows:
 what the Train form's boxes send, and the link a fragment's buttons leave. The server,
 browser and tab fixtures are tests/test_browser.py's.
 """
@@ -21,8 +21,8 @@ pytestmark = pytest.mark.browser
 
 
 def test_what_is_typed_in_the_train_form_reaches_the_page(tab: Tab) -> None:
-    """Item 3: a number box turned 99999999999999999999999 red and never sent it; the page
-    warned about 32,000 and Start trained that. Item 5: an emptied number box sent 0.
+    """A number box turned 99999999999999999999999 red and never sent it; the page
+    warned about 32,000 and Start trained that; an emptied number box sent 0.
     Both now reach the page as typed."""
     page = tab.goto("train")
     main = page.get_by_test_id("stMain")
@@ -55,7 +55,7 @@ def test_what_is_typed_in_the_train_form_reaches_the_page(tab: Tab) -> None:
 
 
 def test_merges_next_and_previous_update_the_link(tab: Tab) -> None:
-    """Item 10: Next and Previous rerun only the stepper (a fragment), which left step= in
+    """Next and Previous rerun only the stepper (a fragment), which left step= in
     the link as it was; a reload then went back. The stepper writes the link itself."""
     page = tab.goto("merges")
     assert step_number(page) == 0

@@ -293,7 +293,7 @@ class SizeRange:
     base: int  # base symbols (the alphabet the merges start from)
     smallest: int  # base + special tokens: a smaller vocab_size cannot be trained
     largest: int  # where training stops when asked for more: no pair left to merge
-    min_freq: int = 1  # the settings' min_freq, which decides where that is
+    min_freq: int  # the settings' min_freq, which decides where that is
 
     def problem(self, vocab_size: int) -> str:
         """Why ``vocab_size`` does not fit this corpus ("" if it does)."""
