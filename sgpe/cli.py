@@ -523,10 +523,12 @@ def _count_options(args: argparse.Namespace, fields: Sequence[Any]) -> Any:
 
 def _piece_settings(args: argparse.Namespace) -> Any:
     """The :class:`~sgpe.settings.TrainSettings` that decide how ``count`` cuts pieces."""
-    from .settings import TrainSettings
+    from .settings import MAX_VOCAB_SIZE, TrainSettings
 
+    # Counting never looks at the vocabulary size; the largest lets any --superwords-from
+    # through (train checks it against its --vocab-size).
     try:
-        return TrainSettings(**_given_settings(args, _piece_fields()))
+        return TrainSettings(**_given_settings(args, _piece_fields()), vocab_size=MAX_VOCAB_SIZE)
     except ValueError as err:
         raise UsageError(str(err)) from None
 

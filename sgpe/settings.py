@@ -54,6 +54,11 @@ PIECE_MODES: tuple[str, ...] = ("whitespace", "script")
 #: as they were. Byte-level 1: stop only when every chunk is one token.
 MIN_FREQ_DEFAULTS: Mapping[str, int] = {"hierarchical": 1, "paper": 2, "bytebpe": 1}
 
+#: The largest ``vocab_size`` of either model: both trainers keep a token id in one Unicode
+#: code point while they learn (sgpe/hierarchical.py, merged_symbol; sgpe/baselines/bytebpe.py),
+#: so a larger size would fail once the run got there, after a long count.
+MAX_VOCAB_SIZE = 0x110000
+
 #: The longest checkpoint or heartbeat interval a run may ask for (one hour): inf or nan
 #: would make a trainer that never checkpoints, or a heartbeat that never goes stale.
 MAX_INTERVAL_SECONDS = 3600.0
@@ -263,6 +268,11 @@ class TrainSettings:
             raise ValueError(
                 f"vocab_size must be an integer above {_special_tokens()}, got {self.vocab_size!r}"
             )
+        if self.vocab_size > MAX_VOCAB_SIZE:
+            raise ValueError(
+                f"vocab_size must be at most {MAX_VOCAB_SIZE:,} (a token id is kept in one "
+                f"Unicode code point while training), got {self.vocab_size:,}"
+            )
         _check_minimums(self)
         if self.prepend_space and not self.leading_space:
             raise ValueError(
@@ -280,6 +290,16 @@ class TrainSettings:
             from .baselines.patterns import compile_pattern, resolve_pattern
 
             compile_pattern(resolve_pattern(self.pattern)[0])  # ValueError for a bad pattern
+
+    def baseline(self) -> TrainSettings:
+        """The byte-level BPE baseline trained beside these settings: the same vocabulary
+        size, the byte-level defaults otherwise (the app's Start trains both). Raises
+        ``ValueError`` when the size is below the 257 tokens a byte-level vocabulary needs.
+
+        >>> TrainSettings(vocab_size=4000).baseline().model
+        'bytebpe'
+        """
+        return TrainSettings(model="bytebpe", vocab_size=self.vocab_size)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as keyword arguments (``TrainSettings(**s.to_dict()) == s``)."""
@@ -337,6 +357,12 @@ def _check_superwords(s: TrainSettings) -> None:
         raise ValueError(
             "superwords_from needs mode 'hierarchical', pieces 'whitespace' and leading_space "
             "(a superword joins whole syllables of several words)"
+        )
+    if value >= s.vocab_size:
+        raise ValueError(
+            f"superwords_from must be below vocab_size ({s.vocab_size:,}), got {value:,}: "
+            "superwords start once the vocabulary has that many tokens, so this run would "
+            "learn none; lower it, or leave it off"
         )
 
 

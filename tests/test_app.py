@@ -198,9 +198,9 @@ AWAY: dict[str, list[tuple[str, str, Any]]] = {
         ("radio", "train_mode", "paper"),
         ("radio", "train_oov_policy", "unk"),
         ("toggle", "train_leading_space", False),
-        ("number_input", "train_vocab_size", 1500),
-        ("number_input", "train_prune_freq", 3),
-        ("number_input", "train_min_freq", 4),
+        ("text_input", "train_vocab_size", "1500"),
+        ("text_input", "train_prune_freq", "3"),
+        ("text_input", "train_min_freq", "4"),
     ],
     "grammar.py": [
         ("selectbox", "gr_script", "devanagari"),
@@ -822,7 +822,7 @@ def test_train_upload_with_a_hostile_file_name(runs_dir: Path) -> None:
     corpus = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
     at.file_uploader(key="train_upload").set_value((name, corpus, "text/plain")).run()
     at.toggle(key="train_base").set_value(False)
-    at.number_input(key="train_vocab_size").set_value(1000)
+    at.text_input(key="train_vocab_size").set_value("1000")
     at.button(key="train_start").click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -857,7 +857,7 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
 
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt")
-    at.number_input(key="train_vocab_size").set_value(2500)
+    at.text_input(key="train_vocab_size").set_value("2500")
     at.text_input(key="train_label").set_value("  <b>Sinhala</b>   2.5k ")
     at.button(key="train_start").click()
     at.run()
@@ -914,10 +914,12 @@ def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
     at = open_page("train.py")
     s = TrainSettings()
     assert at.radio(key="train_mode").value == s.mode
-    assert at.number_input(key="train_vocab_size").value == s.vocab_size
-    assert at.number_input(key="train_prune_freq").value == s.prune_freq
-    assert at.number_input(key="train_min_freq").value is default("min_freq")  # the mode's
-    assert at.number_input(key="train_superwords_from").value is s.superwords_from  # off
+    assert at.text_input(key="train_vocab_size").value == str(s.vocab_size)
+    assert at.text_input(key="train_prune_freq").value == str(s.prune_freq)
+    assert default("min_freq") is None  # the mode's: an empty box
+    assert at.text_input(key="train_min_freq").value == ""
+    assert s.superwords_from is None  # off: an empty box
+    assert at.text_input(key="train_superwords_from").value == ""
     assert at.toggle(key="train_leading_space").value is s.leading_space
     assert at.radio(key="train_oov_policy").value == s.oov_policy
 
@@ -925,21 +927,21 @@ def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [
-        ("train_vocab_size", 0, "Vocabulary size must be an integer above 5, got 0."),
-        ("train_vocab_size", -40, "Vocabulary size must be an integer above 5, got -40."),
-        ("train_prune_freq", -1, "Prune frequency must be >= 0, got -1."),
-        ("train_min_freq", 0, "Minimum pair frequency must be >= 1, got 0."),
+        ("train_vocab_size", "0", "Vocabulary size must be an integer above 5, got 0."),
+        ("train_vocab_size", "-40", "Vocabulary size must be an integer above 5, got -40."),
+        ("train_prune_freq", "-1", "Prune frequency must be >= 0, got -1."),
+        ("train_min_freq", "0", "Minimum pair frequency must be >= 1, got 0."),
     ],
 )
 def test_train_form_refuses_a_value_out_of_range(
-    runs_dir: Path, key: str, value: int, message: str
+    runs_dir: Path, key: str, value: str, message: str
 ) -> None:
     """A size of 0 turned the box red but Start stayed on and trained at
     the previous size. The boxes have no browser-side minimum: the value reaches the page,
     which names the field and what is wrong, and Start is off until it is fixed."""
     at = open_page("train.py")
     assert not at.button(key="train_start").disabled
-    at.number_input(key=key).set_value(value).run()
+    at.text_input(key=key).set_value(value).run()
     assert not at.exception, [e.value for e in at.exception]
     assert [e.value.replace("\\", "") for e in at.error] == [message]
     assert at.button(key="train_start").disabled
@@ -995,13 +997,13 @@ def test_train_form_min_freq_says_the_modes_default_in_words(runs_dir: Path) -> 
     """No CLI spelling ("--mode paper") on the web form: the empty box says the chosen
     mode's default, the help lists every mode's."""
     at = open_page("train.py")
-    box = at.number_input(key="train_min_freq")
+    box = at.text_input(key="train_min_freq")
     assert box.placeholder == "empty: 1, the hierarchical mode's default"
     assert box.help.endswith(
         "Empty: the training mode's default (1 for hierarchical, 2 for paper)."
     )
     at.radio(key="train_mode").set_value("paper").run()
-    assert at.number_input(key="train_min_freq").placeholder == "empty: 2, the paper mode's default"
+    assert at.text_input(key="train_min_freq").placeholder == "empty: 2, the paper mode's default"
 
 
 def test_train_form_checks_the_size_against_the_corpus(runs_dir: Path) -> None:
@@ -1018,16 +1020,16 @@ def test_train_form_checks_the_size_against_the_corpus(runs_dir: Path) -> None:
         f"a base alphabet of {limits.base:,} symbols, so a vocabulary of {limits.smallest:,} "
         f"to at most {limits.largest:,} tokens"
     ) in captions
-    at.number_input(key="train_vocab_size").set_value(100).run()
+    at.text_input(key="train_vocab_size").set_value("100").run()
     errors = [e.value.replace("\\", "") for e in at.error]
     assert any(
         "100 is below the smallest size" in e and f"{limits.smallest:,}" in e for e in errors
     )
     assert any("baseline needs a vocabulary size of at least 257" in e for e in errors)
     assert at.button(key="train_start").disabled
-    at.number_input(key="train_vocab_size").set_value(limits.smallest).run()
+    at.text_input(key="train_vocab_size").set_value(str(limits.smallest)).run()
     assert not at.error and not at.button(key="train_start").disabled
-    at.number_input(key="train_vocab_size").set_value(limits.largest + 1).run()
+    at.text_input(key="train_vocab_size").set_value(str(limits.largest + 1)).run()
     warnings = [w.value.replace("\\", "") for w in at.warning]
     assert any("more than this corpus can give" in w for w in warnings), warnings
     assert not at.button(key="train_start").disabled

@@ -374,7 +374,7 @@ def test_train_on_an_uploaded_corpus_and_use_it(tab: Tab, runs_dir: Path, tmp_pa
     page.get_by_text("upload a file").click()
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(corpus))
     page.get_by_text("tiny_sinhala.txt").first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
-    page.get_by_role("spinbutton", name="Vocabulary size", exact=True).fill("1000")
+    page.get_by_role("textbox", name="Vocabulary size", exact=True).fill("1000")
     page.get_by_role("button", name="Start training").click()
 
     # The polling fragment shows the runs; both finish in a few seconds.
@@ -435,7 +435,7 @@ def test_train_form_explains_sizes_and_keeps_other_sessions_runs(tab: Tab, runs_
     assert page.locator(f".st-key-use_{theirs.id} button").is_visible()
     assert page.locator(f".st-key-delete_{theirs.id}").count() == 0
 
-    size = page.get_by_role("spinbutton", name="Vocabulary size", exact=True)
+    size = page.get_by_role("textbox", name="Vocabulary size", exact=True)
     # 0 reaches the page (no browser-side minimum), which says so and
     # keeps Start off; it used to turn red and Start trained at the previous size.
     size.fill("0")

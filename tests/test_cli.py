@@ -307,6 +307,16 @@ def test_train_bytebpe(
             "checkpoint_every must be >= 1",
             id="ckpt",
         ),
+        pytest.param(  # it trained no superword, without a word
+            ["--corpus", "{corpus}", "--vocab-size", "2000", "--superwords-from", "999999"],
+            "superwords_from must be below vocab_size (2,000), got 999,999",
+            id="superwords-above-size",
+        ),
+        pytest.param(  # the byte-level trainer failed after counting
+            ["--corpus", "{corpus}", "--vocab-size", "1000000000000", "--model", "bytebpe"],
+            "vocab_size must be at most 1,114,112",
+            id="size-above-code-points",
+        ),
     ],
 )
 def test_train_usage_errors_leave_no_run_directory(

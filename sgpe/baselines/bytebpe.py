@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from sgpe.engine import native_bytebpe_trainer
-from sgpe.settings import default, default_min_freq
+from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
 from .._files import TOO_DEEP, merge_counts_of, write_text_atomic
 from ..protocol import (
@@ -87,8 +87,8 @@ MODEL_NAME = "bytebpe"
 
 _BYTE_TOKENS = 256
 # Token ids are stored as code points of a str during training and encoding (see
-# `_learn_merges`), so an id must be a valid code point.
-_MAX_VOCAB_SIZE = 0x110000
+# `_learn_merges`), so an id must be a valid code point (the limit all settings share).
+_MAX_VOCAB_SIZE = MAX_VOCAB_SIZE
 # Encoded chunks remembered by `encode`; the cache is emptied when it reaches this size.
 _CACHE_SIZE = 65536
 # The native merge loop reports its merges after at most this many, or after about this

@@ -192,6 +192,13 @@ def _load_share_file(page: str) -> None:
             "a share file is the .txt this app offers for a long text"
         )
         return
+    if not text.strip():  # it would have wiped the text of every page
+        what = "is empty" if not text else "holds only spaces and line breaks"
+        st.session_state[f"{page}_share_error"] = (
+            f"{upload.name}: the file {what}, so the text was left as it was; a share file "
+            "is the .txt this app offers for a long text"
+        )
+        return
     st.session_state.pop(f"{page}_share_error", None)
     set_shared_text(text)
 
@@ -205,16 +212,20 @@ def text_area(
     the shared text since this area last showed it, the area takes the new text. A text
     longer than :data:`TEXT_URL_LIMIT` cannot go into the link: the page says so and
     offers it as a share file (plain UTF-8 text), which "Open a share file" loads back.
+
+    With ``max_chars``, a longer shared text is shown as its first ``max_chars``
+    characters, and an edit changes that excerpt only (the page's own copy, which the
+    page should say): writing it back shortened the text of every page to the excerpt
+    (Merges turned 22,552 characters into 399 at one Backspace).
     """
     key = f"{page}_text"
-    mark = f"{page}_text_shared"
-    shared = shared_text()
-    if max_chars is not None:
-        shared = shared[:max_chars]
-    if key not in st.session_state or (
-        st.session_state.get(mark) == st.session_state[key] and st.session_state[key] != shared
-    ):
+    mark = f"{page}_text_shared"  # the shared text (its excerpt) the area last took
+    full = shared_text()
+    shared = full if max_chars is None else full[:max_chars]
+    excerpt = len(shared) < len(full)
+    if key not in st.session_state or st.session_state.get(mark) != shared:
         st.session_state[key] = shared
+        st.session_state[mark] = shared
     value = st.text_area(
         label,
         key=key,
@@ -225,9 +236,9 @@ def text_area(
         f"{TEXT_URL_LIMIT:,} characters.",
     )
     value = value or ""
-    st.session_state[mark] = value
-    if max_chars is None or value != shared:
+    if not excerpt:  # the whole text: an edit is every page's text
         remember("text", value)
+        st.session_state[mark] = value
     full = str(_opts().get("text", value))
     if len(full) > TEXT_URL_LIMIT:
         c1, c2 = st.columns([3, 1], vertical_alignment="center")

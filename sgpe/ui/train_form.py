@@ -1,19 +1,31 @@
 """The Train page's settings form, generated from :class:`sgpe.settings.TrainSettings`.
 
 Each field with an app ``label`` gets one widget (radio buttons for a fixed set of values,
-a toggle for a switch, a number box otherwise) whose default, help text and limits come
+a toggle for a switch, a text box for a whole number) whose default and help text come
 from the field, so a new setting appears here without an edit. Widget keys are
-``train_<field>``.
+``train_<field>``; each value is in the page's link as ``?<field>=`` when it is not the
+default, so a reload or a shared link opens the same form.
+
+Whole numbers are typed into text boxes, not number boxes: a number box marks a value
+outside its limits red and never sends it (without limits of ours it still has the
+browser's, about 9·10^15), so the page went on with the previous value and Start trained
+at it without a word. Whatever is typed reaches :func:`settings_of`, and
+:class:`TrainSettings` (the one check the CLI and the run manager use too) says what is
+wrong; Start is off until it is fixed. An empty box is the field's "empty" meaning (off,
+or the mode's default), never 0.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
 from sgpe.settings import (
+    MAX_VOCAB_SIZE,
     TrainSettings,
     choices,
     default,
@@ -21,91 +33,130 @@ from sgpe.settings import (
     info,
 )
 
+from . import state
+
 #: The fields the form shows, in the dataclass's order.
 FORM_FIELDS = tuple(f for f in dataclasses.fields(TrainSettings) if info(f).label)
 
-
-def key(name: str, initial: Any = None) -> str:
-    """The widget key of a setting, with its first value (kept while the page is not
-    shown, see sgpe.ui.state)."""
-    from . import state
-
-    return state.start_value(f"train_{name}", initial)
+# Digits grouped by thousands ("32,000", "32 000", "32_000") read as one number.
+_GROUPING = re.compile(r"(?<=\d)[,_ \u00a0\u202f](?=\d{3}(?:\D|$))")
+_WHOLE = re.compile(r"[+-]?\d+")
 
 
-def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> Any:
-    """One setting's widget in ``where`` (a column or container); returns its value.
+def key(name: str, initial: Any, parse: Any = str, allowed: Any = None) -> str:
+    """The widget key of a setting, with its first value: the link's ``?<name>=`` when
+    the session starts on one, else the value kept while the page is not shown, else
+    ``initial`` (see sgpe.ui.state)."""
+    return state.init_widget(f"train_{name}", name, initial, parse, allowed)
 
-    Number boxes have no ``min_value``: with one, the browser marks a value below it red
-    and never sends it, so the page went on with the previous value and Start trained at
-    it without a word. The values go to :class:`TrainSettings`, whose
-    check becomes the page's message (:func:`problem`). ``limits`` are passed to a number
-    box (e.g. ``max_value`` from the corpus). ``mode`` is the training mode chosen above
-    (the empty minimum pair frequency means its default)."""
+
+def _box_text(name: str) -> str:
+    """What a whole-number box holds by default ("" for an optional one)."""
+    value = default(name)
+    return "" if value is None else str(value)
+
+
+def widget(where: Any, f: dataclasses.Field[Any], mode: str) -> Any:
+    """One setting's widget in ``where`` (a column or container); returns its value (the
+    text typed, for a whole number). ``mode`` is the training mode chosen above (the empty
+    minimum pair frequency means its default)."""
     meta = info(f)
     initial = default(f.name)
     help_ = meta.help[0].upper() + meta.help[1:] + "."
     if meta.choices:
         values = list(choices(f.name))
         return where.radio(
-            meta.label, values, horizontal=True, key=key(f.name, initial), help=help_
+            meta.label,
+            values,
+            horizontal=True,
+            key=key(f.name, initial, allowed=values),
+            help=help_,
         )
     if isinstance(initial, bool):
-        return where.toggle(meta.label, key=key(f.name, initial), help=help_)
+        return where.toggle(
+            meta.label, key=key(f.name, initial, parse=state.parse_bool), help=help_
+        )
+    placeholder = "a whole number"
     if f.name == "min_freq":  # None: decided by the mode
-        return where.number_input(
-            meta.label,
-            step=1,
-            placeholder=f"empty: {default_min_freq(mode)}, the {mode} mode's default",
-            key=key(f.name),
-            help=help_
-            + " Empty: the training mode's default ("
+        placeholder = f"empty: {default_min_freq(mode)}, the {mode} mode's default"
+        help_ += (
+            " Empty: the training mode's default ("
             + ", ".join(f"{default_min_freq(m)} for {m}" for m in choices("mode"))
-            + ").",
+            + ")."
         )
-    if initial is None:  # an optional size (superwords_from): an empty box is off
-        return where.number_input(
-            meta.label,
-            step=1,
-            placeholder="off",
-            key=key(f.name),
-            help=help_ + " Empty: off.",
-            **limits,
-        )
-    options: dict[str, Any] = {"step": 1}
-    options.update(limits)
-    return where.number_input(meta.label, key=key(f.name, initial), help=help_, **options)
+    elif initial is None:  # an optional size (superwords_from): an empty box is off
+        placeholder = "empty: off"
+        help_ += " Empty: off."
+    elif f.name == "vocab_size":
+        help_ += f" At most {MAX_VOCAB_SIZE:,}."
+    return where.text_input(
+        meta.label, key=key(f.name, _box_text(f.name)), placeholder=placeholder, help=help_
+    )
+
+
+def whole_number(name: str, text: str) -> int | None:
+    """The number typed into a setting's box (None for an empty optional box); a
+    ``ValueError`` naming the field for anything else."""
+    typed = str(text).strip()
+    if not typed:
+        if default(name) is None:
+            return None
+        raise ValueError(f"{name} is empty; type a whole number (the default is {default(name)})")
+    cleaned = _GROUPING.sub("", typed)
+    if not _WHOLE.fullmatch(cleaned):
+        raise ValueError(f"{name} must be a whole number, got {typed!r}")
+    return int(cleaned)
+
+
+def settings_of(values: Mapping[str, Any], script: str) -> TrainSettings:
+    """The form's values (whole numbers as typed) as :class:`TrainSettings`, or the
+    ``ValueError`` of the first one that is wrong (:func:`problem` words it for the form)."""
+    data: dict[str, Any] = {}
+    for name, value in values.items():
+        numeric = not choices(name) and not isinstance(default(name), bool)
+        data[name] = whole_number(name, value) if numeric else value
+    return TrainSettings(**data, script=script)
+
+
+def url_params(values: Mapping[str, Any]) -> dict[str, str | None]:
+    """The form's values for the page's link (left out while a value is its default), each
+    also remembered as the option of that name (sgpe.ui.state)."""
+    params: dict[str, str | None] = {}
+    for name, value in values.items():
+        state.remember(name, value)
+        initial = default(name)
+        if isinstance(initial, bool):
+            params[name] = state.fmt_bool(value) if value != initial else None
+        elif choices(name):
+            params[name] = str(value) if value != initial else None
+        else:
+            typed = str(value).strip()
+            params[name] = typed if typed != _box_text(name) else None
+    return params
 
 
 def problem(err: ValueError) -> str:
-    """A settings error for the form: the field's label instead of its name."""
-    text = str(err)
+    """A settings error for the form: the field's label instead of its name ("or None",
+    the library's spelling of an optional value, is an empty box here)."""
+    text = str(err).replace(" (or None)", " (or empty)")
+    for f in FORM_FIELDS:
+        text = text.replace(f"below {f.name} (", f"below the {info(f).label.lower()} (")
     for f in FORM_FIELDS:
         if text.startswith(f.name + " "):
             return info(f).label + text[len(f.name) :] + "."
     return text
 
 
-def form_values(
-    columns: int = 3, limits: dict[str, dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """Draw the form's widgets in rows of ``columns``; the chosen values by field name."""
+def form_values(columns: int = 3) -> dict[str, Any]:
+    """Draw the form's widgets in rows of ``columns``; the chosen values by field name
+    (the whole numbers as typed: :func:`settings_of` reads them)."""
     values: dict[str, Any] = {}
-    limits = limits or {}
     for start in range(0, len(FORM_FIELDS), columns):
         row = st.columns(columns)
         for where, f in zip(row, FORM_FIELDS[start : start + columns]):
             mode = str(values.get("mode", default("mode")))
-            values[f.name] = widget(where, f, mode, **limits.get(f.name, {}))
+            values[f.name] = widget(where, f, mode)
     return values
-
-
-def min_freq_shown(values: dict[str, Any]) -> int:
-    """The ``min_freq`` a run of these form values uses (the box may be empty)."""
-    chosen = values.get("min_freq")
-    if chosen is None:
-        return default_min_freq(str(values.get("mode", default("mode"))))
-    return int(chosen)
 
 
 # ============================================================================ the corpus
@@ -179,7 +230,9 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
     from sgpe.runs.manager import upload_size_range
 
     data = settings.to_dict()
-    data["vocab_size"] = default("vocab_size")
+    # The range does not depend on the size: one check serves every size typed (the
+    # largest lets any superwords_from through).
+    data["vocab_size"] = MAX_VOCAB_SIZE
     if isinstance(corpus, (str, Path)):
         identity: tuple[Any, ...] = (str(corpus), Path(corpus).stat().st_mtime)
         return _range(identity, corpus, name, data)

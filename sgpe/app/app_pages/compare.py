@@ -26,6 +26,8 @@ MAX_COLUMNS = 4
 # Equal budget: the SGPE vocabulary and the byte-level one trained on the same corpus at
 # the same size; the OpenAI encodings (100k-200k tokens) are one click away.
 DEFAULT_PICK = ("sgpe", "base")
+#: The corpus chart's metrics (?cchart= in the link for another than the first).
+CHARTS = ["straddling_per_1k", "spelled_per_1k", "twr", "cpt", "tokens"]
 
 
 @st.cache_data(show_spinner="Tokenizing…", max_entries=24)
@@ -173,12 +175,17 @@ source = st.selectbox(
 )
 source = str(source)
 state.remember("corpus", source)
+# The chart below is drawn only once the corpus is counted; its choice goes into the link
+# from here, so a reload keeps it.
+chart = str(st.session_state[state.init_widget("cmp_chart", "cchart", CHARTS[0], allowed=CHARTS)])
+state.remember("cchart", chart)
 state.sync_url(
     {
         "cmp": ",".join(pick) if pick != default_pick else None,
         "ids": "1" if show_ids else None,
         "cinv": "1" if show_invisible else None,
         "corpus": source if source != next(iter(files), None) else None,
+        "cchart": chart if chart != CHARTS[0] else None,
     }
 )
 
@@ -218,9 +225,9 @@ if lines is not None and chosen:
     )
     metric = st.radio(
         "Chart",
-        ["straddling_per_1k", "spelled_per_1k", "twr", "cpt", "tokens"],
+        CHARTS,
         format_func=charts.METRIC_TITLES.__getitem__,
         horizontal=True,
-        key=state.keep("cmp_chart"),
+        key="cmp_chart",
     )
     st.plotly_chart(charts.corpus_bars(table, str(metric), corpus_name), width="stretch")

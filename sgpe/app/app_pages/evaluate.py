@@ -103,10 +103,15 @@ source = str(
     )
 )
 state.remember("et", source)
+# The chart below is drawn only once the text is measured; its choice goes into the link
+# from here, so a reload keeps it.
+chart = str(st.session_state[state.init_widget("ev_chart", "echart", CHARTS[0], allowed=CHARTS)])
+state.remember("echart", chart)
 state.sync_url(
     {
         "ev": ",".join(pick) if pick != default_pick else None,
         "et": source if source != sources[0] else None,
+        "echart": chart if chart != CHARTS[0] else None,
     }
 )
 
@@ -155,7 +160,7 @@ elif lines is not None:
         CHARTS,
         format_func=COLUMNS.__getitem__,
         horizontal=True,
-        key=state.keep("ev_chart"),
+        key="ev_chart",
     )
     st.plotly_chart(charts.evaluate_bars(table, str(metric), COLUMNS[str(metric)]), width="stretch")
     st.download_button(

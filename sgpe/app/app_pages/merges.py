@@ -10,6 +10,8 @@ from sgpe.ui import analysis, render, resources, state
 MAX_CHARS = 400  # the stepper is for a word or a sentence
 #: Play speeds: steps per second -> seconds between steps.
 SPEEDS = {"0.5": 2.0, "1": 1.0, "2": 0.5, "4": 0.25}
+#: The vocabularies of the learned-merges table (?mw=base in the link for the second).
+WHICH = ("SGPE", "Byte-level BPE")
 
 
 def step_by(delta: int, last: int) -> None:
@@ -64,7 +66,8 @@ words = state.text_area("mrg", "A word or a sentence (the text all pages share)"
 if len(state.shared_text()) > MAX_CHARS:
     st.caption(
         f"The stepper is for a word or a sentence: it shows the first {MAX_CHARS} characters "
-        "of the shared text."
+        f"of the shared text ({len(state.shared_text()):,}). Edits here change only this "
+        "excerpt; the other pages keep the whole text."
     )
 
 initial_s, steps_s = analysis.flatten_trace(active.sgpe.merge_trace(words))
@@ -74,6 +77,38 @@ sgpe_unit = "characters" if getattr(active.sgpe, "mode", "paper") == "hierarchic
 state.init_widget("mrg_step", "step", 0, int)  # keeps a value the buttons set, too
 st.session_state["mrg_step"] = max(0, min(last, int(st.session_state["mrg_step"])))
 playing = bool(st.session_state.get("mrg_playing")) and last > 0
+syllables = analysis.distinct_syllables(words)
+
+# The learned-merges table's choices, given their first values here (the table is drawn
+# at the end): the stepper puts them into the link too, when it reruns on its own.
+state.init_widget(
+    "mrg_which", "mw", WHICH[0], parse={"sgpe": WHICH[0], "base": WHICH[1]}.get, allowed=WHICH
+)
+learned = str(st.session_state["mrg_which"])
+tok = active.sgpe if learned == WHICH[0] else active.base
+rows = analysis.merges_table(tok, active.counts("sgpe" if learned == WHICH[0] else "base"))
+first_default = min(200, max(len(rows), 1))
+state.init_widget("mrg_first", "mn", first_default, int)
+# kept from another vocabulary, or from a link: within this one's range
+st.session_state["mrg_first"] = max(1, min(int(st.session_state["mrg_first"]), len(rows)))
+state.init_widget("mrg_filter", "mf", "")
+
+
+def link() -> dict[str, str | None]:
+    """The page's choices for its link, each left out at its default (a reload or a
+    shared link opens the page as it was)."""
+    ss = st.session_state
+    step, speed = int(ss["mrg_step"]), str(ss.get("mrg_speed", "1"))
+    first, needle = int(ss["mrg_first"]), str(ss.get("mrg_filter") or "")
+    target = ss.get("mrg_syllable")
+    return {
+        "step": str(step) if step else None,
+        "speed": speed if speed != "1" else None,
+        "mj": str(target) if syllables and target != syllables[0] else None,
+        "mw": "base" if ss.get("mrg_which") == WHICH[1] else None,
+        "mn": str(first) if first != first_default else None,
+        "mf": needle or None,
+    }
 
 
 def toggle_play(last: int) -> None:
@@ -107,16 +142,16 @@ speed = speed_col.select_slider(
     options=list(SPEEDS),
     key=state.init_widget("mrg_speed", "speed", "1", allowed=SPEEDS),
 )
-syllables = analysis.distinct_syllables(words)
-if st.session_state.get("mrg_syllable") not in syllables:  # a kept choice of another text
-    st.session_state.pop("mrg_syllable", None)
+jump_options = syllables or ["(no syllable in the text)"]
 target = jump_col.selectbox(
     "Jump to the first merge that touches a syllable",
-    syllables or ["(no syllable in the text)"],
+    jump_options,
     format_func=render.visible,
-    key=state.keep("mrg_syllable"),
+    # a kept choice of another text is dropped (allowed)
+    key=state.init_widget("mrg_syllable", "mj", jump_options[0], allowed=jump_options),
     disabled=not syllables,
 )
+state.remember("mj", target)
 first = analysis.first_step_touching(steps_s, str(target)) if syllables else None
 go_col.button(
     "Jump",
@@ -160,6 +195,8 @@ def stepper() -> None:
     )
     k = slider_col.slider("Merge step", 0, max(last, 1), key="mrg_step", disabled=last == 0)
     state.remember("step", k)
+    # Previous, Next, the slider and Play rerun only this fragment, not the end of the page
+    state.sync_url(link())
     final_s = steps_s[-1].tokens if steps_s else initial_s
     final_b = steps_b[-1].tokens if steps_b else initial_b
     st.caption(
@@ -184,14 +221,8 @@ def stepper() -> None:
         )
 
 
-st.fragment(stepper, run_every=SPEEDS[str(speed)] if playing else None)()
 state.remember("speed", str(speed))
-state.sync_url(
-    {
-        "step": str(st.session_state["mrg_step"]) if st.session_state["mrg_step"] else None,
-        "speed": str(speed) if speed != "1" else None,
-    }
-)
+st.fragment(stepper, run_every=SPEEDS[str(speed)] if playing else None)()
 
 with st.expander("Every step as a table"):
     a, b = st.columns(2)
@@ -221,23 +252,14 @@ with st.expander("Every step as a table"):
 
 st.divider()
 st.subheader("Learned merges")
-which = st.radio(
-    "Vocabulary", ["SGPE", "Byte-level BPE"], horizontal=True, key=state.keep("mrg_which")
-)
-tok = active.sgpe if which == "SGPE" else active.base
-rows = analysis.merges_table(tok, active.counts("sgpe" if which == "SGPE" else "base"))
+st.radio("Vocabulary", WHICH, horizontal=True, key="mrg_which")
 c1, c2 = st.columns([1, 3])
-if "mrg_first" in st.session_state:  # kept from another vocabulary: within this one's range
-    st.session_state["mrg_first"] = max(1, min(int(st.session_state["mrg_first"]), len(rows)))
-first_n = c1.number_input(
-    "First N merges",
-    1,
-    max(len(rows), 1),
-    key=state.start_value("mrg_first", min(200, max(len(rows), 1))),
-)
-needle = c2.text_input(
-    "Filter (substring of the left, right or merged token)", key=state.keep("mrg_filter")
-)
+first_n = c1.number_input("First N merges", 1, max(len(rows), 1), key="mrg_first")
+needle = c2.text_input("Filter (substring of the left, right or merged token)", key="mrg_filter")
+state.remember("mw", learned)
+state.remember("mn", int(first_n))
+state.remember("mf", needle)
+state.sync_url(link())
 columns = ["rank", "kind", "left", "right", "merged", "count"]
 table = pd.DataFrame(rows, columns=columns)
 if needle:

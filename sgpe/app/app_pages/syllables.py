@@ -47,12 +47,10 @@ show_invisible = mid.toggle(
 )
 state.remember("ls", leading_space)
 state.remember("inv", show_invisible)
-state.sync_url(
-    {
-        "ls": state.fmt_bool(leading_space) if leading_space else None,
-        "inv": state.fmt_bool(show_invisible) if show_invisible else None,
-    }
-)
+link: dict[str, str | None] = {
+    "ls": state.fmt_bool(leading_space) if leading_space else None,
+    "inv": state.fmt_bool(show_invisible) if show_invisible else None,
+}
 
 spans, counts = segment(text, script, leading_space)
 cols = st.columns(5)
@@ -67,6 +65,7 @@ cols[4].metric(
 )
 
 if not text:
+    state.sync_url(link)
     st.info("Type or paste some text above.")
     st.stop()
 
@@ -141,17 +140,17 @@ cov[3].metric(
 inspect_tab, table_tab = st.tabs(["Inspect a unit", "All units (table)"])
 with inspect_tab:
     last = max(len(rows) - 1, 0)
-    if "syl_pick" not in st.session_state:
-        st.session_state["syl_pick"] = next(
-            (i for i, r in enumerate(rows) if r["kind"] == "syllable"), 0
-        )
-    st.session_state["syl_pick"] = min(int(st.session_state["syl_pick"]), last)
+    first_syllable = next((i for i, r in enumerate(rows) if r["kind"] == "syllable"), 0)
+    state.init_widget("syl_pick", "unit", first_syllable, int)
+    st.session_state["syl_pick"] = max(0, min(int(st.session_state["syl_pick"]), last))
     index = st.number_input(
         "Unit number (the # column of the table; hover a unit to see its number)",
         min_value=0,
         max_value=last,
-        key=state.keep("syl_pick"),
+        key="syl_pick",
     )
+    state.remember("unit", int(index))
+    link["unit"] = str(int(index)) if int(index) != first_syllable else None
     row = rows[int(index)]
     st.markdown(
         f"Unit **#{row['#']}** {render.md_escape(row['shown'])} — {row['kind']}"
@@ -182,3 +181,5 @@ with table_tab:
     )
     if shown < len(spans):
         st.caption(f"The table lists the {shown:,} units shown above.")
+
+state.sync_url(link)

@@ -165,11 +165,11 @@ st.caption(
 )
 
 
-def watch_corpus_check(corpus: Any, name: str, settings: TrainSettings) -> None:
-    """Redraw the page once the background size check of a large upload is done."""
+def watch_corpus_check(corpus: Any, name: str, checks: list[TrainSettings]) -> None:
+    """Redraw the page once the background size checks of a large upload are done."""
 
     def poll() -> None:
-        if train_form.corpus_range(corpus, name, settings) is not None:
+        if all(train_form.corpus_range(corpus, name, s) is not None for s in checks):
             st.rerun(scope="app")
 
     st.fragment(poll, run_every=0.5)()
@@ -180,7 +180,9 @@ with st.container(border=True):
         "Corpus",
         ["sample_data/", "upload"],
         horizontal=True,
-        key=state.keep("train_source"),
+        key=state.init_widget(
+            "train_source", "source", "sample_data/", allowed=("sample_data/", "upload")
+        ),
         format_func={
             "sample_data/": "a file from sample_data/",
             "upload": "upload a file",
@@ -188,6 +190,7 @@ with st.container(border=True):
     )
     corpus: Any = None
     name: str | None = None
+    sample_param: str | None = None  # the sample file in the link, unless the first
     if source == "upload":
         limit = mgr.max_upload_bytes
         st.caption(
@@ -210,17 +213,23 @@ with st.container(border=True):
             corpus, name = upload, upload.name
     else:
         files = {p.name: p for p in resources.sample_files()}
-        picked = st.selectbox("Sample file", list(files), key=state.keep("train_sample"))
+        picked = st.selectbox(
+            "Sample file",
+            list(files),
+            key=state.init_widget("train_sample", "sample", next(iter(files), None), allowed=files),
+        )
         if picked:
             corpus, name = files[picked], picked
+            sample_param = picked if picked != next(iter(files)) else None
     script = str(state.option("script", default("script")))
     values = train_form.form_values()
     baseline = st.toggle(
-        "Also train the byte-level baseline", key=state.start_value("train_base", True)
+        "Also train the byte-level baseline",
+        key=state.init_widget("train_base", "baseline", True, state.parse_bool),
     )
     label: str | None = st.text_input(
         "Run name (optional)",
-        key=state.keep("train_label"),
+        key=state.init_widget("train_label", "name", ""),
         max_chars=LABEL_MAX,
         placeholder="e.g. Sinhala news, 8k",
         help="Shown on the pages instead of the corpus name (the baseline gets it too).",
@@ -231,11 +240,19 @@ with st.container(border=True):
     )
     problems: list[str] = []
     settings: TrainSettings | None = None
+    base_settings: TrainSettings | None = None
     try:
-        values["vocab_size"] = int(values["vocab_size"])
-        settings = TrainSettings(**values, script=script)
+        settings = train_form.settings_of(values, script)
     except ValueError as err:  # e.g. a size of 0: a message, and Start stays off
         problems.append(train_form.problem(err))
+    if baseline and settings is not None:
+        try:
+            base_settings = settings.baseline()
+        except ValueError:
+            problems.append(
+                "The byte-level baseline needs a vocabulary size of at least 257 (a token per "
+                "byte and <|endoftext|>); raise the size or turn the baseline off."
+            )
     try:
         label = check_label(label)
     except ValueError as err:
@@ -243,16 +260,21 @@ with st.container(border=True):
     if corpus is None:
         problems.append("Choose a corpus: upload a file or pick one from sample_data/.")
     elif settings is not None:
+        checks = [s for s in (settings, base_settings) if s is not None]
         found = train_form.corpus_range(corpus, str(name), settings)
-        if found is None:  # a large upload, read in the background
+        found_base = (
+            train_form.corpus_range(corpus, str(name), base_settings) if base_settings else None
+        )
+        if found is None or (base_settings is not None and found_base is None):
+            # a large upload, read in the background
             st.caption(
                 f"Reading this corpus ({corpus.size / 1e6:,.1f} MB) for the vocabulary sizes "
                 "it allows… You can start now: the trainer checks the size too."
             )
-            watch_corpus_check(corpus, str(name), settings)
-        elif isinstance(found, str):
+            watch_corpus_check(corpus, str(name), checks)
+        if isinstance(found, str):
             problems.append(found)
-        else:
+        elif found is not None:
             st.caption(
                 f"This corpus with these settings: {found.documents:,} documents, a base "
                 f"alphabet of {found.base:,} symbols, so a vocabulary of {found.smallest:,} "
@@ -261,13 +283,25 @@ with st.container(border=True):
             problem = found.problem(settings.vocab_size)
             if problem and settings.vocab_size < found.smallest:
                 problems.append(f"Vocabulary size {problem}.")
-            elif problem:
+            elif problem:  # the run stops where this says (sgpe/runs/manager.py, size_range)
                 st.warning(render.md_escape(f"Vocabulary size {problem}."), icon=":material/info:")
-        if baseline and settings.vocab_size < 257:
-            problems.append(
-                "The byte-level baseline needs a vocabulary size of at least 257 (a token per "
-                "byte and <|endoftext|>); raise the size or turn the baseline off."
-            )
+            late = settings.superwords_from
+            if late is not None and found.largest <= late:
+                st.warning(
+                    render.md_escape(
+                        f"Superwords from {late:,}: training stops at {found.largest:,} tokens, "
+                        "before superwords start, so this run learns none; lower it to use "
+                        "superwords."
+                    ),
+                    icon=":material/info:",
+                )
+        if base_settings is not None and found_base is not None and not isinstance(found_base, str):
+            problem = found_base.problem(base_settings.vocab_size)
+            if problem:  # the baseline's smallest (257) is checked above
+                st.warning(
+                    render.md_escape(f"The byte-level baseline: {problem}."),
+                    icon=":material/info:",
+                )
     for problem in problems:
         st.error(render.md_escape(problem))
     submitted = st.button(
@@ -291,12 +325,16 @@ if submitted and settings is not None:
                 )
             )
         )
-        if baseline:
-            base = TrainSettings(model="bytebpe", vocab_size=settings.vocab_size)
+        if base_settings is not None:
             started.append(
                 mgr.start(
                     RunRequest(
-                        corpus, name, settings=base, mechanics=APP_MECHANICS, owner=me, label=label
+                        corpus,
+                        name,
+                        settings=base_settings,
+                        mechanics=APP_MECHANICS,
+                        owner=me,
+                        label=label,
                     )
                 )
             )
@@ -521,7 +559,15 @@ def runs_panel() -> None:
     st.caption(f"Updated {time.strftime('%H:%M:%S')}")
 
 
-state.sync_url({})
+state.sync_url(
+    {
+        **train_form.url_params(values),
+        "source": source if source != "sample_data/" else None,
+        "sample": sample_param,
+        "baseline": None if baseline else "0",
+        "name": st.session_state.get("train_label") or None,
+    }
+)
 running = any(
     i.status.state in ACTIVE and is_mine(i, owner.owner_id(), owner.is_admin())
     for i in mgr.list_runs()
