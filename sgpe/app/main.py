@@ -87,7 +87,7 @@ def run() -> None:
 
     with st.sidebar:
         st.markdown("### SGPE Explorer")
-        st.caption("Syllable-aware BPE for Sinhala, Devanagari and eight more Brahmic scripts")
+        st.caption("Syllable-aware BPE for Sinhala, Devanagari and ten more Brahmic scripts")
         # native core or pure Python; the Active line stays last (tests/test_app.py reads it)
         st.caption(f"Engine: {render.md_escape(describe())}.")
         sgpe_choices = resources.choices("sgpe")
@@ -130,13 +130,13 @@ def run() -> None:
             active = resources.active()
         except (ValueError, OSError) as err:  # the shipped vocabulary itself is damaged
             st.error(
-                f"{render.md_escape(one_line(err))}. Rebuild the shipped vocabularies with "
+                f"{render.md_escape(owner.shown(one_line(err)))}. Rebuild the shipped vocabularies with "
                 "`python -m sgpe.shipped`.",
                 icon=":material/error:",
             )
             st.stop()
         for problem in active.problems:
-            st.warning(render.md_escape(problem), icon=":material/warning:")
+            st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
         tok = active.sgpe
         st.caption(
             f"Active: {tok.vocab_size:,} tokens, {len(tok.merges):,} merges, "
@@ -151,7 +151,7 @@ def run() -> None:
     except Exception as err:  # the last line of defence: a message on the page, never a traceback
         logging.getLogger("sgpe.app").exception("page %s failed", page.title)
         st.error(
-            f"{page.title} cannot be shown: {render.md_escape(one_line(err))} "
+            f"{page.title} cannot be shown: {render.md_escape(owner.shown(one_line(err)))} "
             "(the details are in the server log). Check the file named here, or choose another "
             "vocabulary in the sidebar.",
             icon=":material/error:",

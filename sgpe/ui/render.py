@@ -112,6 +112,21 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
 
 
+_ABS_PATH = re.compile(r"(?<![\w.~:/])/(?:[^\s/:'\"`,;()]+/)+([^\s/:'\"`,;()]*)")
+
+
+def names_only(message: str) -> str:
+    """A message with each absolute path cut to its last part (a file or folder name): a
+    shared server's visitors get names, not where the server keeps its files.
+
+    >>> names_only("/srv/sgpe/runs/20260101-000000-abcdef/vocab.json: not valid JSON")
+    'vocab.json: not valid JSON'
+    >>> names_only("and/or 1/2 stays")
+    'and/or 1/2 stays'
+    """
+    return _ABS_PATH.sub(lambda m: m.group(1) or "", message)
+
+
 # ============================================================================ attributes
 
 

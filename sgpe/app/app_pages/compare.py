@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, grammar, render, resources, state, uploads
+from sgpe.ui import analysis, charts, grammar, owner, render, resources, state, uploads
 
 RENDER_LIMIT = 3_000  # characters drawn as token spans per tokenizer
 MAX_COLUMNS = 4
@@ -59,7 +59,7 @@ text = state.text_area("cmp", height=110)
 active = resources.active()
 entries, problems = resources.catalogue(active)
 for problem in problems:
-    st.warning(render.md_escape(problem), icon=":material/warning:")
+    st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
 
 default_pick = [k for k in DEFAULT_PICK if k in entries]
 pick = st.multiselect(
@@ -92,7 +92,7 @@ state.remember("ids", show_ids)
 state.remember("cinv", show_invisible)
 chosen, unavailable = resources.load_entries([entries[k] for k in pick])
 for problem in unavailable:
-    st.warning(render.md_escape(problem), icon=":material/warning:")
+    st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
 
 if len(chosen) < 2:
     st.info("Pick at least two tokenizers to compare (SGPE and byte-level BPE by default).")

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, render, resources, state, uploads
+from sgpe.ui import analysis, charts, owner, render, resources, state, uploads
 
 SHARED = "the shared text (all pages)"
 UPLOAD = "upload…"
@@ -51,7 +51,7 @@ st.caption(
 active = resources.active()
 entries, problems = resources.catalogue(active)
 for problem in problems:
-    st.warning(render.md_escape(problem), icon=":material/warning:")
+    st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
 
 with st.expander("Add a Hugging Face tokenizer.json"):
     hf_files = st.file_uploader(
@@ -128,7 +128,7 @@ elif lines is not None:
     rows = []
     chosen, unavailable = resources.load_entries([entries[k] for k in pick])
     for problem in unavailable:
-        st.warning(render.md_escape(problem), icon=":material/warning:")
+        st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
     for entry in chosen:
         for script, group in groups.items():
             m = evaluate(entry.cache_key, entry.tokenizer, tuple(group))

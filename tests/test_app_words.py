@@ -1,0 +1,197 @@
+"""Issue 35, round four, items 7, 8, 9 and 12, under ``streamlit.testing.v1.AppTest``.
+
+* 7: a visitor sees and cleans up only their own runs and uploads (an administrator,
+  ``SGPE_ADMIN=1``, all of them);
+* 8: a visitor is shown names, not the server's paths;
+* 9: superwords and invisible characters are explained where tokens are shown (Compare,
+  Merges);
+* 12: the smaller wordings and figures.
+
+The fixtures are the small ones of tests/test_app.py: runs go to a temporary
+``SGPE_RUNS_DIR``; a visitor's owner key is set in the session, as the cookie would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
+from streamlit.testing.v1 import AppTest
+
+from sgpe import shipped as defaults
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+APP = str(REPO_ROOT / "sgpe" / "app" / "main.py")
+TIMEOUT = 60
+
+#: The owner key of "this visitor" (sgpe/ui/owner.py keeps it in the session and a cookie).
+KEY = "0123456789abcdef" * 2
+ME = hashlib.sha256(f"sgpe-owner:{KEY}".encode()).hexdigest()[:32]
+LINES = ["ශ්\u200dරී ලංකාව ලස්සන රටකි.", "ගුරුවරු පාඩම් උගන්වති.", "අම්මා කෑම උයනවා."]
+
+
+@pytest.fixture(autouse=True)
+def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Runs started by the app go to a temporary directory, never the repo's runs/."""
+    root = tmp_path / "runs"
+    monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
+    monkeypatch.delenv("SGPE_ADMIN", raising=False)
+    yield root
+    from sgpe.runs.manager import RunManager
+
+    manager = RunManager(root)
+    for info in manager.list_runs():  # stop any trainer a failed test left running
+        if info.status.alive:
+            manager.cancel(info.run.id, wait=5.0)
+
+
+def open_page(page: str, **query: str) -> AppTest:
+    """The app as this visitor (owner key :data:`KEY`) on ``page``."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["owner_key"] = KEY
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page != "syllables.py":
+        at.switch_page(f"app_pages/{page}").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [str(el.proto.body) for el in at.get("html")]
+
+
+def unescaped(elements: Any) -> list[str]:
+    """The values of markdown-like elements without md_escape's backslashes."""
+    return [e.value.replace("\\", "") for e in elements]
+
+
+def _kb(n: int) -> str:
+    return f"{n / 1000:,.1f} kB"
+
+
+def corpus(k: int) -> bytes:
+    """A small corpus of its own bytes (so a stored upload of its own) per ``k``."""
+    return ("\n".join([*LINES, f"ලකුණ {k}"] * 20) + "\n").encode("utf-8")
+
+
+# ============================================================================ 7: disk
+
+
+def test_a_visitor_sees_and_cleans_up_only_their_own_disk_use(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 7: "Clean up disk" deleted other visitors' uploads, and every visitor saw the
+    whole server's disk use ("runs 66.3 MB (13 runs)" under "Your runs (0)"). Now the
+    figures and both cleanups are the visitor's own; an upload two visitors stored stays
+    for the other; an administrator sees and cleans everything."""
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    mine = manager.start(RunRequest(corpus(0), name="mine.txt", vocab_size=400, owner=ME))
+    theirs = manager.start(RunRequest(corpus(1), name="t.txt", vocab_size=400, owner="someone"))
+    gone_mine = manager.start(RunRequest(corpus(2), name="m2.txt", vocab_size=400, owner=ME))
+    gone_theirs = manager.start(
+        RunRequest(corpus(3), name="t3.txt", vocab_size=400, owner="someone")
+    )
+    both = [
+        manager.start(RunRequest(corpus(4), name="s.txt", vocab_size=400, owner=who))
+        for who in (ME, "someone")
+    ]
+    for run in (mine, theirs, gone_mine, gone_theirs, *both):
+        assert manager.wait(run).state == "done"
+    for run in (gone_mine, gone_theirs, *both):
+        manager.delete(run)  # their uploads are now used by no run
+    uploads = runs_dir / "uploads"
+    stored = {k: hashlib.sha256(corpus(k)).hexdigest() + ".txt" for k in range(5)}
+
+    at = open_page("train.py")
+    assert [s.value for s in at.subheader if s.value.startswith("Your runs")] == ["Your runs (1)"]
+    mine_bytes = sum(p.stat().st_size for p in mine.path.rglob("*") if p.is_file())
+    my_uploads = len(corpus(0)) + len(corpus(2)) + len(corpus(4))
+    assert (
+        f"Disk use, yours: runs {_kb(mine_bytes)} (1 runs) · uploads {_kb(my_uploads)} "
+        "(3 files, 2 used by no run). Runs read their corpus where it is; an upload is "
+        "stored once."
+    ) in [c.value for c in at.caption], [c.value for c in at.caption]
+    button = at.button(key="train_clean_uploads")
+    assert button.label == f"Delete 2 unused upload(s) ({_kb(len(corpus(2)) + len(corpus(4)))})"
+    button.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"Deleted 2 upload(s) that no run uses; {_kb(len(corpus(2)))} freed." in unescaped(
+        at.success
+    )
+    # Theirs are untouched; the upload both stored stays for the other visitor.
+    assert sorted(p.name for p in uploads.glob("*.txt")) == sorted(
+        [stored[0], stored[1], stored[3], stored[4]]
+    )
+    at.run()
+    assert at.button(key="train_clean_uploads").disabled
+
+    monkeypatch.setenv("SGPE_ADMIN", "1")
+    at.run()
+    everything = manager.disk_use()
+    assert (everything.runs, everything.uploads, everything.unused_uploads) == (2, 4, 2)
+    assert (
+        f"Disk use, every visitor's (administrator): runs {_kb(everything.runs_bytes)} "
+        f"(2 runs) · uploads {_kb(everything.uploads_bytes)} (4 files, 2 used by no run). "
+        "Runs read their corpus where it is; an upload is stored once."
+    ) in [c.value for c in at.caption]
+    at.button(key="train_clean_uploads").click().run()
+    assert sorted(p.name for p in uploads.glob("*.txt")) == sorted([stored[0], stored[1]])
+    # no owners record outlives its upload
+    assert {p.name for p in uploads.glob("*.owners.json")} == {
+        stored[0] + ".owners.json",
+        stored[1] + ".owners.json",
+    }
+
+
+# ============================================================================ 8: paths
+
+
+def test_a_visitor_is_shown_names_not_server_paths(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 8: "Runs directory: /…/runs" and the checkout's sample_data/vocab/… were shown
+    to every visitor. A visitor gets names (vocab.json, the shipped file's name); only an
+    administrator gets the paths."""
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    run = manager.start(RunRequest(corpus(0), name="a.txt", vocab_size=400, owner=ME))
+    assert manager.wait(run).state == "done"
+    (run.path / "vocab.json").write_text("{", encoding="utf-8")
+    (run.path / "merges.parquet").write_bytes(b"not parquet")
+
+    def shown(at: AppTest) -> str:
+        return " ".join(
+            unescaped([*at.caption, *at.warning, *at.sidebar.warning, *at.error, *at.markdown])
+        )
+
+    at = open_page("train.py", tok=run.id)
+    text = shown(at)
+    assert "Runs directory" not in text
+    assert f"Run {run.id} cannot be used: vocab.json: not valid JSON" in text
+    assert "The merge curve cannot be shown: merges.parquet: not a readable parquet file" in (text)
+    at.switch_page("app_pages/vocabulary.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert f"— {defaults.DEFAULT_SGPE.name}" in shown(at)
+    for page in ("train.py", "vocabulary.py", "compare.py"):
+        at.switch_page(f"app_pages/{page}").run()
+        text = shown(at)
+        for root in (str(runs_dir), str(defaults.SAMPLE_DATA), str(REPO_ROOT)):
+            assert root not in text, (page, root)
+
+    monkeypatch.setenv("SGPE_ADMIN", "1")
+    at.switch_page("app_pages/train.py").run()
+    text = shown(at)
+    assert f"Runs directory: {runs_dir.resolve()}" in text
+    assert f"cannot be used: {run.path / 'vocab.json'}: not valid JSON" in text
+    at.switch_page("app_pages/vocabulary.py").run()
+    assert f"— {defaults.DEFAULT_SGPE}" in shown(at)
