@@ -14,6 +14,8 @@ The fixtures are the small ones of tests/test_app.py: runs go to a temporary
 from __future__ import annotations
 
 import hashlib
+import html
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ import pytest
 pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
 from streamlit.testing.v1 import AppTest
 
+import sgpe
 from sgpe import shipped as defaults
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -195,3 +198,116 @@ def test_a_visitor_is_shown_names_not_server_paths(
     assert f"cannot be used: {run.path / 'vocab.json'}: not valid JSON" in text
     at.switch_page("app_pages/vocabulary.py").run()
     assert f"— {defaults.DEFAULT_SGPE}" in shown(at)
+
+
+# ============================================================================ 9: superwords
+
+
+@pytest.fixture
+def superword_run(runs_dir: Path) -> Any:
+    """A finished SGPE run on sample_data/sinhala.txt with superwords from 1,000 tokens on
+    (it learns " ශ්‍රී ලංකා" as one token)."""
+    from sgpe.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(runs_dir)
+    run = manager.start(
+        RunRequest(
+            defaults.SAMPLE_DATA / "sinhala.txt",
+            vocab_size=1500,
+            superwords_from=1000,
+            owner=ME,
+        )
+    )
+    assert manager.wait(run, timeout=60).state == "done"
+    return run
+
+
+SRI_LANKA = "ශ්\u200dරී ලංකා"  # ශ්‍රී ලංකා, with its ZWJ written out
+
+
+def token_spans(body: str) -> list[tuple[str, dict[str, str], str]]:
+    """(class, attributes, text) of each token span of a Compare column."""
+    out = []
+    for cls, attrs, text in re.findall(
+        r'<span class="(tok[^"]*)"([^>]*)>(.*?)</span>(?=<span class="tok|</div>)', body
+    ):
+        pairs = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+        out.append((cls, {k: html.unescape(v) for k, v in pairs.items()}, html.unescape(text)))
+    return out
+
+
+def test_compare_names_and_explains_a_superword(superword_run: Any) -> None:
+    """Item 9: superwords were marked by a purple overline that nothing explained (no
+    legend, hover or caption said "superword"). The token's hover names it and its
+    words, its invisible joiner is named, and a caption below the columns says what the
+    overline means and which setting makes superwords."""
+    tok = sgpe.load(superword_run.path / "vocab.json")
+    assert " " + SRI_LANKA in tok.vocab  # the run learned it
+    at = open_page("compare.py", tok=superword_run.id)
+    at.text_area(key="cmp_text").set_value(SRI_LANKA).run()
+    assert not at.exception, [e.value for e in at.exception]
+    body = next(b for b in html_bodies(at) if 'data-tokenizer="SGPE"' in b)
+    spans = token_spans(body)
+    assert [text for _, _, text in spans] == [SRI_LANKA]  # one token: the superword
+    cls, attrs, _ = spans[0]
+    assert "super" in cls.split()
+    lines = attrs["title"].split("\n")
+    assert lines[0] == f"id {tok.encode(SRI_LANKA)[0]}"
+    assert (
+        "superword: whole syllables of 2 words in one token, joined across a space "
+        "(superwords are an opt-in training setting)"
+    ) in lines
+    assert "ZWJ = zero width joiner U+200D: asks for the joined (conjunct) form, e.g. ශ්‍ර" in lines
+    assert attrs["data-info"] == attrs["title"]  # a tap shows the same
+    assert (
+        "A **purple overline** marks a **superword**: one token holding whole syllables of "
+        "several words, joined across a space. Superwords are an opt-in training setting "
+        "(“Superwords from” on the Train page); without it, tokens stop at spaces."
+    ) in [c.value for c in at.caption]
+    # The byte-level baseline has no superword: no overline there, nothing to explain.
+    base = next(b for b in html_bodies(at) if 'data-tokenizer="Byte-level BPE"' in b)
+    assert not [c for c, _, _ in token_spans(base) if "super" in c.split()]
+
+
+def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) -> None:
+    """Item 9: the learned-merges table showed a leading space as nothing (rank 1: left
+    blank, right "ප"), never explained the kind `super`, and a lone ZWJ was an empty
+    chip in the stepper. Spaces show as ·, joiners by name; the caption and the columns'
+    help explain both and every kind; the stepper's ZWJ chip carries its marker."""
+    from sgpe.ui import analysis, render
+
+    tok = sgpe.load(superword_run.path / "vocab.json")
+    rows = analysis.merges_table(tok, None)
+    at = open_page("merges.py", tok=superword_run.id)
+    at.number_input(key="mrg_first").set_value(len(rows)).run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[-1].value
+    assert list(table["rank"]) == [r["rank"] for r in rows]
+    for column in ("left", "right", "merged"):
+        assert list(table[column]) == [render.visible(r[column], viramas=False) for r in rows]
+    assert "" not in set(table["left"]) | set(table["right"])  # no blank cell
+    first_space = next(i for i, r in enumerate(rows) if r["left"] == " ")
+    assert table["left"].iloc[first_space] == "·"
+    assert any("ZWJ" in m for m in table["merged"])
+    supers = table[table["kind"] == "super"]
+    assert len(supers) > 0 and all("·" in m.strip("·") for m in supers["merged"])
+    caption = next(c.value for c in at.caption if c.value.startswith("The first"))
+    assert (
+        "super = joins whole syllables of two words across a space (a superword, an opt-in "
+        "training setting)"
+    ) in caption
+    assert "· = a space (a token that starts a word begins with one)" in caption
+    assert "ZWJ = the invisible zero width joiner U+200D" in caption
+
+    # The stepper: the hierarchical mode starts from characters, a ZWJ among them.
+    at.text_area(key="mrg_text").set_value(SRI_LANKA).run()
+    assert not at.exception, [e.value for e in at.exception]
+    steps = [b for b in html_bodies(at) if "sgpe-steps" in b]
+    assert steps
+    zwj = re.findall(r'<span class="tok"([^>]*)>\u200d</span>', steps[0])
+    assert len(zwj) == 1
+    attrs = {k: html.unescape(v) for k, v in re.findall(r'([\w-]+)="([^"]*)"', zwj[0])}
+    assert attrs["data-post"] == "ZWJ"
+    assert attrs["title"] == (
+        "U+200D\nZWJ = zero width joiner U+200D: asks for the joined (conjunct) form, e.g. ශ්‍ර"
+    )

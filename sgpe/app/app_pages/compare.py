@@ -51,8 +51,10 @@ st.markdown(
 )
 st.caption(
     "**Boxed hex** like `E0 B6` are bytes that are not a whole character; a **dotted "
-    "underline** marks SGPE fallback pieces. Hover, tap or click a token for its id, text, "
-    "bytes, code points and what it does to the syllables."
+    "underline** marks SGPE fallback pieces. Small red marks name characters that have no "
+    "glyph: `ZWJ` (zero width joiner, U+200D), `ZWNJ` (non-joiner, U+200C), and, with "
+    "**Show invisible characters**, `·` for a space. Hover, tap or click a token for its "
+    "id, text, bytes, code points and what it does to the syllables."
 )
 
 text = state.text_area("cmp", height=110)
@@ -139,6 +141,12 @@ elif chosen:
             if show_ids:
                 with st.expander(f"Token ids ({len(result.ids):,})"):
                     st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
+    if any(render.is_superword(v.data.decode("utf-8", "ignore")) for r in results for v in r.views):
+        st.caption(
+            "A **purple overline** marks a **superword**: one token holding whole syllables "
+            "of several words, joined across a space. Superwords are an opt-in training "
+            "setting (“Superwords from” on the Train page); without it, tokens stop at spaces."
+        )
     # No toolbar: on a phone it covered the three small charts' titles.
     st.plotly_chart(
         charts.compare_summary(summary),
