@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -311,3 +312,144 @@ def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) ->
     assert attrs["title"] == (
         "U+200D\nZWJ = zero width joiner U+200D: asks for the joined (conjunct) form, e.g. ශ්‍ර"
     )
+
+
+# ============================================================================ 12: small things
+
+
+def test_the_subtitle_counts_the_scripts() -> None:
+    """Item 12: the sidebar said "eight more Brahmic scripts"; there are ten more."""
+    from sgpe.schema import BUILTIN_SCRIPTS
+
+    assert len(BUILTIN_SCRIPTS) - 2 == 10
+    at = open_page("syllables.py")
+    assert at.sidebar.caption[0].value == (
+        "Syllable-aware BPE for Sinhala, Devanagari and ten more Brahmic scripts"
+    )
+
+
+def progress_texts(at: AppTest) -> list[str]:
+    return [str(el.proto.text) for el in at.get("progress")]
+
+
+def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 12: a run that ran out of pairs said "no pair of tokens occurs 1 times or
+    more"; a cancelled one "cancelled by SIGTERM"; a queued one "prepared: step 0 of 0 ·
+    – · ETA –"."""
+    from sgpe.runs import create_run
+    from sgpe.runs.manager import RunManager, RunRequest, new_run_id, size_range
+    from sgpe.settings import TrainSettings
+
+    # Every trainer of this test is paced (the runs' test hook, sgpe/runs/format.py), so
+    # that Cancel finds the last one mid-merge; the app's start may launch the queued run,
+    # whose trainer then starts the next.
+    monkeypatch.setenv("SGPE_TEST_MERGE_PAUSE", "0.005")
+    manager = RunManager(runs_dir)
+    small = runs_dir.parent / "small.txt"
+    small.write_bytes(corpus(0))
+    largest = size_range(small, TrainSettings()).largest
+    short = manager.start(RunRequest(small, vocab_size=largest + 100, owner=ME))
+    assert manager.wait(short).state == "done"
+    trained = manager.status(short).trained_size
+    assert trained is not None and trained < largest + 100
+    queued = runs_dir / new_run_id()
+    create_run(queued, RunRequest(small, vocab_size=400, owner=ME).config(), small)
+
+    at = open_page("train.py")
+    heads = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert (
+        f"{trained:,} tokens (stopped at {trained:,} of {largest + 100:,} tokens: no pair of "
+        "tokens is left to merge in the corpus (every word is one token))"
+    ) in heads
+    assert "times or more" not in heads
+    progress = progress_texts(at)
+    assert "queued: it starts on its own when a training slot is free" in progress
+    assert not [p for p in progress if "step 0 of 0" in p]
+
+    # Cancel a run mid-merge on the page.
+    running = manager.start(
+        RunRequest(defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=3000, owner=ME)
+    )
+    import time
+
+    deadline = time.monotonic() + 60
+    while manager.status(running).step < 50:
+        assert time.monotonic() < deadline, manager.status(running)
+        time.sleep(0.1)
+    at.run()
+    at.button(key=f"cancel_{running.id}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert manager.wait(running).state == "cancelled"
+    at.run()
+    message = manager.status(running).message
+    assert message.startswith("cancelled by a stop request (Cancel); checkpoint at step ")
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert message in captions and not [c for c in captions if "SIGTERM" in c]
+
+
+def test_compare_states_each_size_once_and_a_picked_encodings_size() -> None:
+    """Item 12: a column's caption repeated its size ("· 2,000 tokens"); a picked OpenAI
+    encoding kept "(loads when picked)" in the picker once loaded."""
+    from sgpe.baselines.tiktoken_offline import load_encoding
+
+    at = open_page("compare.py")
+    shipped = sgpe.load(defaults.DEFAULT_SGPE)
+    captions = unescaped(at.caption)
+    size = f"{shipped.vocab_size:,}"
+    assert f"shipped: sample_data, {size} tokens" in captions
+    columns = [c for c in captions if c.startswith(("shipped", "OpenAI"))]
+    assert len(columns) == 2 and all(c.count(" tokens") == 1 for c in columns), columns
+    at.multiselect(key="cmp_pick").set_value(["sgpe", "o200k_base"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    n = load_encoding("o200k_base").n_vocab
+    pick = at.multiselect(key="cmp_pick")
+    assert f"o200k_base: {n:,} tokens" in pick.options
+    assert "cl100k_base: OpenAI's encoding (loads when picked)" in pick.options  # not picked
+    assert f"OpenAI o200k_base (tiktoken, offline) · {n:,} tokens" in unescaped(at.caption)
+
+
+def test_a_chart_of_zero_counts_starts_at_zero() -> None:
+    """Item 12: with no torn syllable and no syllable spelled from parts anywhere (a Latin
+    text), the two charts of zeros had a -1 to 1 axis."""
+    at = open_page("compare.py")
+    at.text_area(key="cmp_text").set_value("hello world").run()
+    assert not at.exception, [e.value for e in at.exception]
+    summary = at.dataframe[0].value
+    assert (summary["torn syllables"] == 0).all()
+    assert (summary["syllables spelled from their own parts"] == 0).all()
+    chart = next(c for c in at.get("plotly_chart") if "torn" in c.proto.spec)
+    layout = json.loads(chart.proto.spec)["layout"]
+    assert layout["yaxis"]["range"] == [0, 1] and layout["yaxis2"]["range"] == [0, 1]
+    assert "range" not in layout["yaxis3"]  # the token counts are not zero
+
+
+def test_a_large_uploads_size_check_leaves_the_server_log_clean(
+    runs_dir: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Item 12: the first size check of a > 1 MB upload wrote about 90 "missing
+    ScriptRunContext" warnings to the server log: its worker process imported the
+    checkout's app.py, which drew the whole frame outside a script run."""
+    import time
+
+    from sgpe.ui import train_form
+
+    train_form._checks.clear()  # a worker process of its own, started by this upload
+    data = (defaults.SAMPLE_DATA / "sinhala.txt").read_bytes() * 15
+    assert len(data) > train_form.BACKGROUND_BYTES
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.session_state["owner_key"] = KEY
+    at.run()
+    at.switch_page("sgpe/app/app_pages/train.py").run()
+    at.radio(key="train_source").set_value("upload").run()
+    capfd.readouterr()
+    at.file_uploader(key="train_upload").set_value(("big.txt", data, "text/plain")).run()
+    deadline = time.monotonic() + 120
+    while not any(c.value.startswith("This corpus with these settings") for c in at.caption):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    err = capfd.readouterr().err
+    assert "missing ScriptRunContext" not in err, err[-2000:]

@@ -29,7 +29,17 @@ PAGES_DIR = Path(__file__).resolve().parent / "app_pages"
 
 
 def run() -> None:
-    """Draw the frame and the page the visitor is on (one Streamlit script run)."""
+    """Draw the frame and the page the visitor is on (one Streamlit script run).
+
+    Outside a script run it draws nothing. The Train page's size check of a large upload
+    runs in a "spawn" worker process (sgpe/ui/train_form.py), and multiprocessing imports
+    the server's main script there (as ``__mp_main__``): the checkout's app.py then drew
+    the whole frame with no page to draw on, about 90 "missing ScriptRunContext" warnings
+    in the server log."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return
 
     st.set_page_config(
         page_title="SGPE Explorer",

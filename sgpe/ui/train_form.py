@@ -56,7 +56,9 @@ def widget(where: Any, f: dataclasses.Field[Any], mode: str, **limits: Any) -> A
         return where.number_input(
             meta.label,
             step=1,
-            placeholder=f"empty: {default_min_freq(mode)}, the {mode} mode's default",
+            # Short: the box is a third of the form wide, and the longer "empty: 1, the
+            # hierarchical mode's default" was cut off; the help says the rest.
+            placeholder=f"{mode} default: {default_min_freq(mode)}",
             key=key(f.name),
             help=help_
             + " Empty: the training mode's default ("

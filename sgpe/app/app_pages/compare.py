@@ -64,18 +64,20 @@ for problem in problems:
     st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
 
 default_pick = [k for k in DEFAULT_PICK if k in entries]
+pick_key = state.init_widget(
+    "cmp_pick",
+    "cmp",
+    default_pick,
+    parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
+    allowed=entries,
+)
+entries = resources.with_picked_loaded(entries, st.session_state.get(pick_key))
 pick = st.multiselect(
     f"Tokenizers (2 to {MAX_COLUMNS})",
     list(entries),
     format_func=lambda k: entries[k].option,
     max_selections=MAX_COLUMNS,
-    key=state.init_widget(
-        "cmp_pick",
-        "cmp",
-        default_pick,
-        parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
-        allowed=entries,
-    ),
+    key=pick_key,
     help="The default compares like with like: SGPE and byte-level BPE with the same "
     "vocabulary size, trained on the same corpus. Add OpenAI's o200k_base or "
     "cl100k_base, or any finished run.",
@@ -124,7 +126,7 @@ elif chosen:
         counts = result.counts
         with col, st.container(key=f"cmp_col_{entry.key.replace(':', '_')}"):
             st.markdown(f"**{render.md_escape(entry.name)}**")
-            st.caption(render.md_escape(f"{entry.label} · {entry.vocab_size:,} tokens"))
+            st.caption(render.md_escape(entry.label))  # its size is in it
             st.markdown(
                 f"**{int(counts[analysis.TORN]):,} torn syllables** · "
                 f"{int(counts[analysis.PARTS]):,} spelled from their own parts · "

@@ -78,17 +78,17 @@ for upload in hf_files or []:
     )
 
 default_pick = [k for k in DEFAULT_PICK if k in entries]
+pick_key = state.init_widget(
+    "ev_pick",
+    "ev",
+    default_pick,
+    parse=lambda raw: [k for k in raw.split(",") if k in entries] or None,
+    allowed=entries,
+)
+# A picked OpenAI encoding shows its size in the picker, not "(loads when picked)".
+entries = resources.with_picked_loaded(entries, st.session_state.get(pick_key))
 pick = st.multiselect(
-    "Vocabularies",
-    list(entries),
-    format_func=lambda k: entries[k].option,
-    key=state.init_widget(
-        "ev_pick",
-        "ev",
-        default_pick,
-        parse=lambda raw: [k for k in raw.split(",") if k in entries] or None,
-        allowed=entries,
-    ),
+    "Vocabularies", list(entries), format_func=lambda k: entries[k].option, key=pick_key
 )
 pick = [k for k in pick if k in entries]
 state.remember("ev", pick)

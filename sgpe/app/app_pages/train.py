@@ -334,6 +334,31 @@ def _size(info: RunInfo) -> str:
     return f"{cfg.vocab_size:,} tokens requested"
 
 
+def progress_text(stt: Any) -> str:
+    """The line under a run's progress bar. Before its first merge a run has no steps to
+    count (a queued run said "prepared: step 0 of 0 · – · ETA –"): it says what it waits
+    for instead."""
+    rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
+    if stt.state == "done":
+        return f"done: {stt.step:,} merges"
+    if stt.state == "queued":
+        return "queued: it starts on its own when a training slot is free"
+    if stt.target <= 0:
+        return {
+            "counting": "counting: reading the corpus before the first merge",
+            "merging": "merging: about to start",
+        }.get(stt.state, f"{stt.state} before its first merge")
+    if stt.state == "merging" and stt.eta_s is None:
+        return (
+            f"merging: step {stt.step:,} of {stt.target:,} · {rate} · "
+            "ETA after the first checkpoint"
+        )
+    return (
+        f"{stt.phase or stt.state}: step {stt.step:,} of {stt.target:,} · "
+        f"{rate} · ETA {_eta(stt.eta_s)}"
+    )
+
+
 def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
     """Whether this visitor manages the run: theirs, ownerless (the CLI's), or any for an
     administrator. The run manager checks the same again when a button acts."""
@@ -356,20 +381,7 @@ def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
             f"{render.md_escape(cfg.corpus_name)} · started {resources.run_when(info)} · "
             f"run `{run_id}`"
         )
-        rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
-        if stt.state == "done":
-            progress = f"done: {stt.step:,} merges"
-        elif stt.state == "merging" and stt.eta_s is None:
-            progress = (
-                f"merging: step {stt.step:,} of {stt.target:,} · {rate} · "
-                "ETA after the first checkpoint"
-            )
-        else:
-            progress = (
-                f"{stt.phase or stt.state}: step {stt.step:,} of {stt.target:,} · "
-                f"{rate} · ETA {_eta(stt.eta_s)}"
-            )
-        st.progress(stt.fraction, text=progress)
+        st.progress(stt.fraction, text=progress_text(stt))
         if stt.message:
             st.caption(render.md_escape(stt.message))
         with st.container(horizontal=True):
