@@ -158,6 +158,12 @@ CSS = f"""
 @media (max-width: 640px) {{
   .st-key-mrg_sides .sgpe-box {{ font-size: 1rem; line-height: 1.9; padding: .25rem .3rem; }}
 }}
+/* A table's toolbar (search, download, full screen) sits 44 px above the table. Where
+   nothing hovers or the screen is narrow it is always shown, and it covered what is above
+   the table: the tick labels of Compare's third chart, Grammar's tab bar. Room for it. */
+@media (max-width: 640px), (hover: none) {{
+  [data-testid="stDataFrame"] {{ margin-top: 2.75rem; }}
+}}
 .sgpe-legend {{ font-size: .85rem; margin: .2rem 0 .4rem 0; }}
 .sgpe-legend span.key {{
   display: inline-block; border-radius: .25rem; padding: 0 .45rem; margin-right: .35rem;
