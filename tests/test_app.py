@@ -1100,8 +1100,8 @@ def test_train_page_shows_disk_use_and_cleans_up(runs_dir: Path) -> None:
     """The page shows what the visitor's runs and uploads take; cleanup deletes this
     visitor's finished and failed runs (not the one in use, not another visitor's) and then
     their uploads that no run uses (never one a run refers to), with a message for each.
-    (Issue 35 item 7: the figures were the whole server's, and the visitor's runs here were
-    ownerless ones; tests/test_app_words.py holds the other visitor's side.)"""
+    (The figures were the whole server's, and the visitor's runs here were ownerless
+    ones; tests/test_app_words.py holds the other visitor's side.)"""
     import hashlib
 
     from sgpe.runs.manager import RunManager, RunRequest
@@ -1222,7 +1222,7 @@ def test_a_damaged_vocab_of_the_linked_run_falls_back_to_the_shipped_one(
         assert not at.exception, [e.value for e in at.exception]
         warnings = [w.value.replace("\\", "") for w in at.sidebar.warning]
         assert len(warnings) == 1, warnings
-        # A visitor gets the file's name, not its path (issue 35 item 8).
+        # A visitor gets the file's name, not its path (tests/test_app_words.py).
         assert warnings[0].startswith(
             f"Run {finished_run.id} cannot be used: vocab.json: {message}"
         )

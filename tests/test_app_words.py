@@ -1,11 +1,13 @@
-"""Issue 35, round four, items 7, 8, 9 and 12, under ``streamlit.testing.v1.AppTest``.
+"""What a visitor of a shared server sees, and the words the pages use, under
+``streamlit.testing.v1.AppTest``:
 
-* 7: a visitor sees and cleans up only their own runs and uploads (an administrator,
-  ``SGPE_ADMIN=1``, all of them);
-* 8: a visitor is shown names, not the server's paths;
-* 9: superwords and invisible characters are explained where tokens are shown (Compare,
+* disk use and cleanup: a visitor sees and cleans up only their own runs and uploads (an
+  administrator, ``SGPE_ADMIN=1``, all of them);
+* a visitor is shown names, not the server's paths;
+* superwords and invisible characters are explained where tokens are shown (Compare,
   Merges);
-* 12: the smaller wordings and figures.
+* smaller wordings and figures (the subtitle, stop reasons, sizes, a chart of zeros, the
+  server log).
 
 The fixtures are the small ones of tests/test_app.py: runs go to a temporary
 ``SGPE_RUNS_DIR``; a visitor's owner key is set in the session, as the cookie would.
@@ -91,7 +93,7 @@ def corpus(k: int) -> bytes:
 def test_a_visitor_sees_and_cleans_up_only_their_own_disk_use(
     runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Item 7: "Clean up disk" deleted other visitors' uploads, and every visitor saw the
+    """ "Clean up disk" deleted other visitors' uploads, and every visitor saw the
     whole server's disk use ("runs 66.3 MB (13 runs)" under "Your runs (0)"). Now the
     figures and both cleanups are the visitor's own; an upload two visitors stored stays
     for the other; an administrator sees and cleans everything."""
@@ -162,7 +164,7 @@ def test_a_visitor_sees_and_cleans_up_only_their_own_disk_use(
 def test_a_visitor_is_shown_names_not_server_paths(
     runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Item 8: "Runs directory: /…/runs" and the checkout's sample_data/vocab/… were shown
+    """ "Runs directory: /…/runs" and the checkout's sample_data/vocab/… were shown
     to every visitor. A visitor gets names (vocab.json, the shipped file's name); only an
     administrator gets the paths."""
     from sgpe.runs.manager import RunManager, RunRequest
@@ -238,7 +240,7 @@ def token_spans(body: str) -> list[tuple[str, dict[str, str], str]]:
 
 
 def test_compare_names_and_explains_a_superword(superword_run: Any) -> None:
-    """Item 9: superwords were marked by a purple overline that nothing explained (no
+    """superwords were marked by a purple overline that nothing explained (no
     legend, hover or caption said "superword"). The token's hover names it and its
     words, its invisible joiner is named, and a caption below the columns says what the
     overline means and which setting makes superwords."""
@@ -271,7 +273,7 @@ def test_compare_names_and_explains_a_superword(superword_run: Any) -> None:
 
 
 def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) -> None:
-    """Item 9: the learned-merges table showed a leading space as nothing (rank 1: left
+    """the learned-merges table showed a leading space as nothing (rank 1: left
     blank, right "ප"), never explained the kind `super`, and a lone ZWJ was an empty
     chip in the stepper. Spaces show as ·, joiners by name; the caption and the columns'
     help explain both and every kind; the stepper's ZWJ chip carries its marker."""
@@ -318,7 +320,7 @@ def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) ->
 
 
 def test_the_subtitle_counts_the_scripts() -> None:
-    """Item 12: the sidebar said "eight more Brahmic scripts"; there are ten more."""
+    """the sidebar said "eight more Brahmic scripts"; there are ten more."""
     from sgpe.schema import BUILTIN_SCRIPTS
 
     assert len(BUILTIN_SCRIPTS) - 2 == 10
@@ -335,7 +337,7 @@ def progress_texts(at: AppTest) -> list[str]:
 def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
     runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Item 12: a run that ran out of pairs said "no pair of tokens occurs 1 times or
+    """a run that ran out of pairs said "no pair of tokens occurs 1 times or
     more"; a cancelled one "cancelled by SIGTERM"; a queued one "prepared: step 0 of 0 ·
     – · ETA –"."""
     from sgpe.runs import create_run
@@ -390,7 +392,7 @@ def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
 
 
 def test_compare_states_each_size_once_and_a_picked_encodings_size() -> None:
-    """Item 12: a column's caption repeated its size ("· 2,000 tokens"); a picked OpenAI
+    """a column's caption repeated its size ("· 2,000 tokens"); a picked OpenAI
     encoding kept "(loads when picked)" in the picker once loaded."""
     from sgpe.baselines.tiktoken_offline import load_encoding
 
@@ -411,7 +413,7 @@ def test_compare_states_each_size_once_and_a_picked_encodings_size() -> None:
 
 
 def test_a_chart_of_zero_counts_starts_at_zero() -> None:
-    """Item 12: with no torn syllable and no syllable spelled from parts anywhere (a Latin
+    """with no torn syllable and no syllable spelled from parts anywhere (a Latin
     text), the two charts of zeros had a -1 to 1 axis."""
     at = open_page("compare.py")
     at.text_area(key="cmp_text").set_value("hello world").run()
@@ -428,7 +430,7 @@ def test_a_chart_of_zero_counts_starts_at_zero() -> None:
 def test_a_large_uploads_size_check_leaves_the_server_log_clean(
     runs_dir: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """Item 12: the first size check of a > 1 MB upload wrote about 90 "missing
+    """the first size check of a > 1 MB upload wrote about 90 "missing
     ScriptRunContext" warnings to the server log: its worker process imported the
     checkout's app.py, which drew the whole frame outside a script run."""
     import time
