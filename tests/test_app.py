@@ -125,7 +125,10 @@ def test_the_sidebar_only_reads_the_runs(runs_dir: Path) -> None:
     status = read_status(run_dir)
     assert (status.state, status.pid) == ("queued", None)
     assert sorted(p.name for p in run_dir.iterdir()) == before  # no train.log, nothing new
-    assert list(at.sidebar.selectbox(key="side_tok").options) == ["shipped: sample_data, 4,000"]
+    # "4,000 tokens", as a run's label says its size (Compare's captions then say it once)
+    assert list(at.sidebar.selectbox(key="side_tok").options) == [
+        "shipped: sample_data, 4,000 tokens"
+    ]
 
 
 @pytest.mark.parametrize("choice", ["python", "auto"])
@@ -330,7 +333,7 @@ def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
     assert not at.exception
     notes = [i.value.replace("\\", "") for i in at.info if "trained without" in i.value]
     assert notes == [
-        "The active SGPE vocabulary (shipped: sample_data, 4,000) was trained without any "
+        "The active SGPE vocabulary (shipped: sample_data, 4,000 tokens) was trained without any "
         "Tamil text, so it spells that text with byte tokens. Train a vocabulary on text of "
         "that script on the Train page, or choose one in the sidebar."
     ]

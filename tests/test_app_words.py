@@ -272,6 +272,28 @@ def test_compare_names_and_explains_a_superword(superword_run: Any) -> None:
     assert not [c for c, _, _ in token_spans(base) if "super" in c.split()]
 
 
+def test_compare_marks_a_token_of_only_a_joiner() -> None:
+    """A token of a lone ZWJ or ZWNJ (both tokenizers spell "x‍y ‌" so) was an empty chip
+    unless "Show invisible characters" was on: it is marked always, outside its text,
+    and its hover says what the joiner is."""
+    text = "x\u200dy \u200c"
+    at = open_page("compare.py")
+    at.text_area(key="cmp_text").set_value(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.toggle(key="cmp_inv").value
+    for name in ("SGPE", "Byte-level BPE"):
+        body = next(b for b in html_bodies(at) if f'data-tokenizer="{name}"' in b)
+        lone = {t: (c, a) for c, a, t in token_spans(body) if t in ("\u200d", "\u200c")}
+        assert sorted(lone) == ["\u200c", "\u200d"], name
+        for joiner, mark, meaning in (
+            ("\u200d", "ZWJ", "zero width joiner U+200D"),
+            ("\u200c", "ZWNJ", "zero width non-joiner U+200C"),
+        ):
+            cls, attrs = lone[joiner]
+            assert "glyphless" in cls.split() and attrs["data-post"] == mark
+            assert f"{mark} = {meaning}" in attrs["title"]
+
+
 def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) -> None:
     """the learned-merges table showed a leading space as nothing (rank 1: left
     blank, right "ප"), never explained the kind `super`, and a lone ZWJ was an empty

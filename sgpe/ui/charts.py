@@ -53,10 +53,14 @@ def _zero_from_zero(fig: go.Figure) -> go.Figure:
     every tokenizer is the rule holding, not a negative figure)."""
     values: dict[str, list[float]] = {}
     for trace in fig.data:
-        if trace.type != "bar" or trace.y is None:
+        # Vertical bars only: a horizontal bar chart's y values are its categories.
+        if trace.type != "bar" or trace.y is None or trace.orientation == "h":
             continue
-        axis = "yaxis" + str(trace.yaxis or "y")[1:]
-        values.setdefault(axis, []).extend(float(v) for v in trace.y if v is not None)
+        try:
+            ys = [float(v) for v in trace.y if v is not None]
+        except (TypeError, ValueError):  # categories, not counts
+            continue
+        values.setdefault("yaxis" + str(trace.yaxis or "y")[1:], []).extend(ys)
     for axis, ys in values.items():
         if ys and all(v == 0 for v in ys):
             fig.update_layout({axis: {"range": [0, 1], "dtick": 1}})

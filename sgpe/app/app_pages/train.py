@@ -19,7 +19,7 @@ from typing import Any
 import streamlit as st
 
 from sgpe.corpus import CorpusError
-from sgpe.runs import RunError, read_merges
+from sgpe.runs import RunError, RunStatus, read_merges
 from sgpe.runs.manager import (
     GZIP_EXPANSION_LIMIT,
     LABEL_MAX,
@@ -334,7 +334,7 @@ def _size(info: RunInfo) -> str:
     return f"{cfg.vocab_size:,} tokens requested"
 
 
-def progress_text(stt: Any) -> str:
+def progress_text(stt: RunStatus) -> str:
     """The line under a run's progress bar. Before its first merge a run has no steps to
     count (a queued run said "prepared: step 0 of 0 · – · ETA –"): it says what it waits
     for instead."""
