@@ -240,7 +240,7 @@ def token_spans(body: str) -> list[tuple[str, dict[str, str], str]]:
 
 
 def test_compare_names_and_explains_a_superword(superword_run: Any) -> None:
-    """superwords were marked by a purple overline that nothing explained (no
+    """Superwords were marked by a purple overline that nothing explained (no
     legend, hover or caption said "superword"). The token's hover names it and its
     words, its invisible joiner is named, and a caption below the columns says what the
     overline means and which setting makes superwords."""
@@ -295,7 +295,7 @@ def test_compare_marks_a_token_of_only_a_joiner() -> None:
 
 
 def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) -> None:
-    """the learned-merges table showed a leading space as nothing (rank 1: left
+    """The learned-merges table showed a leading space as nothing (rank 1: left
     blank, right "ප"), never explained the kind `super`, and a lone ZWJ was an empty
     chip in the stepper. Spaces show as ·, joiners by name; the caption and the columns'
     help explain both and every kind; the stepper's ZWJ chip carries its marker."""
@@ -342,7 +342,7 @@ def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) ->
 
 
 def test_the_subtitle_counts_the_scripts() -> None:
-    """the sidebar said "eight more Brahmic scripts"; there are ten more."""
+    """The sidebar said "eight more Brahmic scripts"; there are ten more."""
     from sgpe.schema import BUILTIN_SCRIPTS
 
     assert len(BUILTIN_SCRIPTS) - 2 == 10
@@ -359,7 +359,7 @@ def progress_texts(at: AppTest) -> list[str]:
 def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
     runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """a run that ran out of pairs said "no pair of tokens occurs 1 times or
+    """A run that ran out of pairs said "no pair of tokens occurs 1 times or
     more"; a cancelled one "cancelled by SIGTERM"; a queued one "prepared: step 0 of 0 ·
     – · ETA –"."""
     from sgpe.runs import create_run
@@ -414,7 +414,7 @@ def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
 
 
 def test_compare_states_each_size_once_and_a_picked_encodings_size() -> None:
-    """a column's caption repeated its size ("· 2,000 tokens"); a picked OpenAI
+    """A column's caption repeated its size ("· 2,000 tokens"); a picked OpenAI
     encoding kept "(loads when picked)" in the picker once loaded."""
     from sgpe.baselines.tiktoken_offline import load_encoding
 
@@ -435,7 +435,7 @@ def test_compare_states_each_size_once_and_a_picked_encodings_size() -> None:
 
 
 def test_a_chart_of_zero_counts_starts_at_zero() -> None:
-    """with no torn syllable and no syllable spelled from parts anywhere (a Latin
+    """With no torn syllable and no syllable spelled from parts anywhere (a Latin
     text), the two charts of zeros had a -1 to 1 axis."""
     at = open_page("compare.py")
     at.text_area(key="cmp_text").set_value("hello world").run()
@@ -452,7 +452,7 @@ def test_a_chart_of_zero_counts_starts_at_zero() -> None:
 def test_a_large_uploads_size_check_leaves_the_server_log_clean(
     runs_dir: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """the first size check of a > 1 MB upload wrote about 90 "missing
+    """The first size check of a > 1 MB upload wrote about 90 "missing
     ScriptRunContext" warnings to the server log: its worker process imported the
     checkout's app.py, which drew the whole frame outside a script run."""
     import time

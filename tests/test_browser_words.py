@@ -67,7 +67,7 @@ def test_a_superword_chip_stays_whole_and_says_what_it_is(
     superword_run: Any,
     device: str,
 ) -> None:
-    """a superword holds a space, and its chip wrapped at it, looking like two
+    """A superword holds a space, and its chip wrapped at it, looking like two
     tokens. In four narrow columns (desktop) and on a phone, every superword chip is on
     one line; its hover title names it."""
     text = " ".join([f"{SRI_LANKA} රජය", "ලංකා"] * 12)
@@ -108,7 +108,7 @@ def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 def test_on_a_phone_no_table_toolbar_covers_what_is_above(phone: Tab) -> None:
-    """on a phone a table's toolbar (always shown where nothing hovers) covered
+    """On a phone a table's toolbar (always shown where nothing hovers) covered
     the tick labels of Compare's third chart, and Grammar's tab bar."""
     page = phone.goto(f"compare?text={quote(SRI_LANKA)}")
     chart = page.locator(".st-key-cmp_summary")
@@ -139,7 +139,7 @@ def test_the_min_frequency_placeholder_fits_its_box(
     app_url: str,  # noqa: F811
     device: str,
 ) -> None:
-    """the empty minimum-frequency box's placeholder ("empty: 1, the hierarchical
+    """The empty minimum-frequency box's placeholder ("empty: 1, the hierarchical
     mode's default") was cut off. Measured in the box's own font, it fits inside the
     box's padding, for both modes."""
     tab = Tab(browser, app_url)
