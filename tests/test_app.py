@@ -125,7 +125,10 @@ def test_the_sidebar_only_reads_the_runs(runs_dir: Path) -> None:
     status = read_status(run_dir)
     assert (status.state, status.pid) == ("queued", None)
     assert sorted(p.name for p in run_dir.iterdir()) == before  # no train.log, nothing new
-    assert list(at.sidebar.selectbox(key="side_tok").options) == ["shipped: sample_data, 4,000"]
+    # "4,000 tokens", as a run's label says its size (Compare's captions then say it once)
+    assert list(at.sidebar.selectbox(key="side_tok").options) == [
+        "shipped: sample_data, 4,000 tokens"
+    ]
 
 
 @pytest.mark.parametrize("choice", ["python", "auto"])
@@ -330,7 +333,7 @@ def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
     assert not at.exception
     notes = [i.value.replace("\\", "") for i in at.info if "trained without" in i.value]
     assert notes == [
-        "The active SGPE vocabulary (shipped: sample_data, 4,000) was trained without any "
+        "The active SGPE vocabulary (shipped: sample_data, 4,000 tokens) was trained without any "
         "Tamil text, so it spells that text with byte tokens. Train a vocabulary on text of "
         "that script on the Train page, or choose one in the sidebar."
     ]
@@ -998,12 +1001,12 @@ def test_train_form_min_freq_says_the_modes_default_in_words(runs_dir: Path) -> 
     mode's default, the help lists every mode's."""
     at = open_page("train.py")
     box = at.text_input(key="train_min_freq")
-    assert box.placeholder == "empty: 1, the hierarchical mode's default"
+    assert box.placeholder == "hierarchical default: 1"  # short enough to show whole
     assert box.help.endswith(
         "Empty: the training mode's default (1 for hierarchical, 2 for paper)."
     )
     at.radio(key="train_mode").set_value("paper").run()
-    assert at.text_input(key="train_min_freq").placeholder == "empty: 2, the paper mode's default"
+    assert at.text_input(key="train_min_freq").placeholder == "paper default: 2"
 
 
 def test_train_form_checks_the_size_against_the_corpus(runs_dir: Path) -> None:
@@ -1099,34 +1102,42 @@ def _kb(n: int) -> str:
 
 
 def test_train_page_shows_disk_use_and_cleans_up(runs_dir: Path) -> None:
-    """The page shows what runs and uploads take; cleanup deletes this session's finished
-    and failed runs (not the one in use, not another session's) and then the uploads that
-    no run uses (never one a run refers to), with a message for each."""
+    """The page shows what the visitor's runs and uploads take; cleanup deletes this
+    visitor's finished and failed runs (not the one in use, not another visitor's) and then
+    their uploads that no run uses (never one a run refers to), with a message for each.
+    (The figures were the whole server's, and the visitor's runs here were ownerless
+    ones; tests/test_app_words.py holds the other visitor's side.)"""
     import hashlib
 
     from sgpe.runs.manager import RunManager, RunRequest
 
+    key = "0123456789abcdef" * 2  # this visitor's owner key (sgpe/ui/owner.py)
+    me = hashlib.sha256(f"sgpe-owner:{key}".encode()).hexdigest()[:32]
     manager = RunManager(runs_dir)
     lines = ["ශ්\u200dරී ලංකාව ලස්සන රටකි.", "ගුරුවරු පාඩම් උගන්වති."]
     texts = [("\n".join(lines[: k + 1] * 20) + "\n").encode("utf-8") for k in range(2)]
     texts.append("\n".join(["අම්මා කෑම උයනවා."] * 20).encode("utf-8"))
     uploads = [hashlib.sha256(t).hexdigest() + ".txt" for t in texts]
-    in_use = manager.start(RunRequest(texts[0], name="a.txt", vocab_size=400))
-    failed = manager.start(RunRequest(texts[0], name="a.txt", vocab_size=20))
-    gone = manager.start(RunRequest(texts[1], name="b.txt", vocab_size=400))
+    in_use = manager.start(RunRequest(texts[0], name="a.txt", vocab_size=400, owner=me))
+    failed = manager.start(RunRequest(texts[0], name="a.txt", vocab_size=20, owner=me))
+    gone = manager.start(RunRequest(texts[1], name="b.txt", vocab_size=400, owner=me))
     theirs = manager.start(RunRequest(texts[2], name="c.txt", vocab_size=400, owner="someone"))
-    done = manager.start(RunRequest(texts[2], name="c.txt", vocab_size=410))
+    done = manager.start(RunRequest(texts[2], name="c.txt", vocab_size=410, owner=me))
     for run, state in ((in_use, "done"), (failed, "failed"), (gone, "done"), (theirs, "done"), (done, "done")):  # fmt: skip
         assert manager.wait(run).state == state
     manager.delete(gone)  # its upload is now used by no run
-    use = manager.disk_use()
-    assert (use.runs, use.uploads, use.unused_uploads) == (4, 3, 1)
+    use = manager.disk_use(as_owner=me)
+    assert (use.runs, use.uploads, use.unused_uploads) == (3, 3, 1)
 
-    at = open_page("train.py", tok=in_use.id)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["owner_key"] = key
+    at.query_params["tok"] = in_use.id
+    at.run()
+    at.switch_page("app_pages/train.py").run()
     assert not at.exception, [e.value for e in at.exception]
     captions = [c.value for c in at.caption]
     assert (
-        f"Disk use: runs {_kb(use.runs_bytes)} (4 runs) · uploads {_kb(use.uploads_bytes)} "
+        f"Disk use, yours: runs {_kb(use.runs_bytes)} (3 runs) · uploads {_kb(use.uploads_bytes)} "
         "(3 files, 1 used by no run). Runs read their corpus where it is; an upload is stored "
         "once."
     ) in captions, captions
@@ -1150,7 +1161,7 @@ def test_train_page_shows_disk_use_and_cleans_up(runs_dir: Path) -> None:
     assert not at.exception, [e.value for e in at.exception]
     successes = [m.value.replace("\\", "") for m in at.success]
     assert f"Deleted 1 upload(s) that no run uses; {_kb(len(texts[1]))} freed." in successes
-    assert sorted(p.name for p in (runs_dir / "uploads").iterdir()) == sorted(
+    assert sorted(p.name for p in (runs_dir / "uploads").glob("*.txt")) == sorted(
         [uploads[0], uploads[2]]
     )
     at.run()
@@ -1216,7 +1227,10 @@ def test_a_damaged_vocab_of_the_linked_run_falls_back_to_the_shipped_one(
         assert not at.exception, [e.value for e in at.exception]
         warnings = [w.value.replace("\\", "") for w in at.sidebar.warning]
         assert len(warnings) == 1, warnings
-        assert warnings[0].startswith(f"Run {finished_run.id} cannot be used: {vocab}: {message}")
+        # A visitor gets the file's name, not its path (tests/test_app_words.py).
+        assert warnings[0].startswith(
+            f"Run {finished_run.id} cannot be used: vocab.json: {message}"
+        )
         assert "The shipped vocabulary is used instead" in warnings[0]
         assert f"Active: {shipped.vocab_size:,} tokens" in at.sidebar.caption[-1].value
         at.switch_page("app_pages/compare.py").run()
@@ -1232,7 +1246,7 @@ def test_a_damaged_merges_file_is_a_warning_on_the_pages(finished_run: Any) -> N
     at = open_page("train.py", tok=finished_run.id)
     warnings = [w.value.replace("\\", "") for w in at.warning]
     assert any(
-        w.startswith(f"The merge curve cannot be shown: {merges}: not a readable parquet file")
+        w.startswith("The merge curve cannot be shown: merges.parquet: not a readable parquet file")
         for w in warnings
     ), warnings
 

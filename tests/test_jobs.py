@@ -430,8 +430,8 @@ def test_the_trained_size_and_why_training_stopped(tmp_path: Path) -> None:
     trained = load(run.path / "vocab.json").vocab_size
     assert st.state == "done" and st.trained_size == trained == limits.largest
     assert st.stop_reason == (
-        f"stopped at {trained:,} of {limits.largest + 100:,} tokens: no pair of tokens occurs "
-        "1 times or more (min_freq) in the corpus any more"
+        f"stopped at {trained:,} of {limits.largest + 100:,} tokens: no pair of tokens is left "
+        "to merge in the corpus (every word is one token)"
     )
     small = jobs.start(RunRequest(corpus, vocab_size=limits.smallest + 10))
     st = jobs.wait(small)
@@ -605,7 +605,8 @@ def test_kill_9_cancel_and_resume_give_the_identical_vocabulary(
     assert jobs.resume(run).state in ("queued", "counting", "merging")
     wait_step(jobs, run, ckpt.step + 1500)
     cancelled = jobs.cancel(run)
-    assert cancelled.state == "cancelled" and "SIGTERM" in cancelled.message
+    assert cancelled.state == "cancelled"
+    assert cancelled.message.startswith("cancelled by a stop request (Cancel)")
     last = pick_checkpoint(run.path, read_config(run.path).fingerprint()).checkpoint
     assert last is not None and last.step == cancelled.checkpoint_step == cancelled.step
     assert last.merges[: ckpt.step] == ckpt.merges

@@ -152,7 +152,8 @@ def test_sigterm_cancels_with_a_valid_checkpoint_and_resume_is_identical(
     assert proc.wait(timeout=60) == 0
     status = read_status(out)
     assert status.state == "cancelled" and not status.alive
-    assert "cancelled by SIGTERM" in status.message
+    assert "cancelled by a stop request (Cancel)" in status.message
+    assert "SIGTERM received" in (out / "train.log").read_text(encoding="utf-8")
     choice = pick_checkpoint(out, fingerprint(out))
     ckpt = choice.checkpoint
     assert ckpt is not None and choice.notes == []

@@ -29,7 +29,17 @@ PAGES_DIR = Path(__file__).resolve().parent / "app_pages"
 
 
 def run() -> None:
-    """Draw the frame and the page the visitor is on (one Streamlit script run)."""
+    """Draw the frame and the page the visitor is on (one Streamlit script run).
+
+    Outside a script run it draws nothing. The Train page's size check of a large upload
+    runs in a "spawn" worker process (sgpe/ui/train_form.py), and multiprocessing imports
+    the server's main script there (as ``__mp_main__``): the checkout's app.py then drew
+    the whole frame with no page to draw on, about 90 "missing ScriptRunContext" warnings
+    in the server log."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return
 
     st.set_page_config(
         page_title="SGPE Explorer",
@@ -87,7 +97,7 @@ def run() -> None:
 
     with st.sidebar:
         st.markdown("### SGPE Explorer")
-        st.caption("Syllable-aware BPE for Sinhala, Devanagari and eight more Brahmic scripts")
+        st.caption("Syllable-aware BPE for Sinhala, Devanagari and ten more Brahmic scripts")
         # native core or pure Python; the Active line stays last (tests/test_app.py reads it)
         st.caption(f"Engine: {render.md_escape(describe())}.")
         sgpe_choices = resources.choices("sgpe")
@@ -130,13 +140,13 @@ def run() -> None:
             active = resources.active()
         except (ValueError, OSError) as err:  # the shipped vocabulary itself is damaged
             st.error(
-                f"{render.md_escape(one_line(err))}. Rebuild the shipped vocabularies with "
+                f"{render.md_escape(owner.shown(one_line(err)))}. Rebuild the shipped vocabularies with "
                 "`python -m sgpe.shipped`.",
                 icon=":material/error:",
             )
             st.stop()
         for problem in active.problems:
-            st.warning(render.md_escape(problem), icon=":material/warning:")
+            st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
         tok = active.sgpe
         st.caption(
             f"Active: {tok.vocab_size:,} tokens, {len(tok.merges):,} merges, "
@@ -151,7 +161,7 @@ def run() -> None:
     except Exception as err:  # the last line of defence: a message on the page, never a traceback
         logging.getLogger("sgpe.app").exception("page %s failed", page.title)
         st.error(
-            f"{page.title} cannot be shown: {render.md_escape(one_line(err))} "
+            f"{page.title} cannot be shown: {render.md_escape(owner.shown(one_line(err)))} "
             "(the details are in the server log). Check the file named here, or choose another "
             "vocabulary in the sidebar.",
             icon=":material/error:",

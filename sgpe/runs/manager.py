@@ -20,7 +20,12 @@ process ``python -m sgpe train --out <dir> --resume`` started with
 * **Disk.** :meth:`disk_use` reports the bytes of runs and uploads; :meth:`delete_finished`
   and :meth:`delete_unused_uploads` clean up, and :meth:`delete_upload` refuses an upload
   that any run refers to. A run is deleted by renaming it out of view first, so it goes
-  whole or not at all.
+  whole or not at all. An upload records who stored it (``<sha256><ext>.owners.json``,
+  one entry per owner, since two visitors may upload the same file): with ``as_owner``,
+  :meth:`disk_use` counts only that owner's runs and uploads, and
+  :meth:`delete_unused_uploads` only gives up that owner's claim, removing the file once
+  nobody claims it. An upload with no recorded owner is left to a call without
+  ``as_owner`` (the library's, an administrator's).
 * **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
   beyond that leaves the run ``queued``. The queue moves without any page open: a trainer
   that ends (done, failed or cancelled) launches the oldest queued runs its slot frees
@@ -127,6 +132,8 @@ LABEL_MAX = 80  # characters of a run's name
 #: Uploads, stored once each under the runs root as ``<sha256><ext>``.
 UPLOADS_DIR = "uploads"
 _UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")
+#: Beside each stored upload: ``{"owners": [...]}``, who stored it (see Disk above).
+UPLOAD_OWNERS_SUFFIX = ".owners.json"
 
 
 # ============================================================================ intake
@@ -650,6 +657,8 @@ class RunManager:
                         incoming.unlink()  # uploaded before: the same bytes, stored once
                     else:  # new, or a stored copy damaged since: this one is right
                         os.replace(incoming, upload)
+                    if request.owner is not None:
+                        self._claim_upload(upload, request.owner)
                 while True:
                     run_id = new_run_id()
                     final = self.root / run_id
@@ -974,11 +983,19 @@ class RunManager:
             self._children.pop(run.id, None)
 
     # ------------------------------------------------------------------ disk
-    def disk_use(self) -> DiskUse:
-        """Bytes on disk of the run directories and of the stored uploads (read only)."""
+    def disk_use(self, *, as_owner: str | None = None) -> DiskUse:
+        """Bytes on disk of the run directories and of the stored uploads (read only).
+
+        With ``as_owner``, only what that owner manages: their runs and ownerless ones
+        (as :meth:`delete`), and the uploads they stored (as :meth:`delete_unused_uploads`).
+        """
         runs = self._run_dirs()
+        if as_owner is not None:
+            runs = [r for r in runs if read_owner(r.path) in (None, as_owner)]
         used = self._upload_users()
         files = self._upload_files()
+        if as_owner is not None:
+            files = [p for p in files if as_owner in self._upload_owners(p)]
         unused = [p for p in files if p.name not in used]
         return DiskUse(
             runs=len(runs),
@@ -993,6 +1010,34 @@ class RunManager:
         if not self.uploads.is_dir():
             return []
         return sorted(p for p in self.uploads.iterdir() if _UPLOAD.match(p.name) and p.is_file())
+
+    @staticmethod
+    def _owners_file(upload: Path) -> Path:
+        return upload.with_name(upload.name + UPLOAD_OWNERS_SUFFIX)
+
+    def _upload_owners(self, upload: Path) -> list[str]:
+        """Who stored ``upload`` (none: stored without an owner, or an unreadable record)."""
+        try:
+            data = json.loads(self._owners_file(upload).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        owners = data.get("owners") if isinstance(data, dict) else None
+        if not isinstance(owners, list):
+            return []
+        return [o for o in owners if isinstance(o, str)]
+
+    def _write_upload_owners(self, upload: Path, owners: list[str]) -> None:
+        """Record ``owners`` for ``upload`` (the caller holds the root lock)."""
+        path = self._owners_file(upload)
+        if owners:
+            atomic_write(path, json.dumps({"owners": owners}).encode("utf-8"))
+        else:
+            path.unlink(missing_ok=True)
+
+    def _claim_upload(self, upload: Path, owner: str) -> None:
+        owners = self._upload_owners(upload)
+        if owner not in owners:
+            self._write_upload_owners(upload, [*owners, owner])
 
     def _upload_users(self) -> dict[str, list[str]]:
         """The runs that refer to each stored upload, by the upload's file name. A run whose
@@ -1037,6 +1082,7 @@ class RunManager:
                 )
             size = _file_bytes(path)
             path.unlink()
+            self._owners_file(path).unlink(missing_ok=True)
         return size
 
     def _state_of(self, run_id: str) -> str:
@@ -1045,18 +1091,35 @@ class RunManager:
         except RunError:
             return "unreadable"
 
-    def delete_unused_uploads(self) -> tuple[int, int]:
-        """Remove every stored upload that no run refers to; returns (files, bytes)."""
+    def delete_unused_uploads(self, *, as_owner: str | None = None) -> tuple[int, int]:
+        """Remove every stored upload that no run refers to; returns (files, bytes freed).
+
+        With ``as_owner``, only the uploads that owner stored: their claim is given up, and
+        the file goes once nobody else claims it (another owner who stored the same bytes
+        keeps them). Such uploads count among the files; only removed files free bytes.
+        """
         files = size = 0
         with self._root_lock():
             used = self._upload_users()
             for path in self._upload_files():
-                if path.name not in used:
-                    n = _file_bytes(path)
-                    with contextlib.suppress(FileNotFoundError):
-                        path.unlink()
-                        files += 1
-                        size += n
+                if path.name in used:
+                    continue
+                others: list[str] = []
+                if as_owner is not None:
+                    owners = self._upload_owners(path)
+                    if as_owner not in owners:
+                        continue  # another visitor's, or stored without an owner
+                    others = [o for o in owners if o != as_owner]
+                if others:
+                    self._write_upload_owners(path, others)
+                    files += 1
+                    continue
+                n = _file_bytes(path)
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                    files += 1
+                    size += n
+                self._owners_file(path).unlink(missing_ok=True)
         return files, size
 
     def delete_finished(

@@ -75,9 +75,13 @@ class TrainResult:
 
 
 class _Cancelled(Exception):
+    """A stop signal, named for the people who see the run's message: SIGTERM is the Train
+    page's Cancel (or a ``kill``), SIGINT a Ctrl-C; the log line keeps the signal's name."""
+
     def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
+        super().__init__("Ctrl-C" if signum == signal.SIGINT else "a stop request (Cancel)")
         self.signum = signum
+        self.signal = signal.Signals(signum).name
 
 
 class _InputError(Exception):
@@ -213,13 +217,19 @@ class RunWorker:
         asked = self.config.vocab_size
         if self.trained_size >= asked:
             return "reached the requested size"
+        if self.config.min_freq <= 1:  # "occurs 1 times or more" said "none is left"
+            return (
+                f"stopped at {self.trained_size:,} of {asked:,} tokens: no pair of tokens is "
+                "left to merge in the corpus (every word is one token)"
+            )
         return (
             f"stopped at {self.trained_size:,} of {asked:,} tokens: no pair of tokens occurs "
-            f"{self.config.min_freq} times or more (min_freq) in the corpus any more"
+            f"{self.config.min_freq:,} times or more (min_freq) in the corpus any more"
         )
 
     def _end_cancelled(self, stop: _Cancelled) -> TrainResult:
         message = f"cancelled by {stop}"
+        self.log(f"{stop.signal} received", show=False)
         try:
             if self.status.data["state"] == "merging" and self.merges:
                 self._write_checkpoint(final=True)

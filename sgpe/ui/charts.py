@@ -44,6 +44,26 @@ def _layout(fig: go.Figure, height: int = 320) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         font={"family": FONT_STACK},  # a Noto face for each script (sgpe/ui/style.py)
     )
+    return _zero_from_zero(fig)
+
+
+def _zero_from_zero(fig: go.Figure) -> go.Figure:
+    """Give a y axis whose bars are all 0 the range 0 to 1: Plotly centres an all-zero
+    axis on 0 (-1 to 1), which showed counts below zero ("0 torn syllables" for
+    every tokenizer is the rule holding, not a negative figure)."""
+    values: dict[str, list[float]] = {}
+    for trace in fig.data:
+        # Vertical bars only: a horizontal bar chart's y values are its categories.
+        if trace.type != "bar" or trace.y is None or trace.orientation == "h":
+            continue
+        try:
+            ys = [float(v) for v in trace.y if v is not None]
+        except (TypeError, ValueError):  # categories, not counts
+            continue
+        values.setdefault("yaxis" + str(trace.yaxis or "y")[1:], []).extend(ys)
+    for axis, ys in values.items():
+        if ys and all(v == 0 for v in ys):
+            fig.update_layout({axis: {"range": [0, 1], "dtick": 1}})
     return fig
 
 

@@ -74,6 +74,21 @@ def is_admin() -> bool:
     return os.environ.get(ADMIN_ENV, "").strip() == "1"
 
 
+def shown(message: str) -> str:
+    """A message as this visitor may see it: an administrator gets it whole (the server's
+    paths help them act), every other visitor gets file names instead of paths."""
+    from .render import names_only
+
+    return message if is_admin() else names_only(message)
+
+
+def shown_path(path: object) -> str:
+    """A server path for an administrator; its name for every other visitor."""
+    from pathlib import Path
+
+    return str(path) if is_admin() else Path(str(path)).name
+
+
 def cookie_script(key: str) -> str:
     """The ``<script>`` that stores ``key`` in the browser (see the module docstring)."""
     if not KEY_RE.fullmatch(key):

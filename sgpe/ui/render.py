@@ -51,6 +51,41 @@ INVISIBLE_MARKS: dict[str, str] = {
 }
 
 
+#: The characters that have no glyph at all: a token or table cell of only these looked
+#: empty, so they are always marked (spaces and viramas only on request).
+ZERO_WIDTH = frozenset("\u200d\u200c\u200b\u2060\ufeff\u00ad")
+#: What each marker means, for legends and hover titles.
+MARK_MEANINGS: dict[str, str] = {
+    "ZWJ": "zero width joiner U+200D: asks for the joined (conjunct) form, e.g. ශ්‍ර",
+    "ZWNJ": "zero width non-joiner U+200C: asks for the separate form",
+    "ZWSP": "zero width space U+200B",
+    "WJ": "word joiner U+2060",
+    "BOM": "byte order mark U+FEFF",
+    "SHY": "soft hyphen U+00AD",
+    "NBSP": "no-break space U+00A0",
+    "\u00b7": "a space (a token that starts a word begins with one)",
+}
+
+
+def is_superword(text: str) -> bool:
+    """Whether a token holds a space between its characters: a *superword*, whole
+    syllables of several words in one token (an opt-in training setting).
+
+    >>> is_superword(" ශ්\u200dරී ලංකා"), is_superword(" ලංකා"), is_superword("  ")
+    (True, False, False)
+    """
+    return " " in text.strip()
+
+
+def zero_width_marks(text: str) -> str:
+    """Markers of the glyphless characters of ``text`` (:data:`ZERO_WIDTH`), in order.
+
+    >>> zero_width_marks("ශ්\u200dර")
+    'ZWJ'
+    """
+    return "".join(INVISIBLE_MARKS[ch] for ch in text if ch in ZERO_WIDTH)
+
+
 def invisible_markers(text: str) -> tuple[str, str]:
     """Markers for the invisible characters of one span: ``(before, after)``.
 
@@ -110,6 +145,21 @@ def md_escape(text: str) -> str:
     \\*\\*a\\*\\* \\<b\\>\\:red\\[x\\]
     """
     return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
+
+
+_ABS_PATH = re.compile(r"(?<![\w.~:/])/(?:[^\s/:'\"`,;()]+/)+([^\s/:'\"`,;()]*)")
+
+
+def names_only(message: str) -> str:
+    """A message with each absolute path cut to its last part (a file or folder name): a
+    shared server's visitors get names, not where the server keeps its files.
+
+    >>> names_only("/srv/sgpe/runs/20260101-000000-abcdef/vocab.json: not valid JSON")
+    'vocab.json: not valid JSON'
+    >>> names_only("and/or 1/2 stays")
+    'and/or 1/2 stays'
+    """
+    return _ABS_PATH.sub(lambda m: m.group(1) or "", message)
 
 
 # ============================================================================ attributes
@@ -251,8 +301,14 @@ def tokens_html(
         if t.fallback:
             cls += " fallback"
         text = t.data.decode("utf-8", errors="ignore") if t.label is None else ""
-        if " " in text[1:]:
+        if is_superword(text):
             cls += " super"  # a superword: whole syllables of several words
+        marks = ""
+        if text and all(ch in ZERO_WIDTH for ch in text):
+            # Only glyphless characters (a lone ZWJ): an empty chip unless marked, so it
+            # is marked whether or not the invisible characters are shown.
+            cls += " glyphless"
+            marks = zero_width_marks(text)
         if text.endswith("\n"):
             cls += " nl"  # its id goes before the line break, not at the next line's start
         parts.append(
@@ -262,7 +318,7 @@ def tokens_html(
             + (_attr("data-cut", "1") if t.cut and not t.part else "")
             + (_attr("data-part", "1") if t.cut and t.part else "")
             + (_attr("title", t.title) + _attr("data-info", t.title) if t.title else "")
-            + _marker_attrs(text, show_invisible)
+            + (_attr("data-post", marks) if marks else _marker_attrs(text, show_invisible))
             + f">{token_text_html(t.data, t.label)}</span>"
         )
     flags = (" ids" if show_ids else "") + (" inv" if show_invisible else "")
@@ -297,6 +353,13 @@ def token_title(
         + " ".join(f"{b:02X}" for b in data[:24])
         + (" …" if len(data) > 24 else "")
     )
+    if label is None and is_superword(text):
+        lines.append(
+            f"superword: whole syllables of {len(text.split())} words in one token, joined "
+            "across a space (superwords are an opt-in training setting)"
+        )
+    for ch in dict.fromkeys(ch for ch in text if ch in ZERO_WIDTH):
+        lines.append(f"{INVISIBLE_MARKS[ch]} = {MARK_MEANINGS[INVISIBLE_MARKS[ch]]}")
     if status:
         lines.append(status)
     elif cut and part:
@@ -320,15 +383,39 @@ def step_tokens_html(
     parts = []
     for i, tok in enumerate(tokens):
         cls = "tok new" + {"part": " part", "super": " super"}.get(kind, "")
-        cls = cls if i == new_index else "tok super" if " " in tok[1:] else "tok"
+        plain = tok.replace("\u00b7", " ")  # the display form marks spaces with a dot
+        cls = cls if i == new_index else "tok super" if is_superword(plain) else "tok"
+        # Glyphless characters (ZWJ, ZWNJ) get a marker after the token, outside its
+        # text, so a token of a lone ZWJ is no longer an empty chip and shaping is kept.
+        marks = zero_width_marks(tok)
         parts.append(
             f'<span class="{cls}"'
-            + _attr("title", code_points(tok) or "(empty)")
+            + _attr("title", step_token_title(tok))
+            + (_attr("data-post", marks) if marks else "")
             + ">"
             + display_token_html(tok)
             + "</span>"
         )
     return f'<div class="sgpe-steps">{"".join(parts)}</div>'
+
+
+def step_token_title(token: str) -> str:
+    """Hover text of a merge-stepper token: its code points, what a superword is, and
+    what each marker stands for.
+
+    >>> print(step_token_title("\u200d"))
+    U+200D
+    ZWJ = zero width joiner U+200D: asks for the joined (conjunct) form, e.g. ශ්‍ර
+    """
+    lines = [code_points(token) or "(empty)"]
+    plain = token.replace("\u00b7", " ")
+    if is_superword(plain):
+        lines.append("superword: whole syllables of several words joined across a space")
+    if plain.startswith(" "):
+        lines.append("\u00b7 = " + MARK_MEANINGS["\u00b7"])
+    for ch in dict.fromkeys(ch for ch in token if ch in ZERO_WIDTH):
+        lines.append(f"{INVISIBLE_MARKS[ch]} = {MARK_MEANINGS[INVISIBLE_MARKS[ch]]}")
+    return "\n".join(lines)
 
 
 def display_token_html(token: str) -> str:

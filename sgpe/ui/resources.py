@@ -199,7 +199,7 @@ def choices(model: str) -> dict[str, Choice]:
     out = {
         DEFAULT_ID: Choice(
             DEFAULT_ID,
-            f"shipped: sample_data, {defaults.DEFAULT_VOCAB_SIZE:,}",
+            f"shipped: sample_data, {defaults.DEFAULT_VOCAB_SIZE:,} tokens",
             shipped,
             model,
             "",
@@ -322,7 +322,7 @@ class Entry:
     key: str  # stable id (URL value): "sgpe", "base", "o200k_base", "run:<id>", ...
     name: str  # short, unique column title
     tokenizer: Any  # None until loaded (see loader)
-    label: str  # what it is, in one line
+    label: str  # what it is, in one line, with its size once known
     cache_key: str  # changes when the vocabulary file changes
     vocab_size: int | None  # None: known once loaded
     loader: Callable[[], Any] | None = None
@@ -352,11 +352,34 @@ def load_entries(entries: list[Entry]) -> tuple[list[Entry], list[str]]:
         except Exception as err:  # tiktoken missing, a rank file absent offline
             problems.append(f"{entry.name} is not available: {err}")
             continue
-        size = entry.vocab_size
-        if size is None:
-            size = int(getattr(tok, "n_vocab", None) or tok.vocab_size)
-        loaded.append(dataclasses.replace(entry, tokenizer=tok, vocab_size=size))
+        loaded.append(_loaded(entry, tok))
     return loaded, problems
+
+
+def _loaded(entry: Entry, tok: Any) -> Entry:
+    """``entry`` with its tokenizer; one offered unloaded now states its size too."""
+    if entry.vocab_size is not None:
+        return dataclasses.replace(entry, tokenizer=tok)
+    size = int(getattr(tok, "n_vocab", None) or tok.vocab_size)
+    return dataclasses.replace(
+        entry, tokenizer=tok, vocab_size=size, label=f"{entry.label} · {size:,} tokens"
+    )
+
+
+def with_picked_loaded(entries: dict[str, Entry], picked: Any) -> dict[str, Entry]:
+    """``entries`` with the picked ones loaded, before the picker is drawn: a picked
+    OpenAI encoding then shows its size in the picker, not "(loads when picked)". One
+    that cannot be built stays unloaded (:func:`load_entries` says why)."""
+    out = dict(entries)
+    for key in picked if isinstance(picked, list) else []:
+        entry = out.get(key)
+        if entry is None or entry.tokenizer is not None:
+            continue
+        try:
+            out[key] = _loaded(entry, entry.get())
+        except Exception:  # reported by load_entries, with the reason
+            continue
+    return out
 
 
 def _file_key(path: Path) -> str:

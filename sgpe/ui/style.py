@@ -97,7 +97,14 @@ CSS = f"""
 /* A token of byte chips (and its id) stays on one line: broken across lines, its last
    chip ran past the column's edge and was clipped. */
 .sgpe-box span.tok:has(> .b) {{ display: inline-block; max-width: 100%; line-height: 1.6; }}
-.sgpe-box span.tok.super {{ text-decoration: overline 2px #7c3aed; }}
+/* A superword holds a space: kept on one line, or its halves looked like two tokens. */
+.sgpe-box span.tok.super {{ text-decoration: overline 2px #7c3aed; white-space: pre; }}
+/* A token of glyphless characters only (a lone ZWJ) always shows its marker. */
+.sgpe-box span.tok.glyphless[data-post]::after, .sgpe-steps span.tok[data-post]::after {{
+  content: attr(data-post); font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+  font-size: .5em; color: #b42318; vertical-align: super; white-space: nowrap;
+  margin-left: 1px;
+}}
 .sgpe-box span.tok .b {{
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .62em;
   background: #fff7e0; border: 1px solid #d8b45a; border-radius: .2rem;
@@ -114,6 +121,9 @@ CSS = f"""
   font-size: .45em; color: #4b5563; vertical-align: sub; margin-left: 1px;
 }}
 .sgpe-box.ids.inv span.tok[data-post]::after {{
+  content: attr(data-post) " " attr(data-id);
+}}
+.sgpe-box.ids span.tok.glyphless[data-post]::after {{
   content: attr(data-post) " " attr(data-id);
 }}
 .sgpe-box.ids span.tok.nl::after {{ content: none; }}
@@ -147,6 +157,12 @@ CSS = f"""
 }}
 @media (max-width: 640px) {{
   .st-key-mrg_sides .sgpe-box {{ font-size: 1rem; line-height: 1.9; padding: .25rem .3rem; }}
+}}
+/* A table's toolbar (search, download, full screen) sits 44 px above the table. Where
+   nothing hovers or the screen is narrow it is always shown, and it covered what is above
+   the table: the tick labels of Compare's third chart, Grammar's tab bar. Room for it. */
+@media (max-width: 640px), (hover: none) {{
+  [data-testid="stDataFrame"] {{ margin-top: 2.75rem; }}
 }}
 .sgpe-legend {{ font-size: .85rem; margin: .2rem 0 .4rem 0; }}
 .sgpe-legend span.key {{

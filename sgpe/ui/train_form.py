@@ -78,7 +78,9 @@ def widget(where: Any, f: dataclasses.Field[Any], mode: str) -> Any:
         )
     placeholder = "a whole number"
     if f.name == "min_freq":  # None: decided by the mode
-        placeholder = f"empty: {default_min_freq(mode)}, the {mode} mode's default"
+        # Short: the box is a third of the form wide, and the longer "empty: 1, the
+        # hierarchical mode's default" was cut off; the help says the rest.
+        placeholder = f"{mode} default: {default_min_freq(mode)}"
         help_ += (
             " Empty: the training mode's default ("
             + ", ".join(f"{default_min_freq(m)} for {m}" for m in choices("mode"))

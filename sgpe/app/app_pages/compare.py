@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, grammar, render, resources, state, uploads
+from sgpe.ui import analysis, charts, grammar, owner, render, resources, state, uploads
 
 RENDER_LIMIT = 3_000  # characters drawn as token spans per tokenizer
 MAX_COLUMNS = 4
@@ -53,29 +53,33 @@ st.markdown(
 )
 st.caption(
     "**Boxed hex** like `E0 B6` are bytes that are not a whole character; a **dotted "
-    "underline** marks SGPE fallback pieces. Hover, tap or click a token for its id, text, "
-    "bytes, code points and what it does to the syllables."
+    "underline** marks SGPE fallback pieces. Small red marks name characters that have no "
+    "glyph: `ZWJ` (zero width joiner, U+200D), `ZWNJ` (non-joiner, U+200C), and, with "
+    "**Show invisible characters**, `·` for a space. Hover, tap or click a token for its "
+    "id, text, bytes, code points and what it does to the syllables."
 )
 
 text = state.text_area("cmp", height=110)
 active = resources.active()
 entries, problems = resources.catalogue(active)
 for problem in problems:
-    st.warning(render.md_escape(problem), icon=":material/warning:")
+    st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
 
 default_pick = [k for k in DEFAULT_PICK if k in entries]
+pick_key = state.init_widget(
+    "cmp_pick",
+    "cmp",
+    default_pick,
+    parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
+    allowed=entries,
+)
+entries = resources.with_picked_loaded(entries, st.session_state.get(pick_key))
 pick = st.multiselect(
     f"Tokenizers (2 to {MAX_COLUMNS})",
     list(entries),
     format_func=lambda k: entries[k].option,
     max_selections=MAX_COLUMNS,
-    key=state.init_widget(
-        "cmp_pick",
-        "cmp",
-        default_pick,
-        parse=lambda raw: [k for k in parse_pick(raw) if k in entries][:MAX_COLUMNS] or None,
-        allowed=entries,
-    ),
+    key=pick_key,
     help="The default compares like with like: SGPE and byte-level BPE with the same "
     "vocabulary size, trained on the same corpus. Add OpenAI's o200k_base or "
     "cl100k_base, or any finished run.",
@@ -94,7 +98,7 @@ state.remember("ids", show_ids)
 state.remember("cinv", show_invisible)
 chosen, unavailable = resources.load_entries([entries[k] for k in pick])
 for problem in unavailable:
-    st.warning(render.md_escape(problem), icon=":material/warning:")
+    st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
 
 if len(chosen) < 2:
     st.info("Pick at least two tokenizers to compare (SGPE and byte-level BPE by default).")
@@ -124,7 +128,7 @@ elif chosen:
         counts = result.counts
         with col, st.container(key=f"cmp_col_{entry.key.replace(':', '_')}"):
             st.markdown(f"**{render.md_escape(entry.name)}**")
-            st.caption(render.md_escape(f"{entry.label} · {entry.vocab_size:,} tokens"))
+            st.caption(render.md_escape(entry.label))  # its size is in it
             st.markdown(
                 f"**{int(counts[analysis.TORN]):,} torn syllables** · "
                 f"{int(counts[analysis.PARTS]):,} spelled from their own parts · "
@@ -141,6 +145,12 @@ elif chosen:
             if show_ids:
                 with st.expander(f"Token ids ({len(result.ids):,})"):
                     st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
+    if any(render.is_superword(v.data.decode("utf-8", "ignore")) for r in results for v in r.views):
+        st.caption(
+            "A **purple overline** marks a **superword**: one token holding whole syllables "
+            "of several words, joined across a space. Superwords are an opt-in training "
+            "setting (“Superwords from” on the Train page); without it, tokens stop at spaces."
+        )
     # No toolbar: on a phone it covered the three small charts' titles.
     st.plotly_chart(
         charts.compare_summary(summary),

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, render, resources, state, uploads
+from sgpe.ui import analysis, charts, owner, render, resources, state, uploads
 
 SHARED = "the shared text (all pages)"
 UPLOAD = "upload…"
@@ -51,7 +51,7 @@ st.caption(
 active = resources.active()
 entries, problems = resources.catalogue(active)
 for problem in problems:
-    st.warning(render.md_escape(problem), icon=":material/warning:")
+    st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
 
 with st.expander("Add a Hugging Face tokenizer.json"):
     hf_files = st.file_uploader(
@@ -78,17 +78,17 @@ for upload in hf_files or []:
     )
 
 default_pick = [k for k in DEFAULT_PICK if k in entries]
+pick_key = state.init_widget(
+    "ev_pick",
+    "ev",
+    default_pick,
+    parse=lambda raw: [k for k in raw.split(",") if k in entries] or None,
+    allowed=entries,
+)
+# A picked OpenAI encoding shows its size in the picker, not "(loads when picked)".
+entries = resources.with_picked_loaded(entries, st.session_state.get(pick_key))
 pick = st.multiselect(
-    "Vocabularies",
-    list(entries),
-    format_func=lambda k: entries[k].option,
-    key=state.init_widget(
-        "ev_pick",
-        "ev",
-        default_pick,
-        parse=lambda raw: [k for k in raw.split(",") if k in entries] or None,
-        allowed=entries,
-    ),
+    "Vocabularies", list(entries), format_func=lambda k: entries[k].option, key=pick_key
 )
 pick = [k for k in pick if k in entries]
 state.remember("ev", pick)
@@ -133,7 +133,7 @@ elif lines is not None:
     rows = []
     chosen, unavailable = resources.load_entries([entries[k] for k in pick])
     for problem in unavailable:
-        st.warning(render.md_escape(problem), icon=":material/warning:")
+        st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
     for entry in chosen:
         for script, group in groups.items():
             m = evaluate(entry.cache_key, entry.tokenizer, tuple(group))

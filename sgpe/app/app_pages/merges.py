@@ -237,7 +237,8 @@ with st.expander("Every step as a table"):
                 [
                     {
                         "step": i + 1,
-                        "pair": f"{s.pair[0]} + {s.pair[1]}",
+                        "pair": f"{render.visible(s.pair[0], viramas=False)} + "
+                        f"{render.visible(s.pair[1], viramas=False)}",
                         "rank": s.rank,
                         "count": counts[s.rank] if counts and s.rank < len(counts) else None,
                         "tokens": len(s.tokens),
@@ -271,15 +272,42 @@ if needle:
     )
     matches = int(mask.sum())
     table = table[mask].head(int(first_n))
-    st.caption(
+    shown = (
         f"{matches:,} of {len(rows):,} learned merges contain “{render.md_escape(needle)}”; "
-        f"showing the first {len(table):,}. kind: part = builds part of one syllable, join = "
-        "joins whole syllables, bytes = byte-level BPE."
+        f"showing the first {len(table):,}."
     )
 else:
     table = table.head(int(first_n))
-    st.caption(
-        f"The first {len(table):,} of {len(rows):,} learned merges. kind: part = builds part "
-        "of one syllable, join = joins whole syllables, bytes = byte-level BPE."
-    )
-st.dataframe(table, hide_index=True, width="stretch", height=360)
+    shown = f"The first {len(table):,} of {len(rows):,} learned merges."
+KINDS = (
+    "part = builds part of one syllable, join = joins whole syllables, super = joins whole "
+    "syllables of two words across a space (a superword, an opt-in training setting), "
+    "bytes = byte-level BPE"
+)
+MARKS = (
+    "· = a space (a token that starts a word begins with one), ZWJ = the invisible zero "
+    "width joiner U+200D (it asks for a conjunct such as ශ්‍ර), ZWNJ = the non-joiner "
+    "U+200C"
+)
+st.caption(f"{shown} kind: {KINDS}. In the tokens, {MARKS}.")
+# The filter above searches the exact tokens; the table shows them with their invisible
+# characters marked (a leading space was a blank cell, a lone ZWJ an empty one).
+table = table.assign(
+    **{
+        c: table[c].map(lambda t: render.visible(str(t), viramas=False))
+        for c in ("left", "right", "merged")
+    }
+)
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    height=360,
+    column_config={
+        "kind": st.column_config.TextColumn("kind", help=KINDS[0].upper() + KINDS[1:] + "."),
+        **{
+            c: st.column_config.TextColumn(c, help=MARKS[0].upper() + MARKS[1:] + ".")
+            for c in ("left", "right", "merged")
+        },
+    },
+)

@@ -19,13 +19,14 @@ from typing import Any
 import streamlit as st
 
 from sgpe.corpus import CorpusError
-from sgpe.runs import RunError, read_merges
+from sgpe.runs import RunError, RunStatus, read_merges
 from sgpe.runs.manager import (
     GZIP_EXPANSION_LIMIT,
     LABEL_MAX,
     RunInfo,
     RunRequest,
     check_label,
+    read_owner,
 )
 from sgpe.settings import RunMechanics, TrainSettings, default
 from sgpe.ui import charts, downloads, owner, render, resources, state, train_form
@@ -127,16 +128,17 @@ def clean_runs(keep: tuple[str, ...]) -> None:
 
 
 def clean_uploads() -> None:
-    """Delete the stored uploads that no run refers to."""
+    """Delete this visitor's stored uploads that no run refers to (every visitor's for an
+    admin); another visitor's upload is never touched."""
     try:
-        files, freed = mgr.delete_unused_uploads()
+        files, freed = mgr.delete_unused_uploads(as_owner=_as_owner())
     except OSError as err:
         _note("error", f"Cleanup stopped: {err}")
         return
     if files:
         _note("success", f"Deleted {files} upload(s) that no run uses; {_bytes(freed)} freed.")
     else:
-        _note("info", "Every stored upload is the corpus of a run; nothing was deleted.")
+        _note("info", "Every upload of yours is the corpus of a run; nothing was deleted.")
 
 
 def _bytes(n: int) -> str:
@@ -339,9 +341,9 @@ if submitted and settings is not None:
                 )
             )
     except (CorpusError, ValueError, RunError) as err:
-        st.error(render.md_escape(str(err)))
+        st.error(render.md_escape(owner.shown(str(err))))
     except OSError as err:  # a full disk, a runs folder that cannot be written
-        st.error(render.md_escape(f"The run could not be created: {err}"))
+        st.error(render.md_escape(owner.shown(f"The run could not be created: {err}")))
     starting.update(state="complete" if started else "error", expanded=False)
     if started:
         st.session_state["train_note"] = (
@@ -352,7 +354,7 @@ if submitted and settings is not None:
 st.session_state.pop("train_full_rerun", None)  # this is a full run already
 note = st.session_state.pop("train_note", None)
 if note:
-    getattr(st, note[0])(render.md_escape(note[1]))
+    getattr(st, note[0])(render.md_escape(owner.shown(note[1])))
 
 
 def _eta(seconds: float | None) -> str:
@@ -368,6 +370,31 @@ def _size(info: RunInfo) -> str:
         why = f" ({stt.stop_reason})" if stt.trained_size != cfg.vocab_size else ""
         return f"{stt.trained_size:,} tokens{why}"
     return f"{cfg.vocab_size:,} tokens requested"
+
+
+def progress_text(stt: RunStatus) -> str:
+    """The line under a run's progress bar. Before its first merge a run has no steps to
+    count (a queued run said "prepared: step 0 of 0 · – · ETA –"): it says what it waits
+    for instead."""
+    rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
+    if stt.state == "done":
+        return f"done: {stt.step:,} merges"
+    if stt.state == "queued":
+        return "queued: it starts on its own when a training slot is free"
+    if stt.target <= 0:
+        return {
+            "counting": "counting: reading the corpus before the first merge",
+            "merging": "merging: about to start",
+        }.get(stt.state, f"{stt.state} before its first merge")
+    if stt.state == "merging" and stt.eta_s is None:
+        return (
+            f"merging: step {stt.step:,} of {stt.target:,} · {rate} · "
+            "ETA after the first checkpoint"
+        )
+    return (
+        f"{stt.phase or stt.state}: step {stt.step:,} of {stt.target:,} · "
+        f"{rate} · ETA {_eta(stt.eta_s)}"
+    )
 
 
 def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
@@ -392,20 +419,7 @@ def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
             f"{render.md_escape(cfg.corpus_name)} · started {resources.run_when(info)} · "
             f"run `{run_id}`"
         )
-        rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
-        if stt.state == "done":
-            progress = f"done: {stt.step:,} merges"
-        elif stt.state == "merging" and stt.eta_s is None:
-            progress = (
-                f"merging: step {stt.step:,} of {stt.target:,} · {rate} · "
-                "ETA after the first checkpoint"
-            )
-        else:
-            progress = (
-                f"{stt.phase or stt.state}: step {stt.step:,} of {stt.target:,} · "
-                f"{rate} · ETA {_eta(stt.eta_s)}"
-            )
-        st.progress(stt.fraction, text=progress)
+        st.progress(stt.fraction, text=progress_text(stt))
         if stt.message:
             st.caption(render.md_escape(stt.message))
         with st.container(horizontal=True):
@@ -444,7 +458,7 @@ def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
                 try:
                     tok = resources.load_vocab(vocab_path)
                 except ValueError as err:  # a damaged vocab.json: say which and why
-                    st.error(render.md_escape(str(err)))
+                    st.error(render.md_escape(owner.shown(str(err))))
                 else:
                     downloads.show(
                         tok, vocab_path, run_id, getattr(tok, "merge_counts", None), key=run_id
@@ -452,10 +466,12 @@ def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
 
 
 def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool) -> None:
-    """What the runs and the stored uploads take on disk, and the two cleanups."""
-    use_ = mgr.disk_use()
+    """What the visitor's runs and uploads take on disk (the whole server's for an admin),
+    and the two cleanups, which remove only what the visitor owns."""
+    use_ = mgr.disk_use(as_owner=None if admin else me)
+    whose = "every visitor's (administrator)" if admin else "yours"
     st.caption(
-        f"Disk use: runs {_bytes(use_.runs_bytes)} ({use_.runs} runs) · uploads "
+        f"Disk use, {whose}: runs {_bytes(use_.runs_bytes)} ({use_.runs} runs) · uploads "
         f"{_bytes(use_.uploads_bytes)} ({use_.uploads} files, {use_.unused_uploads} used by "
         "no run). Runs read their corpus where it is; an upload is stored once."
     )
@@ -485,8 +501,9 @@ def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool)
             on_click=clean_uploads,
             disabled=not use_.unused_uploads,
             icon=":material/delete_sweep:",
-            help="Uploads that no run refers to any more. An upload a run refers to is "
-            "never deleted.",
+            help="Your uploads that no run refers to any more (every visitor's for an "
+            "administrator). An upload a run refers to is never deleted, nor another "
+            "visitor's.",
         )
 
 
@@ -505,12 +522,22 @@ def runs_panel() -> None:
     if not in_full_run and previous != signature:
         st.rerun(scope="app")  # a run finished or appeared: refresh the sidebar and buttons
     st.subheader(f"Your runs ({len(infos)})")
-    st.caption(f"Runs directory: {render.md_escape(str(mgr.root))}")
+    if admin:  # a visitor gets no server paths (sgpe/ui/owner.py, shown)
+        st.caption(f"Runs directory: {render.md_escape(str(mgr.root))}")
     for run, reason in mgr.damaged_runs():
+        if not (admin or read_owner(run.path) in (None, me)):
+            continue  # another visitor's run: theirs to see
+        fix = (
+            f"delete the folder {run.path} to remove the run"
+            if admin
+            else "ask the server's administrator to remove the run"
+        )
         st.warning(
             render.md_escape(
-                f"Run {run.id} cannot be shown: {reason}. Its files are untouched; restore the "
-                f"file from a backup, or delete the folder {run.path} to remove the run."
+                owner.shown(
+                    f"Run {run.id} cannot be shown: {reason}. Its files are untouched; restore "
+                    f"the file from a backup, or {fix}."
+                )
             )
         )
     act = resources.active()
@@ -544,7 +571,8 @@ def runs_panel() -> None:
         merges = read_merges(mgr.run(picked).path)
     except (ValueError, OSError) as err:  # a damaged merges file: say which, keep the page
         st.warning(
-            render.md_escape(f"The merge curve cannot be shown: {err}"), icon=":material/warning:"
+            render.md_escape(owner.shown(f"The merge curve cannot be shown: {err}")),
+            icon=":material/warning:",
         )
         merges = {}
     if merges.get("step"):

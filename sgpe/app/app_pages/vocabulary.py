@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sgpe.ui import charts, downloads, render, resources, state
+from sgpe.ui import charts, downloads, owner, render, resources, state
 from sgpe.ui import vocabulary as vocab_stats
 
 SHARED_TEXT = "the shared text (Syllables, Compare, Merges)"
@@ -53,7 +53,8 @@ which: str = (
 choice = act.sgpe_choice if which == "sgpe" else act.base_choice
 tok = act.sgpe if which == "sgpe" else act.base
 key = f"{choice.id}:{choice.path}:{choice.path.stat().st_mtime}"
-st.caption(render.md_escape(f"{choice.label} — {choice.path}"))
+# A file name, not where the server keeps it (the whole path for an administrator).
+st.caption(render.md_escape(f"{choice.label} — {owner.shown_path(choice.path)}"))
 
 vocab = vocab_frame(key, tok)
 comp = pd.DataFrame(vocab_stats.composition(vocab.to_dict("records")))
