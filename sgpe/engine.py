@@ -2,17 +2,26 @@
 
 :func:`engine` says which engine runs: ``"native"`` when the Rust extension is built and
 importable (the wheel carries it; ``pip install`` builds it where cargo exists), else
-``"python"``. The environment variable ``SGPE_ENGINE`` decides instead:
+``"python"``. The environment variable ``SGPE_ENGINE`` decides instead, and it is the only
+switch:
 
 * ``SGPE_ENGINE=python`` forces the pure-Python engine even where the extension is built;
 * ``SGPE_ENGINE=native`` requires the extension and fails with :class:`EngineError` (saying
   how to build it) when it is missing;
 * unset, empty or ``auto``: the native core if present, else Python.
 
-Every caller that can use the native core asks this module for it (:func:`native_syllabifier`)
-and gets ``None`` under the Python engine; nothing else imports ``sgpe._native``. Both
-engines give identical results (``tests/test_native.py`` compares them on the real corpora
-and on generated text); the native one is only faster.
+The module is callable: ``sgpe.engine()`` is :func:`engine`.
+
+The Python engine is the reference, written to be read; the native core is the fast twin.
+Callers never branch on the engine. They hold what a ``native_*`` function here hands out
+(a native object, or None under the Python engine and where the core cannot take the
+input) and ask :func:`dispatch` for an operation, giving it both twins: the native call
+and the Python reference. :func:`dispatch` is the one place that decides which answers,
+including the two fallbacks (an input too small to pay for a native call, and a lone
+surrogate, which UTF-8 cannot hold). The native merge loops report their merges in
+batches through the one driver :func:`run_in_batches`. Nothing else imports
+``sgpe._native``. Both engines give identical results (``tests/test_native.py`` and the
+other differential tests compare them on the real corpora and on generated text).
 
 What this module deliberately does not do: pick per call. The engine is fixed when first
 asked (the variable is read once per process; :func:`reset` is for tests).
@@ -21,21 +30,21 @@ asked (the variable is read once per process; :func:`reset` is for tests).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from functools import cache, partial
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
     # The trainers' types, re-exported for the type hints of their callers.
-    from collections.abc import Callable
-
     from ._native import ByteBpeTrainer as ByteBpeTrainer
     from ._native import HierarchicalTrainer as NativeHierarchicalTrainer
     from ._native import PaperTrainer as PaperTrainer
     from ._native import PieceCounter as NativePieceCounter
+    from ._native import PieceCounter as PieceCounter  # the type of WordSplitter.native_counter
     from ._native import SchemaTables
     from ._native import Syllabifier as NativeSyllabifier
     from ._native import TextEncoder as NativeTextEncoder
@@ -45,6 +54,9 @@ if TYPE_CHECKING:
 Engine = Literal["native", "python"]
 ENV_VAR = "SGPE_ENGINE"
 _CHOICES = ("native", "python", "auto", "")
+
+C = TypeVar("C")  # a native object (a syllabifier, an encoder, a trainer, ...)
+R = TypeVar("R")
 
 
 class EngineError(ImportError):
@@ -113,6 +125,62 @@ def reset() -> None:
 
 
 # ============================================================================
+# The one dispatch, and the one batch driver of the native merge loops
+# ============================================================================
+
+
+def dispatch(
+    native_object: C | None,
+    native: Callable[[C], R | None],
+    python: Callable[[], R],
+    *,
+    size: int = 0,
+    min_size: int = 0,
+    surrogate_fallback: bool = True,
+) -> R:
+    """The answer of ``native(native_object)``, or of the Python reference ``python()``.
+
+    The Python reference answers when there is no native object (the Python engine, or an
+    input the core does not take: a schema that is not built in, a symbol table with a
+    lone surrogate), when the input is smaller than ``min_size`` (``size`` is its size:
+    the call into the core costs more than it saves), and when the core declines: it
+    returns None, or (with ``surrogate_fallback``) raises ``UnicodeEncodeError`` for a
+    lone surrogate, which UTF-8 cannot hold. A caller whose input is consumed as it is
+    read (a corpus stream) or whose callbacks have already run (a merge loop) turns
+    ``surrogate_fallback`` off: the error is then the caller's, as under either engine.
+    """
+    if native_object is not None and size >= min_size:
+        if surrogate_fallback:
+            try:
+                found = native(native_object)
+            except UnicodeEncodeError:
+                found = None
+        else:
+            found = native(native_object)
+        if found is not None:
+            return found
+    return python()
+
+
+# The native merge loops run without the GIL and hand their merges back to Python at most
+# this many at a time, or after about this many seconds of work (a checkpoint step ends a
+# batch too): a progress display or a signal handler waits at most one batch. The Python
+# reference's progress batches (sgpe/hierarchical/engine.py, ProgressBatches) use the same.
+BATCH_MERGES = 4096
+BATCH_SECONDS = 0.1
+
+
+def run_in_batches(step: Callable[[int, float], bool], *, report: bool = True) -> None:
+    """Run a native merge loop to its end: ``step(most, seconds)`` runs it for at most
+    ``most`` merges or about ``seconds`` (handing the batch's merges to its callbacks) and
+    says whether the loop is done. Without ``report`` (no callback wants the merges) the
+    loop runs in one batch."""
+    most, seconds = (BATCH_MERGES, BATCH_SECONDS) if report else (1 << 62, 1e300)
+    while not step(most, seconds):
+        pass
+
+
+# ============================================================================
 # The native functions, each built from the same data as its Python twin
 # ============================================================================
 
@@ -138,13 +206,16 @@ def builtin_tables(script: str) -> list[SchemaTables]:
 
 
 @cache
-def native_syllabifier(script: str, leading_space: bool) -> NativeSyllabifier | None:
+def native_syllabifier(
+    script: str, leading_space: bool, custom: bool = False
+) -> NativeSyllabifier | None:
     """The native DFA syllabifier of a built-in ``script`` setting (one script or
-    ``"auto"``), or None under the Python engine. Its ``syllabify``/``spans`` give what
+    ``"auto"``), or None under the Python engine and for ``custom`` schemas (a linguist's
+    own, which the core does not hold). Its ``syllabify``/``spans`` give what
     :class:`sgpe.syllables.Syllabifier` gives; a text with a lone surrogate (which UTF-8
-    cannot hold) raises ``UnicodeEncodeError``, and the caller runs Python's instead."""
+    cannot hold) raises ``UnicodeEncodeError``, and :func:`dispatch` runs Python's instead."""
     module = native_module()
-    if module is None:
+    if module is None or custom:
         return None
     if script != "auto" and script not in BUILTIN_SCRIPTS:
         return None
@@ -334,3 +405,25 @@ def native_merge_kinds(
         return None
     names: tuple[Literal["part"], Literal["join"]] = ("part", "join")
     return [names[c] for c in codes]
+
+
+def merge_kinds(
+    script: str,
+    leading_space: bool,
+    merges: Sequence[tuple[str, str]],
+    python: Callable[[], list[Literal["part", "join"]]],
+) -> list[Literal["part", "join"]]:
+    """``merge_kind`` of every merge: :func:`native_merge_kinds`, or the Python reference
+    ``python()`` where it gives None."""
+    return dispatch(native_merge_kinds(script, leading_space, merges), lambda kinds: kinds, python)
+
+
+class _CallableModule(ModuleType):
+    """This module, callable: ``sgpe.engine()`` answers as :func:`engine` does, and
+    ``from sgpe.engine import ...`` and ``sgpe.engine.reset()`` keep working."""
+
+    def __call__(self) -> Engine:
+        return engine()
+
+
+sys.modules[__name__].__class__ = _CallableModule
