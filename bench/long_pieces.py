@@ -11,7 +11,7 @@ and characters per token on held-out
 Khmer (``multi/km.txt``: the first 90% of lines train, the rest is held out). Each
 training runs in its own process. Prints medians.
 
-``--word-levels`` also times the merge loop's two word levels (sgpe/hierarchical.py:
+``--word-levels`` also times the merge loop's two word levels (sgpe/hierarchical/engine.py:
 words as strings, or in numpy arrays) on the same three corpora at the default cap (and
 si_train at 32k), each forced, next to the level the trainer chooses by itself. All give
 the same vocabulary.
@@ -36,12 +36,20 @@ if str(ROOT) not in sys.path:
 def _train_job(
     corpus: str, vocab_size: int, cap: int, out: str, arrays: bool | None = None
 ) -> None:
+    import os
     import time
 
-    from sgpe.gpe import GPETrainer, train
+    if arrays is not None:
+        # One word level of the Python engine's merge loop, for every corpus: SGPE_ENGINE is
+        # the only engine switch (sgpe/engine.py), and the loop chooses its level by
+        # ARRAY_MIN_MEAN_UNITS (sgpe/hierarchical/engine.py).
+        os.environ["SGPE_ENGINE"] = "python"
+        from sgpe.hierarchical import engine as loop
 
-    GPETrainer.word_arrays = arrays
+        loop.ARRAY_MIN_MEAN_UNITS = 0 if arrays else 1 << 62
     import resource
+
+    from sgpe.gpe import train
 
     t0 = time.perf_counter()
     tok = train(corpus, vocab_size=vocab_size, max_piece_units=cap, workers=1)

@@ -113,14 +113,32 @@ def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int
     return chars / statistics.median(times) / 1e6
 
 
-def measure(text: str, repeats: int) -> dict[str, float]:
+def _python_syllabifier() -> Any:
+    """A syllabifier of the Python engine, made under ``SGPE_ENGINE=python`` (the only
+    switch, sgpe/engine.py) and kept after the variable is restored."""
     from sgpe import engine
     from sgpe.syllables import Syllabifier
+
+    old = os.environ.get(engine.ENV_VAR)
+    os.environ[engine.ENV_VAR] = "python"
+    engine.reset()
+    try:
+        return Syllabifier("auto")
+    finally:
+        if old is None:
+            del os.environ[engine.ENV_VAR]
+        else:
+            os.environ[engine.ENV_VAR] = old
+        engine.reset()
+
+
+def measure(text: str, repeats: int) -> dict[str, float]:
+    from sgpe import engine
 
     module = engine.native_module()
     if module is None:
         raise SystemExit(f"bench native: {engine.describe()}")
-    tables = [engine.schema_tables(s) for s in Syllabifier("auto", python_only=True).schemas]
+    tables = list(engine.builtin_tables("auto"))
     lines = text.splitlines(keepends=True)
     n = len(text)
 
@@ -128,7 +146,7 @@ def measure(text: str, repeats: int) -> dict[str, float]:
         return module.Syllabifier(tables, False)
 
     def python_steady() -> Callable[[], Any]:
-        syl = Syllabifier("auto", python_only=True)
+        syl = _python_syllabifier()
         syl(text)
         return lambda: syl(text)
 
@@ -140,9 +158,7 @@ def measure(text: str, repeats: int) -> dict[str, float]:
         "native batch": _median_rate(
             n, lambda: partial(fresh_native().syllabify_batch, lines), repeats
         ),
-        "python first": _median_rate(
-            n, lambda: partial(Syllabifier("auto", python_only=True), text), repeats
-        ),
+        "python first": _median_rate(n, lambda: partial(_python_syllabifier(), text), repeats),
         "python steady": _median_rate(n, python_steady, repeats),
         "hf metaspace": _median_rate(n, lambda: lambda: metaspace(text), repeats),
         "hf o200k split": _median_rate(n, lambda: lambda: o200k(text), repeats),
@@ -265,11 +281,9 @@ def measure_capacity(text: str, repeats: int) -> dict[str, float]:
 
     import sgpe
     from sgpe import engine
-    from sgpe.syllables import Syllabifier
 
     module = engine.native_module()
-    tables = [engine.schema_tables(s) for s in Syllabifier("auto", python_only=True).schemas]
-    syl = module.Syllabifier(tables, False)
+    syl = module.Syllabifier(list(engine.builtin_tables("auto")), False)
 
     def work() -> None:
         syl.offsets(text)

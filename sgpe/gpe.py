@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ._files import byte_token
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
-from .engine import native_paper_trainer
+from .engine import dispatch, native_paper_trainer, run_in_batches
 from .hierarchical import (
     BatchHook,
     MergeKind,
@@ -136,11 +136,6 @@ class GPETrainer:
     >>> tok.tokenize("ශ්‍රී ලංකා")  # the first token carries the dummy space (prepend_space)
     [' ශ්\u200dරී', ' ලංකා']
     """
-
-    #: How the hierarchical merge loop keeps its words: None chooses by the corpus (arrays
-    #: for long pieces, see sgpe/hierarchical.py), True or False forces the array or the
-    #: string level. Both give the same vocabulary; tests and benches compare them.
-    word_arrays: bool | None = None
 
     def __init__(self, settings: TrainSettings, counting: CountOptions | None = None) -> None:
         if settings.model != "sgpe":
@@ -286,9 +281,14 @@ class GPETrainer:
                 f"Use vocab_size >= {len(state.symbols) + len(SPECIAL_TOKENS)}, or raise "
                 "prune_freq to drop rare syllables."
             )
-        native = native_paper_trainer(state.symbols, state.words, state.counts)
-        engine: _MergeEngine | _NativeMergeEngine = (
-            _MergeEngine(state) if native is None else _NativeMergeEngine(state, native)
+
+        def python_loop() -> _MergeEngine | _NativeMergeEngine:
+            return _MergeEngine(state)
+
+        engine = dispatch(
+            native_paper_trainer(state.symbols, state.words, state.counts),
+            lambda native: _NativeMergeEngine(state, native),
+            python_loop,
         )
         batches = ProgressBatches(batch_hook) if batch_hook is not None else None
         each = progress
@@ -438,7 +438,7 @@ class GPETrainer:
         syll = get_syllabifier(s.script, s.leading_space)
         state = build_state(units, base, s.script, s.leading_space)
         del units  # the state holds its own copy of the words
-        engine = merge_engine(state, syll, s.script, s.leading_space, self.word_arrays, spans)
+        engine = merge_engine(state, syll, s.script, s.leading_space, spans)
 
         def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
             assert progress is not None
@@ -664,16 +664,10 @@ def _report(
         on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
 
 
-# The native merge loop reports its merges after at most this many, or after about this
-# many seconds of work (`_NativeMergeEngine.run`).
-_BATCH_MERGES = 4096
-_BATCH_SECONDS = 0.1
-
-
 class _NativeMergeEngine:
     """`_MergeEngine` with the native core's loop (``sgpe._native.PaperTrainer``): the same
     merges, symbols, counts, progress events, checkpoints and errors. The loop runs in
-    batches of at most `_BATCH_MERGES` merges or about `_BATCH_SECONDS`, without the GIL;
+    batches (``sgpe.engine.run_in_batches``), without the GIL;
     the progress and checkpoint callbacks are then called for each merge of the batch, so
     a signal handler or a progress display waits at most one batch. The state's symbols,
     symbol ids and merges are kept up to date here; its segments stay as prepared (the
@@ -723,16 +717,17 @@ class _NativeMergeEngine:
         if resume:
             native.rebuild_heap()
         start = time.perf_counter()
-        finished = False
-        while not finished:
-            batch, finished, error = native.learn(
-                target_symbols, min_freq, _BATCH_MERGES, _BATCH_SECONDS
-            )
+
+        def step(most: int, seconds: float) -> bool:
+            batch, finished, error = native.learn(target_symbols, min_freq, most, seconds)
             for left_id, right_id, count, merged in batch:
                 self._record(left_id, right_id, count, merged)
                 _report(st, target, count, start, progress, checkpoint_every, on_checkpoint)
             if error is not None:
                 raise error
+            return bool(finished)
+
+        run_in_batches(step)
 
 
 def train(

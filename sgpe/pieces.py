@@ -39,7 +39,7 @@ from .schema import char_set, schemas_for
 from .syllables import get_syllabifier
 
 if TYPE_CHECKING:
-    from ._native import PieceCounter as NativePieceCounter
+    from .engine import PieceCounter as NativePieceCounter
 
 PieceMode = Literal["whitespace", "script"]
 
@@ -47,7 +47,7 @@ PieceMode = Literal["whitespace", "script"]
 #: a phrase of five or more words is one text's boilerplate more often than language.
 MAX_SUPERWORD_WORDS = 4
 # A pair of symbol ids as one integer, left << PAIR_SHIFT | right (ids stay below 1 << 20).
-# Here, not in sgpe/hierarchical.py, so that sgpe/_arraywords.py (which hierarchical loads)
+# Here, not in sgpe/hierarchical/, so that sgpe/_arraywords.py (which hierarchical loads)
 # reads it from a module below both.
 PAIR_SHIFT = 20
 PIECE_MODES = ("whitespace", "script")

@@ -63,7 +63,7 @@ from itertools import accumulate, islice
 from operator import iadd
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from .engine import native_syllabifier
+from .engine import dispatch, native_syllabifier
 from .schema import _GRAMMAR_TOKEN, OTHER, Schema, schemas_for
 
 if TYPE_CHECKING:
@@ -354,11 +354,10 @@ class Syllabifier:
         script: str = "auto",
         leading_space: bool = False,
         schemas: tuple[Schema, ...] | None = None,
-        *,
-        python_only: bool = False,
     ) -> None:
-        """``schemas`` replaces the built-in ones (a linguist's own schema on the Grammar page);
-        ``python_only`` keeps the native core out (the differential tests' reference)."""
+        """``schemas`` replaces the built-in ones (a linguist's own schema on the Grammar page).
+        Which engine answers is ``SGPE_ENGINE``'s choice (sgpe/engine.py); the differential
+        tests make the Python reference under ``SGPE_ENGINE=python``."""
         self.script = script
         self.leading_space = leading_space
         self.schemas: tuple[Schema, ...] = schemas or schemas_for(script)
@@ -398,16 +397,19 @@ class Syllabifier:
         self._chunker_built = False
         # The native core's DFA over the same schema tables (sgpe/engine.py), for the
         # built-in schemas under the native engine; None otherwise.
-        self._native = (
-            native_syllabifier(script, leading_space) if self._builtin and not python_only else None
-        )
+        self._native = native_syllabifier(script, leading_space, custom=not self._builtin)
 
     def __call__(self, text: str) -> list[str]:
-        if self._native is not None and len(text) >= _NATIVE_MIN_CHARS:
-            try:
-                return self._native.syllabify(text)
-            except UnicodeEncodeError:
-                pass  # a lone surrogate, which UTF-8 cannot hold: the Python engine below
+        return dispatch(
+            self._native,
+            lambda native: native.syllabify(text),
+            lambda: self._tokens(text),
+            size=len(text),
+            min_size=_NATIVE_MIN_CHARS,
+        )
+
+    def _tokens(self, text: str) -> list[str]:
+        """The Python reference of :meth:`__call__`."""
         if not self._split_at_spaces:
             return self._findall(text)
         parts = text.split(" ")
@@ -501,11 +503,14 @@ class Syllabifier:
         return list(map(tuple, map(self._findall, map(" ".__add__, parts))))
 
     def spans(self, text: str) -> list[Span]:
-        if self._native is not None:
-            try:
-                return list(map(Span._make, self._native.spans(text)))  # kinds: Kind's names
-            except UnicodeEncodeError:
-                pass  # a lone surrogate: the Python engine below
+        return dispatch(
+            self._native,
+            lambda native: list(map(Span._make, native.spans(text))),  # kinds: Kind's names
+            lambda: self._spans(text),
+        )
+
+    def _spans(self, text: str) -> list[Span]:
+        """The Python reference of :meth:`spans`."""
         out: list[Span] = []
         for m in self._finditer(text):
             kind: Kind = m.lastgroup  # type: ignore[assignment]
@@ -519,15 +524,14 @@ class Syllabifier:
         text, as an ``array("I")``: for callers that need only the boundaries (the native
         engine then makes no Python object per token). The same numbers as summing the
         lengths of :meth:`__call__`'s tokens."""
-        if self._native is not None:
-            try:
-                out = array("I", self._native.offsets(text, utf8))
-            except UnicodeEncodeError:
-                pass  # a lone surrogate: the Python engine below
-            else:
-                if sys.byteorder == "big":
-                    out.byteswap()  # the native core writes little-endian
-                return out
+        return dispatch(
+            self._native,
+            lambda native: _native_ends(native.offsets(text, utf8)),
+            lambda: self._ends(text, utf8),
+        )
+
+    def _ends(self, text: str, utf8: bool) -> array[int]:
+        """The Python reference of :meth:`ends`."""
         tokens = self(text)
         sizes = (len(t.encode("utf-8")) for t in tokens) if utf8 else map(len, tokens)
         return array("I", accumulate(sizes))
@@ -537,6 +541,13 @@ class Syllabifier:
             if s.classify(ch) != OTHER:
                 return s
         return None
+
+
+def _native_ends(offsets: bytes) -> array[int]:
+    out = array("I", offsets)
+    if sys.byteorder == "big":
+        out.byteswap()  # the native core writes little-endian
+    return out
 
 
 @cache

@@ -32,7 +32,7 @@ from ._files import (
     write_json_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
-from .engine import native_text_encoder
+from .engine import dispatch, native_text_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
@@ -258,11 +258,14 @@ class Tokenizer:
         ids; a text with a lone surrogate, which UTF-8 cannot hold, takes the Python path.
         """
         pre = self.prepend_space if prepend_space is None else prepend_space
-        if self._native_pieces is not None:
-            try:
-                return self._native_pieces.encode(text, pre)
-            except UnicodeEncodeError:
-                pass  # a lone surrogate, which UTF-8 cannot hold: the Python path
+        return dispatch(
+            self._native_pieces,
+            lambda native: native.encode(text, pre),
+            lambda: self._encode(text, pre),
+        )
+
+    def _encode(self, text: str, pre: bool) -> list[TokenId]:
+        """The Python reference of :meth:`encode`."""
         if text and pre:
             text = " " + text
         out: list[int] = []
@@ -289,13 +292,16 @@ class Tokenizer:
         each text's ids are put together from the cache at C speed (no Python code per
         piece)."""
         pre = self.prepend_space if prepend_space is None else prepend_space
-        if self._native_pieces is not None:
-            if not isinstance(texts, (list, tuple)):
-                texts = list(texts)  # any iterable, as the Python path takes it
-            try:
-                return self._native_pieces.encode_batch(texts, pre)
-            except UnicodeEncodeError:
-                pass  # a lone surrogate in some text: the Python path for the batch
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)  # any iterable, read once: both paths take the list
+        return dispatch(
+            self._native_pieces,
+            lambda native: native.encode_batch(texts, pre),
+            lambda: self._encode_batch(texts, pre),
+        )
+
+    def _encode_batch(self, texts: Sequence[str], pre: bool) -> list[list[TokenId]]:
+        """The Python reference of :meth:`encode_batch`."""
         split = self._pieces
         pieces_of = [split(" " + t) if t and pre else split(t) for t in texts]
         cache = self._cache
@@ -313,11 +319,13 @@ class Tokenizer:
         """The ids of pieces not cached yet: natively on all cores where there is a native
         encoder (a lone surrogate, which Rust cannot take, leaves the batch to Python),
         else syllabified together and encoded one by one."""
-        if self._native_pieces is not None:
-            try:
-                return self._native_pieces.encode_pieces(pieces)
-            except UnicodeEncodeError:
-                pass
+        return dispatch(
+            self._native_pieces,
+            lambda native: native.encode_pieces(pieces),
+            lambda: self._encode_pieces(pieces),
+        )
+
+    def _encode_pieces(self, pieces: list[str]) -> list[list[int]]:
         self._splitter.learn_units(pieces)
         return list(map(self._encode_piece, pieces))
 

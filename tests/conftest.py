@@ -10,10 +10,13 @@ import subprocess
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:
+    from sgpe.syllables import Syllabifier
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # SGPE_SHARED_CORPORA points elsewhere (tests/test_honesty.py uses it to play "missing").
@@ -79,6 +82,32 @@ def engine_set_to(name: str) -> Iterator[None]:
         else:
             os.environ[engine.ENV_VAR] = old
         engine.reset()
+
+
+def python_syllabifier(script: str = "auto", leading_space: bool = False) -> Syllabifier:
+    """A syllabifier of the Python reference (made under ``SGPE_ENGINE=python``, the only
+    switch), to compare the native engine's with in one process."""
+    from sgpe.syllables import Syllabifier
+
+    with engine_set_to("python"):
+        return Syllabifier(script, leading_space)
+
+
+@contextmanager
+def python_word_level(arrays: bool) -> Iterator[None]:
+    """Train in the block with the Python reference (``SGPE_ENGINE=python``, the only
+    switch) keeping the hierarchical merge loop's words in numpy arrays or as strings:
+    the loop chooses by the corpus (``ARRAY_MIN_MEAN_UNITS`` in
+    sgpe/hierarchical/engine.py), here told to choose one level for every corpus."""
+    from sgpe.hierarchical import engine as loop
+
+    old = loop.ARRAY_MIN_MEAN_UNITS
+    loop.ARRAY_MIN_MEAN_UNITS = 0 if arrays else 1 << 62
+    try:
+        with engine_set_to("python"):
+            yield
+    finally:
+        loop.ARRAY_MIN_MEAN_UNITS = old
 
 
 # ---------------------------------------------------------------------------- --runslow

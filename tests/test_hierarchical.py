@@ -1,4 +1,4 @@
-"""The hierarchical training mode (sgpe/hierarchical.py): legality, encoder = trace = HF
+"""The hierarchical training mode (sgpe/hierarchical/): legality, encoder = trace = HF
 export, exact resume, determinism, and a hand-worked golden example."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import python_word_level
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -335,7 +336,7 @@ def _learned(tok: sgpe.Tokenizer) -> dict:
     ],
 )
 def test_array_word_level_learns_the_merges_of_the_string_level(
-    shared_corpora: Path, monkeypatch: pytest.MonkeyPatch, corpus: str, spaces: bool, settings: dict
+    shared_corpora: Path, corpus: str, spaces: bool, settings: dict
 ) -> None:
     """The words in numpy arrays (sgpe/_arraywords.py) and as strings give byte-identical
     vocabularies: same merges, kinds, counts and ids. Runs of one syllable and of one
@@ -346,36 +347,38 @@ def test_array_word_level_learns_the_merges_of_the_string_level(
     docs += ["හහහහහ ....... ලලල", "කකකක......කක", "ාාාාා"] * 3
     vocabularies = []
     for arrays in (False, True):
-        monkeypatch.setattr(GPETrainer, "word_arrays", arrays)
-        tok = sgpe.train(docs, workers=1, **settings)
+        with python_word_level(arrays):
+            tok = sgpe.train(docs, workers=1, **settings)
         vocabularies.append(tok.to_dict())
     assert vocabularies[0] == vocabularies[1]
     assert len(vocabularies[0]["merges"]) > 1000
 
 
-def test_array_word_level_resumes_exactly(shared_corpora: Path, monkeypatch: pytest.MonkeyPatch):
+def test_array_word_level_resumes_exactly(shared_corpora: Path) -> None:
     docs = [d.replace(" ", "") for d in _lines(shared_corpora / "si_dev.txt", 800)]
     settings = TrainSettings(vocab_size=2000)
-    monkeypatch.setattr(GPETrainer, "word_arrays", True)
     saved: list[list[tuple[str, str]]] = []
-    full = GPETrainer(settings).fit(
-        GPETrainer(settings).count(docs),
-        checkpoint_every=300,
-        on_checkpoint=lambda step, merges: saved.append(list(merges)),
-    )
-    monkeypatch.setattr(GPETrainer, "word_arrays", False)
-    assert _learned(GPETrainer(settings).train(docs)) == _learned(full)
-    monkeypatch.setattr(GPETrainer, "word_arrays", True)
-    for ckpt in (saved[0], saved[-1]):
-        resumed = GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=ckpt)
-        assert resumed.to_dict() == full.to_dict()
-    with pytest.raises(ResumeError, match="checkpoint merge"):
-        GPETrainer(settings).fit(
-            GPETrainer(settings).count([d[::-1] for d in docs]), resume_merges=saved[0]
+    with python_word_level(True):
+        full = GPETrainer(settings).fit(
+            GPETrainer(settings).count(docs),
+            checkpoint_every=300,
+            on_checkpoint=lambda step, merges: saved.append(list(merges)),
         )
-    # A join merge of symbols the corpus does not have (a checkpoint of another corpus).
-    with pytest.raises(ResumeError, match=r"checkpoint merge 1 \('xy', 'zw', 'join'\) has count 0"):
-        GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=[("xy", "zw")])
+    with python_word_level(False):
+        assert _learned(GPETrainer(settings).train(docs)) == _learned(full)
+    with python_word_level(True):
+        for ckpt in (saved[0], saved[-1]):
+            resumed = GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=ckpt)
+            assert resumed.to_dict() == full.to_dict()
+        with pytest.raises(ResumeError, match="checkpoint merge"):
+            GPETrainer(settings).fit(
+                GPETrainer(settings).count([d[::-1] for d in docs]), resume_merges=saved[0]
+            )
+        # A join merge of symbols the corpus does not have (a checkpoint of another corpus).
+        with pytest.raises(
+            ResumeError, match=r"checkpoint merge 1 \('xy', 'zw', 'join'\) has count 0"
+        ):
+            GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=[("xy", "zw")])
 
 
 def test_long_pieces_choose_the_array_word_level(shared_corpora: Path) -> None:
@@ -430,7 +433,7 @@ def test_unit_weights_are_the_same_without_numpy(
 
     trainer = GPETrainer(TrainSettings(vocab_size=2000))
     counts = trainer.count(_lines(shared_corpora / "hi_dev.txt", 800))
-    monkeypatch.setattr("sgpe.hierarchical._HISTOGRAM_MIN_UNITS", 0)  # numpy from the start
+    monkeypatch.setattr("sgpe.hierarchical.units._HISTOGRAM_MIN_UNITS", 0)  # numpy from the start
     with_numpy = corpus_units(counts, trainer.splitter.match_units)
     monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now raises ImportError
     without = corpus_units(counts, trainer.splitter.match_units)
@@ -448,7 +451,7 @@ def test_pieces_syllabified_in_groups_give_the_same_vocabulary(
     docs = _lines(shared_corpora / "si_dev.txt", 900)
     corpus = docs + [d.replace(" ", "") for d in docs[:300]] + ["ab\ncd", "x\ty"]
     default = sgpe.train(corpus, vocab_size=2500, workers=1).to_dict()
-    monkeypatch.setattr("sgpe.hierarchical._GROUP_CHARS", 3000)
+    monkeypatch.setattr("sgpe.hierarchical.units._GROUP_CHARS", 3000)
     assert sgpe.train(corpus, vocab_size=2500, workers=1).to_dict() == default
-    monkeypatch.setattr("sgpe.hierarchical._GROUP_CHARS", 1)  # one piece per group
+    monkeypatch.setattr("sgpe.hierarchical.units._GROUP_CHARS", 1)  # one piece per group
     assert sgpe.train(corpus, vocab_size=2500, workers=1).to_dict() == default

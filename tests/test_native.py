@@ -1,7 +1,7 @@
 """The native core (sgpe._native, native/) against the Python engine: exact equality.
 
-The reference is the Python engine of the same setting (``Syllabifier(python_only=True)``:
-its grammar regex for the tokens, its ``spans`` for the kinds); the native side is what
+The reference is the Python engine of the same setting (a ``Syllabifier`` made under
+``SGPE_ENGINE=python``: its grammar regex for the tokens, its ``spans`` for the kinds); the native side is what
 ``sgpe.engine`` hands out. Inputs: every real corpus file of the shared corpora (the dev
 files and multi/ by default, the training files with --runslow), every code point, and
 hypothesis text (any code point, Python's whitespace, lone surrogates, long and empty
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_native_core
+from conftest import python_syllabifier, require_native_core
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -64,7 +64,7 @@ TRAIN_FILES = [
 def _pair(script: str, leading_space: bool) -> tuple[Syllabifier, Syllabifier]:
     native = Syllabifier(script, leading_space)
     assert native._native is not None
-    return native, Syllabifier(script, leading_space, python_only=True)
+    return native, python_syllabifier(script, leading_space)
 
 
 def _assert_same(text: str, script: str = "auto", leading_space: bool = False) -> None:
@@ -292,7 +292,7 @@ def test_encoder_ids_are_identical_on_real_text(shared_corpora: Path, name: str)
 def test_encoder_ids_on_generated_text(texts: list[str]) -> None:
     """Unknown characters (byte tokens the vocabulary lacks are -1 in both), joiners,
     orphans, huge and empty pieces. A lone surrogate is no UTF-8: it has no byte tokens,
-    and both engines raise UnicodeEncodeError (sgpe/hierarchical.py's byte fallback)."""
+    and both engines raise UnicodeEncodeError (sgpe/hierarchical/encoder.py's byte fallback)."""
     tok = _shipped("sgpe_4k.json")
     pieces = [p for t in texts for p in tok._pieces(" " + t)] + ["", "ක්" * 3000]
     if any(0xD800 <= ord(c) <= 0xDFFF for p in pieces for c in p):

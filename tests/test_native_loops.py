@@ -332,16 +332,12 @@ def test_batches_of_a_few_merges_change_nothing(
     shared_corpora: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The loops report after every batch: batches of 7 merges give what one batch gives."""
-    import sgpe.baselines.bytebpe as bytebpe
-    import sgpe.gpe as gpe
-
     texts = lines_of(shared_corpora, "si_train.txt", 500)
     trainer = GPETrainer(TrainSettings(mode="paper", vocab_size=2200))
     counts = trainer.count(texts)
     whole = train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)
     assert len(whole[0][1]) > 100 and len(whole[1][1]) > 100  # merges: many batches of 7
-    monkeypatch.setattr(bytebpe, "_BATCH_MERGES", 7)
-    monkeypatch.setattr(gpe, "_BATCH_MERGES", 7)
+    monkeypatch.setattr(engine, "BATCH_MERGES", 7)  # the one batch driver's (sgpe/engine.py)
     assert (train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)) == whole
     with python_engine():
         assert (train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)) == whole

@@ -151,20 +151,19 @@ def test_the_native_engine_is_the_one_that_trains(
     use_engine: Callable[[str], None], shared_corpora: Path
 ) -> None:
     """merge_engine hands out the native loop under the native engine, the Python one
-    under SGPE_ENGINE=python or when a word level is asked for."""
+    under SGPE_ENGINE=python (the only switch: sgpe/engine.py)."""
     trainer = GPETrainer(TrainSettings(vocab_size=2000), CountOptions())
     counts = trainer.count(_lines(shared_corpora / "si_dev.txt", 200))
     syll = get_syllabifier("auto", True)
 
-    def made(arrays: bool | None = None) -> object:
+    def made() -> object:
         units = corpus_units(counts, trainer.splitter.match_units)
         base = trainer.base_alphabet(counts, units.char_counts())
         state = build_state(units, base, "auto", True)
-        return merge_engine(state, syll, "auto", True, arrays)
+        return merge_engine(state, syll, "auto", True)
 
     use_engine("native")
     assert isinstance(made(), NativeHierarchicalEngine)
-    assert isinstance(made(False), HierarchicalEngine)
     use_engine("python")
     assert isinstance(made(), HierarchicalEngine)
 

@@ -8,6 +8,7 @@ syllabifier (new words matched in one batch) and again with every word known.
 from __future__ import annotations
 
 import pytest
+from conftest import python_syllabifier
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -40,7 +41,7 @@ def test_short_and_long_texts_take_their_own_path_to_the_same_tokens(shared_corp
         mp.setattr(syllables, "_CHUNKER_MIN_CHARS", 1024)
         for sample, chunked in ((short, False), (text, True)):
             # The Python engine's own paths (a long text would otherwise go native).
-            syl = Syllabifier("auto", True, python_only=True)
+            syl = python_syllabifier("auto", True)
             assert syl(sample) == syl._findall(sample)
             assert (syl._chunker is not None) == chunked
 
@@ -126,7 +127,7 @@ def test_text_holding_every_separator_falls_back_to_the_regex():
 def test_word_memory_is_bounded(monkeypatch):
     monkeypatch.setattr(syllables, "_CACHE_LIMIT", 50)
     monkeypatch.setattr(syllables, "_KEY_LIMIT", 12)
-    syl = Syllabifier("auto", leading_space=True, python_only=True)  # its word memory
+    syl = python_syllabifier("auto", leading_space=True)  # its word memory
     small = " ".join(f"ලං{i}කා" for i in range(30))
     many = " ".join([f"ලං{i}කා" for i in range(120)] + ["ක" * 30, "a" * 13, "b\nc"])
     for text in [small, small, many, many, small, many + "\n" + small]:

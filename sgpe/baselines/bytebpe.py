@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
-from sgpe.engine import native_bytebpe_trainer
+from sgpe.engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
 from .._files import TOO_DEEP, merge_counts_of, write_text_atomic
@@ -91,10 +91,6 @@ _BYTE_TOKENS = 256
 _MAX_VOCAB_SIZE = MAX_VOCAB_SIZE
 # Encoded chunks remembered by `encode`; the cache is emptied when it reaches this size.
 _CACHE_SIZE = 65536
-# The native merge loop reports its merges after at most this many, or after about this
-# many seconds of work (`_learn_merges_natively`).
-_BATCH_MERGES = 4096
-_BATCH_SECONDS = 0.1
 # Chunks up to this many bytes use the rescan loop in `_merge_chunk` (each pass runs in
 # C); longer ones use the heap + linked-list encoder, which is O(n log n).
 _RESCAN_MAX_BYTES = 512
@@ -270,9 +266,9 @@ def _learn_merges_natively(
     replay: Sequence[Pair],
 ) -> list[Pair]:
     """`_learn_merges` with the native core's loop: the same merges, counts, callbacks and
-    errors. The loop runs in batches of at most `_BATCH_MERGES` merges or about
-    `_BATCH_SECONDS`, without the GIL; ``on_merge`` is then called for each merge of the
-    batch, so a signal handler or a progress display waits at most one batch."""
+    errors. The loop runs in batches (`sgpe.engine.run_in_batches`), without the GIL;
+    ``on_merge`` is then called for each merge of the batch, so a signal handler or a
+    progress display waits at most one batch."""
     if len(replay) > num_merges:
         raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
     merges: list[Pair] = []
@@ -285,13 +281,18 @@ def _learn_merges_natively(
             )
         merges.append((left_id, right_id))
         on_merge(len(merges), left_id, right_id, count)
-    finished = False
-    while len(merges) < num_merges and not finished:
-        wanted = min(num_merges - len(merges), _BATCH_MERGES)
-        batch, finished = native.learn(wanted, min_freq, _BATCH_SECONDS)
+
+    def step(most: int, seconds: float) -> bool:
+        wanted = min(num_merges - len(merges), most)
+        if wanted <= 0:
+            return True
+        batch, finished = native.learn(wanted, min_freq, seconds)
         for left_id, right_id, count in batch:
             merges.append((left_id, right_id))
             on_merge(len(merges), left_id, right_id, count)
+        return finished or len(merges) >= num_merges
+
+    run_in_batches(step)
     return merges
 
 
@@ -413,12 +414,6 @@ class ByteBPETokenizer:
                 )
             chunk_counts.update(_split(compiled, text))
         native = native_bytebpe_trainer(chunk_counts)
-        word_counts: dict[str, int] = {}
-        if native is None:
-            for chunk, count in chunk_counts.items():
-                if chunk:
-                    word = _byte_string(chunk)
-                    word_counts[word] = word_counts.get(word, 0) + count
 
         callback = on_merge
         if progress is not None:
@@ -433,7 +428,6 @@ class ByteBPETokenizer:
                     on_merge(step, left, right, count)
                 show(step, shown, count, time.perf_counter() - started)
 
-        replay = _check_merges(list(resume_merges), "resume_merges")
         counts: list[int] = []  # replayed merges report their counts too
 
         def record(step: int, left: int, right: int, count: int) -> None:
@@ -442,15 +436,39 @@ class ByteBPETokenizer:
                 callback(step, left, right, count)
 
         num_merges = vocab_size - _BYTE_TOKENS - 1
-        if native is None:
-            merges = _learn_merges(word_counts, num_merges, min_freq, record, replay)
-        else:
-            merges = _learn_merges_natively(native, num_merges, min_freq, record, replay)
+
+        def learn_in_python() -> tuple[list[Pair], int]:
+            word_counts: dict[str, int] = {}
+            for chunk, count in chunk_counts.items():
+                if chunk:
+                    word = _byte_string(chunk)
+                    word_counts[word] = word_counts.get(word, 0) + count
+            replay = _check_merges(list(resume_merges), "resume_merges")
+            return _learn_merges(word_counts, num_merges, min_freq, record, replay), len(
+                word_counts
+            )
+
+        # The callbacks have run by the time an error comes back: it is the caller's.
+        merges, unique_chunks = dispatch(
+            native,
+            lambda n: (
+                _learn_merges_natively(
+                    n,
+                    num_merges,
+                    min_freq,
+                    record,
+                    _check_merges(list(resume_merges), "resume_merges"),
+                ),
+                n.unique_words,
+            ),
+            learn_in_python,
+            surrogate_fallback=False,
+        )
         training = {
             "requested_vocab_size": vocab_size,
             "min_freq": min_freq,
             "chunks": sum(chunk_counts.values()),
-            "unique_chunks": len(word_counts) if native is None else native.unique_words,
+            "unique_chunks": unique_chunks,
         }
         return cls(merges, pattern_string, training=training, merge_counts=counts)
 

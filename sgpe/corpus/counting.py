@@ -41,6 +41,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..engine import dispatch
 from ..settings import BACKENDS, check_count_options
 from .readers import (
     DEFAULT_MAX_LINE_BYTES,
@@ -54,7 +55,7 @@ from .readers import (
 )
 
 if TYPE_CHECKING:
-    from .._native import PieceCounter as NativePieceCounter
+    from ..engine import PieceCounter as NativePieceCounter
     from ..settings import CountOptions, TrainSettings
 
 __all__ = [
@@ -306,13 +307,14 @@ def count_pieces(
             with contextlib.suppress(OSError):  # a file gone: the stream reports it
                 if sum(p.stat().st_size for p in stream.files) < POOL_MIN_BYTES:
                     workers = 1
-        native = splitter.native_counter(prefix)
-        if native is not None:
-            counts, chars, any_text = count_jobs_native(
-                stream.jobs(), native, splitter.pattern, prefix
-            )
-        else:
-            counts, chars, any_text = count_jobs(stream.jobs(), splitter.pattern, prefix, workers)
+        # The stream is read once: an error while counting is the caller's under either
+        # engine, never a reason to count again in Python.
+        counts, chars, any_text = dispatch(
+            splitter.native_counter(prefix),
+            lambda native: count_jobs_native(stream.jobs(), native, splitter.pattern, prefix),
+            lambda: count_jobs(stream.jobs(), splitter.pattern, prefix, workers),
+            surrogate_fallback=False,
+        )
         info = stream.finish(chars, any_text)
     return (splitter.cap_counts(counts) if capped else counts), info
 

@@ -1,0 +1,795 @@
+"""The merge loop of the hierarchical mode: the Python reference
+(:class:`HierarchicalEngine`), written to be read, and the interface of the native loop
+over the same state (:class:`NativeHierarchicalEngine`); :func:`merge_engine` asks the
+engine seam (sgpe/engine.py) which one runs."""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import re
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import repeat
+from typing import Any, TypeVar, cast
+
+from ..engine import BATCH_MERGES, BATCH_SECONDS, dispatch, native_hierarchical, run_in_batches
+from ..pieces import MAX_SUPERWORD_WORDS, PAIR_SHIFT
+from ..syllables import Syllabifier
+from .rules import (
+    _BARRIER,
+    _CODE_KIND,
+    _FIRST_PLACEHOLDER,
+    _KIND_CODE,
+    _LIMIT,
+    MergeKind,
+    merge_kind,
+    superword_words,
+)
+from .units import HierarchicalState, SuperwordSpans
+
+# The merge queue (HierarchicalEngine._pop_best): pairs go onto the heap about this many at a
+# time, the best of the pool first.
+_HEAP_BATCH = 4096
+_NO_FLOOR = 1 << 62  # above every count: at first every pair waits in the pool
+# A pair of symbol ids as one integer, left << PAIR_SHIFT | right (ids are below _LIMIT): the
+# merge queue orders pairs by it (the order of their two-character strings), and the array
+# word level keys its counts by it (PAIR_SHIFT lives in sgpe/pieces.py).
+_PAIR_MASK = (1 << PAIR_SHIFT) - 1
+# The merge loop keeps the words in arrays (sgpe/_arraywords.py) when they hold at least
+# this many units on average: text without spaces, whose pieces are long chunks (up to
+# sgpe.pieces.MAX_PIECE_UNITS units) that do not repeat. Ordinary text, and Khmer (no spaces
+# between words, but spaces between phrases), stay below it (tests/test_hierarchical.py).
+ARRAY_MIN_MEAN_UNITS = 32
+
+ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
+# Consecutive merges at once: (first step, target, pairs, counts, seconds since the loop
+# started at the last of them); see ProgressBatches.
+BatchHook = Callable[[int, int, list[tuple[str, str]], list[int], float], None]
+CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
+
+
+class ResumeMismatch(ValueError):
+    """A checkpoint's merges do not fit this corpus and these settings."""
+
+
+def resume_mismatch(n: int, merge: tuple[str, ...], count: int) -> str:
+    """The message of a checkpoint's merge ``n`` (from 0) that the corpus has only
+    ``count`` times: both engines and both modes say it alike."""
+    shown = ", ".join(map(repr, merge))
+    return (
+        f"checkpoint merge {n + 1} ({shown}) has count {count} in this corpus; the "
+        "checkpoint belongs to another corpus or other settings"
+    )
+
+
+# Every pair of adjacent symbol ids (placeholders and barriers are at or above _LIMIT), by
+# one regex call: a zero-width match at each position captures the two characters there.
+_SYMBOL_PAIRS = re.compile("(?=([\\x00-\\U0007ffff]{2}))").findall
+
+
+def _pairs(s: str) -> list[str]:
+    """Adjacent pairs of symbol ids in a level string, skipping placeholders and barriers."""
+    return _SYMBOL_PAIRS(s) if len(s) > 1 else []
+
+
+def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limit: int) -> str:
+    """The symbol (as ``chr(id)``) for merging the two symbols of ``pair``: an existing id
+    when the concatenation is already a symbol, else a new id appended. Shared by both
+    training modes' merge engines."""
+    merged = symbols[ord(pair[0])] + symbols[ord(pair[1])]
+    sid = symbol_id.get(merged)
+    if sid is None:
+        sid = len(symbols)
+        if sid >= limit:
+            raise ValueError(f"vocab_size above {limit:,} is not supported")
+        symbols.append(merged)
+        symbol_id[merged] = sid
+    return chr(sid)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Run a block without Python's cyclic garbage collector. Training builds hundreds of
+    thousands of small containers (index sets, heap entries) and makes no reference cycles;
+    each collection of the oldest generation would walk them all, which cost about a tenth
+    of the training time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+HeapEntry = TypeVar("HeapEntry", bound=tuple[Any, ...])
+
+
+def pop_fresh(
+    heap: list[HeapEntry], count_of: Callable[[HeapEntry], int]
+) -> tuple[HeapEntry, int] | None:
+    """Pop the best entry ``(-count, ...)`` whose count is current (lazy refresh): a stale
+    entry is pushed back with its current count, a consumed one (count 0) dropped. Shared
+    by both training modes' merge engines."""
+    while heap:
+        entry = heapq.heappop(heap)
+        actual = count_of(entry)
+        if actual == -entry[0]:
+            return entry, actual
+        if actual > 0:
+            heapq.heappush(heap, cast(HeapEntry, (-actual, *entry[1:])))
+    return None
+
+
+def _unit_words(state: HierarchicalState) -> list[list[int]]:
+    """For each unit type that a part merge may complete later (a placeholder in the
+    words), the indexes of the words that hold it."""
+    by_code: defaultdict[str, list[int]] = defaultdict(list)
+    for wi, w in enumerate(state.words):
+        for ch in set(w):
+            by_code[ch].append(wi)
+    return [
+        by_code.get(chr(_FIRST_PLACEHOLDER + k), []) if ok and len(parts) > 1 else []
+        for k, (ok, parts) in enumerate(zip(state.unit_joinable, state.unit_parts))
+    ]
+
+
+def _pair_code(pair: str) -> int:
+    return (ord(pair[0]) << PAIR_SHIFT) | ord(pair[1])
+
+
+def _array_words(state: HierarchicalState, arrays: bool | None) -> Any:
+    """The word level in arrays (:mod:`sgpe._arraywords`) when ``arrays`` is True, or when
+    it is None and the words are long (text without spaces); None for the string level.
+    Both give the same merges. The string level costs Python work per word a merge
+    touches, growing with the word's length; the array level costs a fixed amount of
+    numpy work per merge. So arrays pay where each merge touches many long words, and
+    strings where words are short and repeat (``python -m bench long-pieces`` times both
+    on text with and without spaces, and on Khmer)."""
+    words = state.words
+    units = sum(map(len, words))
+    if arrays is None:
+        arrays = bool(words) and units >= ARRAY_MIN_MEAN_UNITS * len(words)
+    if not arrays or units + len(words) + 1 >= 1 << 31:  # positions are 32-bit there
+        return None
+    try:
+        from .._arraywords import ArrayWords
+    except ImportError:
+        return None  # numpy is an optional dependency; the string level gives the same
+    return ArrayWords(state.words, state.counts, _LIMIT, state.translation)
+
+
+class HierarchicalEngine:
+    """The incremental two-level merge loop."""
+
+    def __init__(
+        self,
+        state: HierarchicalState,
+        syllabifier: Syllabifier,
+        arrays: bool | None = None,
+        spans: SuperwordSpans | None = None,
+    ) -> None:
+        self.st = state
+        self.syll = syllabifier
+        # Superwords (docs/algorithms.md): the spans wait for the transition. The array word
+        # level has no transition; it is chosen only for text without spaces, which has no
+        # spans, so with spans the strings are kept (both levels give the same merges).
+        self.spans = spans if spans is not None and spans.words else None
+        if self.spans is not None:
+            arrays = False
+        self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
+        # Pairs (by code and kind) whose kind the strings do not confirm (see merge_kind);
+        # never merged.
+        self._checked: dict[tuple[int, int], bool] = {}
+        # kind 0 (part): counts over unit types; kind 1 (join): counts over words. A pair is
+        # keyed by its two-character string, or by its code at the array word level.
+        self.counts: tuple[dict[str, int], dict[Any, int]] = ({}, {})
+        # pair -> indexes of the unit types (0) or words (1) that hold it; read with
+        # .pop/.get only, so a lookup never adds an empty entry. Lists, not sets: an index
+        # listed twice is harmless (the merge rewrites the string at its first visit and
+        # finds the pair gone at the second, like any stale entry), and an empty list takes
+        # a quarter of the memory of an empty set (most pairs are held by a few words).
+        self.where: tuple[defaultdict[str, list[int]], defaultdict[str, list[int]]] = (
+            defaultdict(list),
+            defaultdict(list),
+        )
+        for k, (parts, w) in enumerate(zip(state.unit_parts, state.unit_weight)):
+            self._add(0, parts, w, k)
+        self.arrays = _array_words(state, arrays)
+        # unit type -> indexes of the words that hold its placeholder (string level only)
+        self.unit_words: list[list[int]] = []
+        if self.arrays is not None:
+            self.counts[1].update(self.arrays.initial_counts())
+            state.words = []
+        else:
+            if state.translation:
+                state.words = [w.translate(state.translation) for w in state.words]
+            self.unit_words = _unit_words(state)
+        state.translation = {}
+        barrier = _BARRIER
+        for wi, (word, c) in enumerate(zip(state.words, state.counts)):
+            # At first most words are placeholders only (min() skips them at C speed).
+            if len(word) > 1 and min(word) < barrier:
+                self._add(1, word, c, wi)
+        # Heap entries are (-count, code, kind, key) and pool entries (code, kind, key): the
+        # code orders pairs whatever their key (a string, or the code itself).
+        self.heap: list[tuple[int, int, int, Any]] = []
+        self.floor = _NO_FLOOR
+        self.pool: defaultdict[int, list[tuple[int, int, Any]]] = defaultdict(list)
+        self._rebuild_heap()
+
+    # ------------------------------------------------------------------ counts
+    def _add(self, kind: int, s: str, weight: int, index: int) -> list[str]:
+        pc, where = self.counts[kind], self.where[kind]
+        new = _pairs(s)
+        for p in new:
+            pc[p] = pc.get(p, 0) + weight
+            where[p].append(index)
+        return new
+
+    def _sub(self, kind: int, s: str, weight: int) -> None:
+        pc = self.counts[kind]
+        for p in _pairs(s):
+            pc[p] -= weight
+
+    def _rebuild_heap(self) -> None:
+        # Every counted pair goes to the pool; the first pop moves the best ones to the heap.
+        self.heap = []
+        self.floor = _NO_FLOOR
+        self.pool = defaultdict(list)
+        for k in (0, 1):
+            for p, c in self.counts[k].items():
+                if c > 0:
+                    self.pool[c].append((p if isinstance(p, int) else _pair_code(p), k, p))
+
+    def _refill(self) -> bool:
+        """The heap is empty: lower the floor so that the pool's best pairs go onto the
+        heap. False when the pool is empty too (no pair is left)."""
+        pool, counts = self.pool, self.counts
+        if not pool:
+            return False
+        keys = sorted(pool, reverse=True)
+        # Half the best count, or higher when that would bring more than a batch.
+        floor = max(1, keys[0] // 2)
+        taken = 0
+        for c in keys:
+            taken += len(pool[c])
+            if taken >= _HEAP_BATCH:
+                floor = max(floor, c)
+                break
+        entries = []
+        for c in keys:
+            if c < floor:
+                break
+            for code, k, p in pool.pop(c):
+                actual = counts[k].get(p, 0)
+                if actual >= floor:
+                    entries.append((-actual, code, k, p))
+                elif actual > 0:
+                    pool[actual].append((code, k, p))
+        self.floor = floor
+        heapq.heapify(entries)
+        self.heap = entries
+        return True
+
+    def _pop_best(self) -> tuple[str, int, int] | None:
+        """The legal pair with the highest count (ties: smaller pair of ids, then part
+        before join), taken off the heap; None when no pair is left.
+
+        Only pairs counted at least ``floor`` times are on the heap; the others wait in the
+        pool, by the count they had when they last grew (at least their count now: a count
+        that grows is pushed again). A count that shrank is refreshed lazily when its entry
+        comes to the top. So while the heap holds a current entry, its best is the best of
+        all pairs, and when it runs dry the floor goes down. Most pairs are rare and never
+        reach the heap, which keeps it small."""
+        counts = self.counts
+        heappop, heapreplace = heapq.heappop, heapq.heapreplace
+        checked = self._checked
+        heap = self.heap
+        while True:
+            if not heap:
+                if not self._refill():
+                    return None
+                heap = self.heap
+            negc, code, kind, key = heap[0]
+            actual = counts[kind].get(key, 0)
+            if actual != -negc:
+                # Stale: back onto the heap with its current count, to the pool, or dropped.
+                if actual >= self.floor:
+                    heapreplace(heap, (-actual, code, kind, key))
+                else:
+                    heappop(heap)
+                    if actual > 0:
+                        self.pool[actual].append((code, kind, key))
+                continue
+            heappop(heap)
+            ok = checked.get((code, kind))
+            if ok is None:
+                ok = self._legal(code, kind)
+            if ok:
+                return chr(code >> PAIR_SHIFT) + chr(code & _PAIR_MASK), kind, actual
+            # Dropped for good: a later count change re-pushes it, and it is checked again.
+
+    def _legal(self, code: int, kind: int) -> bool:
+        key = (code, kind)
+        ok = self._checked.get(key)
+        if ok is None:
+            sy = self.st.symbols
+            left, right = sy[code >> PAIR_SHIFT], sy[code & _PAIR_MASK]
+            ok = _KIND_CODE[merge_kind(left, right, self.syll)] == kind
+            if ok and kind == 1 and self.spans is None and " " in right:
+                # After the transition (self.spans is None again): a superword of at most
+                # MAX_SUPERWORD_WORDS words. Before it no pair across a space is counted.
+                ok = superword_words(left + right) <= MAX_SUPERWORD_WORDS
+            self._checked[key] = ok
+        return ok
+
+    def _to_spans(self) -> None:
+        """The transition to superwords: the words become the corpus's spans (each the
+        concatenation of its words' current strings, so the merges so far are in it) and
+        the words outside spans, with the counts left to them; the word level's pair counts
+        and index are counted afresh, so from now on a pair across a space inside a span
+        counts like any other (a placeholder on either side, a syllable not yet one
+        token, is still a barrier)."""
+        spans = self.spans
+        assert spans is not None and self.arrays is None
+        st = self.st
+        left = list(st.counts)
+        for idx, c in zip(spans.words, spans.counts):
+            for i in idx:
+                left[i] -= c
+        words = [w for w, c in zip(st.words, left) if c > 0]
+        counts = [c for c in left if c > 0]
+        old = st.words
+        words += ["".join([old[i] for i in idx]) for idx in spans.words]
+        counts += spans.counts
+        st.words, st.counts = words, counts
+        self.spans = None
+        pc, where = self.counts[1], self.where[1]
+        pc.clear()
+        where.clear()
+        # Every word's pairs (as _add counts them), the counts added up per word count at C
+        # speed (most spans occur once), then the index.
+        barrier = _BARRIER
+        pairs = [_pairs(w) if len(w) > 1 and min(w) < barrier else [] for w in words]
+        by_count: defaultdict[int, list[list[str]]] = defaultdict(list)
+        for ps, c in zip(pairs, counts):
+            if ps:
+                by_count[c].append(ps)
+        for c, lists in by_count.items():
+            for p, n in Counter([p for ps in lists for p in ps]).items():
+                pc[p] = pc.get(p, 0) + n * c
+        for wi, ps in enumerate(pairs):
+            for p in ps:
+                where[p].append(wi)
+        self.unit_words = _unit_words(st)
+        self._checked.clear()  # pairs across a space were never asked; now they may be
+        self._rebuild_heap()
+
+    def _transition_due(self) -> bool:
+        return self.spans is not None and len(self.st.symbols) >= self.spans.from_symbols
+
+    def _key(self, pair: str, kind: int) -> Any:
+        """The key of ``pair`` in ``counts[kind]``."""
+        if kind == 1 and self.arrays is not None and pair:
+            return _pair_code(pair)
+        return pair  # (an empty pair: a resumed merge of symbols this corpus lacks)
+
+    # ------------------------------------------------------------------ merging
+    def _new_symbol(self, pair: str) -> str:
+        return merged_symbol(self.st.symbols, self.st.symbol_id, pair, _LIMIT)
+
+    def apply(self, pair: str, kind: int) -> None:
+        """Merge ``pair`` (of the given kind) everywhere it is counted, updating counts."""
+        new = self._new_symbol(pair)
+        self.st.merges.append((ord(pair[0]), ord(pair[1]), kind))
+        # Pairs whose count grew go (again) on the heap; a count that shrank is refreshed
+        # lazily when its entry comes to the top.
+        grown: tuple[set[str], set[str]] = (set(), set())
+        if kind == 0:
+            self._apply_part(pair, new, grown)
+        else:
+            self._apply_join(pair, new, grown[1])
+        self.counts[kind].pop(self._key(pair, kind), None)
+        heap, pool, floor = self.heap, self.pool, self.floor
+        push = heapq.heappush
+        for k in (0, 1):
+            pc = self.counts[k]
+            for p in grown[k]:
+                c = pc.get(p, 0)
+                code = (ord(p[0]) << PAIR_SHIFT) | ord(p[1])  # _pair_code, inline: hot loop
+                if c >= floor:
+                    push(heap, (-c, code, k, p))
+                elif c > 0:
+                    pool[c].append((code, k, p))
+
+    def _push_grown(self, grown: list[tuple[int, list[int]]]) -> None:
+        """Join pairs (codes) whose count grew, by their count now (the array level's
+        updates): as :meth:`apply` does one pair at a time, but a whole count's pairs go to
+        the pool at once."""
+        heap, pool, floor = self.heap, self.pool, self.floor
+        for c, codes in grown:
+            if c >= floor:
+                for p in codes:
+                    heapq.heappush(heap, (-c, p, 1, p))
+            else:
+                pool[c].extend(zip(codes, repeat(1), codes))
+
+    def _apply_part(self, pair: str, new: str, grown: tuple[set[str], set[str]]) -> None:
+        st = self.st
+        grown_parts = grown[0]
+        for k in self.where[0].pop(pair, ()):
+            old = st.unit_parts[k]
+            if pair not in old:
+                continue  # a stale index entry
+            nw = old.replace(pair, new)
+            st.unit_parts[k] = nw
+            w = st.unit_weight[k]
+            self._sub(0, old, w)
+            for p in self._add(0, nw, w, k):
+                if new in p:
+                    grown_parts.add(p)
+            if len(nw) == 1 and st.unit_joinable[k]:
+                self._complete(k, nw, grown[1])
+
+    def _complete(self, k: int, symbol: str, grown: set[str]) -> None:
+        """Unit type ``k`` is now one symbol: it enters the words as that symbol."""
+        if self.arrays is not None:
+            self._push_grown(
+                self.arrays.complete(_FIRST_PLACEHOLDER + k, ord(symbol), self.counts[1])
+            )
+            return
+        st = self.st
+        ph = chr(_FIRST_PLACEHOLDER + k)
+        pc, where = self.counts[1], self.where[1]
+        get = pc.get
+        words, counts = st.words, st.counts
+        barrier = _BARRIER
+        add_grown = grown.add
+        for wi in self.unit_words[k]:
+            old = words[wi]
+            nw = old.replace(ph, symbol)
+            words[wi] = nw
+            # Pairs touching a placeholder were never counted, so only the pairs next to
+            # the replaced positions are new; every other pair of the word is unchanged.
+            i = old.find(ph)
+            if old.find(ph, i + 1) < 0:  # the usual case: the unit occurs once in the word
+                if i and nw[i - 1] < barrier:
+                    p = nw[i - 1 : i + 1]
+                    pc[p] = get(p, 0) + counts[wi]
+                    add_grown(p)
+                    where[p].append(wi)
+                if i + 1 < len(nw) and nw[i + 1] < barrier:
+                    p = nw[i : i + 2]
+                    pc[p] = get(p, 0) + counts[wi]
+                    add_grown(p)
+                    where[p].append(wi)
+                continue
+            c = counts[wi]
+            last = len(nw) - 1
+            seen = -1
+            while i >= 0:
+                for j in (i - 1, i):
+                    if j > seen and 0 <= j < last and nw[j] < barrier and nw[j + 1] < barrier:
+                        seen = j
+                        p = nw[j : j + 2]
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
+                        where[p].append(wi)
+                i = old.find(ph, i + 1)
+
+    def _apply_join(self, pair: str, new: str, grown: set[str]) -> None:
+        # The hot loop of training (most merges are joins). Only the pairs next to a
+        # replaced occurrence change, so only those are updated: a merge costs the number
+        # of its occurrences, not the length of the words it touches (which made text
+        # without spaces, whose pieces are long, train many times slower than normal text).
+        if self.arrays is not None:
+            self._push_grown(self.arrays.join(ord(pair[0]), ord(pair[1]), ord(new), self.counts[1]))
+            return
+        st = self.st
+        words, counts = st.words, st.counts
+        pc, where = self.counts[1], self.where[1]
+        get = pc.get
+        barrier = _BARRIER
+        add_grown = grown.add
+        first, second = pair[0], pair[1]
+        for wi in where.pop(pair, ()):
+            old = words[wi]
+            i = old.find(pair)
+            if i < 0:
+                continue  # a stale index entry: an earlier merge consumed the pair here
+            nw = old.replace(pair, new)
+            words[wi] = nw
+            c = counts[wi]
+            if old.find(pair, i + 2) < 0:
+                # The usual case, one occurrence: its two neighbours change (the pair's own
+                # count is dropped by the caller).
+                if i:
+                    a = old[i - 1]
+                    if a < barrier:
+                        pc[a + first] -= c
+                        p = a + new
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
+                        where[p].append(wi)
+                if i + 2 < len(old):
+                    b = old[i + 2]
+                    if b < barrier:
+                        pc[second + b] -= c
+                        p = new + b
+                        pc[p] = get(p, 0) + c
+                        add_grown(p)
+                        where[p].append(wi)
+                continue
+            last_old = len(old) - 2  # the last index a pair of `old` can start at
+            last_new = len(nw) - 2
+            done_old = -1  # old pairs at indexes <= this one are already subtracted
+            done_new = -1
+            shift = 0  # str.replace shortens the word by one per earlier occurrence
+            while i >= 0:
+                for k in (i - 1, i, i + 1):
+                    if done_old < k <= last_old:
+                        done_old = k
+                        a, b = old[k], old[k + 1]
+                        if a < barrier and b < barrier:
+                            pc[a + b] -= c
+                j = i - shift
+                for k in (j - 1, j):
+                    if done_new < k <= last_new:
+                        done_new = k
+                        a, b = nw[k], nw[k + 1]
+                        if a < barrier and b < barrier:
+                            p = a + b
+                            pc[p] = get(p, 0) + c
+                            add_grown(p)
+                            where[p].append(wi)
+                shift += 1
+                i = old.find(pair, i + 2)
+
+    # ------------------------------------------------------------------ loop
+    def run(
+        self,
+        *,
+        target_symbols: int,
+        min_freq: int,
+        progress: ProgressHook | None = None,
+        checkpoint_every: int = 0,
+        on_checkpoint: CheckpointHook | None = None,
+        resume: Sequence[tuple[str, str, str]] = (),
+        progress_batch: BatchHook | None = None,
+    ) -> None:
+        st = self.st
+        batches = None
+        if progress_batch is not None:
+            batches = ProgressBatches(progress_batch)
+            each = progress
+            progress = batches if each is None else _both(each, batches)
+        for n, (left, right, kind_name) in enumerate(resume):
+            if self._transition_due():
+                self._to_spans()
+            kind = _KIND_CODE.get(kind_name)  # type: ignore[call-overload]
+            a, b = st.symbol_id.get(left), st.symbol_id.get(right)
+            pair = "" if a is None or b is None else chr(a) + chr(b)
+            count = self.counts[kind].get(self._key(pair, kind), 0) if kind is not None else 0
+            if count < min_freq:
+                raise ResumeMismatch(resume_mismatch(n, (left, right, kind_name), count))
+            self.apply(pair, kind)
+            self.merge_counts.append(count)
+        if resume:
+            self._rebuild_heap()
+        target = max(0, target_symbols - len(st.symbols))
+        start = time.perf_counter()
+        while len(st.symbols) < target_symbols:
+            if self._transition_due():
+                self._to_spans()
+            best = self._pop_best()
+            if best is None or best[2] < min_freq:
+                break
+            pair, kind, count = best
+            self.apply(pair, kind)
+            self.merge_counts.append(count)
+            step = len(st.merges)
+            if progress is not None:
+                shown = (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])])
+                progress(step, target, shown, count, time.perf_counter() - start)
+            if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
+                if batches is not None:
+                    batches.flush()
+                on_checkpoint(step, self.merge_list())
+        if batches is not None:
+            batches.flush()
+
+    def merge_list(self) -> list[tuple[str, str, MergeKind]]:
+        sy = self.st.symbols
+        return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
+
+    def usage(self) -> list[int]:
+        """How often each symbol is used in the final segmentation of the corpus."""
+        st = self.st
+        freq = [0] * len(st.symbols)
+        if self.arrays is not None:
+            self.arrays.usage(freq)
+        # The words of each count are counted together, at C speed.
+        by_count: defaultdict[int, list[str]] = defaultdict(list)
+        for w, c in zip(st.words, st.counts):
+            by_count[c].append(w)
+        for c, ws in by_count.items():
+            for ch, n in Counter("".join(ws)).items():
+                if ch < _BARRIER:
+                    freq[ord(ch)] += n * c
+        for k, parts in enumerate(st.unit_parts):
+            if len(parts) == 1 and st.unit_joinable[k]:
+                continue  # counted in the words
+            weight = st.unit_weight[k]
+            for ch in parts:
+                if ch < _BARRIER:
+                    freq[ord(ch)] += weight
+        return freq
+
+
+class ProgressBatches:
+    """A :data:`ProgressHook` that hands the merges on to a :data:`BatchHook` in batches:
+    every ``sgpe.engine.BATCH_MERGES`` merges or ``BATCH_SECONDS`` seconds (the native
+    loops' batches), and when flushed (at a checkpoint and at the end). A caller with work per report (the run
+    worker's status) does it once per batch."""
+
+    def __init__(self, hook: BatchHook) -> None:
+        self.hook = hook
+        self.first = self.target = 0
+        self.pairs: list[tuple[str, str]] = []
+        self.counts: list[int] = []
+        self.elapsed = 0.0
+        self.last = time.perf_counter()
+
+    def __call__(self, step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+        if not self.pairs:
+            self.first = step
+        self.target = target
+        self.pairs.append(pair)
+        self.counts.append(count)
+        self.elapsed = t
+        if len(self.pairs) >= BATCH_MERGES or time.perf_counter() - self.last >= BATCH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pairs:
+            self.hook(self.first, self.target, self.pairs, self.counts, self.elapsed)
+            self.pairs, self.counts = [], []
+        self.last = time.perf_counter()
+
+
+def _both(first: ProgressHook, second: ProgressHook) -> ProgressHook:
+    def both(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+        first(step, target, pair, count, t)
+        second(step, target, pair, count, t)
+
+    return both
+
+
+class NativeHierarchicalEngine:
+    """:class:`HierarchicalEngine`'s interface (``run``, ``merge_list``, ``usage``,
+    ``merge_counts``) over the native merge loop (``sgpe.engine.native_hierarchical``): the
+    same merges, counts and symbols. The loop runs without Python and comes back in
+    batches, so the progress callback is called for every merge, in order, with the time
+    each merge was made, but a batch at a time; a checkpoint step always ends a batch, so
+    ``on_checkpoint`` sees the same steps and merge lists."""
+
+    def __init__(self, native: Any, state: HierarchicalState) -> None:
+        self.native = native
+        self.st = state
+        self.merge_counts: list[int] = []
+
+    def run(
+        self,
+        *,
+        target_symbols: int,
+        min_freq: int,
+        progress: ProgressHook | None = None,
+        checkpoint_every: int = 0,
+        on_checkpoint: CheckpointHook | None = None,
+        resume: Sequence[tuple[str, str, str]] = (),
+        progress_batch: BatchHook | None = None,
+    ) -> None:
+        native, st = self.native, self.st
+        if resume:
+            codes = [(a, b, _KIND_CODE.get(k, 2)) for a, b, k in resume]  # type: ignore[call-overload]
+            bad = native.resume(codes, min_freq)
+            if bad is not None:
+                n, count = bad
+                raise ResumeMismatch(resume_mismatch(n, resume[n], count))
+            self._sync()
+        target = max(0, target_symbols - native.symbol_count())
+        every = checkpoint_every if on_checkpoint is not None else 0
+        report = progress is not None or progress_batch is not None
+
+        def one_batch(batch: int, seconds: float) -> bool:
+            done: bool = native.run(target_symbols, min_freq, batch, seconds, every)
+            if report or every:
+                first = len(st.merges) + 1
+                made = self._sync()
+                sy = st.symbols
+                if progress is not None:
+                    for step, (a, b, _, count, elapsed) in enumerate(made, first):
+                        progress(step, target, (sy[a], sy[b]), count, elapsed)
+                if progress_batch is not None and made:
+                    pairs = [(sy[a], sy[b]) for a, b, _, _, _ in made]
+                    counts = [c for _, _, _, c, _ in made]
+                    progress_batch(first, target, pairs, counts, made[-1][4])
+                merged = len(st.merges)
+                if every and made and merged % every == 0:
+                    assert on_checkpoint is not None
+                    on_checkpoint(merged, self.merge_list())
+            return done
+
+        run_in_batches(one_batch, report=report)
+        self._sync()
+
+    def _sync(self) -> list[tuple[int, int, int, int, float]]:
+        """Bring the state's symbols and merges and the merge counts up to the native
+        loop's; the merges that were new."""
+        st = self.st
+        made: list[tuple[int, int, int, int, float]] = self.native.merges_from(len(st.merges))
+        new_symbols = self.native.symbols_from(len(st.symbols))
+        for sym in new_symbols:
+            st.symbol_id[sym] = len(st.symbols)
+            st.symbols.append(sym)
+        st.merges.extend((a, b, k) for a, b, k, _, _ in made)
+        self.merge_counts.extend(c for _, _, _, c, _ in made)
+        return made
+
+    def merge_list(self) -> list[tuple[str, str, MergeKind]]:
+        sy = self.st.symbols
+        return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
+
+    def usage(self) -> list[int]:
+        """How often each symbol is used in the final segmentation of the corpus."""
+        freq: list[int] = self.native.usage()
+        return freq
+
+
+def merge_engine(
+    state: HierarchicalState,
+    syllabifier: Syllabifier,
+    script: str,
+    leading_space: bool,
+    spans: SuperwordSpans | None = None,
+) -> HierarchicalEngine | NativeHierarchicalEngine:
+    """The merge loop for ``state``: the native one under the native engine (for a
+    built-in ``script`` setting), else the Python reference :class:`HierarchicalEngine`,
+    which chooses its word level by the corpus (:data:`ARRAY_MIN_MEAN_UNITS`)."""
+    return dispatch(
+        native_hierarchical(
+            script,
+            leading_space,
+            state.symbols,
+            state.unit_parts,
+            state.unit_weight,
+            state.unit_joinable,
+            state.words,
+            state.counts,
+            state.translation,
+            spans.words if spans is not None else (),
+            spans.counts if spans is not None else (),
+            spans.from_symbols if spans is not None else 0,
+        ),
+        lambda native: _native_engine(native, state),
+        lambda: _python_engine(state, syllabifier, spans),
+    )
+
+
+def _python_engine(
+    state: HierarchicalState, syllabifier: Syllabifier, spans: SuperwordSpans | None
+) -> HierarchicalEngine | NativeHierarchicalEngine:
+    return HierarchicalEngine(state, syllabifier, None, spans)
+
+
+def _native_engine(
+    native: Any, state: HierarchicalState
+) -> HierarchicalEngine | NativeHierarchicalEngine:
+    # The native loop holds its own copy of the words; the state keeps the symbols, merges
+    # and unit types (read after training).
+    state.words, state.counts, state.translation = [], [], {}
+    return NativeHierarchicalEngine(native, state)
