@@ -4,20 +4,24 @@
 
 Layer 1 cuts text into syllables (:func:`syllabify`, :func:`syllable_spans`); Layer 2
 learns merges that respect them (:func:`train`, configured by :class:`TrainSettings`);
-:class:`Tokenizer` encodes and decodes with the result. Everything else lives in the
+:class:`Tokenizer` encodes and decodes with the result; ``sgpe.engine()`` says which engine runs
+(``"native"`` or ``"python"``, :mod:`sgpe.engine`). Everything else lives in the
 sub-modules named in ``docs/architecture.md``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import shipped
+from . import engine, shipped
 from ._version import package_version
 from .gpe import TrainSettings, train
 from .syllables import syllabify, syllable_spans
 from .tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from .baselines.bytebpe import ByteBPETokenizer
 
 
 def __getattr__(name: str) -> Any:
@@ -29,7 +33,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def load(path: str | Path) -> Any:
+def __dir__() -> list[str]:
+    # What __all__ promises, not the helpers this file imports (Path, Any, ...).
+    return sorted(__all__)
+
+
+def load(path: str | Path) -> Tokenizer | ByteBPETokenizer:
     """Load any vocabulary file of this project: SGPE (``Tokenizer``) or byte-level BPE
     (``sgpe.baselines.bytebpe.ByteBPETokenizer``), chosen by the file's ``model`` key; or
     the vocabulary of a Hugging Face tokenizer folder that ``python -m sgpe export`` wrote
@@ -48,13 +57,15 @@ def load(path: str | Path) -> Any:
         return load_hf_folder(path)
     from .interop.folder_reader import load_vocabulary_file
 
-    return load_vocabulary_file(path, Tokenizer)
+    loaded: Tokenizer | ByteBPETokenizer = load_vocabulary_file(path, Tokenizer)
+    return loaded
 
 
 __all__ = [
     "Tokenizer",
     "TrainSettings",
     "__version__",
+    "engine",
     "load",
     "shipped",
     "syllabify",

@@ -31,6 +31,7 @@ def test_public_api():
         "TrainSettings",
         "Tokenizer",
         "__version__",
+        "engine",
         "load",
         "shipped",
         "syllabify",
@@ -43,6 +44,11 @@ def test_public_api():
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", sgpe.__version__)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         sgpe.nope  # noqa: B018
+    # dir() shows the promise alone, not what the package imports for itself (Path, Any).
+    assert dir(sgpe) == sorted(sgpe.__all__)
+    # The engine module answers when called, and stays a module (sgpe/engine.py).
+    assert sgpe.engine() in ("native", "python")
+    assert sgpe.engine() == sgpe.engine.engine()
 
 
 def test_no_public_name_shadows_a_module():
