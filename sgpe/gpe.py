@@ -65,6 +65,7 @@ from .settings import (
     CountOptions,
     Mode,
     OOVPolicy,
+    TrainKeywords,
     TrainSettings,
     default_min_freq,
 )
@@ -72,6 +73,9 @@ from .syllables import get_syllabifier
 from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer
 
 if TYPE_CHECKING:
+    # Only for the checker: typing.Unpack is 3.11+, and the annotation is never evaluated.
+    from typing_extensions import Unpack
+
     from .engine import PaperTrainer as NativePaperTrainer
 
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
@@ -734,7 +738,7 @@ def train(
     corpus: str | Path | Iterable[str],
     *,
     progress: ProgressFn | None = None,
-    **settings: Any,
+    **settings: Unpack[TrainKeywords],
 ) -> Tokenizer:
     """Train an SGPE tokenizer on a corpus file (.txt/.jsonl/.csv/.parquet) or documents.
 
@@ -752,8 +756,9 @@ def train(
             f"are the fields of TrainSettings and CountOptions: "
             f"{', '.join(sorted(TRAIN_FIELDS | COUNT_FIELDS))}"
         )
-    counting = CountOptions(**{k: v for k, v in settings.items() if k in COUNT_FIELDS})
-    trained = TrainSettings(**{k: v for k, v in settings.items() if k in TRAIN_FIELDS})
+    given: dict[str, Any] = dict(settings)
+    counting = CountOptions(**{k: v for k, v in given.items() if k in COUNT_FIELDS})
+    trained = TrainSettings(**{k: v for k, v in given.items() if k in TRAIN_FIELDS})
     return GPETrainer(trained, counting).train(corpus, progress=progress)
 
 

@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 # The tokens every vocabulary starts with (ids 0..4). Declared here, below sgpe/tokenizer.py
 # (which re-exports them), because the settings check vocab_size against their number.
@@ -515,6 +515,31 @@ def settings_fields() -> tuple[dataclasses.Field[Any], ...]:
 def count_fields() -> tuple[dataclasses.Field[Any], ...]:
     """The fields of :class:`CountOptions`."""
     return dataclasses.fields(CountOptions)
+
+
+class TrainKeywords(TypedDict, total=False):
+    """The keyword arguments of :func:`sgpe.train`, typed for editors and type checkers: every
+    field of :class:`TrainSettings` and :class:`CountOptions`, with its type there (their
+    meaning and defaults are there too; ``tests/test_settings.py`` keeps the three equal)."""
+
+    model: Model
+    vocab_size: int
+    mode: Mode
+    prune_freq: int
+    min_freq: int | None
+    leading_space: bool
+    prepend_space: bool | None
+    oov_policy: OOVPolicy
+    script: str
+    pieces: str
+    pattern: str
+    max_piece_units: int
+    superwords_from: int | None
+    workers: int | None
+    backend: str
+    scheduler: str | None
+    max_corpus_bytes: int | None
+    max_line_bytes: int
 
 
 TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainSettings))

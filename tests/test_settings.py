@@ -438,3 +438,19 @@ def test_run_request_keywords_and_settings_objects_agree(tmp_path):
     made = create_run(tmp_path / "run", flat.config(), corpus)
     assert read_config(tmp_path / "run") == made
     assert made.settings == flat.settings and made.corpus_name == "c.txt"
+
+
+def test_train_keywords_are_the_settings_fields_with_their_types() -> None:
+    """`sgpe.train`'s typed keywords (TrainKeywords) are exactly the fields of TrainSettings and
+    CountOptions, each with the same type: a new setting that is not added there fails."""
+    import dataclasses
+
+    from sgpe.settings import CountOptions, TrainKeywords, TrainSettings
+
+    fields = {
+        f.name: f.type for cls in (TrainSettings, CountOptions) for f in dataclasses.fields(cls)
+    }
+    assert TrainKeywords.__annotations__.keys() == fields.keys()
+    for name, type_ in fields.items():
+        written = TrainKeywords.__annotations__[name]
+        assert getattr(written, "__forward_arg__", written) == type_, name
