@@ -29,7 +29,8 @@ use crate::syllables::{Kind, Syllabifier};
 /// times per piece, and SipHash cost more than the rest of a lookup.
 pub type Ranks = HashMap<(u32, u32), (u32, u32), FxBuild>;
 
-/// Join runs longer than this merge with the heap (`_LONG_RUN` in `sgpe/hierarchical.py`).
+/// Join runs longer than this merge with the heap (`_LONG_RUN` in `sgpe/hierarchical.py` and
+/// `sgpe/tokenizer.py`; `tests/test_constants.py` keeps all three equal).
 const LONG_RUN: usize = 24;
 
 /// Everything `HierarchicalEncoder` reads: the syllabifier of the vocabulary's setting,
