@@ -10,8 +10,8 @@ What is where:
 * ``xgenre.py``, ``compression.py``, ``speed.py``, ``scripts.py``, ``meta.py``,
   ``pieces.py``, ``oracles.py``: the measurements; each writes plain records to
   ``results/`` (``records.py``);
-* ``render.py``   records to reports: the markdown tables, the charts and the README's
-                  generated blocks (``python -m bench readme``, no measuring).
+* ``render/``     records to reports, one module per bench: the markdown tables, the charts
+                  and the README's generated blocks (``python -m bench readme``, no measuring).
 
 Nothing is imported here: a training process (``python -m bench.peers``) must not pay for
 more than it uses.

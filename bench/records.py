@@ -1,6 +1,6 @@
 """Where measurements are kept: plain records (lists of dicts) as JSON or CSV in
 ``bench/results/``, next to the run's metadata. The measuring modules write them and
-``bench/render.py`` reads them, so reports and the README can be rewritten without
+``bench/render/`` reads them, so reports and the README can be rewritten without
 measuring again."""
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ fi
 # The native core (native/, Rust): formatting, lints and its own tests, before pytest, when
 # a Rust toolchain is there (setup_env.sh built the extension with it; without one sgpe runs
 # in pure Python and tests/test_native.py skips). `cargo test` runs without the Python
-# feature: the core is plain Rust (native/src/lib.rs).
+# feature: the core is plain Rust (the bindings, native/src/py/, are left out).
 if command -v cargo >/dev/null 2>&1; then
     echo "run_tests: cargo fmt --check, cargo clippy -D warnings, cargo test (native/)" >&2
     (

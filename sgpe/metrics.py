@@ -65,7 +65,6 @@ from typing import Any, NamedTuple
 
 from ._files import read_lines
 from .adapters import as_tokenizer
-from .protocol import TokenizerLike
 from .spans import (  # re-exported: the metrics' record and span helpers
     ByteSpan,
     Encoded,
@@ -79,7 +78,6 @@ __all__ = [
     "BrokenBoundaries",
     "ByteSpan",
     "Encoded",
-    "adapter_for",
     "broken_boundaries",
     "encode_for_metrics",
     "evaluate",
@@ -102,11 +100,6 @@ _WORD = re.compile(r"\S+")  # `\s` of `re` is exactly str.isspace(), so this agr
 # ============================================================================
 # Any tokenizer -> Encoded
 # ============================================================================
-
-
-def adapter_for(tokenizer: Any) -> TokenizerLike:
-    """The tokenizer contract for any supported tokenizer (:func:`sgpe.adapters.as_tokenizer`)."""
-    return as_tokenizer(tokenizer)
 
 
 def encode_for_metrics(tokenizer: Any, text: str) -> Encoded:

@@ -378,11 +378,3 @@ def schemas_for(script: str) -> tuple[Schema, ...]:
     if script == "auto":
         return tuple(load_schema(n) for n in BUILTIN_SCRIPTS)
     return (load_schema(script),)
-
-
-def script_of(ch: str) -> str | None:
-    """Name of the built-in schema whose words contain ``ch`` (joiners: the first one)."""
-    for name in BUILTIN_SCRIPTS:
-        if ch in load_schema(name).word_chars:
-            return name
-    return None

@@ -709,10 +709,10 @@ def test_vocab_flags_refuse_folders_sgpe_did_not_write(
 
 
 def test_export_roles_are_the_folder_modules_roles() -> None:
-    from sgpe import cli
+    from sgpe.cli import commands, parser
     from sgpe.interop.hf_folder import ROLES
 
-    assert cli._ROLES == ROLES
+    assert commands._ROLES == parser._ROLES == ROLES
 
 
 def test_python_m_sgpe_export_folder_loads_with_autotokenizer(tmp_path: Path) -> None:

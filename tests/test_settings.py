@@ -13,6 +13,7 @@ import pytest
 
 import sgpe
 from sgpe import cli, shipped
+from sgpe.cli import train as cli_train
 from sgpe.gpe import GPETrainer
 from sgpe.runs import RunConfig, RunError, create_run, read_config
 from sgpe.runs.manager import RunRequest
@@ -44,7 +45,7 @@ CONSUMERS = (
     "bench/",
     "sgpe/app/app_pages/train.py",
     "sgpe/baselines/bytebpe.py",
-    "sgpe/cli.py",
+    "sgpe/cli/",
     "sgpe/gpe.py",
     "sgpe/runs/",
     "sgpe/shipped.py",
@@ -350,7 +351,7 @@ def test_cli_flags_make_the_same_config_as_keywords(tmp_path):
             *("--no-prepend-space", "--checkpoint-every", "5"),
         ]
     )
-    config = cli._config_from_args(args)
+    config = cli_train._config_from_args(args)
     assert config == RunConfig(
         vocab_size=700, mode="paper", oov_policy="unk", prepend_space=False, checkpoint_every=5
     )

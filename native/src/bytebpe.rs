@@ -12,6 +12,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::time::{Duration, Instant};
 
+use crate::error::{Error, Result};
 use crate::hash::{FxMap, FxSet};
 
 /// Number of byte tokens: merge `i` makes token `BYTE_TOKENS + i`.
@@ -38,12 +39,6 @@ pub type PairHeap = BinaryHeap<(i64, Reverse<PairKey>)>;
 pub struct Merge {
     pub left: u32,
     pub right: u32,
-    pub count: i64,
-}
-
-/// Why `replay` refused a merge of a checkpoint: it occurs `count` times in this corpus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReplayMismatch {
     pub count: i64,
 }
 
@@ -114,11 +109,11 @@ impl ByteBpeTrainer {
     /// Apply the next merge of a checkpoint, `(left, right)`, when it occurs at least
     /// `max(min_freq, 1)` times; returns its count. The heap is not searched: the entries
     /// the replay leaves stale are refreshed when they reach the top, as in Python.
-    pub fn replay(&mut self, left: u32, right: u32, min_freq: i64) -> Result<i64, ReplayMismatch> {
+    pub fn replay(&mut self, left: u32, right: u32, min_freq: i64) -> Result<i64> {
         let key = pair_key(left, right);
         let count = self.pair_counts.get(&key).copied().unwrap_or(0);
         if count < min_freq.max(1) {
-            return Err(ReplayMismatch { count });
+            return Err(Error::Mismatch { count });
         }
         self.apply(key);
         Ok(count)

@@ -17,7 +17,7 @@ use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
@@ -29,7 +29,8 @@ use crate::syllables::{Kind, Syllabifier};
 /// times per piece, and SipHash cost more than the rest of a lookup.
 pub type Ranks = HashMap<(u32, u32), (u32, u32), FxBuild>;
 
-/// Join runs longer than this merge with the heap (`_LONG_RUN` in `sgpe/hierarchical.py`).
+/// Join runs longer than this merge with the heap (`_LONG_RUN` in `sgpe/hierarchical.py` and
+/// `sgpe/tokenizer.py`; `tests/test_constants.py` keeps all three equal).
 const LONG_RUN: usize = 24;
 
 /// Everything `HierarchicalEncoder` reads: the syllabifier of the vocabulary's setting,
@@ -206,7 +207,7 @@ impl<V> PerThread<V> {
         let k = rayon::current_thread_index().map_or(0, |i| i + 1) % SLOTS;
         // A panic while a lock was held (caught at the Python border) leaves a cache that
         // is still consistent: every entry is inserted whole.
-        self.slots[k].lock().unwrap_or_else(|e| e.into_inner())
+        self.slots[k].lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// `take(&value)` of `key`, made by `make` when it is missing.
@@ -239,7 +240,7 @@ pub struct TextEncoder {
     pub splitter: Splitter,
     /// The piece cache in shards by hash: a call holds the lock of the whole cache once,
     /// and a batch's threads then read it without locks and fill a shard each.
-    pieces: Mutex<Vec<PieceMap>>,
+    pieces: Mutex<Vec<PieceStore>>,
     units: PerThread<(Box<[u32]>, bool)>,
     /// The paper mode's vocabulary (every token string to its id), or None for the
     /// hierarchical mode; a paper-mode encoder merges with `encoder.part` (all merges).
@@ -345,8 +346,6 @@ impl PieceStore {
     }
 }
 
-type PieceMap = PieceStore;
-
 /// A piece of a batch: its ids found in the cache, or new (with its shard).
 enum Piece<'a> {
     Known(&'a [u32]),
@@ -373,7 +372,7 @@ impl TextEncoder {
         TextEncoder {
             encoder,
             splitter,
-            pieces: Mutex::new((0..PIECE_SHARDS).map(|_| PieceMap::default()).collect()),
+            pieces: Mutex::new((0..PIECE_SHARDS).map(|_| PieceStore::default()).collect()),
             units: PerThread::new(UNIT_CACHE_LIMIT),
             paper: None,
         }
@@ -509,10 +508,10 @@ impl TextEncoder {
         }
     }
 
-    fn piece_cache(&self) -> MutexGuard<'_, Vec<PieceMap>> {
+    fn piece_cache(&self) -> MutexGuard<'_, Vec<PieceStore>> {
         // A panic while the lock was held (caught at the Python border) leaves a cache
         // that is still consistent: every entry is inserted whole.
-        self.pieces.lock().unwrap_or_else(|e| e.into_inner())
+        self.pieces.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// `Tokenizer.encode(text)` (the caller adds the prepended space): ids appended to
@@ -546,10 +545,10 @@ impl TextEncoder {
         let done = Mutex::new(Vec::new());
         self.encode_batch_with(texts, |k, ids| {
             done.lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(PoisonError::into_inner)
                 .push((k, ids));
         });
-        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
         done.sort_unstable_by_key(|&(k, _)| k);
         done.into_iter().flat_map(|(_, ids)| ids).collect()
     }
@@ -564,7 +563,7 @@ impl TextEncoder {
         let chunk = texts.len().div_ceil(4 * threads).max(1);
         let limit = PIECE_CACHE_LIMIT / PIECE_SHARDS;
         let new_by_shard = {
-            let read: &Vec<PieceMap> = &cache;
+            let read: &Vec<PieceStore> = &cache;
             // (1) each chunk: its texts' pieces, and its new pieces by shard.
             type Found<'a> = (Vec<Vec<Piece<'a>>>, Vec<Vec<(&'a str, u64)>>);
             let found: Vec<Found<'_>> = texts
@@ -594,10 +593,10 @@ impl TextEncoder {
                 })
                 .collect();
             // (2) each shard: its new pieces of all chunks, encoded once.
-            let new_by_shard: Vec<PieceMap> = (0..PIECE_SHARDS)
+            let new_by_shard: Vec<PieceStore> = (0..PIECE_SHARDS)
                 .into_par_iter()
                 .map(|k| {
-                    let mut new = PieceMap::default();
+                    let mut new = PieceStore::default();
                     let mut ids = Vec::new();
                     for (_, by_shard) in &found {
                         for &(p, h) in &by_shard[k] {
@@ -649,6 +648,6 @@ impl TextEncoder {
 
     /// How many pieces are cached (for tests).
     pub fn cached_pieces(&self) -> usize {
-        self.piece_cache().iter().map(|m| m.len()).sum()
+        self.piece_cache().iter().map(PieceStore::len).sum()
     }
 }

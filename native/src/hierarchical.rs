@@ -18,7 +18,8 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use crate::hash::FxMap;
+use crate::error::{Error, Result};
+use crate::hash::{FxMap, FxSet};
 use crate::syllables::{py_isspace, Kind, Syllabifier};
 
 /// Symbol ids are below this; placeholders and the barrier are at or above it
@@ -192,7 +193,7 @@ fn replace_pair(old: &[u32], a: u32, b: u32, new: u32, at: &mut Vec<usize>) -> V
 
 /// `merge_kind` of each pair of strings (a vocabulary's merges, which a loaded file does
 /// not label): `PART` or `JOIN`, as the trainer's legality check answers them.
-pub fn merge_kinds(syll: Syllabifier, pairs: &[(String, String)]) -> Result<Vec<u8>, String> {
+pub fn merge_kinds(syll: Syllabifier, pairs: &[(String, String)]) -> Result<Vec<u8>> {
     let mut index: HashMap<&str, u32> = HashMap::new();
     let mut symbols: Vec<String> = Vec::new();
     let mut ids = Vec::with_capacity(pairs.len());
@@ -219,7 +220,7 @@ pub fn merge_kinds(syll: Syllabifier, pairs: &[(String, String)]) -> Result<Vec<
 }
 
 impl Engine {
-    pub fn new(syll: Syllabifier, state: State, spans: Option<Spans>) -> Result<Engine, String> {
+    pub fn new(syll: Syllabifier, state: State, spans: Option<Spans>) -> Result<Engine> {
         let State {
             symbols,
             unit_parts,
@@ -236,14 +237,14 @@ impl Engine {
             return Err("words and counts differ in length".into());
         }
         if symbols.len() >= LIMIT as usize {
-            return Err(format!("more than {LIMIT} base symbols"));
+            return Err(Error::invalid(format!("more than {LIMIT} base symbols")));
         }
         let n_symbols = symbols.len() as u32;
         let bad = |v: u32| v >= n_symbols && v < LIMIT;
         if unit_parts.iter().flatten().any(|&v| bad(v) || v > LIMIT) {
             return Err("a unit holds an id that is no symbol".into());
         }
-        let n_codes = FIRST_PLACEHOLDER as u64 + n_units as u64;
+        let n_codes = u64::from(FIRST_PLACEHOLDER) + n_units as u64;
         if words
             .iter()
             .flatten()
@@ -315,11 +316,11 @@ impl Engine {
         // unit type -> the words that hold its placeholder, for the unit types a part merge
         // may still complete (joinable, not one symbol yet).
         let mut unit_words = vec![Vec::new(); self.unit_parts.len()];
-        let mut seen: FxMap<u32, ()> = FxMap::default();
+        let mut seen: FxSet<u32> = FxSet::default();
         for (wi, w) in self.words.iter().enumerate() {
             seen.clear();
             for &v in w {
-                if v >= FIRST_PLACEHOLDER && seen.insert(v, ()).is_none() {
+                if v >= FIRST_PLACEHOLDER && seen.insert(v) {
                     let k = (v - FIRST_PLACEHOLDER) as usize;
                     if self.unit_joinable[k] && self.unit_parts[k].len() > 1 {
                         unit_words[k].push(wi as u32);
@@ -484,14 +485,16 @@ impl Engine {
     }
 
     // ------------------------------------------------------------------ merging
-    fn new_symbol(&mut self, a: u32, b: u32) -> Result<u32, String> {
+    fn new_symbol(&mut self, a: u32, b: u32) -> Result<u32> {
         let merged = format!("{}{}", self.symbols[a as usize], self.symbols[b as usize]);
         if let Some(&id) = self.symbol_id.get(&merged) {
             return Ok(id);
         }
         let id = self.symbols.len();
         if id >= LIMIT as usize {
-            return Err("vocab_size above 524,288 is not supported".into());
+            return Err(Error::VocabLimit {
+                limit: LIMIT as usize,
+            });
         }
         self.symbols.push(merged.clone());
         self.symbol_id.insert(merged, id as u32);
@@ -499,7 +502,7 @@ impl Engine {
     }
 
     /// Merge the pair everywhere it is counted (`apply`).
-    pub fn apply(&mut self, code: u64, kind: u8) -> Result<(), String> {
+    pub fn apply(&mut self, code: u64, kind: u8) -> Result<()> {
         let (a, b) = split_code(code);
         let new = self.new_symbol(a, b)?;
         self.merges.push((a, b, kind));
@@ -688,7 +691,7 @@ impl Engine {
         &mut self,
         merges: &[(String, String, u8)],
         min_freq: i64,
-    ) -> Result<Option<Mismatch>, String> {
+    ) -> Result<Option<Mismatch>> {
         for (index, (left, right, kind)) in merges.iter().enumerate() {
             if self.transition_due() {
                 self.enter_spans();
@@ -726,7 +729,7 @@ impl Engine {
         max_merges: usize,
         max_seconds: f64,
         checkpoint_every: usize,
-    ) -> Result<Stop, String> {
+    ) -> Result<Stop> {
         let called = std::time::Instant::now();
         let start = *self.start.get_or_insert(called);
         let mut made = 0usize;
@@ -818,7 +821,7 @@ mod tests {
     }
 
     fn sym(s: &[&str]) -> Vec<String> {
-        s.iter().map(|x| x.to_string()).collect()
+        s.iter().map(ToString::to_string).collect()
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::bytebpe::{index_word, pair_key, pair_of, pop_fresh, PairHeap, PairKey};
+use crate::error::{Error, Result};
 use crate::hash::{FxMap, FxSet};
 
 /// Symbol ids are code points in the Python state (`chr(id)`): ids reach at most this.
@@ -29,16 +30,6 @@ pub struct PaperMerge {
     pub merged: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PaperError {
-    /// A checkpoint's merge occurs `count` times, fewer than `min_freq`.
-    Mismatch { count: i64 },
-    /// A new symbol would need an id of `SYMBOL_LIMIT` or more.
-    Limit,
-    /// A segment names a symbol id the table does not have.
-    BadSymbol(u32),
-}
-
 /// Why `learn` returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stop {
@@ -47,7 +38,7 @@ pub enum Stop {
     /// The target size is reached, or no pair occurs `min_freq` times.
     Finished,
     /// The next merge failed.
-    Failed(PaperError),
+    Failed(Error),
 }
 
 pub struct PaperTrainer {
@@ -63,17 +54,13 @@ pub struct PaperTrainer {
 impl PaperTrainer {
     /// The state of the prepared segments (symbol ids) with their counts, over the symbol
     /// table (`_State` after `GPETrainer._prepare`).
-    pub fn new(
-        symbols: Vec<String>,
-        words: Vec<Vec<u32>>,
-        counts: Vec<i64>,
-    ) -> Result<Self, PaperError> {
+    pub fn new(symbols: Vec<String>, words: Vec<Vec<u32>>, counts: Vec<i64>) -> Result<Self> {
         if let Some(&bad) = words
             .iter()
             .flatten()
             .find(|&&s| s as usize >= symbols.len())
         {
-            return Err(PaperError::BadSymbol(bad));
+            return Err(Error::BadSymbol(bad));
         }
         let symbol_id = symbols
             .iter()
@@ -126,15 +113,10 @@ impl PaperTrainer {
     }
 
     /// Apply the next merge of a checkpoint when it occurs at least `min_freq` times.
-    pub fn replay(
-        &mut self,
-        left: u32,
-        right: u32,
-        min_freq: i64,
-    ) -> Result<PaperMerge, PaperError> {
+    pub fn replay(&mut self, left: u32, right: u32, min_freq: i64) -> Result<PaperMerge> {
         let count = self.count(left, right);
         if count < min_freq {
-            return Err(PaperError::Mismatch { count });
+            return Err(Error::Mismatch { count });
         }
         let merged = self.apply(pair_key(left, right))?;
         Ok(PaperMerge {
@@ -205,7 +187,7 @@ impl PaperTrainer {
 
     /// `merged_symbol` of `sgpe/hierarchical.py`: the existing id of the concatenation, or
     /// a new one appended.
-    fn merged_symbol(&mut self, left: u32, right: u32) -> Result<u32, PaperError> {
+    fn merged_symbol(&mut self, left: u32, right: u32) -> Result<u32> {
         let merged = format!(
             "{}{}",
             self.symbols[left as usize], self.symbols[right as usize]
@@ -215,7 +197,9 @@ impl PaperTrainer {
         }
         let id = self.symbols.len();
         if id >= SYMBOL_LIMIT {
-            return Err(PaperError::Limit);
+            return Err(Error::VocabLimit {
+                limit: SYMBOL_LIMIT,
+            });
         }
         self.symbols.push(merged.clone());
         self.symbol_id.insert(merged, id as u32);
@@ -223,7 +207,7 @@ impl PaperTrainer {
     }
 
     /// `_MergeEngine._apply`: merge the pair in every segment that has it.
-    fn apply(&mut self, key: PairKey) -> Result<u32, PaperError> {
+    fn apply(&mut self, key: PairKey) -> Result<u32> {
         let (left, right) = pair_of(key);
         let new = self.merged_symbol(left, right)?;
         let mut touched: FxSet<PairKey> = FxSet::default();

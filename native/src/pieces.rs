@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use crate::error::{Error, Result};
 use crate::hash::FxBuild;
 
 use rayon::prelude::*;
@@ -24,10 +25,12 @@ pub struct CharSet {
 
 impl CharSet {
     /// The set of inclusive code point ranges (as `sgpe.schema.code_point_ranges` gives).
-    pub fn from_ranges(ranges: &[(u32, u32)]) -> Result<CharSet, String> {
+    pub fn from_ranges(ranges: &[(u32, u32)]) -> Result<CharSet> {
         let top = ranges.iter().map(|&(_, hi)| hi).max().unwrap_or(0);
         if top > 0x10FFFF {
-            return Err(format!("code point {top:#X} is beyond U+10FFFF"));
+            return Err(Error::invalid(format!(
+                "code point {top:#X} is beyond U+10FFFF"
+            )));
         }
         let mut table = vec![false; top as usize + 1];
         for &(lo, hi) in ranges {
@@ -73,7 +76,7 @@ impl Splitter {
         leading_space: bool,
         span_letters: &[Vec<(u32, u32)>],
         max_units: usize,
-    ) -> Result<Splitter, String> {
+    ) -> Result<Splitter> {
         Ok(Splitter {
             word_chars: word_chars.map(CharSet::from_ranges).transpose()?,
             leading_space,

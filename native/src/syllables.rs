@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use crate::error::{Error, Result};
 use crate::hash::FxBuild;
 
 /// The class letters a schema may use (`sgpe/schema.py`'s `CLASS_LETTERS`).
@@ -76,12 +77,16 @@ pub struct Token {
     pub kind: Kind,
 }
 
-fn class_index(letter: char) -> Result<u8, String> {
+fn class_index(letter: char) -> Result<u8> {
     CLASS_LETTERS
         .chars()
         .position(|c| c == letter)
         .map(|i| i as u8)
-        .ok_or_else(|| format!("unknown class letter {letter:?}; use one of {CLASS_LETTERS}"))
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "unknown class letter {letter:?}; use one of {CLASS_LETTERS}"
+            ))
+        })
 }
 
 /// A multi-code-point unit, compared as one masked 128-bit load where it fits (units are
@@ -126,7 +131,7 @@ struct Compiled {
 }
 
 impl Compiled {
-    fn new(spec: &SchemaSpec) -> Result<Compiled, String> {
+    fn new(spec: &SchemaSpec) -> Result<Compiled> {
         let top = spec
             .classes
             .iter()
@@ -134,7 +139,9 @@ impl Compiled {
             .max()
             .unwrap_or(0);
         if top > 0x10FFFF {
-            return Err(format!("code point {top:#X} is beyond U+10FFFF"));
+            return Err(Error::invalid(format!(
+                "code point {top:#X} is beyond U+10FFFF"
+            )));
         }
         let mut class_of = vec![NO_CLASS; top as usize + 1];
         for (letter, ranges) in &spec.classes {
@@ -195,18 +202,20 @@ impl Compiled {
         names.sort_unstable();
         names.dedup();
         if names.len() >= NO_STATE as usize {
-            return Err(format!("too many DFA states ({})", names.len()));
+            return Err(Error::invalid(format!(
+                "too many DFA states ({})",
+                names.len()
+            )));
         }
         let index: HashMap<&str, u16> = names
             .iter()
             .enumerate()
             .map(|(i, s)| (*s, i as u16))
             .collect();
-        let state = |name: &str| -> Result<u16, String> {
-            index
-                .get(name)
-                .copied()
-                .ok_or_else(|| format!("DFA state {name:?} is not in the transitions"))
+        let state = |name: &str| -> Result<u16> {
+            index.get(name).copied().ok_or_else(|| {
+                Error::invalid(format!("DFA state {name:?} is not in the transitions"))
+            })
         };
         let mut trans = vec![[NO_STATE; N_CLASSES]; names.len()];
         for (from, edges) in &spec.transitions {
@@ -279,6 +288,8 @@ impl Compiled {
 
 /// The code point at byte `i` of valid UTF-8 (a `str`'s bytes, `i` on a character
 /// boundary) and its length in bytes: the DFA reads bytes, not `chars()` of a new slice.
+// Inlined into every DFA step: a call per character costs more than the decoding.
+#[allow(clippy::inline_always)]
 #[inline(always)]
 pub fn decode(b: &[u8], i: usize) -> (u32, usize) {
     let x = b[i];
@@ -408,9 +419,12 @@ pub struct Syllabifier {
 }
 
 impl Syllabifier {
-    pub fn new(specs: &[SchemaSpec], leading_space: bool) -> Result<Syllabifier, String> {
+    pub fn new(specs: &[SchemaSpec], leading_space: bool) -> Result<Syllabifier> {
         if specs.is_empty() || specs.len() >= NO_SCHEMA as usize {
-            return Err(format!("need 1 to 254 schemas, got {}", specs.len()));
+            return Err(Error::invalid(format!(
+                "need 1 to 254 schemas, got {}",
+                specs.len()
+            )));
         }
         let schemas = specs
             .iter()

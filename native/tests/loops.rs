@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use _native::bytebpe::{ByteBpeTrainer, Merge, ReplayMismatch};
-use _native::paper::{PaperError, PaperTrainer, Stop};
+use _native::bytebpe::{ByteBpeTrainer, Merge};
+use _native::error::Error;
+use _native::paper::{PaperTrainer, Stop};
 
 /// Left to right without overlaps.
 fn merge_word(word: &[u32], left: u32, right: u32, new: u32) -> Vec<u32> {
@@ -51,7 +52,7 @@ fn reference_bytebpe(words: &[(&[u8], i64)], merges: usize, min_freq: i64) -> Ve
             break;
         }
         let new = 256 + out.len() as u32;
-        for (w, _) in state.iter_mut() {
+        for (w, _) in &mut state {
             *w = merge_word(w, left, right, new);
         }
         out.push(Merge { left, right, count });
@@ -129,7 +130,7 @@ fn bytebpe_replay_continues_exactly() {
     let owned = sample_words();
     let words: Vec<(&[u8], i64)> = owned.iter().map(|(w, c)| (w.as_slice(), *c)).collect();
     let mut whole = ByteBpeTrainer::new(words.clone());
-    let (all, _) = whole.learn(60, 1, Some(Duration::from_secs(60)));
+    let (all, _) = whole.learn(60, 1, Some(Duration::from_mins(1)));
     let mut resumed = ByteBpeTrainer::new(words.clone());
     for m in &all[..25] {
         assert_eq!(resumed.replay(m.left, m.right, 1), Ok(m.count));
@@ -138,7 +139,7 @@ fn bytebpe_replay_continues_exactly() {
     assert_eq!(rest, all[25..]);
     // A pair that does not occur is refused with its count.
     let mut fresh = ByteBpeTrainer::new(words);
-    assert_eq!(fresh.replay(300, 7, 1), Err(ReplayMismatch { count: 0 }));
+    assert_eq!(fresh.replay(300, 7, 1), Err(Error::Mismatch { count: 0 }));
 }
 
 /// (left, right, count, merged symbol)
@@ -150,7 +151,7 @@ fn reference_paper(
     target: usize,
     min_freq: i64,
 ) -> (Vec<PaperStep>, Vec<String>) {
-    let mut symbols: Vec<String> = symbols.iter().map(|s| s.to_string()).collect();
+    let mut symbols: Vec<String> = symbols.iter().map(ToString::to_string).collect();
     let mut state = words.to_vec();
     let mut out = Vec::new();
     while symbols.len() < target {
@@ -168,7 +169,7 @@ fn reference_paper(
                 symbols.len() as u32 - 1
             }
         };
-        for (w, _) in state.iter_mut() {
+        for (w, _) in &mut state {
             *w = merge_word(w, left, right, new);
         }
         out.push((left, right, count, new));
@@ -192,7 +193,7 @@ fn paper_equals_recounting_reference_with_existing_symbols() {
             .iter()
             .any(|&(l, r, _, new)| (l, r) == (0, 1) && new == 3));
         let mut t = PaperTrainer::new(
-            symbols.iter().map(|s| s.to_string()).collect(),
+            symbols.iter().map(ToString::to_string).collect(),
             words.iter().map(|(w, _)| w.clone()).collect(),
             words.iter().map(|(_, c)| *c).collect(),
         )
@@ -202,7 +203,7 @@ fn paper_equals_recounting_reference_with_existing_symbols() {
             let (batch, stop) = t.learn(60, min_freq, 5, None);
             made.extend(batch.iter().map(|m| (m.left, m.right, m.count, m.merged)));
             match stop {
-                Stop::Paused => continue,
+                Stop::Paused => {}
                 Stop::Finished => break,
                 Stop::Failed(err) => panic!("{err:?}"),
             }
@@ -217,13 +218,13 @@ fn paper_equals_recounting_reference_with_existing_symbols() {
 
 #[test]
 fn paper_replay_and_errors() {
-    let symbols: Vec<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
+    let symbols: Vec<String> = ["a", "b"].iter().map(ToString::to_string).collect();
     let words = vec![vec![0, 1, 0, 1], vec![0, 1]];
     let mut t = PaperTrainer::new(symbols.clone(), words.clone(), vec![2, 3]).unwrap();
     assert_eq!(t.count(0, 1), 7);
     assert_eq!(
         t.replay(1, 0, 3),
-        Err(PaperError::Mismatch { count: 2 }),
+        Err(Error::Mismatch { count: 2 }),
         "(b, a) occurs twice"
     );
     let m = t.replay(0, 1, 3).unwrap();
@@ -236,6 +237,6 @@ fn paper_replay_and_errors() {
     assert_eq!(t.usage(), vec![0, 0, 3, 2]);
     assert!(matches!(
         PaperTrainer::new(symbols, vec![vec![5]], vec![1]),
-        Err(PaperError::BadSymbol(5))
+        Err(Error::BadSymbol(5))
     ));
 }

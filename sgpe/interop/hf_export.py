@@ -18,9 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from .._files import BYTE_TOKEN, byte_token, write_text_atomic
 from ..pieces import get_word_splitter, span_regex
-from ..schema import code_point_ranges, schemas_for
+from ..schema import schemas_for
 from ..syllables import get_syllabifier
 from ..tokenizer import Tokenizer
+from .oniguruma import (
+    UntranslatableRegex,
+    class_body,
+    lit,
+    onig_from_python_re,
+    onig_from_regex_module,
+)
 
 if TYPE_CHECKING:
     from ..baselines.bytebpe import ByteBPETokenizer
@@ -187,20 +194,8 @@ def check_parity(
 
 
 # ============================================================================
-# Regex translation: Python `re` / `regex` semantics -> Oniguruma (Hugging Face)
+# The document's parts
 # ============================================================================
-
-
-@cache
-def _python_whitespace() -> str:
-    """Characters that Python's ``re`` matches with ``\\s`` (Oniguruma's set is smaller)."""
-    return "".join(re.findall(r"\s", _every_character()))
-
-
-@cache
-def _every_character() -> str:
-    """Every code point except the surrogates, in order."""
-    return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
 
 
 def _sequence(normalizers: list[dict[str, Any] | None]) -> dict[str, Any]:
@@ -212,55 +207,6 @@ def _sequence(normalizers: list[dict[str, Any] | None]) -> dict[str, Any]:
         elif n is not None:
             present.append(n)
     return present[0] if len(present) == 1 else {"type": "Sequence", "normalizers": present}
-
-
-def _class_body(chars: Iterable[str]) -> str:
-    """Character-class body (no brackets) for a set of characters, ranges merged."""
-    return "".join(
-        f"\\x{{{lo:X}}}" if lo == hi else f"\\x{{{lo:X}}}-\\x{{{hi:X}}}"
-        for lo, hi in code_point_ranges(chars)
-    )
-
-
-def _lit(ch: str) -> str:
-    """One character as an Oniguruma literal outside a class."""
-    if ch.isalnum() and ord(ch) < 0x80:
-        return ch
-    if ord(ch) < 0x80 or not ch.isprintable() or ch.isspace():
-        return f"\\x{{{ord(ch):X}}}"
-    return ch
-
-
-_PY_ESCAPE = re.compile(
-    r"\\U([0-9a-fA-F]{8})|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\s|\\.|\[|\]|.", re.S
-)
-
-
-def _onig_from_python_re(pattern: str) -> str:
-    """Translate a pattern that :mod:`sgpe` builds for Python ``re`` to Oniguruma.
-
-    Handles exactly what our piece and syllable patterns use: ``\\uXXXX`` / ``\\UXXXXXXXX``
-    / ``\\xXX`` escapes, ``\\s`` (Python's set, spelled out) and ``[\\s\\S]`` (any character);
-    every other escape is passed through (``\\t``, ``\\n``, ``\\r`` mean the same in both).
-    """
-    ws = _class_body(_python_whitespace())
-    out: list[str] = []
-    depth = 0  # inside a character class?
-    for m in _PY_ESCAPE.finditer(pattern.replace("[\\s\\S]", "\0ANY\0")):
-        tok = m.group()
-        if m.group(1) or m.group(2) or m.group(3):
-            out.append(f"\\x{{{int(m.group(1) or m.group(2) or m.group(3), 16):X}}}")
-        elif tok == "\\s":
-            out.append(ws if depth else f"[{ws}]")
-        elif tok == "[":
-            depth += 1
-            out.append(tok)
-        elif tok == "]" and depth:
-            depth -= 1
-            out.append(tok)
-        else:
-            out.append(tok)
-    return "".join(out).replace("\0ANY\0", "[\\s\\S]")
 
 
 def _split(pattern: str) -> dict[str, Any]:
@@ -385,7 +331,7 @@ class _SgpeExport:
         # letters: ක is a whole unit before a ZWJ alone, but ක ZWJ ් is one unit), so
         # the lookahead also excludes those pairs.
         pairs = [
-            f"[{_class_body(chars)}][{_class_body(chars2)}]"
+            f"[{class_body(chars)}][{class_body(chars2)}]"
             for rep, chars in self._groups
             if chars not in extend and rep in self._pair_starts
             for rep2, chars2 in self._groups
@@ -397,7 +343,7 @@ class _SgpeExport:
                     f"{unit!r} is extended by {c!r}, a character no schema classifies; "
                     "the run regex only looks ahead for schema characters"
                 )
-        looks = ([f"[{_class_body(''.join(extend))}]"] if extend else []) + pairs
+        looks = ([f"[{class_body(''.join(extend))}]"] if extend else []) + pairs
         return f"(?!{'|'.join(looks)})" if looks else ""
 
     def known_unit_regex(self, *, inside_piece: bool = False, exclude: Iterable[str] = ()) -> str:
@@ -423,11 +369,11 @@ class _SgpeExport:
 
         def dispatch(branches: list[tuple[str, str]]) -> str:
             if len(branches) <= 4:
-                return "|".join(_lit(ch) + body for ch, body in branches)
+                return "|".join(lit(ch) + body for ch, body in branches)
             mid = len(branches) // 2
             low, high = branches[:mid], branches[mid:]
             return (
-                f"(?=[{_class_body(ch for ch, _ in low)}])(?:{dispatch(low)})|(?:{dispatch(high)})"
+                f"(?=[{class_body(ch for ch, _ in low)}])(?:{dispatch(low)})|(?:{dispatch(high)})"
             )
 
         def emit(node: _Trie) -> str:
@@ -474,9 +420,9 @@ class _SgpeExport:
             if n < 2:  # the cap would be a Split of its own, which would cut spans too
                 raise ExportError("superwords with max_piece_units 1: no Hugging Face export")
             (split,) = self.piece_splits(plain)
-            return [_split(_onig_from_python_re(spans) + "|" + split["pattern"]["Regex"])]
+            return [_split(onig_from_python_re(spans) + "|" + split["pattern"]["Regex"])]
         if splitter.mode != "whitespace" or n < 2:
-            return [_split(_onig_from_python_re(splitter.pattern)), self.cap_split()]
+            return [_split(onig_from_python_re(splitter.pattern)), self.cap_split()]
         unit = self.syllabifier.pattern
         word = "[^\\s]"
         if splitter.leading_space:
@@ -488,15 +434,15 @@ class _SgpeExport:
             start = f"(?={word})"
             rest = "[\\s\\S]"
         chunk = f"{start}(?:{unit})(?:(?={word})(?:{unit})){{0,{n - 1}}}"
-        return [_split(_onig_from_python_re(f"{short}|{chunk}|{rest}"))]
+        return [_split(onig_from_python_re(f"{short}|{chunk}|{rest}"))]
 
     def unit_regex(self, with_space: bool) -> str:
         """``U``: any one unit, as the syllabifier reads it (without a leading space)."""
         if with_space:
-            return _onig_from_python_re(self.syllabifier.pattern)
+            return onig_from_python_re(self.syllabifier.pattern)
         syl = "|".join(s.syllable_regex for s in self.syllabifier.schemas)
         orph = "|".join(s.orphan_regex for s in self.syllabifier.schemas)
-        return _onig_from_python_re(f"(?:{syl})|(?:{orph})|[\\s\\S]")
+        return onig_from_python_re(f"(?:{syl})|(?:{orph})|[\\s\\S]")
 
     # ---------------------------------------------------------------- symbols
     def symbols(self, text: str) -> list[str]:
@@ -616,7 +562,7 @@ class _SgpeExport:
         # At most MAX_RUN units per match keeps every match inside Oniguruma's retry limit.
         runs = f"(?:{in_runs}){{1,{MAX_RUN}}}|{self.unit_regex(with_space=False)}"
         splitter = get_word_splitter(tok.script, tok.leading_space, tok.pieces)
-        pieces = _split(_onig_from_python_re(splitter.pattern))
+        pieces = _split(onig_from_python_re(splitter.pattern))
         normalizer: dict[str, Any] | None = None
         if self.fallback:
             # A pre-token that starts with a known unit is a run (keep it); any other is one
@@ -642,7 +588,7 @@ class _SgpeExport:
             # units of that piece, and match the next unit only if it is not known. A piece
             # never has whitespace inside, so every stretch of text is scanned once.
             inside = self.known_unit_regex(inside_piece=True)
-            mark = _lit(at_start)
+            mark = lit(at_start)
             oov = (
                 f"(?:\\G|(?=[ \\t\\n\\r])|(?<={mark}))(?>(?:{known})?(?:{inside}){{0,{MAX_RUN}}})"
                 f"\\K(?!{known})(?!{mark})(?:{self.unit_regex(with_space=True)})"
@@ -655,7 +601,7 @@ class _SgpeExport:
             )
             word = splitter.word_regex(exclude=at_start)
             pieces = _split(
-                _onig_from_python_re(
+                onig_from_python_re(
                     f"{re.escape(at_start)}(?:{word})?|" + splitter.pattern_with(exclude=at_start)
                 )
             )
@@ -818,102 +764,6 @@ def bytes_to_unicode() -> tuple[str, ...]:
     return tuple(chr(table[b]) for b in range(256))
 
 
-@cache
-def _regex_class(expr: str) -> str:
-    """Body of an explicit class for ``expr`` as the ``regex`` module reads it."""
-    import regex
-
-    return _class_body(regex.findall(expr, _every_character()))
-
-
-_REGEX_TOKEN = re.compile(
-    r"\\[pP]\{[^}]*\}|\\[sS]|\\[dDwWbB]|\\.|\(\?i:|\(\?<?[=!>]|\(\?[a-zA-Z-]*[:)]|\(\?"
-    r"|\{\d*,?\d*\}\+?|[][()$]|.",
-    re.S,
-)
-
-
-def _onig_from_regex_module(pattern: str) -> str:
-    """Translate a byte-level split pattern (``regex`` module syntax) to Oniguruma.
-
-    * ``\\p{..}``, ``\\s``/``\\S`` and letters inside ``(?i:..)`` become explicit character
-      sets computed with the ``regex`` module itself (its Unicode version may be newer than
-      Oniguruma's);
-    * ``$`` becomes ``(?=\\n?\\z)`` (Python's meaning; Ruby's ``$`` is end-of-line);
-    * a possessive interval ``X{n,m}+`` becomes ``(?>X{n,m})`` (in Ruby syntax ``{n,m}+``
-      repeats the interval instead).
-
-    Other constructs pass through unchanged; ``\\d``, ``\\w``, ``\\b`` and inline flags other
-    than ``(?i:..)`` raise :class:`ExportError`.
-    """
-    out: list[str] = []
-    in_class = False
-    class_start = 0
-    groups: list[tuple[int, bool]] = []  # (index in out where the group starts, case-insensitive)
-    last_atom = 0  # index in out where the most recent complete atom starts
-    for m in _REGEX_TOKEN.finditer(pattern):
-        tok = m.group()
-        insensitive = any(flag for _, flag in groups)
-        if in_class:
-            if tok == "]":
-                in_class = False
-                out.append(tok)
-                last_atom = class_start
-            elif tok.startswith(("\\p", "\\P")) or tok in ("\\s", "\\S"):
-                if tok == "\\S" or tok.startswith("\\P"):
-                    raise ExportError(f"cannot translate {tok!r} inside a character class")
-                out.append(_regex_class(tok))
-            elif tok in ("\\d", "\\D", "\\w", "\\W"):
-                raise ExportError(f"cannot translate {tok!r} exactly; spell it with \\p{{..}}")
-            elif insensitive and (tok == "-" or tok.isalpha()):
-                if tok == "-":
-                    raise ExportError("cannot translate a range inside (?i:..)")
-                out.append(_regex_class(f"(?i:{tok})"))
-            else:
-                out.append(tok)
-            continue
-        if tok == "[":
-            in_class, class_start = True, len(out)
-            out.append(tok)
-        elif tok.startswith(("\\p", "\\P")) or tok in ("\\s", "\\S"):
-            last_atom = len(out)
-            if tok == "\\S" or tok.startswith("\\P"):
-                positive = "\\s" if tok == "\\S" else "\\p" + tok[2:]
-                out.append(f"[^{_regex_class(positive)}]")
-            else:
-                out.append(f"[{_regex_class(tok)}]")
-        elif tok in ("\\d", "\\D", "\\w", "\\W", "\\b", "\\B"):
-            raise ExportError(f"cannot translate {tok!r} exactly; spell it with \\p{{..}}")
-        elif tok == "(?i:":
-            groups.append((len(out), True))
-            out.append("(?:")
-        elif tok in ("(", "(?:") or tok in ("(?=", "(?!", "(?<=", "(?<!", "(?>"):
-            groups.append((len(out), False))
-            out.append(tok)
-        elif tok.startswith("(?"):
-            raise ExportError(f"cannot translate the group opener {tok!r} exactly")
-        elif tok == ")":
-            start = groups.pop()[0] if groups else len(out)
-            out.append(tok)
-            last_atom = start
-        elif tok == "$":
-            last_atom = len(out)
-            out.append("(?=\\n?\\z)")
-        elif tok.startswith("{") and tok.endswith("}+"):
-            atom = "".join(out[last_atom:])
-            del out[last_atom:]
-            out.append(f"(?>{atom}{tok[:-1]})")
-        elif tok.startswith("{") or tok in ("*", "+", "?", "|"):
-            out.append(tok)
-        elif insensitive and tok.isalpha():
-            last_atom = len(out)
-            out.append(f"[{_regex_class(f'(?i:{tok})')}]")
-        else:
-            last_atom = len(out)
-            out.append(tok)
-    return "".join(out)
-
-
 def _bytebpe_document(tok: ByteBPETokenizer) -> dict[str, Any]:
     table = bytes_to_unicode()
 
@@ -949,12 +799,16 @@ def _bytebpe_document(tok: ByteBPETokenizer) -> dict[str, Any]:
         "use_regex": False,
     }
     eot = next(iter(tok.special_tokens))
+    try:
+        split = onig_from_regex_module(tok.pattern)
+    except UntranslatableRegex as err:
+        raise ExportError(str(err)) from err
     return _document(
         added=[_added_token(tok.eot_id, eot)],
         normalizer=None,
         pre_tokenizer={
             "type": "Sequence",
-            "pretokenizers": [_split(_onig_from_regex_module(tok.pattern)), byte_level],
+            "pretokenizers": [_split(split), byte_level],
         },
         decoder={
             "type": "ByteLevel",

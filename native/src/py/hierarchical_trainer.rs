@@ -1,38 +1,21 @@
-// The Python class of the native merge loop (`crate::hierarchical`), a child of
-// `lib.rs`'s bindings (included there, so that it sees their private helpers): it
-// converts arguments and results, releases the GIL around the work, and turns errors and
-// panics into Python exceptions.
+//! `sgpe._native.HierarchicalTrainer`: the hierarchical mode's merge loop
+//! ([`crate::hierarchical`]), which `sgpe/hierarchical.py` (`NativeHierarchicalEngine`)
+//! drives in batches.
 
 use std::collections::HashMap;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::{guarded, specs_of, SpecArg};
+use super::args::{cut, specs_of, SpecArg};
+use super::error::guarded;
 use crate::hierarchical::{Engine, Spans, State, Stop};
 use crate::syllables;
-
-/// Code points from UTF-32-LE bytes, cut into strings of the given lengths.
-fn cut(data: &[u8], lengths: &[usize], what: &str) -> PyResult<Vec<Vec<u32>>> {
-    if !data.len().is_multiple_of(4) || lengths.iter().sum::<usize>() * 4 != data.len() {
-        return Err(PyValueError::new_err(format!(
-            "{what}: the UTF-32 data does not hold the given lengths"
-        )));
-    }
-    let mut values = data
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-    Ok(lengths
-        .iter()
-        .map(|&n| values.by_ref().take(n).collect())
-        .collect())
-}
 
 /// The merge loop of one training run (`HierarchicalEngine`), driven from
 /// `sgpe/hierarchical.py` (`NativeHierarchicalEngine`).
 #[pyclass(module = "sgpe._native", name = "HierarchicalTrainer")]
-pub struct PyHierarchicalTrainer {
+pub(crate) struct PyHierarchicalTrainer {
     inner: Engine,
 }
 
@@ -65,8 +48,7 @@ impl PyHierarchicalTrainer {
         let specs = specs_of(schemas);
         let syll = guarded("HierarchicalTrainer()", || {
             syllables::Syllabifier::new(&specs, leading_space)
-        })?
-        .map_err(PyValueError::new_err)?;
+        })??;
         let unit_parts = cut(unit_parts.as_bytes(), &unit_lengths, "unit_parts")?;
         let mut words = cut(words.as_bytes(), &word_lengths, "words")?;
         let spans = Spans {
@@ -74,28 +56,26 @@ impl PyHierarchicalTrainer {
             counts: span_counts,
             from_symbols: span_from,
         };
-        let inner = py
-            .allow_threads(|| {
-                guarded("HierarchicalTrainer()", || {
-                    for w in &mut words {
-                        for v in w.iter_mut() {
-                            if let Some(&s) = translation.get(v) {
-                                *v = s;
-                            }
+        let inner = py.allow_threads(|| {
+            guarded("HierarchicalTrainer()", || {
+                for w in &mut words {
+                    for v in w.iter_mut() {
+                        if let Some(&s) = translation.get(v) {
+                            *v = s;
                         }
                     }
-                    let state = State {
-                        symbols,
-                        unit_parts,
-                        unit_weight,
-                        unit_joinable,
-                        words,
-                        counts,
-                    };
-                    Engine::new(syll, state, Some(spans))
-                })
-            })?
-            .map_err(PyValueError::new_err)?;
+                }
+                let state = State {
+                    symbols,
+                    unit_parts,
+                    unit_weight,
+                    unit_joinable,
+                    words,
+                    counts,
+                };
+                Engine::new(syll, state, Some(spans))
+            })
+        })??;
         Ok(PyHierarchicalTrainer { inner })
     }
 
@@ -108,9 +88,9 @@ impl PyHierarchicalTrainer {
         min_freq: i64,
     ) -> PyResult<Option<(usize, i64)>> {
         let inner = &mut self.inner;
-        py.allow_threads(|| guarded("resume", || inner.resume(&merges, min_freq)))?
-            .map(|m| m.map(|m| (m.index, m.count)))
-            .map_err(PyValueError::new_err)
+        let found =
+            py.allow_threads(|| guarded("resume", || inner.resume(&merges, min_freq)))??;
+        Ok(found.map(|m| (m.index, m.count)))
     }
 
     /// Merge until done (True) or until a batch ends (False): `max_merges` merges,
@@ -136,7 +116,7 @@ impl PyHierarchicalTrainer {
                 )
             })
         })?;
-        Ok(stop.map_err(PyValueError::new_err)? == Stop::Done)
+        Ok(stop? == Stop::Done)
     }
 
     /// How many symbols the vocabulary holds now.
@@ -167,22 +147,4 @@ impl PyHierarchicalTrainer {
         let inner = &self.inner;
         py.allow_threads(|| guarded("usage", || inner.usage()))
     }
-}
-
-/// `merge_kind` of each (left, right) pair of strings, for a schema setting: 0 (part) or
-/// 1 (join), without the GIL.
-#[pyfunction]
-pub fn merge_kinds(
-    py: Python<'_>,
-    schemas: Vec<SpecArg>,
-    leading_space: bool,
-    pairs: Vec<(String, String)>,
-) -> PyResult<Vec<u8>> {
-    let specs = specs_of(schemas);
-    let syll = guarded("merge_kinds", || {
-        syllables::Syllabifier::new(&specs, leading_space)
-    })?
-    .map_err(PyValueError::new_err)?;
-    py.allow_threads(|| guarded("merge_kinds", || crate::hierarchical::merge_kinds(syll, &pairs)))?
-        .map_err(PyValueError::new_err)
 }

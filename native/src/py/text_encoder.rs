@@ -1,17 +1,16 @@
-//! The Python face of [`crate::encoder::TextEncoder`]: `sgpe._native.TextEncoder`, which
-//! `Tokenizer.encode` and `encode_batch` (`sgpe/tokenizer.py`) use for hierarchical
-//! vocabularies. Kept apart from `lib.rs` so that its bindings stay as they are.
+//! `sgpe._native.TextEncoder`: the whole-text encoder of [`crate::encoder`], which
+//! `Tokenizer.encode` and `encode_batch` (`sgpe/tokenizer.py`) use for both modes.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyInt, PyList, PyString};
 use rayon::prelude::*;
 
-use crate::bindings::{guarded, specs_of, SpecArg};
+use super::args::{specs_of, SpecArg};
+use super::error::{broken, guarded, invalid};
 use crate::encoder::{self, Ranks};
 use crate::pieces::Splitter;
 use crate::syllables;
@@ -26,7 +25,7 @@ fn id_of(i: i64) -> u32 {
 /// The whole-text encoder of either mode: pieces, piece cache and merges in Rust; the
 /// caches live as long as the object (one per tokenizer).
 #[pyclass(frozen, module = "sgpe._native", name = "TextEncoder")]
-pub struct PyTextEncoder {
+pub(crate) struct PyTextEncoder {
     inner: encoder::TextEncoder,
     /// Ids below this have a shared Python int (`ints`).
     n_ids: usize,
@@ -36,7 +35,7 @@ pub struct PyTextEncoder {
 }
 
 impl PyTextEncoder {
-    fn ints<'py>(&self, py: Python<'py>) -> &Vec<Py<PyInt>> {
+    fn ints(&self, py: Python<'_>) -> &Vec<Py<PyInt>> {
         self.ints.get_or_init(py, || {
             (0..self.n_ids as i64)
                 .chain([-1])
@@ -74,20 +73,20 @@ fn pool(threads: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let n = match threads {
         None => return Ok(None),
-        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+        Some(0) => return Err(invalid("threads must be at least 1")),
         Some(n) => n,
     };
     let mut pools = POOLS
         .get_or_init(Default::default)
         .lock()
-        .unwrap_or_else(|e| e.into_inner());
+        .unwrap_or_else(PoisonError::into_inner);
     if let Some(p) = pools.get(&n) {
         return Ok(Some(p.clone()));
     }
     let made = rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .build()
-        .map_err(|e| PyValueError::new_err(format!("cannot start {n} threads: {e}")))?;
+        .map_err(|e| invalid(format!("cannot start {n} threads: {e}")))?;
     let made = Arc::new(made);
     pools.insert(n, made.clone());
     Ok(Some(made))
@@ -115,10 +114,10 @@ impl PyTextEncoder {
         paper_vocab: Option<HashMap<String, u32>>,
     ) -> PyResult<Self> {
         if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
-            return Err(PyValueError::new_err("byte_ids must hold 256 ids"));
+            return Err(invalid("byte_ids must hold 256 ids"));
         }
         if max_units == 0 {
-            return Err(PyValueError::new_err("max_units must be at least 1"));
+            return Err(invalid("max_units must be at least 1"));
         }
         let byte_ids: Option<Vec<u32>> = byte_ids.map(|b| b.into_iter().map(id_of).collect());
         let unk = id_of(unk);
@@ -133,8 +132,7 @@ impl PyTextEncoder {
         let specs = specs_of(schemas);
         let syllabifier = guarded("TextEncoder()", || {
             syllables::Syllabifier::new(&specs, leading_space)
-        })?
-        .map_err(PyValueError::new_err)?;
+        })??;
         let top = top.max(
             paper_vocab
                 .iter()
@@ -155,8 +153,7 @@ impl PyTextEncoder {
             leading_space,
             &span_letters,
             max_units,
-        )
-        .map_err(PyValueError::new_err)?;
+        )?;
         let inner = match paper_vocab {
             None => encoder::TextEncoder::new(pieces_encoder, splitter),
             Some(v) => encoder::TextEncoder::paper(
@@ -223,7 +220,7 @@ impl PyTextEncoder {
                         .par_iter()
                         .map(|s| Self::with_space(s, prepend_space))
                         .collect();
-                    let refs: Vec<&str> = spaced.iter().map(|s| s.as_ref()).collect();
+                    let refs: Vec<&str> = spaced.iter().map(AsRef::as_ref).collect();
                     self.inner.encode_batch_with(&refs, |k, ids| {
                         let lists = Python::with_gil(|py| {
                             ids.iter()
@@ -231,7 +228,7 @@ impl PyTextEncoder {
                                 .collect::<Lists>()
                         });
                         made.lock()
-                            .unwrap_or_else(|e| e.into_inner())
+                            .unwrap_or_else(PoisonError::into_inner)
                             .push((k, lists));
                     });
                 };
@@ -241,16 +238,14 @@ impl PyTextEncoder {
                 }
             })
         })?;
-        let mut made = made.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut made = made.into_inner().unwrap_or_else(PoisonError::into_inner);
         made.sort_unstable_by_key(|&(k, _)| k);
         let mut lists = Vec::with_capacity(strs.len());
         for (_, chunk) in made {
             lists.extend(chunk?);
         }
         if lists.len() != strs.len() {
-            return Err(PyRuntimeError::new_err(
-                "sgpe._native: encode_batch lost texts",
-            ));
+            return Err(broken("encode_batch lost texts"));
         }
         PyList::new(py, lists)
     }

@@ -1,15 +1,19 @@
-//! Bindings of `crate::pieces` (included by `lib.rs`'s `bindings` module, whose `guarded`
-//! it uses): the piece splitter and counter of `sgpe/corpus/counting.py`.
+//! `sgpe._native.PieceCounter`: the piece splitter and counter of [`crate::pieces`],
+//! which `sgpe/corpus/counting.py` (`count_pieces`) feeds block by block.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::thread::JoinHandle;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use super::guarded;
+use super::error::{broken, guarded, internal, panic_message};
 use crate::pieces::{self, Splitter};
+
+/// The error of a counter whose counts a failed block took with it.
+fn lost_counts() -> PyErr {
+    broken("PieceCounter lost its counts to an error")
+}
 
 type Ranges = Vec<(u32, u32)>;
 
@@ -17,7 +21,7 @@ type Ranges = Vec<(u32, u32)>;
 /// is counted on a thread of its own while Python reads the next one (reading, hashing and
 /// cutting blocks stay in Python: `sgpe/corpus/readers.py`); every other call waits for it.
 #[pyclass(module = "sgpe._native", name = "PieceCounter")]
-pub(super) struct PyPieceCounter {
+pub(crate) struct PyPieceCounter {
     /// None while a block is being counted (the thread holds the counter).
     idle: Option<pieces::Counter>,
     busy: Option<JoinHandle<std::thread::Result<pieces::Counter>>>,
@@ -32,30 +36,18 @@ impl PyPieceCounter {
             match done {
                 Ok(Ok(counter)) => self.idle = Some(counter),
                 Ok(Err(payload)) | Err(payload) => {
-                    let detail = payload
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| payload.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "no message".to_string());
-                    return Err(PyRuntimeError::new_err(format!(
-                        "sgpe._native: internal error in PieceCounter ({detail}); \
-                         SGPE_ENGINE=python runs the pure-Python engine"
-                    )));
+                    return Err(internal("PieceCounter", &panic_message(&*payload)));
                 }
             }
         }
-        self.idle.as_mut().ok_or_else(|| {
-            PyRuntimeError::new_err("sgpe._native: PieceCounter lost its counts to an error")
-        })
+        self.idle.as_mut().ok_or_else(lost_counts)
     }
 
     /// Count `text` on a thread of its own: a file segment (`Some(line_start)`) or text
     /// joined from documents (`None`).
     fn start(&mut self, py: Python<'_>, text: String, segment: Option<bool>) -> PyResult<()> {
         self.wait(py)?;
-        let mut counter = self.idle.take().ok_or_else(|| {
-            PyRuntimeError::new_err("sgpe._native: PieceCounter lost its counts to an error")
-        })?;
+        let mut counter = self.idle.take().ok_or_else(lost_counts)?;
         self.busy = Some(std::thread::spawn(move || {
             catch_unwind(AssertUnwindSafe(move || {
                 match segment {
@@ -85,8 +77,7 @@ impl PyPieceCounter {
             leading_space,
             &span_letters,
             max_units,
-        )
-        .map_err(PyValueError::new_err)?;
+        )?;
         Ok(PyPieceCounter {
             idle: Some(pieces::Counter::new(splitter.clone(), prefix)),
             busy: None,
@@ -133,9 +124,10 @@ impl PyPieceCounter {
         let fresh = into.is_empty();
         for (k, c) in items {
             let key = PyString::new(py, &k);
-            let before: u64 = match fresh {
-                true => 0,
-                false => into.get_item(&key)?.map_or(Ok(0), |v| v.extract())?,
+            let before: u64 = if fresh {
+                0
+            } else {
+                into.get_item(&key)?.map_or(Ok(0), |v| v.extract())?
             };
             into.set_item(key, before + c)?;
         }
@@ -152,53 +144,4 @@ impl PyPieceCounter {
                 .collect()
         })
     }
-}
-
-/// `CorpusUnits` as lists: unit types, their weights, the coded pieces (one code point per
-/// unit, `first` + the unit's number, as `sgpe/hierarchical.py` spells placeholders) and
-/// their counts.
-type UnitsOut<'py> = (
-    Vec<Bound<'py, PyString>>,
-    Vec<u64>,
-    Vec<Bound<'py, PyString>>,
-    Vec<u64>,
-);
-
-/// `sgpe.hierarchical.corpus_units` of the pieces (distinct, in the counts' order) with
-/// the native syllabifier; None where the Python twin's own checks would stop (it then
-/// runs and says why). A piece with a lone surrogate raises UnicodeEncodeError.
-#[pyfunction]
-#[pyo3(signature = (syllabifier, pieces, counts, max_units, first))]
-pub(super) fn corpus_units<'py>(
-    py: Python<'py>,
-    syllabifier: &Bound<'py, super::PySyllabifier>,
-    pieces: Vec<Bound<'py, PyString>>,
-    counts: Vec<u64>,
-    max_units: Option<usize>,
-    first: u32,
-) -> PyResult<Option<UnitsOut<'py>>> {
-    if pieces.len() != counts.len() {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "pieces and counts differ in length",
-        ));
-    }
-    let strs = pieces
-        .iter()
-        .map(|p| p.to_str())
-        .collect::<PyResult<Vec<&str>>>()?;
-    let syl = &syllabifier.get().inner;
-    let found = py.allow_threads(|| {
-        guarded("corpus_units", || {
-            crate::units::corpus_units(syl, &strs, &counts, max_units)
-        })
-    })?;
-    let Some(cu) = found else { return Ok(None) };
-    let code = |c: &u32| char::from_u32(first + c).unwrap_or(char::REPLACEMENT_CHARACTER);
-    let units = cu.units.iter().map(|u| PyString::new(py, u)).collect();
-    let coded = cu
-        .coded
-        .iter()
-        .map(|w| PyString::new(py, &w.iter().map(code).collect::<String>()))
-        .collect();
-    Ok(Some((units, cu.weight, coded, cu.counts)))
 }

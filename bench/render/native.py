@@ -1,0 +1,66 @@
+"""The native-core bench's README block (``native.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import _minutes
+
+
+def native_readme(rec: dict[str, Any]) -> str:
+    """The README's native-core table: both engines and the peers of the same run
+    (``python -m bench native``), with the targets the native core is held to."""
+    meta, rows = rec["meta"], rec["rows"]
+    one, batch = meta["encoding"]["one_thread"], meta["encoding"]["batch"]
+    train = meta.get("training") or {}
+    lines = [
+        f"Measured with `{meta['command']}` in {_minutes(meta['wall_s'])} ({meta['machine']}, "
+        f"{meta['date']}; medians, every engine and peer in the same run; load average "
+        f"before and after: {meta['load_average']['before'][0]:.1f}, "
+        f"{meta['load_average']['after'][0]:.1f}). Native is the default engine wherever the "
+        "README's commands could build it; `SGPE_ENGINE=python` gives the Python column.",
+        "",
+        "| what | native | Python engine | peer in the same run | native / peer | target |",
+        "|---|---:|---:|---|---:|---|",
+    ]
+    if train:
+        hf, spm = train["hf bpe metaspace"], train["sentencepiece bpe"]
+        nat, py = train["sgpe native"], train["sgpe python"]
+        vocab = f"{meta['train_vocab'] // 1000}k"
+        lines += [
+            f"| training si_train.txt → {vocab}, whole `python -m sgpe train` process | "
+            f"{nat:.2f} s | {py:.2f} s | HF `tokenizers` BPE + Metaspace {hf:.2f} s | "
+            f"{nat / hf:.2f} | ≤ 0.8 |",
+            f"| the same | | | SentencePiece BPE {spm:.2f} s | {nat / spm:.2f} | ≤ 2 |",
+            f"| training, paper mode | {train['paper native']:.2f} s | {train['paper python']:.2f} s "
+            f"| HF BPE + Metaspace {hf:.2f} s | {train['paper native'] / hf:.2f} | |",
+            f"| training, byte-level BPE baseline | {train['bytebpe native']:.2f} s | "
+            f"{train['bytebpe python']:.2f} s | HF byte-level BPE, o200k split "
+            f"{train['hf byte-level o200k']:.2f} s | "
+            f"{train['bytebpe native'] / train['hf byte-level o200k']:.2f} | |",
+        ]
+    nat, py, tik = one["sgpe native"], one["sgpe python"], one["tiktoken o200k"]
+    two, single = batch["sgpe native 2 threads"], batch["sgpe native 1 thread"]
+    ceiling = meta["encoding"]["ratios"]["two independent native calls, 2 threads / 1 thread"]
+    slowest = min(rows, key=lambda r: r["native cold"])
+    lines += [
+        f"| encoding si_dev.txt line by line, one thread, whole process | "
+        f"{nat['whole']:.2f} M chars/s | {py['whole']:.2f} M chars/s | tiktoken o200k_base "
+        f"{tik['whole']:.2f} M chars/s | {nat['whole'] / tik['whole']:.2f} | ≥ 1.5 |",
+        f"| the same, the encode loop alone | {nat['encode']:.2f} M chars/s | "
+        f"{py['encode']:.2f} M chars/s | tiktoken {tik['encode']:.2f} M chars/s | "
+        f"{nat['encode'] / tik['encode']:.2f} | |",
+        f"| `encode_batch`, 2 threads against 1 | {two:.2f} / {single:.2f} M chars/s | "
+        f"{batch['sgpe python']:.2f} M chars/s | tiktoken batch "
+        f"{batch['tiktoken o200k batch']:.2f} M chars/s | {two / single:.2f}× own 1 thread "
+        f"(two independent native calls on 2 threads: {ceiling:.2f}×, the machine's own "
+        "ceiling in this run) | ≥ 1.8× |",
+        f"| `syllabify`, cold, the slowest of {len(rows)} scripts ({slowest['script']}) | "
+        f"{slowest['native cold']:.1f} M chars/s | {slowest['python first']:.1f} M chars/s "
+        f"(first pass) | HF `Metaspace` {slowest['hf metaspace']:.1f} M chars/s | "
+        f"{slowest['native cold'] / slowest['hf metaspace']:.0f}× | ≥ 40 M/s |",
+        "",
+        "Every script's `syllabify` rate and the training front end: "
+        "[`bench/results/native.json`](bench/results/native.json).",
+    ]
+    return "\n".join(lines)

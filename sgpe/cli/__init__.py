@@ -1,0 +1,82 @@
+"""The command line: ``python -m sgpe {syllabify,train,count,encode,decode,eval,export}``.
+
+The commands and their flags are a stable contract (scripts and benchmarks call them);
+``docs/architecture.md`` lists them with the files they read and write.
+
+Text goes through stdin/stdout as UTF-8 whatever the locale. Input lines are split on
+``\\n`` only (a trailing ``\\r`` is part of the line); each input line gives one output
+line. Errors are one line on stderr, ``sgpe: error: ...``, with exit code 2 for bad usage
+or bad input and 1 for anything else; set ``SGPE_DEBUG=1`` to see the traceback of an
+unexpected error.
+
+``train`` writes a run directory (see :mod:`sgpe.runs`) and reports progress on stderr: a
+progress bar when stderr is a terminal, else a log line every 2 seconds. This module only
+parses arguments and moves text; the work is done by the library.
+
+The package holds one module per group of commands: ``commands.py`` (the text commands),
+``train.py`` (``count`` and ``train``), ``parser.py`` (every command's flags) and
+``_common.py`` (what they share); ``main`` is here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from ..corpus import CorpusError
+from ._common import UsageError
+from .parser import _shipped_by_name, build_parser
+
+__all__ = ["UsageError", "build_parser", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 success, 2 usage/input, 1 failure)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["app"] and not {"-h", "--help"} & set(args_list[1:]):
+        from ..app.launch import launch
+
+        return launch(args_list[1:])
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as stop:  # --help, --version, or an argparse usage error
+        return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    try:
+        _shipped_by_name(args)
+        return int(args.func(args))
+    except (UsageError, CorpusError) as err:
+        return _error(str(err), 2)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
+        return _error(f"{err.filename}: {err.strerror}" if err.filename else str(err), 2)
+    except OSError as err:
+        return _error(str(err), 1)
+    except Exception as err:
+        if isinstance(err, _run_errors()):
+            return _error(str(err), 2)
+        if os.environ.get("SGPE_DEBUG"):
+            raise
+        return _error(
+            f"internal error: {type(err).__name__}: {err} (set SGPE_DEBUG=1 for details)", 1
+        )
+
+
+def _run_errors() -> tuple[type[Exception], ...]:
+    """RunError when the run modules are loaded (only they raise it): commands that never
+    touch a run do not import them (a share of starting every command)."""
+    format_module = sys.modules.get("sgpe.runs.format")
+    if format_module is None:
+        return ()
+    run_error: type[Exception] = format_module.RunError
+    return (run_error,)
+
+
+def _error(message: str, code: int) -> int:
+    print(f"sgpe: error: {message}", file=sys.stderr)
+    return code
