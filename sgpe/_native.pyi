@@ -21,7 +21,7 @@ class Syllabifier:
 
 class TextEncoder:
     """Tokenizer.encode: pieces (sgpe/pieces.py), a piece cache and both merge phases
-    (sgpe/hierarchical.py), or with paper_vocab the paper mode's encoder."""
+    (sgpe/hierarchical/), or with paper_vocab the paper mode's encoder."""
 
     def __init__(
         self,
@@ -72,7 +72,7 @@ class PaperTrainer:
     def usage(self) -> list[int]: ...
 
 class HierarchicalTrainer:
-    """The hierarchical mode's merge loop (sgpe/hierarchical.py, HierarchicalEngine)."""
+    """The hierarchical mode's merge loop (sgpe/hierarchical/, HierarchicalEngine)."""
 
     def __init__(
         self,

@@ -34,6 +34,7 @@ from ._files import (
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
 from .engine import dispatch, native_text_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
+from .hierarchical.encoder import LONG_RUN
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 REFERENCE_VERSION = "sgpe_v1.0.0"  # the original trainer's; kept so its encoder reads our files
-_LONG_RUN = 24  # runs longer than this use the heap-based merge
 _PIECE_CACHE_LIMIT = 500_000  # pieces whose ids are remembered (then the cache starts afresh)
 
 
@@ -430,7 +430,7 @@ class Tokenizer:
         if n == 2:
             r = ranks.get((ids[0], ids[1]))
             return [r[1]] if r is not None else ids
-        if n > _LONG_RUN:
+        if n > LONG_RUN:
             return self._bpe_heap(ids)
         get = ranks.get
         while True:

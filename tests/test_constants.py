@@ -15,6 +15,9 @@ import pytest
 
 from sgpe import hierarchical, pieces, schema, settings, tokenizer
 from sgpe.baselines import bytebpe
+from sgpe.hierarchical import encoder as hierarchical_encoder
+from sgpe.hierarchical import rules as hierarchical_rules
+from sgpe.hierarchical import units as hierarchical_units
 
 SRC = Path(__file__).resolve().parents[1] / "native" / "src"
 
@@ -70,16 +73,19 @@ RUST = _rust_constants()
 
 #: Each shared constant: where the core keeps it, and every Python value it must equal.
 SHARED: dict[tuple[str, str], list[int | str]] = {
-    ("hierarchical.rs", "LIMIT"): [hierarchical._LIMIT],
-    ("hierarchical.rs", "FIRST_PLACEHOLDER"): [hierarchical._FIRST_PLACEHOLDER],
+    ("hierarchical.rs", "LIMIT"): [hierarchical_rules._LIMIT],
+    ("hierarchical.rs", "FIRST_PLACEHOLDER"): [hierarchical_rules._FIRST_PLACEHOLDER],
     ("hierarchical.rs", "PAIR_SHIFT"): [pieces.PAIR_SHIFT],
     ("hierarchical.rs", "MAX_SUPERWORD_WORDS"): [pieces.MAX_SUPERWORD_WORDS],
-    ("hierarchical.rs", "PART"): [hierarchical._KIND_CODE[hierarchical.PART]],
-    ("hierarchical.rs", "JOIN"): [hierarchical._KIND_CODE[hierarchical.JOIN]],
-    ("units.rs", "GROUP_CHARS"): [hierarchical._GROUP_CHARS],
-    ("units.rs", "MAX_UNITS"): [ord(hierarchical._SEP) - hierarchical._FIRST_PLACEHOLDER],
-    # The heap-merge threshold of both Python encoders (the trainer's and the tokenizer's).
-    ("encoder.rs", "LONG_RUN"): [hierarchical._LONG_RUN, tokenizer._LONG_RUN],
+    ("hierarchical.rs", "PART"): [hierarchical_rules._KIND_CODE[hierarchical.PART]],
+    ("hierarchical.rs", "JOIN"): [hierarchical_rules._KIND_CODE[hierarchical.JOIN]],
+    ("units.rs", "GROUP_CHARS"): [hierarchical_units._GROUP_CHARS],
+    ("units.rs", "MAX_UNITS"): [
+        ord(hierarchical_units._SEP) - hierarchical_rules._FIRST_PLACEHOLDER
+    ],
+    # The heap-merge threshold of both Python encoders (one constant: the tokenizer's
+    # paper-mode encoder imports the hierarchical encoder's).
+    ("encoder.rs", "LONG_RUN"): [hierarchical_encoder.LONG_RUN, tokenizer.LONG_RUN],
     ("encoder.rs", "PIECE_CACHE_LIMIT"): [tokenizer._PIECE_CACHE_LIMIT],
     # Paper-mode symbol ids are code points: the largest vocabulary settings accept.
     ("paper.rs", "SYMBOL_LIMIT"): [settings.MAX_VOCAB_SIZE],

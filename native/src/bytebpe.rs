@@ -227,7 +227,7 @@ pub fn index_word(index: &mut FxMap<PairKey, Vec<u32>>, key: PairKey, wi: u32) {
     }
 }
 
-/// The best pair and its count (`pop_fresh` of `sgpe/hierarchical.py`, lazy refresh): a
+/// The best pair and its count (`pop_fresh` of `sgpe/hierarchical/`, lazy refresh): a
 /// stale entry is pushed back with its current count, a consumed one (count 0) dropped.
 /// An entry stored with count 0 whose pair still counts 0 is returned: only a heap rebuilt
 /// from all counts holds one, it comes last, and `min_freq` then stops the loop.

@@ -1,5 +1,5 @@
 //! The hierarchical mode's piece encoder natively: `HierarchicalEncoder.ids_of_piece` of
-//! `sgpe/hierarchical.py`, both phases.
+//! `sgpe/hierarchical/`, both phases.
 //!
 //! Phase 1, per unit (a syllabifier token): its characters' ids, runs of known characters
 //! merged with the *part* merges; a character that is not a token is spelled by its UTF-8
@@ -29,8 +29,8 @@ use crate::syllables::{Kind, Syllabifier};
 /// times per piece, and SipHash cost more than the rest of a lookup.
 pub type Ranks = HashMap<(u32, u32), (u32, u32), FxBuild>;
 
-/// Join runs longer than this merge with the heap (`_LONG_RUN` in `sgpe/hierarchical.py` and
-/// `sgpe/tokenizer.py`; `tests/test_constants.py` keeps all three equal).
+/// Join runs longer than this merge with the heap (`LONG_RUN` in `sgpe/hierarchical/encoder.py`,
+/// which `sgpe/tokenizer.py` imports; `tests/test_constants.py` keeps the two languages equal).
 const LONG_RUN: usize = 24;
 
 /// Everything `HierarchicalEncoder` reads: the syllabifier of the vocabulary's setting,

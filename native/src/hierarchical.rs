@@ -1,5 +1,5 @@
 //! The hierarchical trainer's merge loop natively: `HierarchicalEngine` of
-//! `sgpe/hierarchical.py` (its module docstring describes the two levels), with the same
+//! `sgpe/hierarchical/` (its module docstring describes the two levels), with the same
 //! merges, in the same order, with the same counts.
 //!
 //! The state comes from Python as `build_state` makes it: unit types as strings of symbol
@@ -23,7 +23,7 @@ use crate::hash::{FxMap, FxSet};
 use crate::syllables::{py_isspace, Kind, Syllabifier};
 
 /// Symbol ids are below this; placeholders and the barrier are at or above it
-/// (`_LIMIT` of `sgpe/hierarchical.py`).
+/// (`_LIMIT` of `sgpe/hierarchical/`).
 pub const LIMIT: u32 = 0x80000;
 /// The placeholder of unit type 0 (`_FIRST_PLACEHOLDER`).
 pub const FIRST_PLACEHOLDER: u32 = LIMIT + 1;

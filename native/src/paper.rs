@@ -185,7 +185,7 @@ impl PaperTrainer {
         freq
     }
 
-    /// `merged_symbol` of `sgpe/hierarchical.py`: the existing id of the concatenation, or
+    /// `merged_symbol` of `sgpe/hierarchical/`: the existing id of the concatenation, or
     /// a new one appended.
     fn merged_symbol(&mut self, left: u32, right: u32) -> Result<u32> {
         let merged = format!(

@@ -1,4 +1,4 @@
-//! `corpus_units` of `sgpe/hierarchical.py`: the distinct pieces as strings of unit codes,
+//! `corpus_units` of `sgpe/hierarchical/`: the distinct pieces as strings of unit codes,
 //! the unit types numbered as Python's `_Coder` numbers them, and the unit weights.
 //!
 //! Python splits the pieces in groups (`_groups`: about `GROUP_CHARS` characters, the
@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::hash::FxBuild;
 use crate::syllables::Syllabifier;
 
-/// `_GROUP_CHARS` of `sgpe/hierarchical.py`.
+/// `_GROUP_CHARS` of `sgpe/hierarchical/`.
 pub const GROUP_CHARS: usize = 1 << 18;
 /// How many unit types the codes can number (`ord(_SEP) - _FIRST_PLACEHOLDER`).
 pub const MAX_UNITS: usize = 0x10ffff - 0x80001;

@@ -1,5 +1,5 @@
 //! The merge loops of the piece encoder: the heap gives the rescan's result (as
-//! `bpe_heap` and `bpe_with_sizes` do in sgpe/hierarchical.py). The encoder against the
+//! `bpe_heap` and `bpe_with_sizes` do in sgpe/hierarchical/). The encoder against the
 //! Python engine on real text is tests/test_native.py.
 
 use _native::encoder::{bpe_heap, bpe_rescan, Ranks};

@@ -156,12 +156,14 @@ def _flush(
         pos += n
 
 
-_LONG_RUN = 24  # runs longer than this merge with the heap (the rescan is quadratic)
+#: Runs longer than this merge with the heap (the rescan is quadratic); the tokenizer's
+#: paper-mode encoder uses the same threshold, and so does the native core (tests/test_constants.py).
+LONG_RUN = 24
 
 
 def bpe(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
     """Merge the leftmost lowest-ranked pair until none applies."""
-    if len(ids) > _LONG_RUN:
+    if len(ids) > LONG_RUN:
         return bpe_heap(ids, ranks)
     return bpe_with_sizes(ids, ranks)[0]
 

@@ -30,7 +30,7 @@ pub(crate) fn merge_kinds(
 }
 
 /// `CorpusUnits` as lists: unit types, their weights, the coded pieces (one code point per
-/// unit, `first` + the unit's number, as `sgpe/hierarchical.py` spells placeholders) and
+/// unit, `first` + the unit's number, as `sgpe/hierarchical/` spells placeholders) and
 /// their counts.
 type UnitsOut<'py> = (
     Vec<Bound<'py, PyString>>,

@@ -1,5 +1,5 @@
 //! `sgpe._native.HierarchicalTrainer`: the hierarchical mode's merge loop
-//! ([`crate::hierarchical`]), which `sgpe/hierarchical.py` (`NativeHierarchicalEngine`)
+//! ([`crate::hierarchical`]), which `sgpe/hierarchical/` (`NativeHierarchicalEngine`)
 //! drives in batches.
 
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use crate::hierarchical::{Engine, Spans, State, Stop};
 use crate::syllables;
 
 /// The merge loop of one training run (`HierarchicalEngine`), driven from
-/// `sgpe/hierarchical.py` (`NativeHierarchicalEngine`).
+/// `sgpe/hierarchical/` (`NativeHierarchicalEngine`).
 #[pyclass(module = "sgpe._native", name = "HierarchicalTrainer")]
 pub(crate) struct PyHierarchicalTrainer {
     inner: Engine,
