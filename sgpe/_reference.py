@@ -6,7 +6,7 @@
   stand before an al-lakuna (touching letters such as ``ක‍්ව``), as HarfBuzz shapes it.
 * :func:`reference_train` recounts every pair on every step (no heap, no index), as
   minbpe's ``train`` does, and must learn exactly the merges of :mod:`sgpe.gpe`.
-* :func:`reference_encode` applies merges with the original encoder's rescan loop: find
+* :func:`reference_encode_units` applies merges with the original encoder's rescan loop: find
   the lowest-ranked adjacent pair, merge its leftmost occurrence, scan again.
 
 Nothing here is fast and nothing in the library imports it.

@@ -278,7 +278,7 @@ class GPETrainer:
         if len(state.symbols) > target_symbols:
             what = "syllables and characters of the corpus"
             if s.oov_policy == "fallback":
-                what += ", the schemas' code points and 256 byte tokens for the fallback"
+                what += ", the schemas' code points and the 115 byte tokens that no code point spells, for the fallback"
             raise ValueError(
                 f"vocab_size={s.vocab_size} is smaller than the base vocabulary: "
                 f"{len(SPECIAL_TOKENS)} special tokens + {len(state.symbols)} symbols ({what}). "
@@ -746,7 +746,8 @@ def train(
     (``vocab_size``, ``mode``, ``prune_freq``, ``min_freq``, ``leading_space``,
     ``prepend_space``, ``oov_policy``, ``script``, ``pieces``), with its defaults.
     ``vocab_size`` counts everything: the 5 special tokens, the base symbols (syllables,
-    and with ``oov_policy="fallback"`` the schemas' code points and 256 byte tokens) and
+    and with ``oov_policy="fallback"`` the schemas' code points and the 115 byte tokens of
+    :data:`sgpe.tokenizer.FALLBACK_BYTES`, the bytes valid UTF-8 has beyond ASCII) and
     the merged tokens.
     """
     unknown = sorted(set(settings) - TRAIN_FIELDS - COUNT_FIELDS)

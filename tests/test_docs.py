@@ -274,3 +274,19 @@ def test_the_lint_hooks_are_local_and_run_by_the_test_script() -> None:
     assert script.index('    "$PYTHON" -m pre_commit run --all-files') < script.index(
         'exec "$PYTHON" -m pytest "$@"'
     )
+
+
+#: "`name` in `sgpe/x.py`" (also "of", "from"): the docs say where a function, class or constant
+#: lives; the file must define it (a moved function left such claims false before).
+WHERE = re.compile(r"`(\w+)`(?:\(\))? (?:in|of|from) `((?:sgpe|bench|scripts|tests)/[\w/]+\.py)`")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_name_said_to_be_in_a_file_is_defined_there(doc: Path) -> None:
+    wrong = []
+    for name, path in WHERE.findall(doc.read_text(encoding="utf-8")):
+        source = ROOT / path
+        defined = rf"^\s*(?:async )?(?:def|class) {name}\b|^\s*{name}\s*[:=]"
+        if not source.is_file() or not re.search(defined, source.read_text(encoding="utf-8"), re.M):
+            wrong.append(f"{name} in {path}")
+    assert not wrong, f"{doc.name} says these are defined where they are not: {wrong}"
