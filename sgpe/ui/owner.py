@@ -65,9 +65,14 @@ def owner_key() -> str:
     return key
 
 
+def digest(key: str) -> str:
+    """What a run records for the owner key ``key`` (never the key itself)."""
+    return hashlib.sha256(f"sgpe-owner:{key}".encode()).hexdigest()[:32]
+
+
 def owner_id() -> str:
     """What a run records as its owner: a digest of :func:`owner_key`."""
-    return hashlib.sha256(f"sgpe-owner:{owner_key()}".encode()).hexdigest()[:32]
+    return digest(owner_key())
 
 
 def is_admin() -> bool:
