@@ -408,12 +408,16 @@ async def _visitor(browser: Any, url: str, n: int, text: str, go: asyncio.Event)
         out["open_s"] = time.perf_counter() - t
         area = page.locator("textarea").first
         await area.fill(text)
+        columns = page.locator(".st-key-cmp_columns").first
+        old = await columns.inner_text()
         t = time.perf_counter()
         await area.press("Control+Enter")
+        # Drawn when the token columns show the new text and the script has ended.
         await page.wait_for_function(
-            "() => document.querySelector('[data-testid=stApp]')"
-            ".getAttribute('data-test-script-state') === 'running'",
-            timeout=5000,
+            "(old) => { const c = document.querySelector('.st-key-cmp_columns');"
+            " return c !== null && c.innerText !== old; }",
+            arg=old,
+            timeout=STEP_TIMEOUT_MS,
         )
         await _idle(page)
         out["compare_s"] = time.perf_counter() - t

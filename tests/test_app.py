@@ -1075,6 +1075,10 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     assert manager.wait(failed).state == "failed" and manager.wait(theirs).state == "done"
     at = open_page("train.py")
     keys = {b.key for b in at.button}
+    assert f"use_{theirs.id}" not in keys  # others' runs are drawn once their list is opened
+    at.session_state["train_shared"] = True  # what opening that expander sets
+    at.run()
+    keys = {b.key for b in at.button}
     assert f"resume_{failed.id}" not in keys and f"delete_{failed.id}" in keys
     assert f"use_{theirs.id}" in keys
     for label in ("cancel", "resume", "delete"):

@@ -96,9 +96,15 @@ def cookie_script(key: str) -> str:
 
 def write_cookie() -> None:
     """Put the cookie script on the page (app.py, once per run, in a hidden container),
-    with the page's other small script, :data:`PHONE_NAV_SCRIPT`."""
+    with the page's other small scripts, :data:`PHONE_NAV_SCRIPT` and the warm-up of
+    chart code (sgpe/ui/warm.py)."""
+    from .warm import chunk_script
+
     with st.container(key="owner_cookie"):
-        st.html(cookie_script(owner_key()) + PHONE_NAV_SCRIPT, unsafe_allow_javascript=True)
+        st.html(
+            cookie_script(owner_key()) + PHONE_NAV_SCRIPT + chunk_script(),
+            unsafe_allow_javascript=True,
+        )
 
 
 #: On a narrow screen, close the sidebar once a page is chosen in it. Streamlit leaves it
