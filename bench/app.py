@@ -400,6 +400,9 @@ async def _idle(page: Any) -> None:
 
 async def _visitor(browser: Any, url: str, n: int, text: str, go: asyncio.Event) -> dict[str, Any]:
     context = await browser.new_context(viewport={"width": 1400, "height": 1600})
+    # Filling 20,000 characters took over Playwright's 30 s default in 7 of 20 contexts
+    # when the machine's load was 35: every action gets the step's bound.
+    context.set_default_timeout(STEP_TIMEOUT_MS)
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -593,7 +596,7 @@ def run(args: argparse.Namespace) -> int:
     rec["meta"] = run_meta(getattr(args, "invocation", "python -m bench app"), started)
     path = Path(args.out) / "app.json"
     record = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    record[args.label or "latest"] = rec
+    record.setdefault(args.label or "latest", {}).update(rec)  # --only keeps the other part
     write_json(path, record)
     (Path(args.out) / "app.md").write_text(render(record) + "\n", encoding="utf-8")
     print(f"\nwrote {path} and app.md")
