@@ -1316,3 +1316,17 @@ def test_vocabulary_page_offers_the_downloads() -> None:
         "metrics report (JSON)",
     } <= set(labels)
     assert "merge curve (HTML)" in labels and "report chart (HTML)" in labels
+
+
+def test_the_chart_code_to_warm_is_found_in_the_installed_streamlit() -> None:
+    """sgpe/ui/warm.py names Streamlit's chart and table code by file name: a Streamlit that
+    renames them gets no warm-up (the pages still work), and this test says so."""
+    from sgpe.ui import warm
+
+    files = warm.chunk_files()
+    assert [f.split(".")[0] for f in files] == list(warm.CHUNKS)
+    script = warm.chunk_script()
+    assert all(f'"{f}"' in script for f in files) and "window.__sgpeWarm" in script
+    assert warm.chunk_script(()) == ""
+    at = open_page("syllables.py")
+    assert any("window.__sgpeWarm" in b for b in html_bodies(at))

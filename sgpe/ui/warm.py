@@ -10,8 +10,9 @@ docs/app.md section 10).
 
 :func:`chunk_script` is a small script for the page (sgpe/ui/owner.py puts it beside the
 owner cookie's): once per browser tab, when the browser is idle after the first page has
-drawn, it imports those modules from the URLs Streamlit itself imports them from, so
-the browser's module map already holds them when a chart comes. The file names are read
+drawn (a second after the app's script ended), it imports those modules from the URLs
+Streamlit itself imports them from, so the browser's module map already holds them when
+a chart comes. The file names are read
 from the installed Streamlit's ``static/`` folder; a Streamlit whose files are named
 otherwise gets no script, and the pages load the code as before.
 """
@@ -55,6 +56,13 @@ def chunk_script(files: tuple[str, ...] | None = None) -> str:
         "var base=src.slice(0,src.lastIndexOf('/')+1);"
         f"var files={json.dumps(list(files))};"
         "var go=function(){files.forEach(function(f){import(base+f).catch(function(){});});};"
-        "(window.requestIdleCallback||function(f){setTimeout(f,1000);})(go,{timeout:3000});"
+        "var idle=window.requestIdleCallback||function(f){setTimeout(f,0);};"
+        # Not while the first page draws (that made it 1 s slower): once the app's script
+        # has ended, a second later, when the browser is idle; at the latest after 60 s.
+        "var tries=0;var wait=function(){"
+        "var app=document.querySelector('[data-testid=stApp]');"
+        "if(++tries>120||(app&&app.getAttribute('data-test-script-state')==='notRunning')){"
+        "setTimeout(function(){idle(go,{timeout:3000});},1000);}else{setTimeout(wait,500);}};"
+        "setTimeout(wait,500);"
         "})();</script>"
     )
