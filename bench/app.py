@@ -1,4 +1,4 @@
-"""The app's speed budgets (issue 35): page times with many runs, and a classroom.
+"""The app's speed budgets: page times with many runs, and a classroom.
 
     python -m bench app [--runs 50] [--owners 10] [--repeats 3] [--visitors 20]
         [--only pages,classroom] [--cache DIR]

@@ -874,7 +874,12 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     heads = [m.value for m in at.markdown if m.value.startswith("**\\<b\\>Sinhala")]
     assert len(heads) == 2 and all(f"started {when}" in h for h in heads), heads
     assert all("<b>" not in b for b in html_bodies(at))
-    # Each finished run offers its own downloads, named after the run.
+    # Each finished run offers its own downloads, named after the run, drawn once the
+    # visitor opens its Downloads expander (what opening it sets).
+    assert not at.get("download_button")
+    for info in infos:
+        at.session_state[f"train_dl_{info.run.id}"] = True
+    at.run()
     names = [b.proto.help for b in at.get("download_button")]  # "<file name> (made when ...)"
     for info in infos:
         assert any(info.run.id in n and "tokenizer.json " in n for n in names), names
