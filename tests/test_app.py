@@ -877,7 +877,12 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     heads = [m.value for m in at.markdown if m.value.startswith("**\\<b\\>Sinhala")]
     assert len(heads) == 2 and all(f"started {when}" in h for h in heads), heads
     assert all("<b>" not in b for b in html_bodies(at))
-    # Each finished run offers its own downloads, named after the run.
+    # Each finished run offers its own downloads, named after the run, drawn once the
+    # visitor opens its Downloads expander (what opening it sets).
+    assert not at.get("download_button")
+    for info in infos:
+        at.session_state[f"train_dl_{info.run.id}"] = True
+    at.run()
     names = [b.proto.help for b in at.get("download_button")]  # "<file name> (made when ...)"
     for info in infos:
         assert any(info.run.id in n and "tokenizer.json " in n for n in names), names
@@ -1077,6 +1082,10 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     assert manager.cancel(stopped).state == "cancelled"
     assert manager.wait(failed).state == "failed" and manager.wait(theirs).state == "done"
     at = open_page("train.py")
+    keys = {b.key for b in at.button}
+    assert f"use_{theirs.id}" not in keys  # others' runs are drawn once their list is opened
+    at.session_state["train_shared"] = True  # what opening that expander sets
+    at.run()
     keys = {b.key for b in at.button}
     assert f"resume_{failed.id}" not in keys and f"delete_{failed.id}" in keys
     assert f"use_{theirs.id}" in keys
@@ -1326,3 +1335,17 @@ def test_vocabulary_page_offers_the_downloads() -> None:
         "metrics report (JSON)",
     } <= set(labels)
     assert "merge curve (HTML)" in labels and "report chart (HTML)" in labels
+
+
+def test_the_chart_code_to_warm_is_found_in_the_installed_streamlit() -> None:
+    """sgpe/ui/warm.py names Streamlit's chart and table code by file name: a Streamlit that
+    renames them gets no warm-up (the pages still work), and this test says so."""
+    from sgpe.ui import warm
+
+    files = warm.chunk_files()
+    assert [f.split(".")[0] for f in files] == list(warm.CHUNKS)
+    script = warm.chunk_script()
+    assert all(f'"{f}"' in script for f in files) and "window.__sgpeWarm" in script
+    assert warm.chunk_script(()) == ""
+    at = open_page("syllables.py")
+    assert any("window.__sgpeWarm" in b for b in html_bodies(at))

@@ -61,6 +61,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -452,6 +453,44 @@ def read_owner(run_dir: Path) -> str | None:
     return _read_str_field(run_dir / OWNER_FILE, "owner")
 
 
+# A run's config.json, owner.json and label.json are written when it is created (config
+# again only when its corpus is relocated): list_runs keeps what it parsed of them, keyed
+# by each file's mtime and size, and reads only status.json afresh. The app lists every
+# run several times per page (sidebar, Train, Compare); parsing 50 configs each time was
+# a large part of the Train page's time (python -m bench app, docs/app.md).
+_RunMeta = tuple[RunConfig, str | None, str | None]
+_META: dict[Path, tuple[tuple[Any, ...], _RunMeta]] = {}
+_META_LOCK = threading.Lock()
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _run_meta(run_dir: Path) -> _RunMeta:
+    """A run's config, owner and label (RunError for an unreadable config)."""
+    key = tuple(_stamp(run_dir / name) for name in (CONFIG, OWNER_FILE, LABEL_FILE))
+    with _META_LOCK:
+        hit = _META.get(run_dir)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    meta = (read_config(run_dir), read_owner(run_dir), read_label(run_dir))
+    with _META_LOCK:
+        _META[run_dir] = (key, meta)
+    return meta
+
+
+def _forget_meta(root: Path, present: set[Path]) -> None:
+    """Drop what is kept of runs under ``root`` that are gone."""
+    with _META_LOCK:
+        for path in [p for p in _META if p.parent == root and p not in present]:
+            del _META[path]
+
+
 def start_queued(root: str | Path) -> list[Run]:
     """Launch the queued runs of a managed runs root that its free slots allow (the
     ``max_running`` in its ``.queue.json``); nothing for a folder without one."""
@@ -823,18 +862,15 @@ class RunManager:
         or stopped; finished child processes of this manager are reaped)."""
         self._reap()
         out = []
-        for run in self._run_dirs():
+        runs = self._run_dirs()
+        for run in runs:
             try:
-                info = RunInfo(
-                    run,
-                    read_config(run.path),
-                    read_status(run.path),
-                    read_owner(run.path),
-                    read_label(run.path),
-                )
+                config, owner, label = _run_meta(run.path)
+                info = RunInfo(run, config, read_status(run.path), owner, label)
             except RunError:
                 continue
             out.append(info)
+        _forget_meta(self.root, {run.path for run in runs})
         return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
 
     def damaged_runs(self) -> list[tuple[Run, str]]:

@@ -65,9 +65,14 @@ def owner_key() -> str:
     return key
 
 
+def digest(key: str) -> str:
+    """What a run records for the owner key ``key`` (never the key itself)."""
+    return hashlib.sha256(f"sgpe-owner:{key}".encode()).hexdigest()[:32]
+
+
 def owner_id() -> str:
     """What a run records as its owner: a digest of :func:`owner_key`."""
-    return hashlib.sha256(f"sgpe-owner:{owner_key()}".encode()).hexdigest()[:32]
+    return digest(owner_key())
 
 
 def is_admin() -> bool:
@@ -106,9 +111,15 @@ def cookie_script(key: str) -> str:
 
 def write_cookie() -> None:
     """Put the cookie script on the page (app.py, once per run, in a hidden container),
-    with the page's other small script, :data:`PHONE_NAV_SCRIPT`."""
+    with the page's other small scripts, :data:`PHONE_NAV_SCRIPT` and the warm-up of
+    chart code (sgpe/ui/warm.py)."""
+    from .warm import chunk_script
+
     with st.container(key="owner_cookie"):
-        st.html(cookie_script(owner_key()) + PHONE_NAV_SCRIPT, unsafe_allow_javascript=True)
+        st.html(
+            cookie_script(owner_key()) + PHONE_NAV_SCRIPT + chunk_script(),
+            unsafe_allow_javascript=True,
+        )
 
 
 #: On a narrow screen, close the sidebar once a page is chosen in it. Streamlit leaves it

@@ -144,6 +144,7 @@ class Choice:
     corpus_sha256: str = ""
     vocab_size: int = 0
     short: str = ""  # a run's name and start, for a column title ("mine.txt, 26 Nov 06:42")
+    trained_size: int = 0  # what a finished run reached (0: the shipped one, or unknown)
 
 
 def finished_runs() -> list[RunInfo]:
@@ -190,6 +191,7 @@ def _run_choice(info: RunInfo) -> Choice:
         cfg.corpus_sha256,
         cfg.vocab_size,
         short,
+        info.status.trained_size or 0,
     )
 
 
@@ -309,6 +311,8 @@ def sample_files() -> list[Path]:
 
 # ============================================================================ catalogue
 
+OPENAI = ("o200k_base", "cl100k_base")
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -337,7 +341,8 @@ class Entry:
     def option(self) -> str:
         """How a picker shows it (without loading it)."""
         if self.vocab_size is None:
-            return f"{self.name}: OpenAI's encoding (loads when picked)"
+            what = "OpenAI's encoding" if self.key in OPENAI else "size known once loaded"
+            return f"{self.name}: {what} (loads when picked)"
         return f"{self.name}: {self.vocab_size:,} tokens"
 
 
@@ -413,7 +418,7 @@ def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], li
     }
     problems: list[str] = []
     if openai:
-        for name in ("o200k_base", "cl100k_base"):
+        for name in OPENAI:
             out[name] = Entry(
                 name,
                 name,
@@ -428,11 +433,6 @@ def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], li
         for choice in choices(model).values():
             if choice.id in used:
                 continue
-            try:
-                tok = load_vocab(choice.path)
-            except (ValueError, OSError) as err:
-                problems.append(f"Run {choice.id} cannot be used: {err}")
-                continue
             # A column title: the run's name and start, short; the id only to tell apart
             # two runs of one name started in the same minute.
             tag = "shipped" if choice.id == DEFAULT_ID else choice.short
@@ -440,5 +440,17 @@ def catalogue(act: Active, *, openai: bool = True) -> tuple[dict[str, Entry], li
             if any(e.name == name for e in out.values()):
                 name = f"{title} ({tag}, {choice.id[-6:]})"
             key = f"{model}:{choice.id}"
-            out[key] = Entry(key, name, tok, choice.label, _file_key(choice.path), tok.vocab_size)
+            # Offered unloaded, like OpenAI's encodings: loading every finished run here
+            # made a fresh server's first Compare wait for all of them (docs/app.md). A
+            # damaged file is reported by load_entries when the run is picked.
+            size = choice.vocab_size if choice.id == DEFAULT_ID else choice.trained_size
+            out[key] = Entry(
+                key,
+                name,
+                None,
+                choice.label,
+                _file_key(choice.path),
+                size or None,
+                loader=functools.partial(load_vocab, choice.path),
+            )
     return out, problems

@@ -454,15 +454,23 @@ def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
                     )
         vocab_path = info.run.path / "vocab.json"
         if stt.state == "done" and vocab_path.exists():
-            with st.expander("Downloads: tokenizer.json, vocab.json, merges, report, charts"):
-                try:
-                    tok = resources.load_vocab(vocab_path)
-                except ValueError as err:  # a damaged vocab.json: say which and why
-                    st.error(render.md_escape(owner.shown(str(err))))
-                else:
-                    downloads.show(
-                        tok, vocab_path, run_id, getattr(tok, "merge_counts", None), key=run_id
-                    )
+            # Filled only while open: loading every run's vocabulary and building its files
+            # on each draw took most of the page's time with 50 runs (docs/app.md).
+            box = st.expander(
+                "Downloads: tokenizer.json, vocab.json, merges, report, charts",
+                key=f"train_dl_{run_id}",
+                on_change="rerun",
+            )
+            if box.open:
+                with box:
+                    try:
+                        tok = resources.load_vocab(vocab_path)
+                    except ValueError as err:  # a damaged vocab.json: say which and why
+                        st.error(render.md_escape(owner.shown(str(err))))
+                    else:
+                        downloads.show(
+                            tok, vocab_path, run_id, getattr(tok, "merge_counts", None), key=run_id
+                        )
 
 
 def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool) -> None:
@@ -544,13 +552,21 @@ def runs_panel() -> None:
     active_ids = {act.sgpe_choice.id, act.base_choice.id}
     disk_panel(all_infos, active_ids, me, admin)
     if shared:
-        with st.expander(f"Other visitors' finished vocabularies ({len(shared)}, read-only)"):
-            st.caption(
-                "Runs other visitors of this server trained. You can use their vocabularies "
-                "on the pages; only their owner can delete them."
-            )
-            for info in shared:
-                show_run(info, active_ids, mine=False)
+        # Only counted until the visitor opens it: drawing every other visitor's run made
+        # the page's time grow with the whole server's runs (docs/app.md).
+        others = st.expander(
+            f"Other visitors' finished vocabularies ({len(shared)}, read-only)",
+            key="train_shared",
+            on_change="rerun",
+        )
+        if others.open:
+            with others:
+                st.caption(
+                    "Runs other visitors of this server trained. You can use their "
+                    "vocabularies on the pages; only their owner can delete them."
+                )
+                for info in shared:
+                    show_run(info, active_ids, mine=False)
     if not infos:
         st.info("No runs of yours yet. Start one above; it trains in a separate process.")
         return
