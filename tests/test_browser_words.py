@@ -154,6 +154,13 @@ def test_the_min_frequency_placeholder_fits_its_box(
                 wait_for_app_idle(page)
             box = page.locator(".st-key-train_min_freq input")
             box.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+            # The mode's rerun may still be on its way when the app first looks idle.
+            page.wait_for_function(
+                "m => document.querySelector('.st-key-train_min_freq input')"
+                "?.placeholder.startsWith(m)",
+                arg=f"{mode} default: ",
+                timeout=SCRIPT_RUN_TIMEOUT_MS,
+            )
             placeholder, needed, room = box.evaluate(
                 """el => {
                   const cs = getComputedStyle(el);
