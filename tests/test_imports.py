@@ -17,7 +17,7 @@ def test_core_import_loads_no_optional_dependency():
     code = (
         "import sys, sgpe, sgpe.gpe, sgpe.tokenizer, sgpe.baselines.bytebpe, sgpe.metrics, sgpe.cli, "
         "sgpe.runs.manager, sgpe.runs, sgpe.interop.hf, sgpe.interop.meta\n"
-        "heavy = ['streamlit', 'tokenizers', 'tiktoken', 'pyarrow', 'pandas', 'plotly', 'sentencepiece', 'transformers']\n"
+        "heavy = ['streamlit', 'tokenizers', 'tiktoken', 'pyarrow', 'pandas', 'numpy', 'plotly', 'sentencepiece', 'transformers']\n"
         "print(','.join(m for m in heavy if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
