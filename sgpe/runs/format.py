@@ -58,10 +58,7 @@ lines (that is :mod:`sgpe.cli`).
 from __future__ import annotations
 
 from .checkpoints import Checkpoint, CheckpointBody, CheckpointChoice, pick_checkpoint
-from .checkpoints import _compact_json as _compact_json
-from .config import _ABSENT as _ABSENT
 from .config import CONFIG_VERSIONS, CORPUS_FIELDS, SOURCE_FIELDS, RunConfig, read_config
-from .config import _typed as _typed
 from .constants import (
     ACTIVE_STATES,
     CHECKPOINT,
@@ -97,8 +94,6 @@ from .creation import (
     staging_dir,
     verify_corpus,
 )
-from .files import _arrow_column as _arrow_column
-from .files import _canonical as _canonical
 from .files import _find_table as _find_table
 from .files import _have_pyarrow as _have_pyarrow
 from .files import _remove_temp_files as _remove_temp_files
@@ -108,15 +103,10 @@ from .files import decode_table, encode_table
 from .locks import run_lock
 from .merges_table import MERGE_COLUMNS, read_merges
 from .merges_table import _merge_columns as _merge_columns
-from .merges_table import _merge_table as _merge_table
-from .merges_table import _part_range as _part_range
 from .merges_table import _parts as _parts
 from .status import RunStatus, lock_held, pid_alive, pid_stopped, read_status, write_status
-from .status import _finite as _finite
 from .status import _read_status_file as _read_status_file
 from .status import _StatusFile as _StatusFile
-from .status import _whole as _whole
-from .word_counts import _counts_sha256 as _counts_sha256
 from .word_counts import read_word_counts, write_word_counts
 
 __all__ = [
