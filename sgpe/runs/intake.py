@@ -32,7 +32,6 @@ SUPPORTED_SCRIPTS = {load_schema(n).title: SCRIPT_BLOCKS[n][0] for n in BUILTIN_
 _SCRIPT_CHAR = re.compile(
     "|".join(f"[\\u{a:04x}-\\u{b:04x}]" for blocks in SCRIPT_BLOCKS.values() for a, b in blocks)
 )
-# ============================================================================ intake
 
 
 @dataclass(frozen=True)

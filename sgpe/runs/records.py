@@ -23,12 +23,12 @@ from ..settings import (
 )
 from .format import CONFIG, RunConfig, RunStatus, read_config
 
-#: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership above).
+#: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership in
+#: :mod:`sgpe.runs.manager`).
 OWNER_FILE = "owner.json"
 #: ``{"label": "..."}`` in a run directory: the name its starter gave it (optional).
 LABEL_FILE = "label.json"
 LABEL_MAX = 80  # characters of a run's name
-# ============================================================================ runs
 
 
 @dataclass(frozen=True)
