@@ -1,6 +1,6 @@
 """The canonical JSON writer (sgpe/_files.py): its fast item encoder spells every item
 exactly as ``json.dumps(item, ensure_ascii=False)`` does. And the run tables
-(sgpe/runs/format.py): Arrow columns built from buffers write the bytes ``pyarrow.table``
+(sgpe/runs/files.py): Arrow columns built from buffers write the bytes ``pyarrow.table``
 writes."""
 
 from __future__ import annotations

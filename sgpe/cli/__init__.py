@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_errors() -> tuple[type[Exception], ...]:
     """RunError when the run modules are loaded (only they raise it): commands that never
     touch a run do not import them (a share of starting every command)."""
-    format_module = sys.modules.get("sgpe.runs.format")
+    format_module = sys.modules.get("sgpe.runs.constants")
     if format_module is None:
         return ()
     run_error: type[Exception] = format_module.RunError

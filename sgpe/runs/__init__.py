@@ -1,10 +1,16 @@
 """Training runs that survive crashes: the run-directory format, the worker that trains one
 run in its own process, and the manager that starts, watches, cancels and resumes runs.
 
-* :mod:`sgpe.runs.format` -- the files of a run directory and their readers and writers;
+* :mod:`sgpe.runs.format` -- the files of a run directory and their readers and writers
+  (re-exported from one module per part: :mod:`~sgpe.runs.constants`, :mod:`~sgpe.runs.config`,
+  :mod:`~sgpe.runs.files`, :mod:`~sgpe.runs.word_counts`, :mod:`~sgpe.runs.checkpoints`,
+  :mod:`~sgpe.runs.merges_table`, :mod:`~sgpe.runs.status`, :mod:`~sgpe.runs.creation`,
+  :mod:`~sgpe.runs.locks`);
 * :mod:`sgpe.runs.sources` -- the corpus a run refers to (paths, sizes, sha256; no copy);
 * :mod:`sgpe.runs.worker` -- trains one run directory, checkpointing as it goes;
-* :mod:`sgpe.runs.manager` -- :class:`RunManager`, used by the app (background processes).
+* :mod:`sgpe.runs.manager` -- :class:`RunManager`, used by the app (background processes),
+  with :mod:`~sgpe.runs.intake` (corpus checks), :mod:`~sgpe.runs.sizes` (the sizes a
+  corpus allows) and :mod:`~sgpe.runs.records` (runs, labels, owners, requests).
 """
 
 from __future__ import annotations

@@ -43,6 +43,11 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   without an owner (started by the CLI or a library caller) may be managed by any caller.
   ``as_owner=None`` is the library's and an administrator's call: no check.
 
+The run records (:class:`Run`, :class:`RunInfo`, labels and owners, :class:`RunRequest`)
+are in :mod:`sgpe.runs.records`, the corpus checks of intake (:func:`validate_corpus`) in
+:mod:`sgpe.runs.intake` and the vocabulary sizes a corpus allows (:func:`size_range`) in
+:mod:`sgpe.runs.sizes`; this module re-exports their names.
+
 This module does not train (that is :mod:`sgpe.runs`, in the child process) and has no
 Streamlit code.
 """
@@ -51,7 +56,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import gzip
 import hashlib
 import json
 import os
@@ -61,41 +65,21 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from .._files import atomic_write
-from ..corpus.readers import (
-    BLOCK_BYTES,
-    CorpusError,
-    TextBlocks,
-    corpus_format,
-    decode_segment,
-    iter_documents,
-)
+from ..corpus.readers import CorpusError, corpus_format
 from ..protocol import one_line
-from ..schema import BUILTIN_SCRIPTS, SCRIPT_BLOCKS, load_schema
-from ..settings import (
-    MAX_VOCAB_SIZE,
-    MECHANICS_FIELDS,
-    TRAIN_FIELDS,
-    CountOptions,
-    RunMechanics,
-    TrainSettings,
-    split_options,
-)
 from .format import (
     CONFIG,
     FINAL_STATES,
     INCOMING_PREFIX,
     LOG,
     VOCAB,
-    RunConfig,
     RunError,
     RunStatus,
     _read_status_file,
@@ -108,387 +92,72 @@ from .format import (
     verify_corpus,
     write_status,
 )
+from .intake import (
+    DEFAULT_MAX_BYTES,
+    GZIP_EXPANSION_LIMIT,
+    SUPPORTED_SCRIPTS,
+    CorpusSummary,
+    _size_text,
+    validate_corpus,
+)
+from .intake import _document_counts as _document_counts
+from .intake import _text_file_counts as _text_file_counts
+from .records import (
+    LABEL_FILE,
+    LABEL_MAX,
+    OWNER_FILE,
+    Run,
+    RunInfo,
+    RunRequest,
+    _forget_meta,
+    _run_meta,
+    check_label,
+    new_run_id,
+    read_label,
+    read_owner,
+)
+from .sizes import SizeRange, size_range, upload_size_range
 from .sources import CorpusFile, manifest, manifest_sha256, resolve
 
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_ROOT",
+    "GZIP_EXPANSION_LIMIT",
+    "LABEL_FILE",
+    "LABEL_MAX",
+    "OWNER_FILE",
+    "QUEUE_FILE",
+    "SUPPORTED_SCRIPTS",
+    "UPLOADS_DIR",
+    "UPLOAD_OWNERS_SUFFIX",
+    "CorpusSummary",
+    "DiskUse",
+    "Run",
+    "RunInfo",
+    "RunManager",
+    "RunRequest",
+    "SizeRange",
+    "check_label",
+    "new_run_id",
+    "read_label",
+    "read_owner",
+    "size_range",
+    "start_queued",
+    "upload_size_range",
+    "validate_corpus",
+]
+
 DEFAULT_ROOT = Path("runs")
-#: Upload size limit, the same as ``server.maxUploadSize = 200`` in .streamlit/config.toml.
-DEFAULT_MAX_BYTES = 200 * 1024 * 1024
-#: A ``.txt.gz`` may expand to at most this many times the upload limit.
-GZIP_EXPANSION_LIMIT = 5
-#: The scripts SGPE has grammars for, by title, with their main Unicode block.
-SUPPORTED_SCRIPTS = {load_schema(n).title: SCRIPT_BLOCKS[n][0] for n in BUILTIN_SCRIPTS}
-_SCRIPT_CHAR = re.compile(
-    "|".join(f"[\\u{a:04x}-\\u{b:04x}]" for blocks in SCRIPT_BLOCKS.values() for a, b in blocks)
-)
 _RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
 _ROOT_LOCK = ".jobs.lock"
 #: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
 #: that start queued runs when they end.
 QUEUE_FILE = ".queue.json"
-#: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership above).
-OWNER_FILE = "owner.json"
-#: ``{"label": "..."}`` in a run directory: the name its starter gave it (optional).
-LABEL_FILE = "label.json"
-LABEL_MAX = 80  # characters of a run's name
 #: Uploads, stored once each under the runs root as ``<sha256><ext>``.
 UPLOADS_DIR = "uploads"
 _UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")
 #: Beside each stored upload: ``{"owners": [...]}``, who stored it (see Disk above).
 UPLOAD_OWNERS_SUFFIX = ".owners.json"
-
-
-# ============================================================================ intake
-
-
-@dataclass(frozen=True)
-class CorpusSummary:
-    """What :func:`validate_corpus` found in an acceptable corpus."""
-
-    name: str
-    format: str
-    bytes: int
-    documents: int
-    characters: int
-    script_characters: int  # characters of a supported script (SUPPORTED_SCRIPTS)
-    # True when only the start of a text file was read (validate_corpus(whole=False)):
-    # documents and characters then count that start only.
-    partial: bool = False
-
-
-def _scripts_text() -> str:
-    names = [f"{n} (U+{a:04X}–U+{b:04X})" for n, (a, b) in SUPPORTED_SCRIPTS.items()]
-    return ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def _size_text(n: int) -> str:
-    return f"{n / (1024 * 1024):.1f} MB"
-
-
-def validate_corpus(
-    path: str | Path,
-    *,
-    name: str | None = None,
-    max_bytes: int | None = DEFAULT_MAX_BYTES,
-    require_script: bool = True,
-    whole: bool = True,
-) -> CorpusSummary:
-    """Check that a corpus file can be trained on, reading all of it once.
-
-    ``whole=False`` reads a ``.txt``/``.txt.gz`` file only until it has seen a line with
-    text and a character of a supported script (usually its first block), for a caller
-    that counts the file right after: counting reads every byte with the same reader and
-    raises the same errors. Without either, it still reads the whole file.
-
-    Raises :class:`~sgpe.corpus.CorpusError` naming the file (``name``, e.g. the upload's
-    name, instead of ``path``), the line or row, and what to do, for: an unsupported type,
-    a missing file, a file over ``max_bytes``, bytes that are not UTF-8, a malformed
-    ``.jsonl``/``.csv``/``.parquet`` or one without a ``text`` field/column, a file
-    without text, and (``require_script``) text without a character of a supported script.
-    """
-    path = Path(path)
-    shown = name or str(path)
-
-    def fail(message: str) -> CorpusError:
-        return CorpusError(f"{shown}: {message}")
-
-    fmt = corpus_format(Path(shown).name if name else path)  # CorpusError for other types
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise fail("file not found") from None
-    if max_bytes is not None and size > max_bytes:
-        raise fail(
-            f"{_size_text(size)} is over the size limit of {_size_text(max_bytes)}; "
-            "use a smaller sample of the corpus (e.g. its first 100,000 lines)"
-        )
-    if size == 0:
-        raise fail("the file is empty (0 bytes); it needs text, e.g. one document per line")
-    if fmt == ".txt.gz" and max_bytes is not None:
-        _check_gzip(path, GZIP_EXPANSION_LIMIT * max_bytes, fail)
-    partial = False
-    try:
-        if fmt in (".txt", ".txt.gz"):
-            documents, characters, any_text, script_chars, partial = _text_file_counts(path, whole)
-        else:
-            documents, characters, any_text, script_chars = _document_counts(iter_documents(path))
-    except CorpusError as err:
-        text = str(err)
-        raise CorpusError(text.replace(str(path), shown, 1) if name else text) from None
-    unit = "lines" if fmt in (".txt", ".txt.gz") else "documents"
-    if not any_text:
-        if documents == 0:
-            raise fail(f"no {unit} with text; it needs at least one non-blank document")
-        raise fail(f"all {documents:,} {unit} are blank; it needs at least one with text")
-    if require_script and script_chars == 0:
-        raise fail(
-            f"no character of a supported script in {documents:,} {unit}: SGPE learns "
-            f"syllables of {_scripts_text()} text. Check that this is the right file "
-            "(not transliterated or in another script)"
-        )
-    return CorpusSummary(
-        Path(shown).name, fmt, size, documents, characters, script_chars, partial=partial
-    )
-
-
-def _document_counts(documents: Iterable[str]) -> tuple[int, int, bool, int]:
-    """Documents, characters, whether any document has text, and the script characters
-    of the first document that has one (what :class:`CorpusSummary` reports)."""
-    count = characters = script_chars = 0
-    any_text = False
-    for doc in documents:
-        count += 1
-        characters += len(doc)
-        if not any_text and doc.strip():
-            any_text = True
-        if script_chars == 0 and _SCRIPT_CHAR.search(doc):
-            script_chars = len(_SCRIPT_CHAR.findall(doc))
-    return count, characters, any_text, script_chars
-
-
-def _text_file_counts(
-    path: Path, whole: bool = True, block: int = BLOCK_BYTES
-) -> tuple[int, int, bool, int, bool]:
-    """:func:`_document_counts` of a ``.txt`` or ``.txt.gz`` file's lines, a segment at a
-    time instead of a line at a time: the same numbers and errors
-    (``tests/test_reliability.py`` compares them) without a Python step per line. The last
-    value is true when it stopped early (``whole=False``: text and a script character seen).
-    """
-    count = characters = script_chars = 0
-    any_text = False
-    blocks = TextBlocks(path, cut_at_space=False, block=block, digest=False)
-    for data, line, col in blocks:
-        text = decode_segment(data, path, line, col)
-        newlines = text.count("\n")
-        # Segments end after a newline (only the file's last one may not): lines never
-        # straddle two segments, and a final newline ends a line without starting one.
-        count += newlines + (not text.endswith("\n"))
-        characters += len(text) - newlines
-        if not any_text and not text.isspace():
-            any_text = True
-        if script_chars == 0 and (m := _SCRIPT_CHAR.search(text)):
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.end())
-            script_chars = len(_SCRIPT_CHAR.findall(text, start, len(text) if end < 0 else end))
-        if not whole and any_text and script_chars:
-            return count, characters, any_text, script_chars, True
-    return count, characters, any_text, script_chars, False
-
-
-def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> None:
-    total = 0
-    try:
-        with gzip.open(path, "rb") as f:
-            while block := f.read(1 << 20):
-                total += len(block)
-                if total > limit:
-                    raise fail(
-                        f"decompresses to more than {_size_text(limit)}; use a smaller sample"
-                    )
-    except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
-        raise fail(
-            f"not a readable gzip file ({one_line(err)}); compress it again with gzip"
-        ) from None
-
-
-# ============================================================================ sizes
-
-
-@dataclass(frozen=True)
-class SizeRange:
-    """The vocabulary sizes a corpus allows for some settings (:func:`size_range`)."""
-
-    documents: int
-    base: int  # base symbols (the alphabet the merges start from)
-    smallest: int  # base + special tokens: a smaller vocab_size cannot be trained
-    largest: int  # where training stops when asked for more: no pair left to merge
-    min_freq: int  # the settings' min_freq, which decides where that is
-
-    def problem(self, vocab_size: int) -> str:
-        """Why ``vocab_size`` does not fit this corpus ("" if it does)."""
-        if vocab_size < self.smallest:
-            return (
-                f"{vocab_size:,} is below the smallest size for this corpus and these "
-                f"settings: {self.smallest:,} (the {self.base:,} base symbols and the special "
-                "tokens are always in); choose at least that, or raise the prune frequency"
-            )
-        if vocab_size > self.largest:
-            when = (
-                "no pair of tokens is left to merge"
-                if self.min_freq <= 1
-                else f"no pair of tokens occurs {self.min_freq:,} times or more (min_freq)"
-            )
-            return (
-                f"{vocab_size:,} is more than this corpus can give: training stops at "
-                f"{self.largest:,} tokens, when {when}; choose at most {self.largest:,}, or "
-                "a larger corpus"
-            )
-        return ""
-
-
-def size_range(corpus: str | Path, settings: TrainSettings) -> SizeRange:
-    """The smallest and the largest ``vocab_size`` that ``settings`` (its ``vocab_size``
-    aside) can train on ``corpus``.
-
-    The largest is where a run asked for more stops (``stop_reason`` of its status): the
-    trainer runs until no pair occurs ``min_freq`` times, on the counts it made, so it is
-    exact, not a bound (on the shipped sinhala.txt at the default settings, 6,039; a bound
-    of 9,218 said before made a form that promised what the run never reached). Training
-    to the end is fast next to the count (well under a second for the sample files, a
-    tenth of a second per MB of text with the native core); the app runs it on a large
-    upload in a worker process (sgpe/ui/train_form.py, corpus_range)."""
-    from ..gpe import GPETrainer
-    from ..tokenizer import SPECIAL_TOKENS
-
-    everything = settings.replace(vocab_size=MAX_VOCAB_SIZE)
-    if settings.model == "bytebpe":
-        from ..baselines.bytebpe import ByteBPETokenizer
-        from ..corpus.readers import corpus_files
-
-        documents = 0
-
-        def each_document() -> Iterator[str]:
-            nonlocal documents
-            for file in corpus_files(Path(corpus)):  # as the run's trainer reads it
-                for doc in iter_documents(file):
-                    documents += 1
-                    yield doc
-
-        full = ByteBPETokenizer.train(
-            each_document(),
-            MAX_VOCAB_SIZE,
-            pattern=settings.pattern,
-            min_freq=settings.min_count,
-        )
-        return SizeRange(documents, 256, 257, full.vocab_size, settings.min_count)
-    trainer = GPETrainer(everything)
-    counts = trainer.count(Path(corpus))
-    documents = trainer.corpus_info.documents if trainer.corpus_info else 0
-    if settings.hierarchical:
-        n_base = len(trainer.base_alphabet(counts))
-    else:
-        state, _ = trainer._prepare(counts)
-        n_base = len(state.symbols)
-    largest = trainer.fit(counts).vocab_size
-    smallest = n_base + len(SPECIAL_TOKENS)
-    return SizeRange(documents, n_base, smallest, largest, settings.min_count)
-
-
-def upload_size_range(data: bytes, name: str, settings: dict[str, Any]) -> SizeRange | str:
-    """:func:`size_range` of an upload's bytes (its format by ``name``), or what is wrong
-    with it as one line (the temporary file's path replaced by ``name``).
-
-    A plain function of picklable arguments, so that the app can run it in a worker
-    process: reading a 16 MB upload takes seconds of CPU, which in the server's own
-    process slowed every page (see sgpe/ui/train_form.py, corpus_range)."""
-    import tempfile
-
-    from ..corpus import CorpusError, corpus_format
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / ("corpus" + corpus_format(name))
-        try:
-            path.write_bytes(data)
-            validate_corpus(path, name=name, max_bytes=None)
-            return size_range(path, TrainSettings(**settings))
-        except (CorpusError, ValueError) as err:
-            return str(err).replace(str(path), name)
-
-
-# ============================================================================ runs
-
-
-@dataclass(frozen=True)
-class Run:
-    """A run directory under a runs root."""
-
-    id: str
-    path: Path
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    run: Run
-    config: RunConfig
-    status: RunStatus
-    owner: str | None = None
-    #: the name the run's starter gave it (None: none; pages then name it by its corpus)
-    label: str | None = None
-
-
-def check_label(label: str | None) -> str | None:
-    """A run name as stored: stripped, at most :data:`LABEL_MAX` characters, printable
-    (None or empty: no name). Raises ValueError with what is wrong."""
-    if label is None or not label.strip():
-        return None
-    label = " ".join(label.split())
-    if len(label) > LABEL_MAX:
-        raise ValueError(f"a run name has at most {LABEL_MAX} characters, this one {len(label)}")
-    if not label.isprintable():
-        raise ValueError("a run name cannot hold control characters")
-    return label
-
-
-def _read_str_field(path: Path, key: str) -> str | None:
-    """The string ``key`` of a small JSON object file (None: missing, unreadable, or not
-    a string)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    value = data.get(key) if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
-
-
-def read_label(run_dir: Path) -> str | None:
-    """The name recorded for a run (None: none, or an unreadable file)."""
-    label = _read_str_field(run_dir / LABEL_FILE, "label")
-    try:
-        return check_label(label)
-    except ValueError:
-        return None
-
-
-def read_owner(run_dir: Path) -> str | None:
-    """The owner recorded for a run (None: no owner, or an unreadable file)."""
-    return _read_str_field(run_dir / OWNER_FILE, "owner")
-
-
-# A run's config.json, owner.json and label.json are written when it is created (config
-# again only when its corpus is relocated): list_runs keeps what it parsed of them, keyed
-# by each file's mtime and size, and reads only status.json afresh. The app lists every
-# run several times per page (sidebar, Train, Compare); parsing 50 configs each time was
-# a large part of the Train page's time (python -m bench app, docs/app.md).
-_RunMeta = tuple[RunConfig, str | None, str | None]
-_META: dict[Path, tuple[tuple[Any, ...], _RunMeta]] = {}
-_META_LOCK = threading.Lock()
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size)
-
-
-def _run_meta(run_dir: Path) -> _RunMeta:
-    """A run's config, owner and label (RunError for an unreadable config)."""
-    key = tuple(_stamp(run_dir / name) for name in (CONFIG, OWNER_FILE, LABEL_FILE))
-    with _META_LOCK:
-        hit = _META.get(run_dir)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    meta = (read_config(run_dir), read_owner(run_dir), read_label(run_dir))
-    with _META_LOCK:
-        _META[run_dir] = (key, meta)
-    return meta
-
-
-def _forget_meta(root: Path, present: set[Path]) -> None:
-    """Drop what is kept of runs under ``root`` that are gone."""
-    with _META_LOCK:
-        for path in [p for p in _META if p.parent == root and p not in present]:
-            del _META[path]
 
 
 def start_queued(root: str | Path) -> list[Run]:
@@ -503,68 +172,6 @@ def start_queued(root: str | Path) -> list[Run]:
     if type(limit) is not int or limit < 1:
         raise RunError(f"{root / QUEUE_FILE}: key 'max_running' must be an integer >= 1")
     return RunManager(root, max_running=limit).poll()
-
-
-@dataclass(frozen=True, init=False)
-class RunRequest:
-    """What to train: the corpus (a path, the bytes of an upload, or a binary file object
-    such as Streamlit's ``UploadedFile``) and the settings.
-
-    ``name`` is the upload's file name; it decides the format by its extension and is
-    recorded in ``vocab.json``. It is required unless ``corpus`` is a path. The settings
-    are :class:`~sgpe.settings.TrainSettings` and :class:`~sgpe.settings.RunMechanics`
-    objects, or their fields as keywords (``RunRequest(path, vocab_size=4000,
-    checkpoint_every=200)``), with their defaults.
-    """
-
-    corpus: str | Path | bytes | BinaryIO
-    name: str | None
-    settings: TrainSettings
-    mechanics: RunMechanics
-    #: who starts the run (the app: a digest of the visitor's owner key); see Ownership above
-    owner: str | None
-    #: how the corpus is counted (recorded in the run, used again when it resumes)
-    counting: CountOptions
-    #: a name for the run (see check_label), shown by the app instead of its id
-    label: str | None
-
-    def __init__(
-        self,
-        corpus: str | Path | bytes | BinaryIO,
-        name: str | None = None,
-        *,
-        settings: TrainSettings | None = None,
-        mechanics: RunMechanics | None = None,
-        owner: str | None = None,
-        counting: CountOptions | None = None,
-        label: str | None = None,
-        **options: Any,
-    ) -> None:
-        train, mech = split_options(options, "RunRequest")
-        if (train and settings is not None) or (mech and mechanics is not None):
-            raise TypeError("RunRequest: give the settings objects or flat keywords, not both")
-        object.__setattr__(self, "corpus", corpus)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "settings", settings or TrainSettings(**train))
-        object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
-        object.__setattr__(self, "owner", owner)
-        object.__setattr__(self, "counting", counting or CountOptions())
-        object.__setattr__(self, "label", check_label(label))
-
-    def __getattr__(self, name: str) -> Any:
-        if name in TRAIN_FIELDS:
-            return getattr(object.__getattribute__(self, "settings"), name)
-        if name in MECHANICS_FIELDS:
-            return getattr(object.__getattribute__(self, "mechanics"), name)
-        raise AttributeError(f"RunRequest has no attribute {name!r}")
-
-    def config(self) -> RunConfig:
-        return RunConfig(self.settings, self.mechanics, counting=self.counting)
-
-
-def new_run_id() -> str:
-    """``YYYYMMDD-HHMMSS-xxxxxx`` (UTC time + 6 random hex digits): sortable, unique."""
-    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
 
 
 class RunManager:

@@ -285,7 +285,7 @@ with st.container(border=True):
             problem = found.problem(settings.vocab_size)
             if problem and settings.vocab_size < found.smallest:
                 problems.append(f"Vocabulary size {problem}.")
-            elif problem:  # the run stops where this says (sgpe/runs/manager.py, size_range)
+            elif problem:  # the run stops where this says (sgpe/runs/sizes.py, size_range)
                 st.warning(render.md_escape(f"Vocabulary size {problem}."), icon=":material/info:")
             late = settings.superwords_from
             if late is not None and found.largest <= late:

@@ -1,0 +1,187 @@
+"""What the run manager records of a run: :class:`Run` and :class:`RunInfo`, a run's
+label and owner files, the cached metadata of listed runs, :class:`RunRequest` (what to
+train) and :func:`new_run_id`.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ..settings import (
+    MECHANICS_FIELDS,
+    TRAIN_FIELDS,
+    CountOptions,
+    RunMechanics,
+    TrainSettings,
+    split_options,
+)
+from .format import CONFIG, RunConfig, RunStatus, read_config
+
+#: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership in
+#: :mod:`sgpe.runs.manager`).
+OWNER_FILE = "owner.json"
+#: ``{"label": "..."}`` in a run directory: the name its starter gave it (optional).
+LABEL_FILE = "label.json"
+LABEL_MAX = 80  # characters of a run's name
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory under a runs root."""
+
+    id: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run: Run
+    config: RunConfig
+    status: RunStatus
+    owner: str | None = None
+    #: the name the run's starter gave it (None: none; pages then name it by its corpus)
+    label: str | None = None
+
+
+def check_label(label: str | None) -> str | None:
+    """A run name as stored: stripped, at most :data:`LABEL_MAX` characters, printable
+    (None or empty: no name). Raises ValueError with what is wrong."""
+    if label is None or not label.strip():
+        return None
+    label = " ".join(label.split())
+    if len(label) > LABEL_MAX:
+        raise ValueError(f"a run name has at most {LABEL_MAX} characters, this one {len(label)}")
+    if not label.isprintable():
+        raise ValueError("a run name cannot hold control characters")
+    return label
+
+
+def _read_str_field(path: Path, key: str) -> str | None:
+    """The string ``key`` of a small JSON object file (None: missing, unreadable, or not
+    a string)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def read_label(run_dir: Path) -> str | None:
+    """The name recorded for a run (None: none, or an unreadable file)."""
+    label = _read_str_field(run_dir / LABEL_FILE, "label")
+    try:
+        return check_label(label)
+    except ValueError:
+        return None
+
+
+def read_owner(run_dir: Path) -> str | None:
+    """The owner recorded for a run (None: no owner, or an unreadable file)."""
+    return _read_str_field(run_dir / OWNER_FILE, "owner")
+
+
+# A run's config.json, owner.json and label.json are written when it is created (config
+# again only when its corpus is relocated): list_runs keeps what it parsed of them, keyed
+# by each file's mtime and size, and reads only status.json afresh. The app lists every
+# run several times per page (sidebar, Train, Compare); parsing 50 configs each time was
+# a large part of the Train page's time (python -m bench app, docs/app.md).
+_RunMeta = tuple[RunConfig, str | None, str | None]
+_META: dict[Path, tuple[tuple[Any, ...], _RunMeta]] = {}
+_META_LOCK = threading.Lock()
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _run_meta(run_dir: Path) -> _RunMeta:
+    """A run's config, owner and label (RunError for an unreadable config)."""
+    key = tuple(_stamp(run_dir / name) for name in (CONFIG, OWNER_FILE, LABEL_FILE))
+    with _META_LOCK:
+        hit = _META.get(run_dir)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    meta = (read_config(run_dir), read_owner(run_dir), read_label(run_dir))
+    with _META_LOCK:
+        _META[run_dir] = (key, meta)
+    return meta
+
+
+def _forget_meta(root: Path, present: set[Path]) -> None:
+    """Drop what is kept of runs under ``root`` that are gone."""
+    with _META_LOCK:
+        for path in [p for p in _META if p.parent == root and p not in present]:
+            del _META[path]
+
+
+@dataclass(frozen=True, init=False)
+class RunRequest:
+    """What to train: the corpus (a path, the bytes of an upload, or a binary file object
+    such as Streamlit's ``UploadedFile``) and the settings.
+
+    ``name`` is the upload's file name; it decides the format by its extension and is
+    recorded in ``vocab.json``. It is required unless ``corpus`` is a path. The settings
+    are :class:`~sgpe.settings.TrainSettings` and :class:`~sgpe.settings.RunMechanics`
+    objects, or their fields as keywords (``RunRequest(path, vocab_size=4000,
+    checkpoint_every=200)``), with their defaults.
+    """
+
+    corpus: str | Path | bytes | BinaryIO
+    name: str | None
+    settings: TrainSettings
+    mechanics: RunMechanics
+    #: who starts the run (the app: a digest of the visitor's owner key); see Ownership above
+    owner: str | None
+    #: how the corpus is counted (recorded in the run, used again when it resumes)
+    counting: CountOptions
+    #: a name for the run (see check_label), shown by the app instead of its id
+    label: str | None
+
+    def __init__(
+        self,
+        corpus: str | Path | bytes | BinaryIO,
+        name: str | None = None,
+        *,
+        settings: TrainSettings | None = None,
+        mechanics: RunMechanics | None = None,
+        owner: str | None = None,
+        counting: CountOptions | None = None,
+        label: str | None = None,
+        **options: Any,
+    ) -> None:
+        train, mech = split_options(options, "RunRequest")
+        if (train and settings is not None) or (mech and mechanics is not None):
+            raise TypeError("RunRequest: give the settings objects or flat keywords, not both")
+        object.__setattr__(self, "corpus", corpus)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "settings", settings or TrainSettings(**train))
+        object.__setattr__(self, "mechanics", mechanics or RunMechanics(**mech))
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "counting", counting or CountOptions())
+        object.__setattr__(self, "label", check_label(label))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in TRAIN_FIELDS:
+            return getattr(object.__getattribute__(self, "settings"), name)
+        if name in MECHANICS_FIELDS:
+            return getattr(object.__getattribute__(self, "mechanics"), name)
+        raise AttributeError(f"RunRequest has no attribute {name!r}")
+
+    def config(self) -> RunConfig:
+        return RunConfig(self.settings, self.mechanics, counting=self.counting)
+
+
+def new_run_id() -> str:
+    """``YYYYMMDD-HHMMSS-xxxxxx`` (UTC time + 6 random hex digits): sortable, unique."""
+    return f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
