@@ -432,7 +432,10 @@ def test_train_form_explains_sizes_and_keeps_other_sessions_runs(tab: Tab, runs_
     main.get_by_text("another visitor's run (read-only)").first.wait_for(
         timeout=SCRIPT_RUN_TIMEOUT_MS
     )
-    assert page.locator(f".st-key-use_{theirs.id} button").is_visible()
+    # Another run of the module's other tests may draw first: wait for this one's button.
+    use = page.locator(f".st-key-use_{theirs.id} button")
+    use.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
+    assert use.is_visible()
     assert page.locator(f".st-key-delete_{theirs.id}").count() == 0
 
     size = page.get_by_role("textbox", name="Vocabulary size", exact=True)
