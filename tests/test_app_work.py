@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,39 +19,14 @@ import pytest
 pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
 from streamlit.testing.v1 import AppTest
 
-from sgpe import shipped as defaults
+# The small fixtures of tests/test_app.py: runs in a temporary SGPE_RUNS_DIR (autouse), and
+# the app opened on a page.
+from test_app import APP, REPO_ROOT, TIMEOUT, open_page, runs_dir  # noqa: F401
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-APP = str(REPO_ROOT / "sgpe" / "app" / "main.py")
-TIMEOUT = 60
+from sgpe import shipped as defaults
 
 PHRASE = "ශ්\u200dරී ලංකාව"  # ශ්‍රී ලංකාව with its ZWJ written out
 LINE = "අද උදේ පාසලට යන විට මහ වැස්සක් ඇද හැලුණා.\n"
-
-
-@pytest.fixture(autouse=True)
-def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Runs started by the app go to a temporary directory, never the repo's runs/."""
-    root = tmp_path / "runs"
-    monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
-    yield root
-    from sgpe.runs.manager import RunManager
-
-    manager = RunManager(root)
-    for info in manager.list_runs():  # stop any trainer a failed test left running
-        if info.status.alive:
-            manager.cancel(info.run.id, wait=5.0)
-
-
-def open_page(page: str, **query: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    if page != "syllables.py":
-        at.switch_page(f"app_pages/{page}").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def characters(at: AppTest) -> str:

@@ -29,7 +29,7 @@ SRI_LANKA = "ශ්\u200dරී ලංකා"  # ශ්‍රී ලංකා, w
 
 
 @pytest.fixture(scope="module")
-def superword_run(runs_dir: Path) -> Any:  # noqa: F811
+def superword_run(runs_dir: Path) -> Any:
     """A finished run with superwords (from 1,000 tokens) on sample_data/sinhala.txt."""
     from sgpe import shipped
     from sgpe.runs.manager import RunManager, RunRequest
@@ -42,7 +42,7 @@ def superword_run(runs_dir: Path) -> Any:  # noqa: F811
     return run
 
 
-def phone_tab(browser: Any, url: str) -> Tab:  # noqa: F811
+def phone_tab(browser: Any, url: str) -> Tab:
     """A tab as a phone: 390 px wide, touch, nothing hovers."""
     tab = Tab(browser, url)
     tab.page.close()
@@ -52,7 +52,7 @@ def phone_tab(browser: Any, url: str) -> Tab:  # noqa: F811
 
 
 @pytest.fixture
-def phone(browser: Any, app_url: str) -> Iterator[Tab]:  # noqa: F811
+def phone(browser: Any, app_url: str) -> Iterator[Tab]:
     tab = phone_tab(browser, app_url)
     try:
         yield tab
@@ -62,8 +62,8 @@ def phone(browser: Any, app_url: str) -> Iterator[Tab]:  # noqa: F811
 
 @pytest.mark.parametrize("device", list(DEVICES))
 def test_a_superword_chip_stays_whole_and_says_what_it_is(
-    browser: Any,  # noqa: F811
-    app_url: str,  # noqa: F811
+    browser: Any,
+    app_url: str,
     superword_run: Any,
     device: str,
 ) -> None:
@@ -135,8 +135,8 @@ def test_on_a_phone_no_table_toolbar_covers_what_is_above(phone: Tab) -> None:
 
 @pytest.mark.parametrize("device", list(DEVICES))
 def test_the_min_frequency_placeholder_fits_its_box(
-    browser: Any,  # noqa: F811
-    app_url: str,  # noqa: F811
+    browser: Any,
+    app_url: str,
     device: str,
 ) -> None:
     """The empty minimum-frequency box's placeholder ("empty: 1, the hierarchical
