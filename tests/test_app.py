@@ -42,6 +42,7 @@ def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Runs started by the app go to a temporary directory, never the repo's runs/."""
     root = tmp_path / "runs"
     monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
+    monkeypatch.delenv("SGPE_ADMIN", raising=False)  # a visitor, unless a test says admin
     yield root
     from sgpe.runs.manager import RunManager
 

@@ -19,7 +19,6 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,32 +27,16 @@ import pytest
 pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
 from streamlit.testing.v1 import AppTest
 
+# The fixtures of tests/test_app.py: runs in a temporary SGPE_RUNS_DIR (autouse).
+from test_app import APP, REPO_ROOT, TIMEOUT, html_bodies, runs_dir  # noqa: F401
+
 import sgpe
 from sgpe import shipped as defaults
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-APP = str(REPO_ROOT / "sgpe" / "app" / "main.py")
-TIMEOUT = 60
 
 #: The owner key of "this visitor" (sgpe/ui/owner.py keeps it in the session and a cookie).
 KEY = "0123456789abcdef" * 2
 ME = hashlib.sha256(f"sgpe-owner:{KEY}".encode()).hexdigest()[:32]
 LINES = ["ශ්\u200dරී ලංකාව ලස්සන රටකි.", "ගුරුවරු පාඩම් උගන්වති.", "අම්මා කෑම උයනවා."]
-
-
-@pytest.fixture(autouse=True)
-def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Runs started by the app go to a temporary directory, never the repo's runs/."""
-    root = tmp_path / "runs"
-    monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
-    monkeypatch.delenv("SGPE_ADMIN", raising=False)
-    yield root
-    from sgpe.runs.manager import RunManager
-
-    manager = RunManager(root)
-    for info in manager.list_runs():  # stop any trainer a failed test left running
-        if info.status.alive:
-            manager.cancel(info.run.id, wait=5.0)
 
 
 def open_page(page: str, **query: str) -> AppTest:
@@ -67,10 +50,6 @@ def open_page(page: str, **query: str) -> AppTest:
         at.switch_page(f"app_pages/{page}").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def html_bodies(at: AppTest) -> list[str]:
-    return [str(el.proto.body) for el in at.get("html")]
 
 
 def unescaped(elements: Any) -> list[str]:
