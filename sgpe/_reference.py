@@ -1,13 +1,20 @@
-"""Slow, obviously correct copies of the algorithms: a teaching text and the test oracle.
+"""Independent oracles: each function here is a *different algorithm* from the Python
+engine's, giving the same answer, so a test that compares the two can fail.
 
 * :func:`reference_syllabify` transcribes the original LinguisTrie loop (Sinhala only)
-  branch by branch, with two deliberate corrections (``docs/decisions.md``): a decomposed
+  branch by branch, where the engine (``sgpe/syllables.py``) runs a grammar regex built
+  from the schema, with two deliberate corrections (``docs/decisions.md``): a decomposed
   two-part vowel sign is one vowel sign, so NFC and NFD text segment alike; and a ZWJ may
   stand before an al-lakuna (touching letters such as ``ක‍්ව``), as HarfBuzz shapes it.
+* :func:`reference_pieces` cuts pieces with a loop over characters, where the engine
+  (``sgpe/pieces.py``) uses one regex.
 * :func:`reference_train` recounts every pair on every step (no heap, no index), as
-  minbpe's ``train`` does, and must learn exactly the merges of :mod:`sgpe.gpe`.
-* :func:`reference_encode_units` applies merges with the original encoder's rescan loop: find
-  the lowest-ranked adjacent pair, merge its leftmost occurrence, scan again.
+  minbpe's ``train`` does, where the engine (:mod:`sgpe.gpe`) updates counts
+  incrementally through a pair index and a lazy heap; it must learn exactly its merges.
+
+What is the same algorithm as the engine is not copied here: the encoder's rescan loop
+(find the lowest-ranked adjacent pair, merge its leftmost occurrence, scan again) is
+:func:`sgpe.hierarchical.bpe_with_sizes`, and the tests use it directly.
 
 Nothing here is fast and nothing in the library imports it.
 """
@@ -233,21 +240,3 @@ def reference_train(
                     i += 1
             words[k] = (out, c)
     return merges
-
-
-def reference_encode_units(units: list[str], merges: list[tuple[str, str]]) -> list[str]:
-    """The original encoder's loop: apply the single best-ranked merge, rescan, repeat."""
-    rank: dict[tuple[str, str], int] = {}
-    for r, m in enumerate(merges):
-        rank.setdefault(m, r)
-    tokens = list(units)
-    while len(tokens) > 1:
-        best_rank, best_i = len(merges), -1
-        for i in range(len(tokens) - 1):
-            found = rank.get((tokens[i], tokens[i + 1]))
-            if found is not None and found < best_rank:
-                best_rank, best_i = found, i
-        if best_i < 0:
-            break
-        tokens[best_i : best_i + 2] = [tokens[best_i] + tokens[best_i + 1]]
-    return tokens

@@ -8,8 +8,9 @@ Encoding (the original SGPE encoder, plus a lossless fallback; ``docs/algorithms
    syllable is spelled with code-point tokens, and any other character with its UTF-8
    byte tokens ``<0xNN>``; with ``"unk"`` it becomes ``[UNK]`` as in the paper;
 3. inside each run of known syllables apply the merges by rank: repeatedly merge the
-   leftmost occurrence of the lowest-ranked adjacent pair, as the original encoder does.
-   Long runs use a heap over a linked list instead of rescanning.
+   leftmost occurrence of the lowest-ranked adjacent pair, as the original encoder does
+   (:func:`sgpe.hierarchical.bpe`, which the hierarchical encoder uses too; long runs use
+   a heap over a linked list instead of rescanning).
 
 Results are cached per piece. ``decode`` concatenates token bytes, so with ``fallback``
 ``decode(encode(x)) == x`` for every string. Special tokens are never parsed from text:
@@ -33,8 +34,7 @@ from ._files import (
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
 from .engine import dispatch, native_text_encoder
-from .hierarchical import HierarchicalEncoder, MergeKind, bpe_heap
-from .hierarchical.encoder import LONG_RUN
+from .hierarchical import HierarchicalEncoder, MergeKind, bpe
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED
@@ -375,7 +375,7 @@ class Tokenizer:
         if None in found:  # an out-of-vocabulary syllable: the general path
             return self._encode_piece_with_lengths(piece)[0]
         ids = cast("list[int]", found)
-        return self._bpe(ids) if len(ids) > 1 else ids
+        return bpe(ids, self._ranks)
 
     def _encode_piece_with_lengths(self, piece: str) -> tuple[list[int], list[int]]:
         if self._hier is not None:
@@ -385,7 +385,7 @@ class Tokenizer:
         vocab = self.vocab
         for seg, is_run in self._segments(piece):
             if is_run:
-                merged = self._bpe([vocab[u] for u in seg])
+                merged = bpe([vocab[u] for u in seg], self._ranks)
                 ids.extend(merged)
                 lengths.extend(len(self._token_bytes[i]) for i in merged)
             else:
@@ -420,38 +420,6 @@ class Tokenizer:
         if run:
             out.append((run, True))
         return out
-
-    def _bpe(self, ids: list[int]) -> list[int]:
-        """Merge the leftmost lowest-ranked pair until none applies (the original encoder's rule)."""
-        n = len(ids)
-        if n < 2:
-            return ids
-        ranks = self._ranks
-        if n == 2:
-            r = ranks.get((ids[0], ids[1]))
-            return [r[1]] if r is not None else ids
-        if n > LONG_RUN:
-            return self._bpe_heap(ids)
-        get = ranks.get
-        while True:
-            best = None
-            at = 0
-            prev = ids[0]
-            for i in range(1, len(ids)):
-                cur = ids[i]
-                r = get((prev, cur))
-                if r is not None and (best is None or r < best):  # ranks are unique
-                    best, at = r, i - 1
-                prev = cur
-            if best is None:
-                return ids
-            ids[at : at + 2] = [best[1]]
-            if len(ids) == 1:
-                return ids
-
-    def _bpe_heap(self, ids: list[int]) -> list[int]:
-        """Same result as the rescan loop in O(n log n) (see :func:`bpe_heap`)."""
-        return bpe_heap(ids, self._ranks)
 
     # ==================================================================== decoding
     def decode(self, ids: Sequence[TokenId]) -> str:

@@ -83,9 +83,9 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     ("units.rs", "MAX_UNITS"): [
         ord(hierarchical_units._SEP) - hierarchical_rules._FIRST_PLACEHOLDER
     ],
-    # The heap-merge threshold of both Python encoders (one constant: the tokenizer's
-    # paper-mode encoder imports the hierarchical encoder's).
-    ("encoder.rs", "LONG_RUN"): [hierarchical_encoder.LONG_RUN, tokenizer.LONG_RUN],
+    # The heap-merge threshold of the one Python encoder rule (sgpe.hierarchical.bpe, which
+    # both modes' encoders call).
+    ("encoder.rs", "LONG_RUN"): [hierarchical_encoder.LONG_RUN],
     ("encoder.rs", "PIECE_CACHE_LIMIT"): [tokenizer._PIECE_CACHE_LIMIT],
     # Paper-mode symbol ids are code points: the largest vocabulary settings accept.
     ("paper.rs", "SYMBOL_LIMIT"): [settings.MAX_VOCAB_SIZE],

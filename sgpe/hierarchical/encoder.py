@@ -156,14 +156,28 @@ def _flush(
         pos += n
 
 
-#: Runs longer than this merge with the heap (the rescan is quadratic); the tokenizer's
-#: paper-mode encoder uses the same threshold, and so does the native core (tests/test_constants.py).
+#: Runs longer than this merge with the heap (the rescan is quadratic); the native core uses
+#: the same threshold (tests/test_constants.py).
 LONG_RUN = 24
+
+# ============================================================================
+# The encoder's merge rule, for both modes: the paper mode's encoder in sgpe/tokenizer.py
+# applies every merge with it, the hierarchical one each phase
+# ============================================================================
 
 
 def bpe(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """Merge the leftmost lowest-ranked pair until none applies."""
-    if len(ids) > LONG_RUN:
+    """Merge the leftmost lowest-ranked pair until none applies (the original SGPE encoder's
+    rule). ``ranks`` maps a pair of ids to ``(rank, merged id)``; ranks are unique, so the
+    leftmost occurrence of the best pair wins. A run longer than :data:`LONG_RUN` takes
+    :func:`bpe_heap`, the same merges in O(n log n)."""
+    n = len(ids)
+    if n < 2:
+        return ids
+    if n == 2:  # most runs: one lookup
+        r = ranks.get((ids[0], ids[1]))
+        return [r[1]] if r is not None else ids
+    if n > LONG_RUN:
         return bpe_heap(ids, ranks)
     return bpe_with_sizes(ids, ranks)[0]
 
@@ -171,17 +185,21 @@ def bpe(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[i
 def bpe_with_sizes(
     ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]
 ) -> tuple[list[int], list[int]]:
-    """:func:`bpe`, also returning how many input symbols each output token covers."""
+    """The rescan of :func:`bpe` at any length, also returning how many input symbols each
+    output token covers: find the lowest-ranked adjacent pair, merge it, scan again."""
     ids = list(ids)
     sizes = [1] * len(ids)
     get = ranks.get
     while len(ids) > 1:
         best = None
         at = 0
-        for i in range(len(ids) - 1):
-            r = get((ids[i], ids[i + 1]))
+        prev = ids[0]
+        for i in range(1, len(ids)):
+            cur = ids[i]
+            r = get((prev, cur))
             if r is not None and (best is None or r < best):
-                best, at = r, i
+                best, at = r, i - 1
+            prev = cur
         if best is None:
             break
         ids[at : at + 2] = [best[1]]
@@ -191,7 +209,8 @@ def bpe_with_sizes(
 
 def bpe_heap(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
     """:func:`bpe` in O(n log n) for long runs: a heap of (rank, position) over a doubly
-    linked list; entries made stale by earlier merges are skipped when popped."""
+    linked list; entries made stale by earlier merges are skipped when popped. The same
+    merges as the rescan (``tests/test_tokenizer.py`` compares them on long runs)."""
     n = len(ids)
     tok = list(ids)
     nxt = [*list(range(1, n)), -1]
