@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from . import corpora, records
-from .peers import _train_hf, splitter
+from .peers import _train_hf, splitter, syllabifier
 
 HELP = "syllabify speed of the native and Python engines, with HF pre-tokenizers"
 COLUMNS = (
@@ -113,25 +113,6 @@ def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int
     return chars / statistics.median(times) / 1e6
 
 
-def _python_syllabifier() -> Any:
-    """A syllabifier of the Python engine, made under ``SGPE_ENGINE=python`` (the only
-    switch, sgpe/engine.py) and kept after the variable is restored."""
-    from sgpe import engine
-    from sgpe.syllables import Syllabifier
-
-    old = os.environ.get(engine.ENV_VAR)
-    os.environ[engine.ENV_VAR] = "python"
-    engine.reset()
-    try:
-        return Syllabifier("auto")
-    finally:
-        if old is None:
-            del os.environ[engine.ENV_VAR]
-        else:
-            os.environ[engine.ENV_VAR] = old
-        engine.reset()
-
-
 def measure(text: str, repeats: int) -> dict[str, float]:
     from sgpe import engine
 
@@ -146,7 +127,7 @@ def measure(text: str, repeats: int) -> dict[str, float]:
         return module.Syllabifier(tables, False)
 
     def python_steady() -> Callable[[], Any]:
-        syl = _python_syllabifier()
+        syl = syllabifier()
         syl(text)
         return lambda: syl(text)
 
@@ -158,7 +139,7 @@ def measure(text: str, repeats: int) -> dict[str, float]:
         "native batch": _median_rate(
             n, lambda: partial(fresh_native().syllabify_batch, lines), repeats
         ),
-        "python first": _median_rate(n, lambda: partial(_python_syllabifier(), text), repeats),
+        "python first": _median_rate(n, lambda: partial(syllabifier(), text), repeats),
         "python steady": _median_rate(n, python_steady, repeats),
         "hf metaspace": _median_rate(n, lambda: lambda: metaspace(text), repeats),
         "hf o200k split": _median_rate(n, lambda: lambda: o200k(text), repeats),

@@ -438,11 +438,26 @@ def splitter(kind: str) -> Callable[[str], list[Any]]:
 
 
 def syllabifier(script: str = "auto") -> Any:
-    """A fresh syllabifier with an empty word cache (``obj(text)``; ``obj._findall(text)``
-    is the compiled grammar regex alone)."""
+    """A fresh syllabifier of the Python engine with an empty word cache (``obj(text)``;
+    ``obj._findall(text)`` is the compiled grammar regex alone), made under
+    ``SGPE_ENGINE=python`` (the only switch, sgpe/engine.py) and kept after the variable is
+    restored."""
+    import os
+
+    from sgpe import engine
     from sgpe.syllables import Syllabifier
 
-    return Syllabifier(script)
+    old = os.environ.get(engine.ENV_VAR)
+    os.environ[engine.ENV_VAR] = "python"
+    engine.reset()
+    try:
+        return Syllabifier(script)
+    finally:
+        if old is None:
+            del os.environ[engine.ENV_VAR]
+        else:
+            os.environ[engine.ENV_VAR] = old
+        engine.reset()
 
 
 def meta_tokenizer(tok: Any, vocab_path: Path | None = None) -> Any:

@@ -2,7 +2,8 @@
 
 For each schema, the whole of its real text (the oracle checks' files,
 ``sgpe.oracles.CORPUS_FILES``) in one ``syllabify(text)`` call with ``script="auto"``, in
-M characters per second: a *first pass* with a fresh syllabifier
+M characters per second, of the Python engine (the native core's figures are
+``python -m bench native``'s): a *first pass* with a fresh syllabifier
 (every distinct word matched by the regex once), the *steady state* (the same text again,
 every word known: what a tokenizer sees after its first megabytes) and the *regex only*
 (the compiled grammar regex's ``findall``, no word cache). Best of ``--repeats`` runs (the

@@ -15,11 +15,10 @@ with disjoint characters, so one alternation routes each run of text to its own 
 
 The schemas' grammar regex defines the tokens (``Syllabifier._findall``). A call runs it
 as little as possible, with the same result: each distinct space-delimited word is
-matched once and its tokens remembered, and new words are cut with numpy where no token
-can go across (:class:`Chunker`), so the regex only sees each distinct piece once. The
-schema's DFA table drives :func:`trace` (per-character class and state for the UI) and
-:func:`syllabify_dfa`, a table-driven matcher kept as an independent second definition;
-the tests prove both give identical output, and the benchmarks in ``bench/`` measure them.
+matched once and its tokens remembered. The schema's DFA table drives :func:`trace`
+(per-character class and state for the UI); :func:`syllabify_dfa` gives its tokens, an
+independent second definition (a table walk, not the regex) that the tests compare with
+the regex on every script. The native core walks the same DFA table (``docs/algorithms.md``).
 
 The original Sinhala syllable has three definitions that do not quite agree: the DFA
 table of the SGPE paper, the loop of the original implementation (``LinguisTrie``), and
@@ -55,19 +54,15 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, reduce
 from itertools import accumulate, islice
 from operator import iadd
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from .engine import dispatch, native_syllabifier
-from .schema import _GRAMMAR_TOKEN, OTHER, Schema, schemas_for
-
-if TYPE_CHECKING:
-    import numpy as np
+from .schema import OTHER, Schema, schemas_for
 
 Kind = Literal["syllable", "orphan", "passthrough", "whitespace"]
 # As in the original SGPE, only these four characters take part in leading-space handling.
@@ -97,248 +92,6 @@ class CharTrace:
     state: str  # DFA state after this character (unit-internal characters share it)
     token: int  # index of the token it belongs to
     script: str | None  # schema that claimed the token, None for passthrough/whitespace
-
-
-# ============================================================================
-# Chunking: token boundaries that hold in every context
-# ============================================================================
-
-# (nullable, first letters, last letters, adjacent letter pairs) of a regular language.
-_Lang = tuple[bool, frozenset[int], frozenset[int], frozenset[tuple[int, int]]]
-_EMPTY: _Lang = (True, frozenset(), frozenset(), frozenset())
-
-
-def _cat(a: _Lang, b: _Lang) -> _Lang:
-    return (
-        a[0] and b[0],
-        a[1] | b[1] if a[0] else a[1],
-        a[2] | b[2] if b[0] else b[2],
-        a[3] | b[3] | {(x, y) for x in a[2] for y in b[1]},
-    )
-
-
-def _alt(a: _Lang, b: _Lang) -> _Lang:
-    return (a[0] or b[0], a[1] | b[1], a[2] | b[2], a[3] | b[3])
-
-
-def _star(a: _Lang) -> _Lang:
-    return (True, a[1], a[2], a[3] | {(x, y) for x in a[2] for y in a[1]})
-
-
-def _letters(ks: Iterable[int]) -> _Lang:
-    ks = frozenset(ks)
-    return (False, ks, ks, frozenset())
-
-
-def _word(ks: Iterable[int]) -> _Lang:
-    out = _EMPTY
-    for k in ks:
-        out = _cat(out, _letters((k,)))
-    return out
-
-
-def _grammar_language(schema: Schema, grammar: str, letter: dict[str, int]) -> _Lang:
-    """The :data:`_Lang` of a schema grammar over the letters of :class:`Chunker`.
-
-    The grammar is read with the same tokens as ``Schema.grammar_regex`` expands it: a class
-    letter stands for its characters or any of its units (a fixed sequence)."""
-    toks = _GRAMMAR_TOKEN.findall(grammar)
-    pos = 0
-
-    def symbol(cls: str) -> _Lang:
-        out = _letters(letter[c] for c in schema.classes[cls])
-        for u in schema.units:
-            if u.cls == cls:
-                out = _alt(out, _word(letter[c] for c in u.sequence))
-        return out
-
-    def alternation() -> _Lang:
-        nonlocal pos
-        out = sequence()
-        while pos < len(toks) and toks[pos] == "|":
-            pos += 1
-            out = _alt(out, sequence())
-        return out
-
-    def sequence() -> _Lang:
-        nonlocal pos
-        out = _EMPTY
-        while pos < len(toks) and toks[pos] not in ("|", ")"):
-            tok = toks[pos]
-            pos += 1
-            if tok == "(?:":
-                item = alternation()
-                pos += 1  # the ")" (the schema's grammar compiled, so it is balanced)
-            else:
-                item = symbol(tok)
-            while pos < len(toks) and toks[pos] in ("*", "+", "?"):
-                # A lazy "??" or "*?" only changes which match is preferred, not the language.
-                q = toks[pos]
-                pos += 1
-                item = (
-                    _star(item)
-                    if q == "*"
-                    else (True, *item[1:])
-                    if q == "?"
-                    else _cat(item, _star(item))
-                )
-            out = _cat(out, item)
-        return out
-
-    return alternation()
-
-
-class Chunker:
-    """Cuts text where no token can go across, with numpy, so only the pieces between
-    are matched by the regex, and each distinct piece once.
-
-    The regex tells characters apart only by the class sets and unit sequences of the
-    schemas and by the four literal whitespace characters of ``leading_space``, so each
-    character is mapped to one *letter* per such signature. From the grammars we know
-    which pairs of adjacent letters occur inside some token; between any other pair there
-    is a boundary in every context: no match can go across it, and the regex's choices
-    before it never depend on what follows (it has no start or end assertions and no
-    lookarounds). The text is cut there (a separator character inserted with numpy, then ``str.split``): most
-    pieces are one syllable, and the rare piece of several tokens is matched by the
-    reference regex. ``tests/test_syllabify_fast.py`` checks the result against that regex.
-    """
-
-    def __init__(
-        self,
-        tables: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
-        findall: Callable[[str], list[str]],
-    ) -> None:
-        self.table, self.inside = tables  # code point -> letter; letter pairs seen in a token
-        self.findall = findall
-        self.canon: dict[str, str] = {}  # piece known to be one token -> its shared string
-
-    @classmethod
-    def build(
-        cls,
-        schemas: tuple[Schema, ...] | str,
-        leading_space: bool,
-        findall: Callable[[str], list[str]],
-    ) -> Chunker | None:
-        """The chunker for these schemas (or a built-in ``script`` setting); None without
-        numpy or for a grammar that can match the empty string (the regex's empty tokens
-        are left to the regex)."""
-        if isinstance(schemas, str):
-            tables = _builtin_chunk_tables(schemas, leading_space)
-        else:
-            tables = _chunk_tables(schemas, leading_space)
-        return None if tables is None else cls(tables, findall)
-
-    def after_space(self, parts: list[str]) -> list[tuple[str, ...]] | None:
-        """The tokens of ``" " + part`` for each part, or None if the text holds every
-        separator character we could use."""
-        import numpy as np
-
-        text = " " + " ".join(parts)
-        sep = next((c for c in _SEPARATORS if c not in text), None)
-        if sep is None:
-            return None
-        chars = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        letters = self.table[np.minimum(chars, len(self.table) - 1)]
-        cuts = np.flatnonzero(~self.inside[letters[:-1], letters[1:]]) + 1
-        marked_chars = np.full(len(chars) + len(cuts), ord(sep), dtype=np.uint32)
-        kept = np.ones(len(marked_chars), dtype=bool)
-        kept[cuts + np.arange(len(cuts))] = False  # where the separators go
-        marked_chars[kept] = chars
-        marked = marked_chars.tobytes().decode("utf-32-le", "surrogatepass")
-        flat = marked.split(sep)
-        # Each part starts at its space, a cut (no token holds a space but at its start):
-        # the pieces of part k are flat[first[k]:first[k + 1]].
-        first = np.flatnonzero(chars[cuts] == 32) + 1
-        if len(first) != len(parts) - 1:
-            return None
-        bounds = [0, *first.tolist(), len(flat)]
-        # Each distinct piece is matched once. Nearly all are one token, kept as one
-        # shared string object: the lists built from them then touch a few thousand hot
-        # objects rather than a new one per token. A piece of several tokens (e.g. a
-        # doubled vowel sign) is rare: only the parts holding one are rebuilt.
-        canon = self.canon
-        several: dict[str, list[str]] = {}
-        for piece in set(flat).difference(canon):
-            tokens = self.findall(piece)
-            if len(tokens) > 1:
-                several[piece] = tokens
-            else:
-                if len(canon) >= _CACHE_LIMIT:
-                    canon.clear()
-                canon[piece] = piece
-        # Tuples: the garbage collector stops tracking a tuple of strings, not a list.
-        pieces: tuple[Any, ...] = tuple(map(canon.get, flat))  # None: several tokens
-        out = list(map(pieces.__getitem__, map(slice, bounds, bounds[1:])))
-        i = -1
-        while True:  # (a None without `several`: another thread cleared `canon` meanwhile)
-            try:
-                i = pieces.index(None, i + 1)
-            except ValueError:
-                break
-            k = bisect_right(bounds, i) - 1
-            own = flat[bounds[k] : bounds[k + 1]]
-            out[k] = tuple(t for p in own for t in several.get(p) or (canon.get(p, p),))
-        return out
-
-
-def _chunk_tables(
-    schemas: tuple[Schema, ...], leading_space: bool
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-    """:class:`Chunker`'s letter of each code point and which letter pairs occur inside a
-    token; None without numpy or for a grammar that matches the empty string."""
-    try:
-        import numpy as np
-    except ImportError:
-        return None
-    special = set(" \t\n\r").union(*(u.sequence for s in schemas for u in s.units))
-    member: dict[str, set[tuple[int, str]]] = {c: set() for c in special}
-    for i, s in enumerate(schemas):
-        for name, chars in s.classes.items():
-            for c in chars:
-                member.setdefault(c, set()).add((i, name))
-    signatures: dict[object, int] = {"other": 0}
-    letter = {
-        c: signatures.setdefault((c if c in special else "", frozenset(m)), len(signatures))
-        for c, m in member.items()
-    }
-    inside: set[tuple[int, int]] = set()
-    starts: set[int] = set()
-    for s in schemas:
-        for grammar in (s.syllable_grammar, s.orphan_grammar):
-            empty, first, _, pairs = _grammar_language(s, grammar, letter)
-            if empty:
-                return None
-            inside |= pairs
-            starts |= first
-    if leading_space:  # " ?(?:syllable|orphan|[^ \t\n\r])": a space joins what follows
-        ws = {letter[c] for c in " \t\n\r"}
-        inside |= {(letter[" "], b) for b in starts | (set(range(len(signatures))) - ws)}
-    n = len(signatures)
-    # Up to the highest code point any letter stands for, plus one "other" entry that every
-    # higher code point is clipped to (64 KB for the built-in schemas, not 1.1 MB).
-    table = np.zeros(max(map(ord, letter)) + 2, dtype=np.uint8 if n <= 256 else np.uint16)
-    table[[ord(c) for c in letter]] = list(letter.values())
-    joined = np.zeros((n, n), dtype=bool)
-    if inside:
-        a, b = zip(*inside)
-        joined[list(a), list(b)] = True
-    return table, joined
-
-
-@cache
-def _builtin_chunk_tables(
-    script: str, leading_space: bool
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-    """:func:`_chunk_tables` of the built-in schemas, made once per setting."""
-    return _chunk_tables(schemas_for(script), leading_space)
-
-
-# Below this many characters of new words the regex alone is faster than the chunker
-# (measured on si_dev.txt words: equal speed at about 420 characters).
-_CHUNKER_MIN_CHARS = 1024
-
-# Characters the chunker may insert as cut marks: any two that the text does not hold.
-_SEPARATORS = "\x00\x01\x02\x03\ufffe\uffff\U0010fffe\U0010ffff"
 
 
 # ============================================================================
@@ -392,9 +145,6 @@ class Syllabifier:
         )
         self._words: dict[str, tuple[str, ...]] = {}  # part -> tokens of " " + part
         self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
-        # Built on the first new word; stays None without numpy (the regex then does it all).
-        self._chunker: Chunker | None = None
-        self._chunker_built = False
         # The native core's DFA over the same schema tables (sgpe/engine.py), for the
         # built-in schemas under the native engine; None otherwise.
         self._native = native_syllabifier(script, leading_space, custom=not self._builtin)
@@ -463,11 +213,10 @@ class Syllabifier:
         return self._findall(text)
 
     def learn(self, texts: Iterable[str]) -> None:
-        """Match the space-delimited parts of many texts that are not known yet in one
-        pass (the chunker's, from about a thousand characters on), so that calling this
-        syllabifier on each text afterwards costs a dictionary lookup per part. A batch of
-        new words syllabified one call at a time pays the per-call overhead once per word
-        (:meth:`sgpe.tokenizer.Tokenizer.encode_batch` is what calls this)."""
+        """Match the space-delimited parts of many texts that are not known yet, each
+        distinct part once, so that calling this syllabifier on each text afterwards costs
+        a dictionary lookup per part (:meth:`sgpe.tokenizer.Tokenizer.encode_batch` is what
+        calls this)."""
         if not self._split_at_spaces:
             return
         words = self._words
@@ -488,19 +237,8 @@ class Syllabifier:
 
     def _after_space(self, parts: list[str]) -> list[tuple[str, ...]]:
         """The tokens of ``" " + part`` for each part (no plain space inside any of them)."""
-        # numpy's fixed cost per call (about 60 us) only pays from a few hundred characters
-        # on; encode() asks for one word at a time, which the regex does faster.
-        if sum(map(len, parts)) < _CHUNKER_MIN_CHARS:
-            return list(map(tuple, map(self._findall, map(" ".__add__, parts))))
-        if not self._chunker_built:
-            own = self.script if self._builtin else self.schemas
-            self._chunker = Chunker.build(own, self.leading_space, self._findall)
-            self._chunker_built = True
-        if self._chunker is not None:
-            tokens = self._chunker.after_space(parts)
-            if tokens is not None:
-                return tokens
-        return list(map(tuple, map(self._findall, map(" ".__add__, parts))))
+        findall = self._findall
+        return [tuple(findall(" " + part)) for part in parts]
 
     def spans(self, text: str) -> list[Span]:
         return dispatch(

@@ -1,4 +1,4 @@
-"""The fast syllabifier (word lookups, the numpy chunker) against the plain grammar regex.
+"""The fast syllabifier (its word memory) against the plain grammar regex.
 
 ``Syllabifier._findall`` is the reference: the grammar regex over the whole text. Every
 faster path of ``Syllabifier.__call__`` must give exactly its tokens, on a fresh
@@ -14,36 +14,24 @@ from hypothesis import strategies as st
 
 from sgpe import syllables
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema, parse_schema_text
-from sgpe.syllables import _SEPARATORS, Chunker, Syllabifier, get_syllabifier
+from sgpe.syllables import Syllabifier, get_syllabifier
 
 SCRIPTS = ("auto", *BUILTIN_SCRIPTS)
 # Characters every script's text meets besides its own: spaces and the other whitespace,
-# a no-break space, Latin, digits, punctuation, the chunker's separator characters, and
+# a no-break space, Latin, digits, punctuation, control characters, and
 # code points above every schema's (an emoji, a lone surrogate, the last code point).
 COMMON = [" ", " ", " ", "\t", "\n", "\r", "\xa0", "\u3000", "a", "7", ".", "\x00", "\x01"]
 COMMON += ["\U0001f600", "\ud83d", "\U0010ffff", "\uffff"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _chunker_on_short_texts():
-    """Short texts normally go to the regex (the chunker pays from about 1,000 new
-    characters on); these tests send every new word through the chunker, so its cuts are
-    checked on the short random texts hypothesis makes."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(syllables, "_CHUNKER_MIN_CHARS", 0)
-        yield
-
-
-def test_short_and_long_texts_take_their_own_path_to_the_same_tokens(shared_corpora):
+def test_short_and_long_texts_give_the_regex_tokens(shared_corpora):
     text = (shared_corpora / "si_dev.txt").read_text(encoding="utf-8")[:20_000]
     short = " ".join(text.split()[:40])
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(syllables, "_CHUNKER_MIN_CHARS", 1024)
-        for sample, chunked in ((short, False), (text, True)):
-            # The Python engine's own paths (a long text would otherwise go native).
-            syl = python_syllabifier("auto", True)
-            assert syl(sample) == syl._findall(sample)
-            assert (syl._chunker is not None) == chunked
+    for sample in (short, text):
+        # The Python engine's own paths (a long text would otherwise go native).
+        syl = python_syllabifier("auto", True)
+        assert syl(sample) == syl._findall(sample)
+        assert syl(sample) == syl._findall(sample)  # every word known
 
 
 def _repertoire(name: str) -> list[str]:
@@ -72,16 +60,9 @@ def _check(syl: Syllabifier, text: str) -> None:
     assert syl(text) == expected  # every word known
 
 
-def _without_numpy(script: str, leading_space: bool) -> Syllabifier:
-    syl = Syllabifier(script, leading_space)
-    syl._chunker, syl._chunker_built = None, True
-    return syl
-
-
 @given(st.one_of(_one_script_text(), mixed_text), st.booleans(), st.sampled_from(SCRIPTS))
 def test_fast_path_equals_grammar_regex_on_random_text(text, leading_space, script):
     _check(Syllabifier(script, leading_space), text)
-    _check(_without_numpy(script, leading_space), text)
 
 
 @given(st.lists(st.one_of(_one_script_text(), mixed_text), max_size=6), st.booleans())
@@ -93,8 +74,9 @@ def test_one_syllabifier_over_many_texts(texts, leading_space):
 
 
 @pytest.mark.parametrize("leading_space", [False, True])
-def test_chunker_cuts_never_split_a_token_of_real_text(shared_corpora, leading_space):
-    """On each script's real text: the chunker's pieces, and the whole call, equal the regex."""
+def test_word_memory_gives_the_regex_tokens_on_real_text(shared_corpora, leading_space):
+    """On each script's real text: the whole call, with new words and with known ones, equals
+    the regex."""
     from sgpe.oracles import CORPUS_FILES, corpus_lines
 
     files = {name for names in CORPUS_FILES.values() for name in names}
@@ -103,25 +85,12 @@ def test_chunker_cuts_never_split_a_token_of_real_text(shared_corpora, leading_s
     for name in sorted(files):
         with open(shared_corpora / name, encoding="utf-8") as f:
             text = f.read(300_000)
-        syl = Syllabifier("auto", leading_space)
+        syl = python_syllabifier("auto", leading_space)
         assert syl(text) == syl._findall(text), name
         assert syl(text) == syl._findall(text), name
-        # The chunker alone, on every space-delimited part (no word cache in between).
-        parts = list(dict.fromkeys(text.split(" ")))
-        chunker = Chunker.build(syl.schemas, leading_space, syl._findall)
-        assert chunker is not None
-        assert chunker.after_space(parts) == [tuple(syl._findall(" " + p)) for p in parts], name
     for script in BUILTIN_SCRIPTS:  # one script's own syllabifier on its own text
         text = "\n".join(corpus_lines(shared_corpora, script)[:300])
         _check(Syllabifier(script, leading_space), text)
-
-
-def test_text_holding_every_separator_falls_back_to_the_regex():
-    text = "ශ්‍රී ලංකාව " + _SEPARATORS + " नमस्ते " + " ".join(_SEPARATORS)
-    syl = Syllabifier("auto")
-    chunker = Chunker.build(syl.schemas, False, syl._findall)
-    assert chunker is not None and chunker.after_space(text.split(" ")) is None
-    _check(syl, text)
 
 
 def test_word_memory_is_bounded(monkeypatch):
@@ -158,7 +127,6 @@ def test_a_linguists_own_grammar_keeps_the_regex_tokens(text):
 
 def test_a_grammar_that_matches_nothing_is_left_to_the_regex():
     syl = _schema_with({"syllable": "C*", "orphan": "P|H|M"})
-    assert Chunker.build(syl.schemas, False, syl._findall) is None
     for text in ["", "ක ක", "ා a ක්ක", "  x"]:
         _check(syl, text)
 

@@ -73,8 +73,8 @@ def _load(vocab: str) -> Any:
 
 
 def _one_blas_thread() -> None:
-    """Runs first in every worker, before numpy is imported there (the syllabifier's chunker
-    imports it). Importing numpy starts OpenBLAS's threads, one per core, which spin for a
+    """Runs first in every worker, before numpy is imported there (a ``.npy`` output or a
+    library may import it). Importing numpy starts OpenBLAS's threads, one per core, which spin for a
     while: a worker never calls BLAS, and on a machine whose cores are all encoding those
     threads take CPU from the other workers (a worker's process time was above its wall
     time on 2 cores until they were gone). A value the user set is kept."""
