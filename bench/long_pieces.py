@@ -2,19 +2,14 @@
 and what the cap costs text that is written without spaces (Khmer).
 
     python -m bench long-pieces [--corpora ../shared/corpora] [--vocab-size 8000]
-        [--caps 16,32,64,128,256] [--repeats 1] [--word-levels]
+        [--caps 16,32,64,128,256] [--repeats 1]
 
 For each cap: SGPE training time (hierarchical, defaults) on si_train.txt and on
 si_train.txt with every space removed (built in a temporary directory, never committed),
 their ratio (target: whitespace-free <= 3x normal), each training process's peak RSS,
 and characters per token on held-out
 Khmer (``multi/km.txt``: the first 90% of lines train, the rest is held out). Each
-training runs in its own process. Prints medians.
-
-``--word-levels`` also times the merge loop's two word levels (sgpe/hierarchical/engine.py:
-words as strings, or in numpy arrays) on the same three corpora at the default cap (and
-si_train at 32k), each forced, next to the level the trainer chooses by itself. All give
-the same vocabulary.
+training runs in its own process, with the engine ``SGPE_ENGINE`` gives it. Prints medians.
 """
 
 from __future__ import annotations
@@ -33,21 +28,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def _train_job(
-    corpus: str, vocab_size: int, cap: int, out: str, arrays: bool | None = None
-) -> None:
-    import os
-    import time
-
-    if arrays is not None:
-        # One word level of the Python engine's merge loop, for every corpus: SGPE_ENGINE is
-        # the only engine switch (sgpe/engine.py), and the loop chooses its level by
-        # ARRAY_MIN_MEAN_UNITS (sgpe/hierarchical/engine.py).
-        os.environ["SGPE_ENGINE"] = "python"
-        from sgpe.hierarchical import engine as loop
-
-        loop.ARRAY_MIN_MEAN_UNITS = 0 if arrays else 1 << 62
+def _train_job(corpus: str, vocab_size: int, cap: int, out: str) -> None:
     import resource
+    import time
 
     from sgpe.gpe import train
 
@@ -59,17 +42,15 @@ def _train_job(
     print(json.dumps({"seconds": seconds, "peak_mb": peak}))
 
 
-def _train(corpus: Path, vocab_size: int, cap: int, out: Path, arrays: bool | None = None) -> float:
-    return _train_with_peak(corpus, vocab_size, cap, out, arrays)[0]
+def _train(corpus: Path, vocab_size: int, cap: int, out: Path) -> float:
+    return _train_with_peak(corpus, vocab_size, cap, out)[0]
 
 
-def _train_with_peak(
-    corpus: Path, vocab_size: int, cap: int, out: Path, arrays: bool | None = None
-) -> tuple[float, float]:
+def _train_with_peak(corpus: Path, vocab_size: int, cap: int, out: Path) -> tuple[float, float]:
     """Training time (seconds) and the training process's peak RSS (MB)."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r}); from bench.long_pieces import _train_job; "
-        f"_train_job({str(corpus)!r}, {vocab_size}, {cap}, {str(out)!r}, {arrays!r})"
+        f"_train_job({str(corpus)!r}, {vocab_size}, {cap}, {str(out)!r})"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     report = json.loads(done.stdout.strip().splitlines()[-1])
@@ -89,11 +70,6 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--vocab-size", type=int, default=8000)
     ap.add_argument("--caps", default="16,32,64,128,256")
     ap.add_argument("--repeats", type=int, default=1)
-    ap.add_argument(
-        "--word-levels",
-        action="store_true",
-        help="also time the merge loop's word levels (strings, arrays, chosen)",
-    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,13 +92,8 @@ def run(args: argparse.Namespace) -> int:
             f"python -m bench long-pieces --vocab-size {args.vocab_size} --caps {args.caps} "
             f"--repeats {args.repeats}"
         )
-        if args.word_levels:
-            command += " --word-levels"
         with report.part("caps", command):
             _caps_table(args, caps, normal, nospace, km_train, held, work)
-        if args.word_levels:
-            with report.part("word levels", command):
-                _word_levels_table(args, normal, nospace, km_train, work)
         print(f"saved: {report.md_path}")
     return 0
 
@@ -155,26 +126,3 @@ def _caps_table(
             f"{cap:>5} {t_norm:>9.1f} {t_free:>11.1f} {t_free / t_norm:>6.2f} {m_norm:>10.0f} "
             f"{m_free:>12.0f} {cpt:>15.3f}"
         )
-
-
-def _word_levels_table(
-    args: argparse.Namespace, normal: Path, nospace: Path, km_train: Path, work: Path
-) -> None:
-    from sgpe.pieces import MAX_PIECE_UNITS
-
-    print(f"{'corpus':<22} {'vocab':>6} {'strings s':>10} {'arrays s':>9} {'chosen s':>9}")
-    for name, corpus, size in (
-        ("si_train", normal, args.vocab_size),
-        ("si_train", normal, 32_000),
-        ("si_train no spaces", nospace, args.vocab_size),
-        ("km (90%)", km_train, args.vocab_size),
-    ):
-        row = []
-        for arrays in (False, True, None):
-            row.append(
-                statistics.median(
-                    _train(corpus, size, MAX_PIECE_UNITS, work / "w.json", arrays)
-                    for _ in range(args.repeats)
-                )
-            )
-        print(f"{name:<22} {size:>6} {row[0]:>10.2f} {row[1]:>9.2f} {row[2]:>9.2f}")

@@ -46,10 +46,6 @@ PieceMode = Literal["whitespace", "script"]
 #: A superword holds at most this many words (the trainer does not learn a longer one):
 #: a phrase of five or more words is one text's boilerplate more often than language.
 MAX_SUPERWORD_WORDS = 4
-# A pair of symbol ids as one integer, left << PAIR_SHIFT | right (ids stay below 1 << 20).
-# Here, not in sgpe/hierarchical/, so that sgpe/_arraywords.py (which hierarchical loads)
-# reads it from a module below both.
-PAIR_SHIFT = 20
 PIECE_MODES = ("whitespace", "script")
 #: Units (syllables) per piece before a piece is cut (see the module docstring). Measured
 #: with bench/long_pieces.py (8k vocabularies): held-out Khmer, written without spaces

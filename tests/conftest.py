@@ -93,23 +93,6 @@ def python_syllabifier(script: str = "auto", leading_space: bool = False) -> Syl
         return Syllabifier(script, leading_space)
 
 
-@contextmanager
-def python_word_level(arrays: bool) -> Iterator[None]:
-    """Train in the block with the Python reference (``SGPE_ENGINE=python``, the only
-    switch) keeping the hierarchical merge loop's words in numpy arrays or as strings:
-    the loop chooses by the corpus (``ARRAY_MIN_MEAN_UNITS`` in
-    sgpe/hierarchical/engine.py), here told to choose one level for every corpus."""
-    from sgpe.hierarchical import engine as loop
-
-    old = loop.ARRAY_MIN_MEAN_UNITS
-    loop.ARRAY_MIN_MEAN_UNITS = 0 if arrays else 1 << 62
-    try:
-        with engine_set_to("python"):
-            yield
-    finally:
-        loop.ARRAY_MIN_MEAN_UNITS = old
-
-
 # ---------------------------------------------------------------------------- --runslow
 
 

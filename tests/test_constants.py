@@ -75,7 +75,7 @@ RUST = _rust_constants()
 SHARED: dict[tuple[str, str], list[int | str]] = {
     ("hierarchical.rs", "LIMIT"): [hierarchical_rules._LIMIT],
     ("hierarchical.rs", "FIRST_PLACEHOLDER"): [hierarchical_rules._FIRST_PLACEHOLDER],
-    ("hierarchical.rs", "PAIR_SHIFT"): [pieces.PAIR_SHIFT],
+    ("hierarchical.rs", "PAIR_SHIFT"): [hierarchical_rules.PAIR_SHIFT],
     ("hierarchical.rs", "MAX_SUPERWORD_WORDS"): [pieces.MAX_SUPERWORD_WORDS],
     ("hierarchical.rs", "PART"): [hierarchical_rules._KIND_CODE[hierarchical.PART]],
     ("hierarchical.rs", "JOIN"): [hierarchical_rules._KIND_CODE[hierarchical.JOIN]],

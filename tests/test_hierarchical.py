@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import python_word_level
+from conftest import engine_set_to
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -325,48 +325,21 @@ def _learned(tok: sgpe.Tokenizer) -> dict:
     return {k: v for k, v in tok.to_dict().items() if k != "training"}
 
 
-@pytest.mark.parametrize(
-    ("corpus", "spaces", "settings"),
-    [
-        ("si_dev.txt", False, {"vocab_size": 3000}),
-        ("si_dev.txt", True, {"vocab_size": 2500}),
-        ("hi_dev.txt", False, {"vocab_size": 2500, "leading_space": False, "pieces": "script"}),
-        ("hi_dev.txt", False, {"vocab_size": 2500, "oov_policy": "unk", "min_freq": 1}),
-        ("multi/km.txt", True, {"vocab_size": 2500, "max_piece_units": 16}),
-    ],
-)
-def test_array_word_level_learns_the_merges_of_the_string_level(
-    shared_corpora: Path, corpus: str, spaces: bool, settings: dict
-) -> None:
-    """The words in numpy arrays (sgpe/_arraywords.py) and as strings give byte-identical
-    vocabularies: same merges, kinds, counts and ids. Runs of one syllable and of one
-    punctuation mark make merges of a symbol with itself whose occurrences overlap."""
-    docs = _lines(shared_corpora / corpus, 1200)
-    if not spaces:
-        docs = [d.replace(" ", "") for d in docs]
-    docs += ["හහහහහ ....... ලලල", "කකකක......කක", "ාාාාා"] * 3
-    vocabularies = []
-    for arrays in (False, True):
-        with python_word_level(arrays):
-            tok = sgpe.train(docs, workers=1, **settings)
-        vocabularies.append(tok.to_dict())
-    assert vocabularies[0] == vocabularies[1]
-    assert len(vocabularies[0]["merges"]) > 1000
-
-
-def test_array_word_level_resumes_exactly(shared_corpora: Path) -> None:
+def test_text_without_spaces_resumes_exactly(shared_corpora: Path) -> None:
+    """The Python merge loop on long pieces that do not repeat (text without spaces):
+    resuming from a checkpoint learns the same vocabulary, and a checkpoint of another
+    corpus is refused."""
     docs = [d.replace(" ", "") for d in _lines(shared_corpora / "si_dev.txt", 800)]
     settings = TrainSettings(vocab_size=2000)
     saved: list[list[tuple[str, str]]] = []
-    with python_word_level(True):
+    with engine_set_to("python"):
         full = GPETrainer(settings).fit(
             GPETrainer(settings).count(docs),
             checkpoint_every=300,
             on_checkpoint=lambda step, merges: saved.append(list(merges)),
         )
-    with python_word_level(False):
         assert _learned(GPETrainer(settings).train(docs)) == _learned(full)
-    with python_word_level(True):
+        assert len(saved) >= 2
         for ckpt in (saved[0], saved[-1]):
             resumed = GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=ckpt)
             assert resumed.to_dict() == full.to_dict()
@@ -379,30 +352,6 @@ def test_array_word_level_resumes_exactly(shared_corpora: Path) -> None:
             ResumeError, match=r"checkpoint merge 1 \('xy', 'zw', 'join'\) has count 0"
         ):
             GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=[("xy", "zw")])
-
-
-def test_long_pieces_choose_the_array_word_level(shared_corpora: Path) -> None:
-    """The engine keeps the words in arrays when they average ARRAY_MIN_MEAN_UNITS units or
-    more (text without spaces), and as strings otherwise."""
-    from sgpe.hierarchical import (
-        ARRAY_MIN_MEAN_UNITS,
-        HierarchicalEngine,
-        build_state,
-        corpus_units,
-    )
-
-    docs = _lines(shared_corpora / "si_dev.txt", 600)
-    khmer = _lines(shared_corpora / "multi" / "km.txt", 600)
-    chosen = []
-    for text in (docs, khmer, [d.replace(" ", "") for d in docs]):
-        trainer = GPETrainer(TrainSettings(vocab_size=2000))
-        counts = trainer.count(text)
-        units = corpus_units(counts, trainer.splitter.match_units)
-        state = build_state(units, trainer.base_alphabet(counts), "auto", True)
-        mean = sum(map(len, state.words)) / len(state.words)
-        engine = HierarchicalEngine(state, get_syllabifier("auto", True))
-        chosen.append((mean >= ARRAY_MIN_MEAN_UNITS, engine.arrays is not None))
-    assert chosen == [(False, False), (False, False), (True, True)]
 
 
 def test_training_cuts_long_pieces_as_counting_does(shared_corpora: Path) -> None:

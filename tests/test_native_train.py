@@ -101,7 +101,7 @@ REAL = [
     ("multi/my.txt", 1500, 2000, True),
     ("multi/ta.txt", 1500, 2000, True),
     ("multi/bn.txt", 1500, 2000, True),
-    ("multi/km.txt", 1000, 2000, False),  # no spaces: the array word level in Python
+    ("multi/km.txt", 1000, 2000, False),  # no spaces: long pieces that do not repeat
 ]
 
 
@@ -119,6 +119,33 @@ def test_real_corpora_train_identically(
     tok = _same_both_ways(use_engine, tmp_path, corpus, vocab_size=vocab_size)
     assert tok.vocab_size == vocab_size
     assert "join" in tok._hier.kinds and "part" in tok._hier.kinds  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("corpus", "spaces", "options"),
+    [
+        ("si_dev.txt", False, {"vocab_size": 3000}),
+        ("hi_dev.txt", False, {"vocab_size": 2500, "leading_space": False, "pieces": "script"}),
+        ("hi_dev.txt", False, {"vocab_size": 2500, "oov_policy": "unk", "min_freq": 1}),
+        ("multi/km.txt", True, {"vocab_size": 2500, "max_piece_units": 16}),
+    ],
+)
+def test_overlapping_runs_train_identically(
+    use_engine: Callable[[str], None],
+    tmp_path: Path,
+    shared_corpora: Path,
+    corpus: str,
+    spaces: bool,
+    options: dict[str, Any],
+) -> None:
+    """Runs of one syllable and of one punctuation mark make merges of a symbol with itself
+    whose occurrences overlap (``හහහහහ``: which pairs a merge consumes depends on where it
+    starts); both engines learn the same vocabulary, with text without spaces and pieces
+    cut at ``max_piece_units``."""
+    docs = _lines(shared_corpora / corpus, 1200, spaces=spaces)
+    docs += ["හහහහහ ....... ලලල", "කකකක......කක", "ාාාාා"] * 3
+    tok = _same_both_ways(use_engine, tmp_path, docs, workers=1, **options)
+    assert len(tok.merges) > 1000
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ use crate::syllables::{py_isspace, Kind, Syllabifier};
 pub const LIMIT: u32 = 0x80000;
 /// The placeholder of unit type 0 (`_FIRST_PLACEHOLDER`).
 pub const FIRST_PLACEHOLDER: u32 = LIMIT + 1;
-/// `PAIR_SHIFT` of `sgpe/pieces.py`.
+/// `PAIR_SHIFT` of `sgpe/hierarchical/rules.py`.
 pub const PAIR_SHIFT: u32 = 20;
 const PAIR_MASK: u64 = (1 << PAIR_SHIFT) - 1;
 /// `MAX_SUPERWORD_WORDS` of `sgpe/pieces.py`.

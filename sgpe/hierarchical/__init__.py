@@ -32,8 +32,7 @@ Pair counts are incremental at both levels (inverted indexes ``pair → syllable
 pair in its count table), so ties go to the smallest pair of ids, then to part before
 join.
 
-What keeps it fast (pure Python over C-speed ``str``, ``re`` and ``Counter``, and numpy
-for text without spaces):
+What keeps it fast (pure Python over C-speed ``str``, ``re`` and ``Counter``):
 
 * **One pass over the pieces** (:func:`corpus_units`): the distinct pieces are split into
   units by the grammar regex, one call per 256K characters, and each piece is coded as a
@@ -56,10 +55,8 @@ and one visit per word that holds each merged pair.
 
 **Text without spaces** has long pieces (chunks of up to ``max_piece_units`` syllables)
 that do not repeat, so a merge visits nearly every occurrence of its pair one long word at
-a time. When the words average :data:`ARRAY_MIN_MEAN_UNITS` units or more, the engine
-keeps them in numpy arrays instead (:mod:`sgpe._arraywords`): a merge is a few array
-operations over all its occurrences, and the counts change once per distinct neighbouring
-pair. Both word levels give the same merges; without numpy the strings are used.
+a time, touching only the neighbours of each occurrence. The native core is the fast path
+there (``docs/large_corpora.md`` has the figures).
 
 **Superwords** (``superwords_from``, off by default): the corpus's *spans* (runs of words of
 one script, :func:`sgpe.pieces.span_regex`) wait in :class:`SuperwordSpans` until the
@@ -86,7 +83,6 @@ from __future__ import annotations
 
 from .encoder import HierarchicalEncoder, bpe, bpe_heap, bpe_with_sizes
 from .engine import (
-    ARRAY_MIN_MEAN_UNITS,
     BatchHook,
     CheckpointHook,
     HierarchicalEngine,
@@ -121,7 +117,6 @@ from .units import (
 )
 
 __all__ = [
-    "ARRAY_MIN_MEAN_UNITS",
     "JOIN",
     "PART",
     "BatchHook",

@@ -12,11 +12,10 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import repeat
 from typing import Any, TypeVar, cast
 
 from ..engine import BATCH_MERGES, BATCH_SECONDS, dispatch, native_hierarchical, run_in_batches
-from ..pieces import MAX_SUPERWORD_WORDS, PAIR_SHIFT
+from ..pieces import MAX_SUPERWORD_WORDS
 from ..syllables import Syllabifier
 from .rules import (
     _BARRIER,
@@ -24,6 +23,7 @@ from .rules import (
     _FIRST_PLACEHOLDER,
     _KIND_CODE,
     _LIMIT,
+    PAIR_SHIFT,
     MergeKind,
     merge_kind,
     superword_words,
@@ -35,14 +35,8 @@ from .units import HierarchicalState, SuperwordSpans
 _HEAP_BATCH = 4096
 _NO_FLOOR = 1 << 62  # above every count: at first every pair waits in the pool
 # A pair of symbol ids as one integer, left << PAIR_SHIFT | right (ids are below _LIMIT): the
-# merge queue orders pairs by it (the order of their two-character strings), and the array
-# word level keys its counts by it (PAIR_SHIFT lives in sgpe/pieces.py).
+# merge queue orders pairs by it, which is the order of their two-character strings.
 _PAIR_MASK = (1 << PAIR_SHIFT) - 1
-# The merge loop keeps the words in arrays (sgpe/_arraywords.py) when they hold at least
-# this many units on average: text without spaces, whose pieces are long chunks (up to
-# sgpe.pieces.MAX_PIECE_UNITS units) that do not repeat. Ordinary text, and Khmer (no spaces
-# between words, but spaces between phrases), stay below it (tests/test_hierarchical.py).
-ARRAY_MIN_MEAN_UNITS = 32
 
 ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
 # Consecutive merges at once: (first step, target, pairs, counts, seconds since the loop
@@ -141,52 +135,37 @@ def _pair_code(pair: str) -> int:
     return (ord(pair[0]) << PAIR_SHIFT) | ord(pair[1])
 
 
-def _array_words(state: HierarchicalState, arrays: bool | None) -> Any:
-    """The word level in arrays (:mod:`sgpe._arraywords`) when ``arrays`` is True, or when
-    it is None and the words are long (text without spaces); None for the string level.
-    Both give the same merges. The string level costs Python work per word a merge
-    touches, growing with the word's length; the array level costs a fixed amount of
-    numpy work per merge. So arrays pay where each merge touches many long words, and
-    strings where words are short and repeat (``python -m bench long-pieces`` times both
-    on text with and without spaces, and on Khmer)."""
-    words = state.words
-    units = sum(map(len, words))
-    if arrays is None:
-        arrays = bool(words) and units >= ARRAY_MIN_MEAN_UNITS * len(words)
-    if not arrays or units + len(words) + 1 >= 1 << 31:  # positions are 32-bit there
-        return None
-    try:
-        from .._arraywords import ArrayWords
-    except ImportError:
-        return None  # numpy is an optional dependency; the string level gives the same
-    return ArrayWords(state.words, state.counts, _LIMIT, state.translation)
+class _MergeLoop:
+    """What both merge loops hand back alike: the merges so far, read from the state (the
+    native loop's are brought into it after every batch)."""
+
+    st: HierarchicalState
+
+    def merge_list(self) -> list[tuple[str, str, MergeKind]]:
+        sy = self.st.symbols
+        return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
 
 
-class HierarchicalEngine:
+class HierarchicalEngine(_MergeLoop):
     """The incremental two-level merge loop."""
 
     def __init__(
         self,
         state: HierarchicalState,
         syllabifier: Syllabifier,
-        arrays: bool | None = None,
         spans: SuperwordSpans | None = None,
     ) -> None:
         self.st = state
         self.syll = syllabifier
-        # Superwords (docs/algorithms.md): the spans wait for the transition. The array word
-        # level has no transition; it is chosen only for text without spaces, which has no
-        # spans, so with spans the strings are kept (both levels give the same merges).
+        # Superwords (docs/algorithms.md): the spans wait for the transition.
         self.spans = spans if spans is not None and spans.words else None
-        if self.spans is not None:
-            arrays = False
         self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
         # Pairs (by code and kind) whose kind the strings do not confirm (see merge_kind);
         # never merged.
         self._checked: dict[tuple[int, int], bool] = {}
         # kind 0 (part): counts over unit types; kind 1 (join): counts over words. A pair is
-        # keyed by its two-character string, or by its code at the array word level.
-        self.counts: tuple[dict[str, int], dict[Any, int]] = ({}, {})
+        # keyed by its two-character string.
+        self.counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
         # pair -> indexes of the unit types (0) or words (1) that hold it; read with
         # .pop/.get only, so a lookup never adds an empty entry. Lists, not sets: an index
         # listed twice is harmless (the merge rewrites the string at its first visit and
@@ -198,27 +177,21 @@ class HierarchicalEngine:
         )
         for k, (parts, w) in enumerate(zip(state.unit_parts, state.unit_weight)):
             self._add(0, parts, w, k)
-        self.arrays = _array_words(state, arrays)
-        # unit type -> indexes of the words that hold its placeholder (string level only)
-        self.unit_words: list[list[int]] = []
-        if self.arrays is not None:
-            self.counts[1].update(self.arrays.initial_counts())
-            state.words = []
-        else:
-            if state.translation:
-                state.words = [w.translate(state.translation) for w in state.words]
-            self.unit_words = _unit_words(state)
+        if state.translation:
+            state.words = [w.translate(state.translation) for w in state.words]
         state.translation = {}
+        # unit type -> indexes of the words that hold its placeholder
+        self.unit_words: list[list[int]] = _unit_words(state)
         barrier = _BARRIER
         for wi, (word, c) in enumerate(zip(state.words, state.counts)):
             # At first most words are placeholders only (min() skips them at C speed).
             if len(word) > 1 and min(word) < barrier:
                 self._add(1, word, c, wi)
-        # Heap entries are (-count, code, kind, key) and pool entries (code, kind, key): the
-        # code orders pairs whatever their key (a string, or the code itself).
-        self.heap: list[tuple[int, int, int, Any]] = []
+        # Heap entries are (-count, code, kind, pair) and pool entries (code, kind, pair):
+        # the code orders pairs as their strings do, in one integer comparison.
+        self.heap: list[tuple[int, int, int, str]] = []
         self.floor = _NO_FLOOR
-        self.pool: defaultdict[int, list[tuple[int, int, Any]]] = defaultdict(list)
+        self.pool: defaultdict[int, list[tuple[int, int, str]]] = defaultdict(list)
         self._rebuild_heap()
 
     # ------------------------------------------------------------------ counts
@@ -243,7 +216,7 @@ class HierarchicalEngine:
         for k in (0, 1):
             for p, c in self.counts[k].items():
                 if c > 0:
-                    self.pool[c].append((p if isinstance(p, int) else _pair_code(p), k, p))
+                    self.pool[c].append((_pair_code(p), k, p))
 
     def _refill(self) -> bool:
         """The heap is empty: lower the floor so that the pool's best pairs go onto the
@@ -335,7 +308,7 @@ class HierarchicalEngine:
         counts like any other (a placeholder on either side, a syllable not yet one
         token, is still a barrier)."""
         spans = self.spans
-        assert spans is not None and self.arrays is None
+        assert spans is not None
         st = self.st
         left = list(st.counts)
         for idx, c in zip(spans.words, spans.counts):
@@ -372,12 +345,6 @@ class HierarchicalEngine:
     def _transition_due(self) -> bool:
         return self.spans is not None and len(self.st.symbols) >= self.spans.from_symbols
 
-    def _key(self, pair: str, kind: int) -> Any:
-        """The key of ``pair`` in ``counts[kind]``."""
-        if kind == 1 and self.arrays is not None and pair:
-            return _pair_code(pair)
-        return pair  # (an empty pair: a resumed merge of symbols this corpus lacks)
-
     # ------------------------------------------------------------------ merging
     def _new_symbol(self, pair: str) -> str:
         return merged_symbol(self.st.symbols, self.st.symbol_id, pair, _LIMIT)
@@ -393,7 +360,7 @@ class HierarchicalEngine:
             self._apply_part(pair, new, grown)
         else:
             self._apply_join(pair, new, grown[1])
-        self.counts[kind].pop(self._key(pair, kind), None)
+        self.counts[kind].pop(pair, None)
         heap, pool, floor = self.heap, self.pool, self.floor
         push = heapq.heappush
         for k in (0, 1):
@@ -405,18 +372,6 @@ class HierarchicalEngine:
                     push(heap, (-c, code, k, p))
                 elif c > 0:
                     pool[c].append((code, k, p))
-
-    def _push_grown(self, grown: list[tuple[int, list[int]]]) -> None:
-        """Join pairs (codes) whose count grew, by their count now (the array level's
-        updates): as :meth:`apply` does one pair at a time, but a whole count's pairs go to
-        the pool at once."""
-        heap, pool, floor = self.heap, self.pool, self.floor
-        for c, codes in grown:
-            if c >= floor:
-                for p in codes:
-                    heapq.heappush(heap, (-c, p, 1, p))
-            else:
-                pool[c].extend(zip(codes, repeat(1), codes))
 
     def _apply_part(self, pair: str, new: str, grown: tuple[set[str], set[str]]) -> None:
         st = self.st
@@ -437,11 +392,6 @@ class HierarchicalEngine:
 
     def _complete(self, k: int, symbol: str, grown: set[str]) -> None:
         """Unit type ``k`` is now one symbol: it enters the words as that symbol."""
-        if self.arrays is not None:
-            self._push_grown(
-                self.arrays.complete(_FIRST_PLACEHOLDER + k, ord(symbol), self.counts[1])
-            )
-            return
         st = self.st
         ph = chr(_FIRST_PLACEHOLDER + k)
         pc, where = self.counts[1], self.where[1]
@@ -486,9 +436,6 @@ class HierarchicalEngine:
         # replaced occurrence change, so only those are updated: a merge costs the number
         # of its occurrences, not the length of the words it touches (which made text
         # without spaces, whose pieces are long, train many times slower than normal text).
-        if self.arrays is not None:
-            self._push_grown(self.arrays.join(ord(pair[0]), ord(pair[1]), ord(new), self.counts[1]))
-            return
         st = self.st
         words, counts = st.words, st.counts
         pc, where = self.counts[1], self.where[1]
@@ -573,7 +520,7 @@ class HierarchicalEngine:
             kind = _KIND_CODE.get(kind_name)  # type: ignore[call-overload]
             a, b = st.symbol_id.get(left), st.symbol_id.get(right)
             pair = "" if a is None or b is None else chr(a) + chr(b)
-            count = self.counts[kind].get(self._key(pair, kind), 0) if kind is not None else 0
+            count = self.counts[kind].get(pair, 0) if kind is not None else 0
             if count < min_freq:
                 raise ResumeMismatch(resume_mismatch(n, (left, right, kind_name), count))
             self.apply(pair, kind)
@@ -602,16 +549,10 @@ class HierarchicalEngine:
         if batches is not None:
             batches.flush()
 
-    def merge_list(self) -> list[tuple[str, str, MergeKind]]:
-        sy = self.st.symbols
-        return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
-
     def usage(self) -> list[int]:
         """How often each symbol is used in the final segmentation of the corpus."""
         st = self.st
         freq = [0] * len(st.symbols)
-        if self.arrays is not None:
-            self.arrays.usage(freq)
         # The words of each count are counted together, at C speed.
         by_count: defaultdict[int, list[str]] = defaultdict(list)
         for w, c in zip(st.words, st.counts):
@@ -669,7 +610,7 @@ def _both(first: ProgressHook, second: ProgressHook) -> ProgressHook:
     return both
 
 
-class NativeHierarchicalEngine:
+class NativeHierarchicalEngine(_MergeLoop):
     """:class:`HierarchicalEngine`'s interface (``run``, ``merge_list``, ``usage``,
     ``merge_counts``) over the native merge loop (``sgpe.engine.native_hierarchical``): the
     same merges, counts and symbols. The loop runs without Python and comes back in
@@ -740,10 +681,6 @@ class NativeHierarchicalEngine:
         self.merge_counts.extend(c for _, _, _, c, _ in made)
         return made
 
-    def merge_list(self) -> list[tuple[str, str, MergeKind]]:
-        sy = self.st.symbols
-        return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
-
     def usage(self) -> list[int]:
         """How often each symbol is used in the final segmentation of the corpus."""
         freq: list[int] = self.native.usage()
@@ -758,8 +695,7 @@ def merge_engine(
     spans: SuperwordSpans | None = None,
 ) -> HierarchicalEngine | NativeHierarchicalEngine:
     """The merge loop for ``state``: the native one under the native engine (for a
-    built-in ``script`` setting), else the Python reference :class:`HierarchicalEngine`,
-    which chooses its word level by the corpus (:data:`ARRAY_MIN_MEAN_UNITS`)."""
+    built-in ``script`` setting), else the Python reference :class:`HierarchicalEngine`."""
     return dispatch(
         native_hierarchical(
             script,
@@ -783,7 +719,7 @@ def merge_engine(
 def _python_engine(
     state: HierarchicalState, syllabifier: Syllabifier, spans: SuperwordSpans | None
 ) -> HierarchicalEngine | NativeHierarchicalEngine:
-    return HierarchicalEngine(state, syllabifier, None, spans)
+    return HierarchicalEngine(state, syllabifier, spans)
 
 
 def _native_engine(

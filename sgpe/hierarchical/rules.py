@@ -20,6 +20,9 @@ _CODE_KIND: tuple[MergeKind, MergeKind] = (PART, JOIN)
 _LIMIT = 0x80000
 _BARRIER = chr(_LIMIT)
 _FIRST_PLACEHOLDER = _LIMIT + 1
+# The merge loop writes a pair of symbol ids as one integer, left << PAIR_SHIFT | right
+# (ids stay below _LIMIT = 1 << 19).
+PAIR_SHIFT = 20
 
 
 def superword_words(token: str) -> int:
