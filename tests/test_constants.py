@@ -79,7 +79,6 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     ("hierarchical.rs", "MAX_SUPERWORD_WORDS"): [pieces.MAX_SUPERWORD_WORDS],
     ("hierarchical.rs", "PART"): [hierarchical_rules._KIND_CODE[hierarchical.PART]],
     ("hierarchical.rs", "JOIN"): [hierarchical_rules._KIND_CODE[hierarchical.JOIN]],
-    ("units.rs", "GROUP_CHARS"): [hierarchical_units._GROUP_CHARS],
     ("units.rs", "MAX_UNITS"): [
         ord(hierarchical_units._SEP) - hierarchical_rules._FIRST_PLACEHOLDER
     ],

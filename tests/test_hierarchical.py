@@ -391,12 +391,50 @@ def test_unit_weights_are_the_same_without_numpy(
     assert min(with_numpy.weight) > 0
 
 
+@pytest.mark.parametrize("engine_name", ["python", "native"])
+def test_no_output_depends_on_the_unit_numbering(
+    shared_corpora: Path, monkeypatch: pytest.MonkeyPatch, engine_name: str
+) -> None:
+    """Unit types are numbered by first appearance (``_Coder``), but any numbering gives
+    the same vocabulary, merge counts and ids, for either merge loop: a placeholder never
+    forms a counted pair and is replaced by its unit's symbol once the unit is one token."""
+    from sgpe import engine as seam
+    from sgpe import gpe
+    from sgpe.hierarchical import CorpusUnits
+    from sgpe.hierarchical.rules import _FIRST_PLACEHOLDER
+
+    if engine_name == "native" and seam.native_module() is None:
+        pytest.skip("the native core is not built")
+    docs = _lines(shared_corpora / "si_dev.txt", 700) + _lines(shared_corpora / "hi_dev.txt", 300)
+    first_appearance = gpe.corpus_units
+
+    def permuted(*args: object, **kwargs: object) -> CorpusUnits:
+        found = first_appearance(*args, **kwargs)  # type: ignore[arg-type]
+        n = len(found.units)
+        new = list(range(n))
+        random.Random(5).shuffle(new)  # unit type k gets code new[k]
+        units, weight = [""] * n, [0] * n
+        for k in range(n):
+            units[new[k]], weight[new[k]] = found.units[k], found.weight[k]
+        recode = {_FIRST_PLACEHOLDER + k: _FIRST_PLACEHOLDER + new[k] for k in range(n)}
+        coded = [w.translate(recode) for w in found.coded]
+        assert coded != found.coded  # the words are written in other codes
+        return CorpusUnits(units=units, weight=weight, coded=coded, counts=found.counts)
+
+    with engine_set_to(engine_name):
+        plain = sgpe.train(docs, vocab_size=2500, workers=1)
+        monkeypatch.setattr(gpe, "corpus_units", permuted)
+        renumbered = sgpe.train(docs, vocab_size=2500, workers=1)
+    assert renumbered.to_dict() == plain.to_dict()
+    assert renumbered.merge_counts == plain.merge_counts
+    assert len(plain.merges) > 1000
+
+
 def test_pieces_syllabified_in_groups_give_the_same_vocabulary(
     shared_corpora: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """corpus_units syllabifies the pieces a group at a time and numbers the units in order
-    of first appearance; groups of a few thousand characters (other numbers for the same
-    units) give the same vocabulary as the default groups."""
+    """corpus_units syllabifies the pieces a group at a time; groups of a few thousand
+    characters, or of one piece, give the same vocabulary as the default groups."""
     docs = _lines(shared_corpora / "si_dev.txt", 900)
     corpus = docs + [d.replace(" ", "") for d in docs[:300]] + ["ab\ncd", "x\ty"]
     default = sgpe.train(corpus, vocab_size=2500, workers=1).to_dict()

@@ -1,21 +1,22 @@
 //! `corpus_units` of `sgpe/hierarchical/`: the distinct pieces as strings of unit codes,
-//! the unit types numbered as Python's `_Coder` numbers them, and the unit weights.
+//! the unit types numbered in order of first appearance, and the unit weights.
 //!
-//! Python splits the pieces in groups (`_groups`: about `GROUP_CHARS` characters, the
-//! pieces of a space and a word concatenated, the other pieces without a line break
-//! joined by line breaks, the pieces with a line break one by one) and numbers the new
-//! unit types of each group in sorted order; the numbering is part of the state the merge
-//! loop starts from, so it is reproduced here group by group. UTF-8 byte order is code
-//! point order, so Rust's `str` order sorts as Python's does.
+//! The pieces are visited as Python visits them (the pieces of a space and a word, then
+//! the other pieces without a line break, then those with one), so the words come out in
+//! the same order and the unit types with the same numbers: the obvious numbering, which
+//! lets the tests compare the two engines' units one to one. No merge depends on it (a
+//! placeholder never forms a counted pair).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
 use crate::hash::FxBuild;
 use crate::syllables::Syllabifier;
 
-/// `_GROUP_CHARS` of `sgpe/hierarchical/`.
+/// The pieces are syllabified in groups of about this many characters, so that the chunks
+/// of one group only are held at once (text without spaces has nearly the whole corpus
+/// as distinct pieces). Groups change no number: types are numbered by first appearance.
 pub const GROUP_CHARS: usize = 1 << 18;
 /// How many unit types the codes can number (`ord(_SEP) - _FIRST_PLACEHOLDER`).
 pub const MAX_UNITS: usize = 0x10ffff - 0x80001;
@@ -39,8 +40,8 @@ fn spaced_word(p: &str) -> bool {
         && chars.all(|c| c != ' ' && c != '\n')
 }
 
-/// `_groups`: consecutive groups of about `GROUP_CHARS` characters (the piece that
-/// reaches it closes its group).
+/// Consecutive groups of about `GROUP_CHARS` characters (the piece that reaches it closes
+/// its group).
 fn groups<'a>(pieces: &[&'a str]) -> Vec<Vec<&'a str>> {
     let mut out = Vec::new();
     let mut group = Vec::new();
@@ -59,8 +60,7 @@ fn groups<'a>(pieces: &[&'a str]) -> Vec<Vec<&'a str>> {
     out
 }
 
-/// `_Coder`: unit type -> code, numbered in order of first appearance, the new types of
-/// each group sorted.
+/// `_Coder`: unit type -> code, numbered in order of first appearance.
 #[derive(Default)]
 struct Coder {
     code: HashMap<String, u32, FxBuild>,
@@ -68,10 +68,13 @@ struct Coder {
 }
 
 impl Coder {
+    /// Number the types not numbered yet, in the order given; None (nothing numbered) when
+    /// they would pass `MAX_UNITS`, where Python raises.
     fn add<'a>(&mut self, types: impl Iterator<Item = &'a str>) -> Option<()> {
-        let mut new: Vec<&str> = types.filter(|u| !self.code.contains_key(*u)).collect();
-        new.sort_unstable();
-        new.dedup();
+        let mut fresh: HashSet<&str, FxBuild> = HashSet::default();
+        let new: Vec<&str> = types
+            .filter(|u| !self.code.contains_key(*u) && fresh.insert(u))
+            .collect();
         if self.units.len() + new.len() > MAX_UNITS {
             return None;
         }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,7 +197,7 @@ def _corpus_units(
     pieces: list[str] = []
     for group in _groups(spaced):
         flat = units_of("".join(group))
-        types = set(flat)
+        types = dict.fromkeys(flat)  # in order of first appearance
         if any(" " in u[1:] for u in types):  # a unit across two pieces: never seen; be safe
             plain += group
             continue
@@ -206,13 +206,15 @@ def _corpus_units(
         pieces += group
     for group in _groups(plain):
         flat = units_of("\n".join(group))
-        coder.add(set(flat).difference("\n"))  # the line breaks are the separators
+        types = dict.fromkeys(flat)
+        types.pop("\n", None)  # the line breaks are the separators
+        coder.add(types)
         by_line = {**coder.code, "\n": _SEP}
         coded += "".join(map(by_line.__getitem__, flat)).split(_SEP)
         pieces += group
     for p in other:
         us = units_of(p)
-        coder.add(set(us))
+        coder.add(dict.fromkeys(us))
         coded.append("".join(map(coder.code.__getitem__, us)))
         pieces.append(p)
     units = list(coder.code)
@@ -286,17 +288,22 @@ def _groups(pieces: list[str]) -> Iterator[list[str]]:
 
 
 class _Coder:
-    """Unit type -> its code (a placeholder), numbered in order of first appearance (the
-    merges do not depend on the numbering: ``tests/test_hierarchical.py`` trains on the
-    same corpus in other orders)."""
+    """Unit type -> its code (a placeholder), numbered in order of first appearance in the
+    pieces as :func:`corpus_units` visits them. No output depends on the numbering: a
+    placeholder never forms a counted pair, and once its unit is one token it is replaced
+    by that token's symbol id, so the merges, counts and ids are those of any other
+    numbering (``tests/test_hierarchical.py`` trains with the codes permuted). The native
+    core numbers the same way, the obvious way, so the two engines' units can be compared
+    one to one (``tests/test_native_count.py``)."""
 
     def __init__(self) -> None:
         self.code: dict[str, str] = {}
         # The same, with _SEP before the units that start with a space (a piece's first).
         self.spaced: dict[str, str] = {}
 
-    def add(self, types: set[str]) -> None:
-        new = sorted(types.difference(self.code))  # sorted: the same order every run
+    def add(self, types: Iterable[str]) -> None:
+        """Number the unit types not numbered yet, in the order given (no repeats)."""
+        new = [u for u in types if u not in self.code]
         if len(self.code) + len(new) > ord(_SEP) - _FIRST_PLACEHOLDER:
             raise ValueError(
                 f"the corpus has more than {len(self.code):,} distinct syllables, more than "
