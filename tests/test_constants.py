@@ -86,6 +86,7 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     # both modes' encoders call).
     ("encoder.rs", "LONG_RUN"): [hierarchical_encoder.LONG_RUN],
     ("encoder.rs", "PIECE_CACHE_LIMIT"): [tokenizer._PIECE_CACHE_LIMIT],
+    ("encoder.rs", "UNIT_CACHE_LIMIT"): [hierarchical_encoder._UNIT_CACHE_LIMIT],
     # Paper-mode symbol ids are code points: the largest vocabulary settings accept.
     ("paper.rs", "SYMBOL_LIMIT"): [settings.MAX_VOCAB_SIZE],
     ("bytebpe.rs", "BYTE_TOKENS"): [bytebpe._BYTE_TOKENS],

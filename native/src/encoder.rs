@@ -30,7 +30,8 @@ use crate::syllables::{Kind, Syllabifier};
 pub type Ranks = HashMap<(u32, u32), (u32, u32), FxBuild>;
 
 /// Join runs longer than this merge with the heap (`LONG_RUN` in `sgpe/hierarchical/encoder.py`,
-/// which `sgpe/tokenizer.py` imports; `tests/test_constants.py` keeps the two languages equal).
+/// the threshold of the merge rule both modes' encoders call; `tests/test_constants.py` keeps
+/// the two languages equal).
 const LONG_RUN: usize = 24;
 
 /// Everything `HierarchicalEncoder` reads: the syllabifier of the vocabulary's setting,
@@ -364,7 +365,8 @@ fn piece_hash(piece: &str) -> (u64, usize) {
 
 /// Pieces whose ids are remembered (`_PIECE_CACHE_LIMIT` in `sgpe/tokenizer.py`).
 const PIECE_CACHE_LIMIT: usize = 500_000;
-/// Units whose ids are remembered per thread (`HierarchicalEncoder`'s unit cache).
+/// Units whose ids are remembered per thread (`_UNIT_CACHE_LIMIT` in
+/// `sgpe/hierarchical/encoder.py`, `HierarchicalEncoder`'s unit cache).
 const UNIT_CACHE_LIMIT: usize = 200_000;
 
 impl TextEncoder {

@@ -10,6 +10,10 @@ from ..engine import merge_kinds
 from ..syllables import get_syllabifier
 from .rules import PART, MergeKind, merge_kind, wholeness
 
+# Units whose tokens are remembered (then the cache starts afresh); the native core's unit
+# cache per thread has the same size (tests/test_constants.py).
+_UNIT_CACHE_LIMIT = 200_000
+
 
 class HierarchicalEncoder:
     """Encode pieces with part merges inside units, then join merges across whole units.
@@ -76,7 +80,7 @@ class HierarchicalEncoder:
                 lengths.extend([1] * len(spelled) if len(spelled) == n else [n])
             self._flush_part(run, run_bytes, ids, lengths)
             hit = (ids, lengths, known and len(ids) == 1 and self._whole(unit))
-            if len(self._unit_cache) >= 200_000:
+            if len(self._unit_cache) >= _UNIT_CACHE_LIMIT:
                 self._unit_cache.clear()
             self._unit_cache[unit] = hit
         return hit
