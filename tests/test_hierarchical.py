@@ -4,7 +4,7 @@ export, exact resume, determinism, and a hand-worked golden example."""
 from __future__ import annotations
 
 import random
-import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import sgpe
 from sgpe.gpe import GPETrainer, ResumeError, TrainSettings
 from sgpe.hierarchical import merge_kind
+from sgpe.hierarchical.rules import _FIRST_PLACEHOLDER
 from sgpe.schema import schemas_for
 from sgpe.syllables import get_syllabifier
 
@@ -375,20 +376,18 @@ def test_training_cuts_long_pieces_as_counting_does(shared_corpora: Path) -> Non
         assert GPETrainer(settings).train(docs).to_dict() == trainer.fit(raw).to_dict()
 
 
-def test_unit_weights_are_the_same_without_numpy(
-    shared_corpora: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_unit_weights_count_every_occurrence(shared_corpora: Path) -> None:
     from sgpe.hierarchical import corpus_units
 
     trainer = GPETrainer(TrainSettings(vocab_size=2000))
     counts = trainer.count(_lines(shared_corpora / "hi_dev.txt", 800))
-    monkeypatch.setattr("sgpe.hierarchical.units._HISTOGRAM_MIN_UNITS", 0)  # numpy from the start
-    with_numpy = corpus_units(counts, trainer.splitter.match_units)
-    monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy now raises ImportError
-    without = corpus_units(counts, trainer.splitter.match_units)
-    assert without.weight == with_numpy.weight
-    assert sum(with_numpy.weight) == sum(len(w) * c for w, c in zip(without.coded, without.counts))
-    assert min(with_numpy.weight) > 0
+    found = corpus_units(counts, trainer.splitter.match_units)
+    expected = Counter()
+    for word, count in zip(found.coded, found.counts):
+        for code in word:
+            expected[found.units[ord(code) - _FIRST_PLACEHOLDER]] += count
+    assert dict(zip(found.units, found.weight)) == expected
+    assert min(found.weight) > 0
 
 
 @pytest.mark.parametrize("engine_name", ["python", "native"])
@@ -401,7 +400,6 @@ def test_no_output_depends_on_the_unit_numbering(
     from sgpe import engine as seam
     from sgpe import gpe
     from sgpe.hierarchical import CorpusUnits
-    from sgpe.hierarchical.rules import _FIRST_PLACEHOLDER
 
     if engine_name == "native" and seam.native_module() is None:
         pytest.skip("the native core is not built")

@@ -38,7 +38,7 @@ What keeps it fast (pure Python over C-speed ``str``, ``re`` and ``Counter``):
   units by the grammar regex, one call per 256K characters, and each piece is coded as a
   string with one character per unit type (pieces longer than the cap are cut there, by
   slicing); unit weights, the corpus's character counts (for the base alphabet) and the
-  words then come from ``Counter`` (or one numpy histogram), ``str.translate`` and
+  words then come from ``Counter``, ``str.translate`` and
   ``str.split``.
 * **Only what a merge changes**: a merge visits the words (or unit types) its pair is
   indexed in, and in each only the neighbours of the replaced occurrences; the usual word

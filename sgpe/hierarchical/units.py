@@ -12,11 +12,6 @@ from typing import Any
 from ..engine import dispatch
 from .rules import _BARRIER, _FIRST_PLACEHOLDER, unit_joinable
 
-# Unit weights are one numpy histogram from this many unit occurrences in the distinct
-# pieces on (text without spaces, which the array word level trains), Counters below it:
-# ordinary text does not import numpy to train.
-_HISTOGRAM_MIN_UNITS = 1_000_000
-
 
 @dataclass
 class SuperwordSpans:
@@ -228,34 +223,10 @@ def _corpus_units(
     )
 
 
-def _unit_histogram(coded: list[str], counts: list[int], n: int) -> list[int] | None:
-    if sum(map(len, coded)) < _HISTOGRAM_MIN_UNITS:
-        return None  # the Counters take less than importing numpy
-    try:
-        import numpy as np
-    except ImportError:
-        return None
-    lengths = np.fromiter(map(len, coded), dtype=np.int64, count=len(coded))
-    per_piece = np.asarray(counts, dtype=np.int64)
-    if int(lengths @ per_piece) >= 1 << 53:
-        return None
-    codes = np.frombuffer("".join(coded).encode("utf-32-le"), dtype=np.uint32)
-    found = np.bincount(
-        codes - _FIRST_PLACEHOLDER,
-        weights=np.repeat(per_piece.astype(np.float64), lengths),
-        minlength=n,
-    )
-    return [int(x) for x in found.tolist()]
-
-
 def _unit_weights(coded: list[str], counts: list[int], n: int) -> list[int]:
-    """Occurrences of each of the ``n`` unit types in the coded pieces, at C speed: with
-    numpy one weighted histogram of all the codes (exact: float64 adds integers exactly
-    below 2**53 occurrences), else one Counter per distinct piece count (most pieces occur
-    once; there are few distinct counts)."""
-    histogram = _unit_histogram(coded, counts, n)
-    if histogram is not None:
-        return histogram
+    """Occurrences of each of the ``n`` unit types in the coded pieces, at C speed: one
+    Counter per distinct piece count (most pieces occur once; there are few distinct
+    counts)."""
     by_count: defaultdict[int, list[str]] = defaultdict(list)
     for w, c in zip(coded, counts):
         by_count[c].append(w)
