@@ -611,8 +611,9 @@ def default_text(name: str) -> str:
 # ============================================================================ vocabulary files
 
 #: What an SGPE ``vocab.json`` means for a setting it does not record (files of versions
-#: before the key existed), and what :class:`sgpe.Tokenizer` assumes when it is not told:
-#: the original SGPE's behaviour (paper mode, no dummy space, its ``min_freq``, no pruning).
+#: before the key existed): the original SGPE's behaviour (paper mode, no dummy space, its
+#: ``min_freq``, no pruning). ``Tokenizer.from_dict`` applies it; ``Tokenizer(...)`` itself
+#: takes train's defaults for a setting it is not given.
 #: New vocabularies record every one of these (:meth:`TrainSettings.vocab_metadata`).
 UNRECORDED: Mapping[str, Any] = MappingProxyType(
     {
