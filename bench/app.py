@@ -228,7 +228,7 @@ def serve(runs_dir: Path, log_path: Path) -> Iterator[tuple[str, Any]]:
     """``sgpe app`` on a free loopback port over ``runs_dir``: its URL and psutil process."""
     import psutil
 
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "SGPE_RUNS_DIR": str(runs_dir),
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
@@ -239,7 +239,7 @@ def serve(runs_dir: Path, log_path: Path) -> Iterator[tuple[str, Any]]:
                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)  # fmt: skip
         try:
             deadline = time.monotonic() + 120
-            while not _healthy(url):
+            while not healthy(url):
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"bench app: the server did not start; see {log_path}")
                 time.sleep(0.25)
@@ -364,13 +364,16 @@ def _page_line(row: dict[str, Any]) -> str:
 # ============================================================================ classroom
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A free loopback port for an app server (tests/test_browser.py starts its servers
+    with it too)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
+    """Whether the Streamlit server at ``url`` answers its health check."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, no proxy
     try:
         with opener.open(f"{url}/_stcore/health", timeout=2) as response:

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .engine import native_corpus_units, native_piece_counter
 from .schema import char_set, schemas_for
+from .settings import MAX_PIECE_UNITS as MAX_PIECE_UNITS  # re-exported: its old home
+from .settings import check_max_units
 from .syllables import get_syllabifier
 
 if TYPE_CHECKING:
@@ -47,13 +49,6 @@ PieceMode = Literal["whitespace", "script"]
 #: a phrase of five or more words is one text's boilerplate more often than language.
 MAX_SUPERWORD_WORDS = 4
 PIECE_MODES = ("whitespace", "script")
-#: Units (syllables) per piece before a piece is cut (see the module docstring). Measured
-#: with bench/long_pieces.py (8k vocabularies): held-out Khmer, written without spaces
-#: between words (pieces of up to 129 syllables), gets 5.02 characters per token at 64, 128
-#: and 256, while training on si_train.txt without spaces takes about the same time at all
-#: three; 128 is above every piece of our Sinhala and Hindi corpora (the longest, a URL, has
-#: 102 units).
-MAX_PIECE_UNITS = 128
 
 
 class WordSplitter:
@@ -231,15 +226,6 @@ def span_regex(script: str, max_units: int = MAX_PIECE_UNITS) -> str:
         word = f"{char_set(letters)}{{1,{max_units}}}(?![^\\s])"
         spans.append(f" ?{word}(?: {word})+")
     return "|".join(spans)
-
-
-def check_max_units(value: object) -> int:
-    """``value`` if it is a valid piece cap, else a ValueError saying what is allowed."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50_000:
-        raise ValueError(
-            f"max_piece_units must be an integer from 1 to 50000 (units per piece), got {value!r}"
-        )
-    return value
 
 
 @cache

@@ -59,6 +59,26 @@ MIN_FREQ_DEFAULTS: Mapping[str, int] = {"hierarchical": 1, "paper": 2, "bytebpe"
 #: so a larger size would fail once the run got there, after a long count.
 MAX_VOCAB_SIZE = 0x110000
 
+#: Units (syllables) per piece before a piece is cut (see sgpe/pieces.py). Measured
+#: with bench/long_pieces.py (8k vocabularies): held-out Khmer, written without spaces
+#: between words (pieces of up to 129 syllables), gets 5.02 characters per token at 64, 128
+#: and 256, while training on si_train.txt without spaces takes about the same time at all
+#: three; 128 is above every piece of our Sinhala and Hindi corpora (the longest, a URL, has
+#: 102 units).
+#: Here, with its check, so that settings need nothing above them (sgpe/pieces.py
+#: re-exports it).
+MAX_PIECE_UNITS = 128
+
+
+def check_max_units(value: object) -> int:
+    """``value`` if it is a valid piece cap, else a ValueError saying what is allowed."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50_000:
+        raise ValueError(
+            f"max_piece_units must be an integer from 1 to 50000 (units per piece), got {value!r}"
+        )
+    return value
+
+
 #: The longest checkpoint or heartbeat interval a run may ask for (one hour): inf or nan
 #: would make a trainer that never checkpoints, or a heartbeat that never goes stale.
 MAX_INTERVAL_SECONDS = 3600.0
@@ -215,7 +235,7 @@ class TrainSettings:
         ),
     )
     max_piece_units: int = field(
-        default=128,
+        default=MAX_PIECE_UNITS,
         metadata=about(
             help="cut pieces longer than N syllables at syllable boundaries (text without "
             "spaces would make training quadratic; docs/large_corpora.md)",
@@ -281,7 +301,6 @@ class TrainSettings:
         if self.superwords_from is not None:
             _check_superwords(self)
         if self.model == "sgpe":
-            from .pieces import check_max_units
             from .schema import schemas_for
 
             schemas_for(self.script)  # raises for an unknown script
@@ -611,8 +630,9 @@ def default_text(name: str) -> str:
 # ============================================================================ vocabulary files
 
 #: What an SGPE ``vocab.json`` means for a setting it does not record (files of versions
-#: before the key existed), and what :class:`sgpe.Tokenizer` assumes when it is not told:
-#: the original SGPE's behaviour (paper mode, no dummy space, its ``min_freq``, no pruning).
+#: before the key existed): the original SGPE's behaviour (paper mode, no dummy space, its
+#: ``min_freq``, no pruning). ``Tokenizer.from_dict`` applies it; ``Tokenizer(...)`` itself
+#: takes train's defaults for a setting it is not given.
 #: New vocabularies record every one of these (:meth:`TrainSettings.vocab_metadata`).
 UNRECORDED: Mapping[str, Any] = MappingProxyType(
     {

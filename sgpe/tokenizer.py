@@ -37,7 +37,7 @@ from .engine import dispatch, native_text_encoder
 from .hierarchical import HierarchicalEncoder, MergeKind, bpe
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
-from .settings import ORIGINAL_TRAINER, UNRECORDED
+from .settings import ORIGINAL_TRAINER, UNRECORDED, default, default_min_freq
 from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old home
 from .spans import Encoded
 
@@ -66,22 +66,32 @@ class Tokenizer:
         vocab: dict[str, int],
         merges: Sequence[tuple[str, str]],
         *,
-        leading_space: bool = UNRECORDED["leading_space"],
-        script: str = UNRECORDED["script"],
-        pieces: str = UNRECORDED["pieces"],
-        prepend_space: bool = UNRECORDED["prepend_space"],
-        oov_policy: str = UNRECORDED["oov_policy"],
-        prune_freq: int = UNRECORDED["prune_freq"],
-        min_freq: int = UNRECORDED["min_freq"],
+        leading_space: bool = default("leading_space"),
+        script: str = default("script"),
+        pieces: str = default("pieces"),
+        prepend_space: bool | None = None,
+        oov_policy: str = default("oov_policy"),
+        prune_freq: int = default("prune_freq"),
+        min_freq: int | None = None,
         special_tokens: Sequence[str] = SPECIAL_TOKENS,
         training: dict[str, Any] | None = None,
         source: str = "<vocab>",
-        mode: str = UNRECORDED["mode"],
+        mode: str = default("mode"),
         merge_kinds: Sequence[MergeKind] | None = None,
         merge_counts: Sequence[int] | None = None,
-        max_piece_units: int = MAX_PIECE_UNITS,
+        max_piece_units: int = default("max_piece_units"),
         superwords_from: int | None = None,
     ) -> None:
+        """The defaults are :func:`sgpe.train`'s (sgpe/settings.py ``TrainSettings``), so
+        ``Tokenizer(vocab, merges)`` encodes as a vocabulary ``train`` would have written with
+        those merges; ``prepend_space`` and ``min_freq`` left as None take train's rule (same
+        as ``leading_space``; the mode's default). A file that does not record a setting
+        means something else (the original SGPE's behaviour, ``UNRECORDED``):
+        :meth:`from_dict` passes that explicitly."""
+        if prepend_space is None:
+            prepend_space = leading_space
+        if min_freq is None:
+            min_freq = default_min_freq(mode)
         self.vocab = dict(vocab)
         #: The vocabulary size from which the trainer let merges join whole syllables
         #: across a space (superwords), or None. With it, text is cut into superword spans

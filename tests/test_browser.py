@@ -16,17 +16,16 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from bench.app import free_port, healthy
 
 pytestmark = pytest.mark.browser
 
@@ -92,24 +91,6 @@ CORPUS_LINES = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-# Reach 127.0.0.1 directly even if the environment configures an HTTP proxy.
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with _DIRECT.open(f"{url}/_stcore/health", timeout=2) as response:
-            return bool(response.read().decode().strip() == "ok")
-    except (urllib.error.URLError, ConnectionError, TimeoutError):
-        return False
-
-
 @pytest.fixture(scope="module")
 def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The app's runs root for this test module (never the repository's runs/)."""
@@ -126,7 +107,7 @@ def app_url(runs_dir: Path) -> Iterator[str]:
     /_stcore/health says ok."""
     pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [
         sys.executable, "-m", "sgpe", "app",
@@ -146,7 +127,7 @@ def app_url(runs_dir: Path) -> Iterator[str]:
         )
         try:
             deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-            while not _healthy(url):
+            while not healthy(url):
                 if server.poll() is not None:
                     pytest.fail(f"streamlit exited with {server.returncode}; see {log_path}")
                 if time.monotonic() > deadline:

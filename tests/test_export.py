@@ -260,7 +260,10 @@ def handmade_vocab() -> Tokenizer:
     tokens = [*SPECIALS, " ", *(byte_token(b) for b in range(256)), *"abx්කෂා"]
     tokens += [" ½", " –", " a", "ab", " ab", "ක්", "ක්ෂ", "කා", " කා", "ක්ෂකා"]
     merges = [("a", "b"), (" a", "b"), ("ක්ෂ", "කා")]
-    return Tokenizer({t: i for i, t in enumerate(tokens)}, merges)
+    # The paper mode and no dummy space: the rules of a hand-made file that records neither.
+    return Tokenizer(
+        {t: i for i, t in enumerate(tokens)}, merges, mode="paper", prepend_space=False
+    )
 
 
 def test_known_space_unit_whose_character_is_not_a_token():

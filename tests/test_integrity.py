@@ -528,7 +528,7 @@ def test_the_checker_catches_a_token_that_cuts_a_syllable(sample_docs):
     # two own units is exactly the breakage the battery must see.
     for t in ("ක", "\u0dca", "ක\u0dca"):
         vocab.setdefault(t, len(vocab))
-    bad = Tokenizer(vocab, [*tok.merges, ("ක", "\u0dca")], oov_policy="unk")
+    bad = Tokenizer(vocab, [*tok.merges, ("ක", "\u0dca")], oov_policy="unk", mode="paper")
     problems = broken_tokens(bad)
     assert problems == ["merge 'ක' + '්': 'ක්' syllabifies as ['ක්']"]
 

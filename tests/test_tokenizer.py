@@ -240,3 +240,22 @@ def test_encode_batch_equals_encode(shared_corpora, monkeypatch):
         distinct = {p for x in batch if x for p in small._pieces(" " + x)}
         assert len(small._cache) <= max(1000, len(distinct))
     assert got == expected
+
+
+def test_constructor_defaults_are_trains(shared_corpora):
+    """``Tokenizer(vocab, merges)`` is the vocabulary ``train`` writes with its defaults: the
+    same settings and the same ids on held-out lines (the defaults once were the original
+    SGPE's: paper mode, no dummy space)."""
+    lines = (shared_corpora / "si_train.txt").read_text(encoding="utf-8").splitlines()[:400]
+    trained = sgpe.train(lines, vocab_size=1500)
+    made = Tokenizer(trained.vocab, trained.merges)
+    settings = ("mode", "leading_space", "prepend_space", "script", "pieces", "oov_policy")
+    assert [getattr(made, s) for s in settings] == [getattr(trained, s) for s in settings]
+    assert (made.mode, made.prepend_space) == ("hierarchical", True)
+    assert (made.min_freq, made.prune_freq, made.max_piece_units) == (
+        trained.min_freq,
+        trained.prune_freq,
+        trained.max_piece_units,
+    )
+    dev = (shared_corpora / "si_dev.txt").read_text(encoding="utf-8").splitlines()[:200]
+    assert [made.encode(t) for t in dev] == [trained.encode(t) for t in dev]

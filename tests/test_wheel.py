@@ -197,9 +197,11 @@ def test_the_installed_package_runs_its_engine_with_the_checkouts_ids(
 
 @pytest.mark.browser
 def test_sgpe_app_from_the_installed_package_serves_the_explorer(installed: Installed) -> None:
-    from test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _healthy
+    from test_browser import CHROMIUM, CHROMIUM_ARGS
 
-    port = _free_port()
+    from bench.app import free_port, healthy
+
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = installed.cwd / "app.log"
     with log.open("wb") as out:
@@ -211,7 +213,7 @@ def test_sgpe_app_from_the_installed_package_serves_the_explorer(installed: Inst
         )  # fmt: skip
     try:
         deadline = time.monotonic() + 90
-        while not _healthy(url):
+        while not healthy(url):
             assert server.poll() is None, log.read_text(encoding="utf-8", errors="replace")
             assert time.monotonic() < deadline, "sgpe app not healthy after 90 s"
             time.sleep(0.25)
