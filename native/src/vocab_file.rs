@@ -13,6 +13,7 @@
 //! The Python reader parses `vocab` into a dict (the last of two equal keys wins, in the
 //! place of the first); declining on a repeated token leaves that case to it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -22,7 +23,6 @@ use serde_json::value::RawValue;
 use rayon::prelude::*;
 
 use crate::encoder::Ranks;
-use crate::error::Result;
 use crate::hash::FxBuild;
 use crate::hierarchical;
 use crate::syllables::Syllabifier;
@@ -51,17 +51,14 @@ pub struct VocabFile {
 struct Entries(Vec<(String, i64)>);
 
 impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Ordered;
         impl<'de> Visitor<'de> for Ordered {
             type Value = Entries;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of token ids")
             }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<Entries, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
                 let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
                 while let Some(entry) = map.next_entry::<String, i64>()? {
                     out.push(entry);
@@ -73,26 +70,46 @@ impl<'de> Deserialize<'de> for Entries {
     }
 }
 
+/// A JSON string, borrowed from the file's text unless it holds an escape: the merges'
+/// strings are only looked up, so most of them are never copied.
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Str;
+        impl<'de> Visitor<'de> for Str {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(Str)
+    }
+}
+
 /// The file's top-level object in one pass: `vocab` and `merges` parsed, every other key
 /// kept as its own text. A key given twice: the last one counts, as in Python's reader.
-struct Top {
+struct Top<'de> {
     vocab: Option<Vec<(String, i64)>>,
-    merges: Option<Vec<(String, String)>>,
+    merges: Option<Vec<(Text<'de>, Text<'de>)>>,
     header: String,
 }
 
-impl<'de> Deserialize<'de> for Top {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+impl<'de> Deserialize<'de> for Top<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Keys;
         impl<'de> Visitor<'de> for Keys {
-            type Value = Top;
+            type Value = Top<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a vocabulary object")
             }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<Top, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top<'de>, A::Error> {
                 let mut top = Top {
                     vocab: None,
                     merges: None,
@@ -141,13 +158,13 @@ impl VocabFile {
         }
         let mut joined = String::new();
         let mut merges = Vec::with_capacity(pairs.len());
-        for (a, b) in &pairs {
+        for (Text(a), Text(b)) in &pairs {
             joined.clear();
             joined.push_str(a);
             joined.push_str(b);
             merges.push((
-                *ids.get(a.as_str())?,
-                *ids.get(b.as_str())?,
+                *ids.get(a.as_ref())?,
+                *ids.get(b.as_ref())?,
                 *ids.get(joined.as_str())?,
             ));
         }
@@ -181,29 +198,26 @@ impl VocabFile {
         &self.entries[self.by_id[id as usize] as usize].0
     }
 
-    /// Some merges as their two strings (what `hierarchical::merge_kinds` takes).
-    pub fn pairs(&self, merges: &[(u32, u32, u32)]) -> Vec<(String, String)> {
-        merges
-            .iter()
-            .map(|&(a, b, _)| (self.token(a).to_string(), self.token(b).to_string()))
+    /// `merge_kind` of every merge (`hierarchical::PART` or `JOIN`), as
+    /// `hierarchical::merge_kinds` answers them (the same two functions decide), on all
+    /// cores: first whether each token is whole, then each merge of two whole tokens.
+    pub fn merge_kinds(&self, syll: &Syllabifier) -> Vec<u8> {
+        let whole: Vec<bool> = self
+            .entries
+            .par_iter()
+            .map(|(t, _)| hierarchical::is_whole(syll, t))
+            .collect();
+        let whole_id = |i: u32| whole[self.by_id[i as usize] as usize];
+        self.merges
+            .par_iter()
+            .map_init(String::new, |text, &(a, b, _)| {
+                if whole_id(a) && whole_id(b) {
+                    hierarchical::boundary_kind(syll, self.token(a), self.token(b), text)
+                } else {
+                    hierarchical::PART
+                }
+            })
             .collect()
-    }
-
-    /// `merge_kind` of every merge (`hierarchical::PART` or `JOIN`), in chunks on all
-    /// cores: a merge's kind depends on its two strings alone, so the chunks give the
-    /// answers of one pass.
-    pub fn merge_kinds(&self, syll: &Syllabifier) -> Result<Vec<u8>> {
-        let chunk = self
-            .merges
-            .len()
-            .div_ceil(rayon::current_num_threads())
-            .max(4096);
-        let parts = self
-            .merges
-            .par_chunks(chunk)
-            .map(|c| hierarchical::merge_kinds(syll.clone(), &self.pairs(c)))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(parts.concat())
     }
 
     /// The ids of single-character tokens (`native_text_encoder`'s `char_ids`).

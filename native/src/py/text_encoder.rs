@@ -242,13 +242,13 @@ impl PyTextEncoder {
                     let (all, none) = f.ranks(|_| false);
                     (all, none, Some(f.vocab()))
                 } else {
-                    let kinds = f.merge_kinds(&syllabifier)?;
+                    let kinds = f.merge_kinds(&syllabifier);
                     let (part, join) = f.ranks(|rank| kinds[rank] == hierarchical::JOIN);
                     (part, join, None)
                 };
-                Ok::<_, crate::error::Error>((f.char_ids(), part, join, paper_vocab))
+                (f.char_ids(), part, join, paper_vocab)
             })
-        })??;
+        })?;
         Self::build(
             syllabifier,
             leading_space,
