@@ -44,6 +44,10 @@ pool of 2, as :func:`sgpe.corpus.counting.count_pieces` would run them) and codi
 pieces into units (``corpus_units`` native and Python), with Hugging Face's whole BPE
 training to 32k on the same file (Metaspace, ``tokenizers``) as the peer.
 
+Then loading a 32k vocabulary against HF ``tokenizers`` on the same vocabulary, in
+process and as a whole ``python -m sgpe encode`` process (``bench/load.py``; ``--only
+load`` runs that section alone), written to ``native_load.json``.
+
 Writes ``native.json`` and prints the tables, with the ratios the targets are stated in and
 the machine's load average (the machine may be shared). Fails when the native core is not
 built.
@@ -100,6 +104,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--train-repeats", type=int, default=3, help="0: no training rows")
     ap.add_argument("--train-vocab", type=int, default=32_000)
+    ap.add_argument(
+        "--only", choices=("load",), default=None,
+        help="load: only the load section (bench/load.py), written to native_load.json",
+    )  # fmt: skip
+    ap.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "sgpe-bench-cache",
+        help="where the load section's 32k vocabulary is kept (default: %(default)s)",
+    )  # fmt: skip
 
 
 def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int) -> float:
@@ -408,9 +420,32 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def run_load(args: argparse.Namespace) -> None:
+    """The load section: measured, written to ``native_load.json``, printed."""
+    from .load import measure_load, print_load
+
+    started = time.perf_counter()
+    corpora.require(args.corpora, "si_train.txt")
+    corpora.require(args.corpora, "si_dev.txt")
+    before = os.getloadavg()
+    load = measure_load(args.corpora, args.cache, args.repeats)
+    meta = records.run_meta(
+        args.invocation,
+        started,
+        repeats=args.repeats,
+        load_average={"before": before, "after": os.getloadavg()},
+        **{k: v for k, v in load.items() if k in ("vocab_size", "samples", "ratios")},
+    )
+    records.write_rows(args.out / "native_load.json", [load["seconds"]], meta)
+    print_load(load)
+
+
 def run(args: argparse.Namespace) -> int:
     from .scripts_speed import script_texts
 
+    if args.only == "load":
+        run_load(args)
+        return 0
     started = time.perf_counter()
     rows = []
     for script, text in script_texts(args.corpora):
@@ -488,6 +523,7 @@ def run(args: argparse.Namespace) -> int:
             if engine == "native":
                 speedup = f"{training[f'{model} python'] / training[name]:.2f}x"
             print(f"| {name} | {training[name]:.2f} | {vs_peer} | {speedup} |")
+    run_load(args)
     return 0
 
 

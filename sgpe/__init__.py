@@ -11,26 +11,43 @@ sub-modules named in ``docs/architecture.md``.
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import engine, shipped
-from ._version import package_version
-from .gpe import TrainSettings, train
-from .syllables import syllabify, syllable_spans
-from .tokenizer import Tokenizer
-
 if TYPE_CHECKING:
+    from . import engine, shipped
     from .baselines.bytebpe import ByteBPETokenizer
+    from .gpe import TrainSettings, train
+    from .syllables import syllabify, syllable_spans
+    from .tokenizer import Tokenizer
+
+# Each public name's module, imported on first use: ``python -m sgpe encode`` loads the
+# tokenizer, not the trainer (tests/test_imports.py measures what an import loads).
+_HOMES = {
+    "Tokenizer": ".tokenizer",
+    "TrainSettings": ".settings",
+    "engine": ".engine",
+    "shipped": ".shipped",
+    "syllabify": ".syllables",
+    "syllable_spans": ".syllables",
+    "train": ".gpe",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The version is read from the installed metadata on first use only (sgpe/_version.py).
     if name == "__version__":
-        value = package_version()
-        globals()["__version__"] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        # Read from the installed metadata on first use only (sgpe/_version.py).
+        from ._version import package_version
+
+        value: Any = package_version()
+    elif name in _HOMES:
+        module = import_module(_HOMES[name], __name__)
+        value = module if name in ("engine", "shipped") else getattr(module, name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
@@ -49,13 +66,16 @@ def load(path: str | Path) -> Tokenizer | ByteBPETokenizer:
     >>> load("sgpe-4k").vocab_size
     4000
     """
-    if isinstance(path, str) and path in shipped.VOCABULARIES and not Path(path).exists():
-        path = shipped.path_of(path)
+    from .shipped import VOCABULARIES, path_of
+
+    if isinstance(path, str) and path in VOCABULARIES and not Path(path).exists():
+        path = path_of(path)
     if Path(path).is_dir():
         from .interop.hf_folder import load_hf_folder
 
         return load_hf_folder(path)
     from .interop.folder_reader import load_vocabulary_file
+    from .tokenizer import Tokenizer
 
     loaded: Tokenizer | ByteBPETokenizer = load_vocabulary_file(path, Tokenizer)
     return loaded

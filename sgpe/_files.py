@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import re
-import secrets
 import threading
 from collections.abc import Iterable, Iterator
 from itertools import chain
@@ -28,6 +26,9 @@ from typing import Any
 
 #: The message for JSON nested deeper than Python's parser can follow (a damaged or hostile
 #: file): every reader of JSON in the package turns that RecursionError into this.
+#: The corpus file types sgpe reads (sgpe/corpus/readers.py); here, in a module the
+#: command line loads anyway, so that its help text needs no corpus reader.
+SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 TOO_DEEP = "JSON nested too deeply to read (more than about 1,000 levels); is the file damaged?"
 
 #: A byte token as it appears in token strings: ``<0xE0>`` (upper-case hex, two digits).
@@ -61,7 +62,7 @@ def atomic_write(
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a directory; give a file path", str(path))
     tmp = path.with_name(
-        f".{path.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(3)}.tmp"
+        f".{path.name}.{os.getpid()}.{threading.get_ident()}.{os.urandom(3).hex()}.tmp"
     )
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -228,6 +229,8 @@ def read_lines(path: str | Path) -> Iterator[str]:
 
 def file_sha256(path: str | Path) -> str:
     """Hex sha256 of a file's bytes, read in 1 MiB blocks."""
+    import hashlib  # here: loading OpenSSL is a share of starting every command
+
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(1 << 20):
@@ -253,7 +256,7 @@ def write_folder_atomic(path: str | Path, files: dict[str, bytes]) -> None:
         if not name or "/" in name or "\\" in name or name in (".", ".."):
             raise ValueError(f"{name!r}: a folder file name must be a plain name")
     parent = path.parent
-    tag = f"{os.getpid()}.{secrets.token_hex(3)}"
+    tag = f"{os.getpid()}.{os.urandom(3).hex()}"
     tmp = parent / f".{path.name}.{tag}.tmp"
     try:
         os.mkdir(tmp, 0o777)
@@ -287,7 +290,11 @@ def merge_counts_of(data: Any, source: str) -> list[int] | None:
     if "merge_counts" not in data:
         return None
     counts = data["merge_counts"]
-    if not isinstance(counts, list) or not all(type(c) is int and c >= 0 for c in counts):
+    # Every count exactly an int (not a bool) and none negative, checked at C speed: a
+    # 32k vocabulary's counts are a share of loading it.
+    if not isinstance(counts, list) or (
+        counts and (set(map(type, counts)) != {int} or min(counts) < 0)
+    ):
         raise ValueError(
             f"{source}: key 'merge_counts' must be a list of non-negative integers "
             "(one per merge), or be left out"

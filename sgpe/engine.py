@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from ._native import Syllabifier as NativeSyllabifier
     from ._native import TextEncoder as NativeTextEncoder
     from ._native import TextEncoder as TextEncoder  # the type of Tokenizer._native_pieces
+    from ._native import VocabFile as VocabFile  # the type of Tokenizer._file
     from .schema import Schema
 
 Engine = Literal["native", "python"]
@@ -269,6 +270,56 @@ def native_text_encoder(
         spans,
         max_units,
         vocab if paper else None,
+    )
+    return made
+
+
+def native_vocab_file(path: str | os.PathLike[str]) -> VocabFile | None:
+    """``vocab.json`` read by the native core (``Tokenizer.load``), or None under the Python
+    engine and wherever the core declines: it parses ``vocab`` and ``merges`` and checks
+    what ``Tokenizer._check`` checks of them, and declines anything it does not accept (a
+    file it cannot read, JSON it does not take, a bad key), so that the Python reader,
+    reading the file again, says what is wrong in its own words. Its ``header`` is every
+    other key as JSON text, for the Python reader's checks."""
+    module = native_module()
+    if module is None:
+        return None
+    found: VocabFile | None = module.VocabFile.read(os.fspath(path))
+    return found
+
+
+def native_file_encoder(
+    file: VocabFile,
+    script: str,
+    leading_space: bool,
+    pieces: str,
+    max_units: int,
+    span_letters: Sequence[frozenset[str]],
+    byte_ids: list[int],
+    unk_id: int,
+    paper: bool,
+) -> NativeTextEncoder | None:
+    """:func:`native_text_encoder` of a file :func:`native_vocab_file` read: the same
+    encoder, its tables (single-character ids, merge kinds, ranks) made in Rust from the
+    file instead of from the Python tables; None for a schema that is not built in."""
+    module = native_module()
+    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+        return None
+    word_chars = (
+        code_point_ranges(frozenset().union(*(s.word_chars for s in schemas_for(script))))
+        if pieces == "script"
+        else None
+    )
+    made: NativeTextEncoder = module.TextEncoder.of_file(
+        file,
+        builtin_tables(script),
+        leading_space,
+        byte_ids or None,
+        unk_id,
+        word_chars,
+        [code_point_ranges(letters) for letters in span_letters],
+        max_units,
+        paper,
     )
     return made
 

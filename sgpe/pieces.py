@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from .engine import native_corpus_units, native_piece_counter
@@ -42,6 +42,7 @@ from .syllables import get_syllabifier
 
 if TYPE_CHECKING:
     from .engine import PieceCounter as NativePieceCounter
+    from .syllables import Syllabifier
 
 PieceMode = Literal["whitespace", "script"]
 
@@ -72,11 +73,24 @@ class WordSplitter:
         self.leading_space = leading_space
         self.mode = pieces
         self.superwords = superwords
-        self.pattern = self.pattern_with()
-        if superwords:
-            self.pattern = span_regex(script, max_units) + "|" + self.pattern
-        self._findall = re.compile(self.pattern).findall
-        self._units = get_syllabifier(script, leading_space)
+        schemas_for(script)  # an unknown script fails here, as it does in the syllabifier
+        # The regexes are compiled when the Python engine first needs them (pattern,
+        # _findall, _units): a native tokenizer cuts its pieces in Rust.
+
+    @cached_property
+    def pattern(self) -> str:
+        """The piece regex, with the superword spans first when the splitter has them."""
+        if self.superwords:
+            return span_regex(self.script, self.max_units) + "|" + self.pattern_with()
+        return self.pattern_with()
+
+    @cached_property
+    def _findall(self) -> Callable[[str], list[str]]:
+        return re.compile(self.pattern).findall
+
+    @cached_property
+    def _units(self) -> Syllabifier:
+        return get_syllabifier(self.script, self.leading_space)
 
     def word_regex(self, exclude: str = "") -> str:
         """The regex of one word (a run of non-space or of script characters); ``exclude``

@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +227,9 @@ def _require(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     return value
 
 
-def _check_grammar(grammar: str, classes: Mapping[str, Any], where: str) -> None:
+def _check_grammar(
+    grammar: str, classes: Mapping[str, Any], where: str, compile_it: bool = True
+) -> None:
     tokens = _GRAMMAR_TOKEN.findall(grammar)
     if "".join(tokens) != grammar:
         bad = _GRAMMAR_TOKEN.sub("", grammar)
@@ -241,14 +242,20 @@ def _check_grammar(grammar: str, classes: Mapping[str, Any], where: str) -> None
             raise SchemaError(
                 f"{where}: grammar uses class {tok!r}, which 'classes' does not define"
             )
+    if not compile_it:
+        return
     try:
         re.compile(grammar)
     except re.error as err:
         raise SchemaError(f"{where}: grammar is not a valid regular expression: {err}") from None
 
 
-def parse_schema(data: Any, source: str = "<schema>") -> Schema:
-    """Validate a schema document (already parsed JSON) and build a :class:`Schema`."""
+def parse_schema(data: Any, source: str = "<schema>", *, builtin: bool = False) -> Schema:
+    """Validate a schema document (already parsed JSON) and build a :class:`Schema`.
+
+    A ``builtin`` schema (sgpe/schemas/) skips compiling its grammar to check it: the
+    shipped grammars compile (tests/test_schema.py checks each), and compiling them cost
+    a share of loading a vocabulary."""
     if not isinstance(data, dict):
         raise SchemaError(f"{source}: a schema must be a JSON object")
     if data.get("format") != SCHEMA_FORMAT:
@@ -299,8 +306,8 @@ def parse_schema(data: Any, source: str = "<schema>") -> Schema:
     grammar = _require(data, "grammar", dict, source)
     syllable = _require(grammar, "syllable", str, f"{source}: grammar")
     orphan = _require(grammar, "orphan", str, f"{source}: grammar")
-    _check_grammar(syllable, classes, f"{source}: grammar.syllable")
-    _check_grammar(orphan, classes, f"{source}: grammar.orphan")
+    _check_grammar(syllable, classes, f"{source}: grammar.syllable", not builtin)
+    _check_grammar(orphan, classes, f"{source}: grammar.orphan", not builtin)
     dfa = _require(data, "dfa", dict, source)
     transitions = _require(dfa, "transitions", dict, f"{source}: dfa")
     start = _require(dfa, "start", str, f"{source}: dfa")
@@ -369,8 +376,10 @@ def load_schema(name: str) -> Schema:
         raise ValueError(
             f"unknown script {name!r}; choose one of {', '.join(BUILTIN_SCRIPTS)} or 'auto'"
         )
-    text = resources.files("sgpe.schemas").joinpath(f"{name}.json").read_text(encoding="utf-8")
-    return parse_schema(json.loads(text), f"sgpe/schemas/{name}.json")
+    # A file beside this module, as sgpe/shipped.py finds the sample data (importlib.resources
+    # would cost a share of starting every command).
+    text = (Path(__file__).parent / "schemas" / f"{name}.json").read_text(encoding="utf-8")
+    return parse_schema(json.loads(text), f"sgpe/schemas/{name}.json", builtin=True)
 
 
 def schemas_for(script: str) -> tuple[Schema, ...]:

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ._files import split_lines
-from .settings import TrainSettings
+
+if TYPE_CHECKING:
+    from .settings import TrainSettings
 
 SAMPLE_DATA = Path(__file__).resolve().parent / "sample_data"
 SAMPLE_FILES = ("sinhala.txt", "hindi.txt", "mixed.txt")
@@ -29,11 +32,28 @@ DEFAULT_SGPE = SAMPLE_DATA / "vocab" / "sgpe_4k.json"
 # a test proves that mode still gives the vocabulary it gave before the hierarchical mode.
 PAPER_SGPE = SAMPLE_DATA / "vocab" / "sgpe_paper_4k.json"
 DEFAULT_BYTEBPE = SAMPLE_DATA / "vocab" / "bytebpe_4k.json"
-# The settings of the three, from the one settings type. The sample files are small
-# (a few thousand lines), so prune_freq=1 keeps every character they have.
-SGPE_SETTINGS = TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1)
-PAPER_SETTINGS = TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1, mode="paper")
-BYTEBPE_SETTINGS = TrainSettings(model="bytebpe", vocab_size=DEFAULT_VOCAB_SIZE)
+
+
+def _settings() -> dict[str, TrainSettings]:
+    """The settings of the three, from the one settings type. The sample files are small
+    (a few thousand lines), so prune_freq=1 keeps every character they have. Made on first
+    use (``SGPE_SETTINGS`` ...): the byte-level one compiles its pre-tokenizer, which
+    ``--vocab sgpe-4k`` does not need."""
+    from .settings import TrainSettings
+
+    return {
+        "SGPE_SETTINGS": TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1),
+        "PAPER_SETTINGS": TrainSettings(vocab_size=DEFAULT_VOCAB_SIZE, prune_freq=1, mode="paper"),
+        "BYTEBPE_SETTINGS": TrainSettings(model="bytebpe", vocab_size=DEFAULT_VOCAB_SIZE),
+    }
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("SGPE_SETTINGS", "PAPER_SETTINGS", "BYTEBPE_SETTINGS"):
+        made = _settings()
+        globals().update(made)
+        return made[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -88,15 +108,16 @@ def build(out_dir: Path | None = None) -> tuple[Path, Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     docs = sample_documents()
     corpus = "sample_data: " + ", ".join(SAMPLE_FILES)
-    tok = GPETrainer(SGPE_SETTINGS).train(docs)
+    settings = _settings()
+    tok = GPETrainer(settings["SGPE_SETTINGS"]).train(docs)
     tok.training["corpus"] = corpus
     sgpe_path = out_dir / DEFAULT_SGPE.name
     tok.save(sgpe_path)
-    paper = GPETrainer(PAPER_SETTINGS).train(docs)
+    paper = GPETrainer(settings["PAPER_SETTINGS"]).train(docs)
     paper.training["corpus"] = corpus
     paper_path = out_dir / PAPER_SGPE.name
     paper.save(paper_path)
-    b = BYTEBPE_SETTINGS
+    b = settings["BYTEBPE_SETTINGS"]
     byte = ByteBPETokenizer.train(docs, b.vocab_size, pattern=b.pattern, min_freq=b.min_count)
     byte_path = out_dir / DEFAULT_BYTEBPE.name
     byte.save(byte_path, training={"corpus": corpus})

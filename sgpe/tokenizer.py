@@ -20,7 +20,7 @@ the literal string ``[UNK]`` in the input is ordinary text.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from itertools import chain
 from pathlib import Path
@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any, cast
 from ._files import (
     BYTE_TOKEN,
     byte_token,
+    parse_json,
     read_json,
     write_json_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
-from .engine import dispatch, native_text_encoder
-from .hierarchical import HierarchicalEncoder, MergeKind, bpe
+from .engine import dispatch, native_file_encoder, native_text_encoder, native_vocab_file
+from .hierarchical import HierarchicalEncoder, bpe
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED, default, default_min_freq
@@ -42,7 +43,8 @@ from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old h
 from .spans import Encoded
 
 if TYPE_CHECKING:
-    from .engine import TextEncoder
+    from .engine import TextEncoder, VocabFile
+    from .hierarchical import MergeKind
 
 FORMAT_VERSION = 1
 REFERENCE_VERSION = "sgpe_v1.0.0"  # the original trainer's; kept so its encoder reads our files
@@ -81,6 +83,7 @@ class Tokenizer:
         merge_counts: Sequence[int] | None = None,
         max_piece_units: int = default("max_piece_units"),
         superwords_from: int | None = None,
+        file: VocabFile | None = None,
     ) -> None:
         """The defaults are :func:`sgpe.train`'s (sgpe/settings.py ``TrainSettings``), so
         ``Tokenizer(vocab, merges)`` encodes as a vocabulary ``train`` would have written with
@@ -92,14 +95,21 @@ class Tokenizer:
             prepend_space = leading_space
         if min_freq is None:
             min_freq = default_min_freq(mode)
-        self.vocab = dict(vocab)
+        #: The native reader's file (:meth:`load`), its ``vocab`` and ``merges`` read and
+        #: checked: ``vocab`` and ``merges`` are then not read (pass empty ones), the
+        #: native encoder is built from the file, and the Python tables (``vocab``,
+        #: ``merges``, ``_id_to_token``) are made from it when first used.
+        self._file = file
+        if file is None:
+            self.vocab = dict(vocab)
         #: The vocabulary size from which the trainer let merges join whole syllables
         #: across a space (superwords), or None. With it, text is cut into superword spans
         #: and pieces (:func:`sgpe.pieces.span_regex`) and merges apply across a span.
         self.superwords_from = superwords_from
         self.max_piece_units = max_piece_units
         self.mode = mode
-        self.merges: list[tuple[str, str]] = [(m[0], m[1]) for m in merges]
+        if file is None:
+            self.merges = [(m[0], m[1]) for m in merges]
         self.leading_space = leading_space
         self.script = script
         self.pieces = pieces
@@ -113,18 +123,24 @@ class Tokenizer:
         #: ``merges``), so the app can show it without retraining; None when unknown
         #: (a file written before the trainer recorded it).
         self.merge_counts: list[int] | None = (
-            None if merge_counts is None else [int(c) for c in merge_counts]
+            None
+            if merge_counts is None
+            else list(merge_counts)
+            if file is not None  # from_dict checked them: exact ints
+            else [int(c) for c in merge_counts]
         )
-        self._check(source)
-        self._id_to_token = [""] * len(self.vocab)
-        for tok, i in self.vocab.items():
-            self._id_to_token[i] = tok
-        self.unk_id = self.vocab.get("[UNK]", -1)
-        self._space_id = self.vocab.get(" ")
+        # The tokens the checks and the fallback look up: the file's own answers for a file
+        # (its vocab dict is not made yet), else the vocab itself.
+        known: Mapping[str, int] = self.vocab if file is None else file.lookup(self._looked_up())
+        self._check(source, known)
+        if file is None:
+            self._id_to_token = [""] * len(self.vocab)
+            for tok, i in self.vocab.items():
+                self._id_to_token[i] = tok
+        self.unk_id = known.get("[UNK]", -1)
+        self._space_id = known.get(" ")
         self._byte_ids = (
-            [self.vocab.get(byte_token(b), -1) for b in range(256)]
-            if oov_policy == "fallback"
-            else []
+            [known.get(byte_token(b), -1) for b in range(256)] if oov_policy == "fallback" else []
         )
         self._splitter = get_word_splitter(
             script, leading_space, pieces, max_piece_units, superwords_from is not None
@@ -136,6 +152,35 @@ class Tokenizer:
         # The encoding tables (_token_bytes, _ranks, _hier, _native_pieces) are built when
         # first used: a trainer that only saves its vocabulary never needs them.
         self._merge_kinds = None if merge_kinds is None else list(merge_kinds)
+
+    def _looked_up(self) -> list[str]:
+        """Every token ``__init__`` and ``_check`` look up."""
+        return [
+            *self.special_tokens,
+            *map(chr, range(128)),
+            *map(byte_token, range(256)),
+            "[UNK]",
+        ]
+
+    @cached_property
+    def _tables(self) -> tuple[dict[str, int], list[str], list[tuple[str, str]]]:
+        """``vocab``, ``_id_to_token`` and ``merges`` of the native reader's file."""
+        assert self._file is not None, "set by __init__ unless there is a file"
+        return self._file.tables()
+
+    @cached_property
+    def vocab(self) -> dict[str, int]:
+        """Token -> id (a file the native reader read makes it when first read)."""
+        return self._tables[0]
+
+    @cached_property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges in rank order, each a (left, right) pair of tokens."""
+        return self._tables[2]
+
+    @cached_property
+    def _id_to_token(self) -> list[str]:
+        return self._tables[1]
 
     @cached_property
     def _token_bytes(self) -> list[bytes]:
@@ -167,14 +212,29 @@ class Tokenizer:
     @cached_property
     def _native_pieces(self) -> TextEncoder | None:
         """Its native twin (sgpe/engine.py), or None: encode and encode_batch go there whole
-        (pieces, piece cache and merges in Rust), and new pieces of the Python paths too."""
+        (pieces, piece cache and merges in Rust), and new pieces of the Python paths too.
+        A loaded file's encoder is built from the native reader's file: the Python tables
+        (``_hier``, ``_ranks``) are then made only for the Python paths that read them."""
+        spans = span_letters(self.script) if self.superwords_from is not None else []
+        if self._file is not None:
+            return native_file_encoder(
+                self._file,
+                self.script,
+                self.leading_space,
+                self.pieces,
+                self.max_piece_units,
+                spans,
+                self._byte_ids,
+                self.unk_id,
+                paper=self.mode != "hierarchical",
+            )
         hier = self._hier
         return native_text_encoder(
             self.script,
             self.leading_space,
             self.pieces,
             self.max_piece_units,
-            span_letters(self.script) if self.superwords_from is not None else [],
+            spans,
             self.vocab,
             self._byte_ids,
             self.unk_id,
@@ -183,34 +243,35 @@ class Tokenizer:
             paper=hier is None,
         )
 
-    def _check(self, source: str) -> None:
-        n = len(self.vocab)
-        if sorted(self.vocab.values()) != list(range(n)):
+    def _check(self, source: str, known: Mapping[str, int]) -> None:
+        """What a vocabulary must be; ``known`` answers for the tokens of :meth:`_looked_up`
+        (the native reader's file checked its ids and merges itself, native/src/vocab_file.rs)."""
+        n = len(self.vocab) if self._file is None else len(self._file)
+        if self._file is None and sorted(self.vocab.values()) != list(range(n)):
             raise ValueError(f"{source}: key 'vocab': ids must be exactly 0..{n - 1}, each once")
-        for k, (a, b) in enumerate(self.merges):
+        for k, (a, b) in enumerate(self.merges if self._file is None else ()):
             for part in (a, b, a + b):
                 if part not in self.vocab:
                     raise ValueError(
                         f"{source}: key 'merges', entry {k}: token {part!r} is not in the vocabulary"
                     )
-        if self.merge_counts is not None and len(self.merge_counts) != len(self.merges):
+        merges = len(self.merges) if self._file is None else self._file.merge_count
+        if self.merge_counts is not None and len(self.merge_counts) != merges:
             raise ValueError(
                 f"{source}: key 'merge_counts' has {len(self.merge_counts)} entries but key "
-                f"'merges' has {len(self.merges)}; they must be aligned (or leave merge_counts out)"
+                f"'merges' has {merges}; they must be aligned (or leave merge_counts out)"
             )
         for t in self.special_tokens:
-            if t not in self.vocab:
+            if t not in known:
                 raise ValueError(f"{source}: key 'special_tokens': {t!r} is not in the vocabulary")
         if self.oov_policy not in ("fallback", "unk"):
             raise ValueError(f"{source}: key 'oov_policy' must be 'fallback' or 'unk'")
         if self.mode not in ("hierarchical", "paper"):
             raise ValueError(f"{source}: key 'mode' must be 'hierarchical' or 'paper'")
         if self.mode == "hierarchical":
-            missing = [repr(chr(c)) for c in range(128) if chr(c) not in self.vocab]
+            missing = [repr(chr(c)) for c in range(128) if chr(c) not in known]
             if self.oov_policy == "fallback":
-                missing += [
-                    byte_token(b) for b in FALLBACK_BYTES if byte_token(b) not in self.vocab
-                ]
+                missing += [byte_token(b) for b in FALLBACK_BYTES if byte_token(b) not in known]
             if missing:
                 raise ValueError(
                     f"{source}: key 'vocab': a hierarchical vocabulary needs every ASCII "
@@ -218,15 +279,15 @@ class Tokenizer:
                     f"<0xC2>..<0xF4>); missing {', '.join(missing[:4])}"
                 )
         elif self.oov_policy == "fallback":
-            missing = [byte_token(b) for b in range(256) if byte_token(b) not in self.vocab]
-            if " " not in self.vocab:
+            missing = [byte_token(b) for b in range(256) if byte_token(b) not in known]
+            if " " not in known:
                 missing.insert(0, "' '")
             if missing:
                 raise ValueError(
                     f"{source}: key 'vocab': oov_policy 'fallback' needs the space and all 256 "
                     f"byte tokens; missing {', '.join(missing[:4])}"
                 )
-        elif "[UNK]" not in self.vocab:
+        elif "[UNK]" not in known:
             raise ValueError(f"{source}: oov_policy 'unk' needs an '[UNK]' token")
 
     # ==================================================================== properties
@@ -630,7 +691,12 @@ class Tokenizer:
         write_json_atomic(path, self.to_dict())
 
     @classmethod
-    def from_dict(cls, data: Any, source: str = "<vocab>") -> Tokenizer:
+    def from_dict(
+        cls, data: Any, source: str = "<vocab>", *, file: VocabFile | None = None
+    ) -> Tokenizer:
+        """The tokenizer of a parsed ``vocab.json``; a malformed one raises ``ValueError``
+        naming the key. With ``file`` (the native reader's, :meth:`load`), ``data`` holds
+        the other keys and the file's ``vocab`` and ``merges`` are taken as read and checked."""
         if not isinstance(data, dict):
             raise ValueError(f"{source}: a vocabulary file must hold a JSON object")
         if "format" not in data and str(data.get("version", "")).startswith("sgpe_v1"):
@@ -655,15 +721,20 @@ class Tokenizer:
                 f"{source}: key 'model' is {data.get('model')!r}; load byte-level vocabularies with "
                 "sgpe.baselines.bytebpe.ByteBPETokenizer.load (or sgpe.load, which picks the right class)"
             )
-        vocab = _typed(data, "vocab", dict, source)
-        if not all(isinstance(k, str) and type(v) is int for k, v in vocab.items()):
-            raise ValueError(f"{source}: key 'vocab' must map token strings to integer ids")
-        merges = _typed(data, "merges", list, source)
-        for k, m in enumerate(merges):
-            if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
-                raise ValueError(
-                    f"{source}: key 'merges', entry {k}: expected [left, right] strings, got {m!r:.80}"
-                )
+        if file is not None:
+            vocab, merges = {}, []  # the file's own, made when first read (see __init__)
+        else:
+            vocab = _typed(data, "vocab", dict, source)
+            if not all(isinstance(k, str) and type(v) is int for k, v in vocab.items()):
+                raise ValueError(f"{source}: key 'vocab' must map token strings to integer ids")
+            merges = _typed(data, "merges", list, source)
+            for k, m in enumerate(merges):
+                if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
+                    raise ValueError(
+                        f"{source}: key 'merges', entry {k}: expected [left, right] strings, "
+                        f"got {m!r:.80}"
+                    )
+            merges = [(a, b) for a, b in merges]
         special = _typed(data, "special_tokens", list, source)
         if not all(isinstance(t, str) for t in special):
             raise ValueError(f"{source}: key 'special_tokens' must be a list of strings")
@@ -673,7 +744,7 @@ class Tokenizer:
         try:
             tok = cls(
                 vocab=vocab,
-                merges=[(a, b) for a, b in merges],
+                merges=merges,
                 leading_space=_typed(data, "leading_space", bool, source),
                 script=_option(data, "scripts", UNRECORDED["script"], source),
                 pieces=_option(data, "pieces", UNRECORDED["pieces"], source),
@@ -690,16 +761,18 @@ class Tokenizer:
                 merge_counts=merge_counts_of(data, source),
                 max_piece_units=_optional(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
                 superwords_from=_optional(data, "superwords_from", int, None, source),
+                file=file,
             )
         except ValueError as err:
             if str(err).startswith(source):
                 raise
             # The word splitter rejects an unknown script or piece mode without a file name.
             raise ValueError(f"{source}: {err}") from None
-        size = data.get("vocab_size", len(vocab))
-        if type(size) is not int or size != len(vocab):
+        n = len(vocab) if file is None else len(file)
+        size = data.get("vocab_size", n)
+        if type(size) is not int or size != n:
             raise ValueError(
-                f"{source}: key 'vocab_size' is {size!r} but key 'vocab' holds {len(vocab)} "
+                f"{source}: key 'vocab_size' is {size!r} but key 'vocab' holds {n} "
                 "tokens; set vocab_size to the number of tokens"
             )
         return tok
@@ -718,7 +791,23 @@ class Tokenizer:
                     "sgpe.load, which picks the right class"
                 )
             return tok
+        loaded = cls.load_file(path)
+        if loaded is not None:
+            return loaded
         return cls.from_dict(read_json(path), str(path))
+
+    @classmethod
+    def load_file(cls, path: str | Path) -> Tokenizer | None:
+        """The ``vocab.json`` at ``path`` read by the native core (``sgpe.engine.native_vocab_file``),
+        or None under the Python engine, where the core declines (the Python reader then
+        reads the file and says what is wrong) and for a file of another model."""
+        file = native_vocab_file(path)
+        if file is None:
+            return None
+        header = parse_json(file.header, path)
+        if header.get("model", UNRECORDED["model"]) != cls.model:
+            return None
+        return cls.from_dict(header, str(path), file=file)
 
     def __repr__(self) -> str:
         return (

@@ -194,7 +194,8 @@ def test_native_readme_table_rows():
         {"script": "sinhala", "native cold": 50.0, "python first": 8.0, "hf metaspace": 2.0},
         {"script": "odia", "native cold": 45.0, "python first": 9.0, "hf metaspace": 1.5},
     ]
-    lines = render.native_readme({"meta": meta, "rows": rows}).splitlines()
+    record = {"meta": meta, "rows": rows}
+    lines = render.native_readme(record).splitlines()
     assert lines[4:] == [
         "| training si_train.txt → 32k, whole `python -m sgpe train` process | 1.00 s | 3.00 s "
         "| HF `tokenizers` BPE + Metaspace 2.00 s | 0.50 | ≤ 0.8 |",
@@ -215,3 +216,27 @@ def test_native_readme_table_rows():
         "Every script's `syllabify` rate and the training front end: "
         "[`bench/results/native.json`](bench/results/native.json).",
     ]
+    # With the load section's record (bench/load.py): its two rows, before the footnote.
+    seconds = {
+        "sgpe native": 0.06,
+        "sgpe python": 0.3,
+        "hf tokenizers": 0.08,
+        "sgpe native cli": 0.12,
+        "sgpe python cli": 0.4,
+        "hf tokenizers process": 0.15,
+    }
+    load_meta = {"command": "python -m bench native --only load", "date": "today", "repeats": 7,
+                 "load_average": {"before": [0.5], "after": [0.7]}, "vocab_size": 32000}  # fmt: skip
+    with_load = render.native_readme(record, {"meta": load_meta, "rows": [seconds]}).splitlines()
+    assert with_load[4:-2] == [
+        *lines[4:-2],
+        "| loading a 32k vocabulary + the first `encode`, in process | 0.060 s | 0.300 s "
+        "| HF `tokenizers` `from_file` + `encode` 0.080 s | 0.75 | ≤ 1.0 |",
+        "| `python -m sgpe encode` of one line, whole process (32k) | 0.120 s | 0.400 s "
+        "| a `python -c` process doing it with HF 0.150 s | 0.80 | ≤ 1.0 |",
+    ]
+    assert with_load[-1].endswith(
+        "The two load rows: `python -m bench native --only load` (today, medians of 7 fresh "
+        "processes each, load average before and after: 0.5, 0.7), "
+        "[`bench/results/native_load.json`](bench/results/native_load.json)."
+    )

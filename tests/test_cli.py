@@ -4,6 +4,7 @@ on a real pseudo-terminal)."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -742,3 +743,19 @@ def test_python_m_sgpe_export_folder_loads_with_autotokenizer(tmp_path: Path) ->
     ours = [tok.encode(SINHALA[0]), tok.encode(HINDI[1])]
     width = max(map(len, ours))
     assert json.loads(done.stdout) == [ids + [0] * (width - len(ids)) for ids in ours]
+
+
+def test_commands_list_every_command_and_one_command_builds_only_its_flags() -> None:
+    """``main`` builds the flags of the command it runs alone (sgpe/cli/parser.py,
+    ``_Unbuilt``): ``COMMANDS`` must name every command, and one command's parser must
+    parse its arguments as the full parser does."""
+    from sgpe.cli.parser import COMMANDS, build_parser
+
+    full = build_parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    assert tuple(sub.choices) == COMMANDS
+    argv = ["encode", "--vocab", "sgpe-4k", "--tokens"]
+    assert vars(build_parser("encode").parse_args(argv)) == vars(full.parse_args(argv))
+    alone = build_parser("encode")
+    only = next(a for a in alone._actions if isinstance(a, argparse._SubParsersAction))
+    assert tuple(only.choices) == ("encode",)

@@ -93,3 +93,52 @@ def test_syllabify_and_train_are_functions_not_old_modules() -> None:
 
     assert callable(sgpe.syllabify) and callable(sgpe.train)
     assert sgpe.syllabify("ලංකා") == ["ලං", "කා"]
+
+
+# What `import sgpe` and encoding one line from the command line must not import: the data
+# libraries (seconds of start-up each), the trainer and its merge loop, the regex module of
+# the byte-level baseline, and the corpus readers.
+NOT_ON_THE_ENCODE_PATH = (
+    "numpy",
+    "pyarrow",
+    "pandas",
+    "regex",
+    "sgpe.gpe",
+    "sgpe.hierarchical.engine",
+    "sgpe.hierarchical.units",
+    "sgpe.corpus",
+    "sgpe.baselines",
+)
+
+
+def _imported(args: list[str], stdin: str = "") -> set[str]:
+    """The modules a process imports, as ``python -X importtime`` lists them."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", *args],
+        input=stdin, capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in out.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-c", "import sgpe"], ["-m", "sgpe", "encode", "--vocab", "sgpe-4k"]],
+    ids=["import sgpe", "python -m sgpe encode"],
+)
+def test_import_and_the_encode_command_load_only_what_they_need(args: list[str]) -> None:
+    modules = _imported(args, "ශ්‍රී ලංකාව\n")
+    assert modules, "python -X importtime listed no module"
+    heavy = sorted(
+        m
+        for m in modules
+        for name in NOT_ON_THE_ENCODE_PATH
+        if m == name or m.startswith(name + ".")
+    )
+    assert heavy == []
+    if args[0] == "-c":
+        # The public names import their modules on first use (sgpe/__init__.py).
+        assert sorted(m for m in modules if m.startswith("sgpe")) == ["sgpe"]

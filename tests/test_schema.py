@@ -8,7 +8,13 @@ from importlib import resources
 
 import pytest
 
-from sgpe.schema import SchemaError, load_schema, load_schema_file, parse_schema
+from sgpe.schema import (
+    BUILTIN_SCRIPTS,
+    SchemaError,
+    load_schema,
+    load_schema_file,
+    parse_schema,
+)
 
 
 def _builtin(name: str) -> dict:
@@ -22,6 +28,13 @@ def test_builtin_schemas_load(name):
     schema = load_schema(name)
     assert schema.classify("ක" if name == "sinhala" else "क") == "C"
     assert schema.classify("a") == "O"
+
+
+@pytest.mark.parametrize("name", BUILTIN_SCRIPTS)
+def test_builtin_schemas_pass_the_full_check(name):
+    """load_schema skips compiling a built-in grammar (parse_schema's ``builtin``): the
+    full check, compile included, passes on every shipped schema and gives the same one."""
+    assert parse_schema(_builtin(name), f"sgpe/schemas/{name}.json") == load_schema(name)
 
 
 def test_sinhala_classes_match_the_paper():

@@ -106,7 +106,10 @@ README_BLOCKS: dict[str, Callable[[Path], str]] = {
     "xgenre": lambda d: xgenre_readme(read_csv(d / "xgenre.csv")),
     "compression": compression_readme,
     "speed": lambda d: speed_readme(read_json(d / "speed.json")),
-    "native": lambda d: native_readme(read_json(d / "native.json")),
+    "native": lambda d: native_readme(
+        read_json(d / "native.json"),
+        read_json(d / "native_load.json") if (d / "native_load.json").exists() else None,
+    ),
 }
 
 

@@ -7,9 +7,10 @@ from typing import Any
 from ._common import _minutes
 
 
-def native_readme(rec: dict[str, Any]) -> str:
+def native_readme(rec: dict[str, Any], load: dict[str, Any] | None = None) -> str:
     """The README's native-core table: both engines and the peers of the same run
-    (``python -m bench native``), with the targets the native core is held to."""
+    (``python -m bench native``), with the targets the native core is held to; with
+    ``load`` (``native_load.json``), the rows of loading a vocabulary, from their own run."""
     meta, rows = rec["meta"], rec["rows"]
     one, batch = meta["encoding"]["one_thread"], meta["encoding"]["batch"]
     train = meta.get("training") or {}
@@ -59,8 +60,36 @@ def native_readme(rec: dict[str, Any]) -> str:
         f"{slowest['native cold']:.1f} M chars/s | {slowest['python first']:.1f} M chars/s "
         f"(first pass) | HF `Metaspace` {slowest['hf metaspace']:.1f} M chars/s | "
         f"{slowest['native cold'] / slowest['hf metaspace']:.0f}× | ≥ 40 M/s |",
+    ]
+    if load is not None:
+        lines += _load_rows(load)
+    lines += [
         "",
         "Every script's `syllabify` rate and the training front end: "
         "[`bench/results/native.json`](bench/results/native.json).",
     ]
+    if load is not None:
+        m = load["meta"]
+        lines[-1] += (
+            f" The two load rows: `{m['command']}` ({m['date']}, medians of {m['repeats']} "
+            f"fresh processes each, load average before and after: "
+            f"{m['load_average']['before'][0]:.1f}, {m['load_average']['after'][0]:.1f}), "
+            "[`bench/results/native_load.json`](bench/results/native_load.json)."
+        )
     return "\n".join(lines)
+
+
+def _load_rows(load: dict[str, Any]) -> list[str]:
+    """Loading a 32k vocabulary (``bench/load.py``), against HF on its ``tokenizer.json``."""
+    s = load["rows"][0]
+    size = f"{load['meta']['vocab_size'] // 1000}k"
+    return [
+        f"| loading a {size} vocabulary + the first `encode`, in process | "
+        f"{s['sgpe native']:.3f} s | {s['sgpe python']:.3f} s | HF `tokenizers` "
+        f"`from_file` + `encode` {s['hf tokenizers']:.3f} s | "
+        f"{s['sgpe native'] / s['hf tokenizers']:.2f} | ≤ 1.0 |",
+        f"| `python -m sgpe encode` of one line, whole process ({size}) | "
+        f"{s['sgpe native cli']:.3f} s | {s['sgpe python cli']:.3f} s | a `python -c` process "
+        f"doing it with HF {s['hf tokenizers process']:.3f} s | "
+        f"{s['sgpe native cli'] / s['hf tokenizers process']:.2f} | ≤ 1.0 |",
+    ]

@@ -191,6 +191,41 @@ fn replace_pair(old: &[u32], a: u32, b: u32, new: u32, at: &mut Vec<usize>) -> V
     out
 }
 
+/// `_Wholeness` of one symbol: is it a run of whole joinable units?
+pub fn is_whole(syll: &Syllabifier, text: &str) -> bool {
+    let mut ok = true;
+    syll.for_each_token(text, |t| {
+        ok = ok
+            && match t.kind {
+                Kind::Syllable => true,
+                // `joinable_span`: a passthrough character that no schema classifies.
+                Kind::Passthrough => text[t.start..t.end]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| !syll.classifies(c)),
+                Kind::Orphan | Kind::Whitespace => false,
+            };
+    });
+    ok
+}
+
+/// `merge_kind` of two whole symbols: `JOIN` when the units of `left + right` have a
+/// boundary where `left` ends, else `PART` (`text` is a buffer to reuse).
+pub fn boundary_kind(syll: &Syllabifier, left: &str, right: &str, text: &mut String) -> u8 {
+    let n = left.chars().count();
+    text.clear();
+    text.push_str(left);
+    text.push_str(right);
+    // The first unit that reaches the end of `left` decides: ending there, a boundary.
+    let mut kind = None;
+    syll.for_each_token(text, |t| {
+        if kind.is_none() && t.char_end >= n {
+            kind = Some(if t.char_end == n { JOIN } else { PART });
+        }
+    });
+    kind.unwrap_or(PART)
+}
+
 /// `merge_kind` of each pair of strings (a vocabulary's merges, which a loaded file does
 /// not label): `PART` or `JOIN`, as the trainer's legality check answers them.
 pub fn merge_kinds(syll: Syllabifier, pairs: &[(String, String)]) -> Result<Vec<u8>> {
@@ -397,21 +432,7 @@ impl Engine {
         if let Some(Some(hit)) = self.whole.get(i) {
             return *hit;
         }
-        let text = &self.symbols[i];
-        let syll = &self.syll;
-        let mut ok = true;
-        syll.for_each_token(text, |t| {
-            ok = ok
-                && match t.kind {
-                    Kind::Syllable => true,
-                    // `joinable_span`: a passthrough character that no schema classifies.
-                    Kind::Passthrough => text[t.start..t.end]
-                        .chars()
-                        .next_back()
-                        .is_some_and(|c| !syll.classifies(c)),
-                    Kind::Orphan | Kind::Whitespace => false,
-                };
-        });
+        let ok = is_whole(&self.syll, &self.symbols[i]);
         if self.whole.len() <= i {
             self.whole.resize(i + 1, None);
         }
@@ -424,21 +445,8 @@ impl Engine {
         if !(self.whole(a) && self.whole(b)) {
             return PART;
         }
-        let left = &self.symbols[a as usize];
-        let n = left.chars().count();
-        let mut text = std::mem::take(&mut self.text);
-        text.clear();
-        text.push_str(left);
-        text.push_str(&self.symbols[b as usize]);
-        // The first unit that reaches the end of `left` decides: ending there, a boundary.
-        let mut kind = None;
-        self.syll.for_each_token(&text, |t| {
-            if kind.is_none() && t.char_end >= n {
-                kind = Some(if t.char_end == n { JOIN } else { PART });
-            }
-        });
-        self.text = text;
-        kind.unwrap_or(PART)
+        let (left, right) = (&self.symbols[a as usize], &self.symbols[b as usize]);
+        boundary_kind(&self.syll, left, right, &mut self.text)
     }
 
     /// `_legal`: the syllabifier confirms the kind, and after the superword transition a

@@ -24,9 +24,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..corpus import CorpusError
 from ._common import UsageError
-from .parser import _shipped_by_name, build_parser
+from .parser import COMMANDS, _shipped_by_name, build_parser
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -38,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..app.launch import launch
 
         return launch(args_list[1:])
-    parser = build_parser()
+    parser = build_parser(args_list[0] if args_list[:1] and args_list[0] in COMMANDS else None)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as stop:  # --help, --version, or an argparse usage error
@@ -46,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _shipped_by_name(args)
         return int(args.func(args))
-    except (UsageError, CorpusError) as err:
+    except UsageError as err:
         return _error(str(err), 2)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
@@ -58,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         return _error(str(err), 1)
     except Exception as err:
-        if isinstance(err, _run_errors()):
+        if isinstance(err, _input_errors()):
             return _error(str(err), 2)
         if os.environ.get("SGPE_DEBUG"):
             raise
@@ -67,14 +66,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
 
 
-def _run_errors() -> tuple[type[Exception], ...]:
-    """RunError when the run modules are loaded (only they raise it): commands that never
-    touch a run do not import them (a share of starting every command)."""
-    format_module = sys.modules.get("sgpe.runs.constants")
-    if format_module is None:
-        return ()
-    run_error: type[Exception] = format_module.RunError
-    return (run_error,)
+def _input_errors() -> tuple[type[Exception], ...]:
+    """The errors of bad input that only loaded modules raise: CorpusError when the corpus
+    readers are loaded, RunError when the run modules are. Commands that never read a
+    corpus or touch a run do not import them (a share of starting every command)."""
+    found: list[type[Exception]] = []
+    for module_name, name in (
+        ("sgpe.corpus.readers", "CorpusError"),
+        ("sgpe.runs.constants", "RunError"),
+    ):
+        module = sys.modules.get(module_name)
+        if module is not None:
+            found.append(getattr(module, name))
+    return tuple(found)
 
 
 def _error(message: str, code: int) -> int:

@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._files import parse_json
-from ..corpus import SUPPORTED_SUFFIXES, iter_documents
+from .._files import SUPPORTED_SUFFIXES, parse_json
 from ..interop.hf_folder import ROLES as _ROLES  # one --ROLE flag each
 from ._common import (
     UsageError,
@@ -132,6 +131,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError(f"{path}: file not found")
     if path.name.lower().endswith(SUPPORTED_SUFFIXES):
+        from ..corpus import iter_documents
+
         lines: Iterator[str] = iter_documents(path)
     else:
         lines = iter(_read_text_lines(path))

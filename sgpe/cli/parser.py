@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..corpus import SUPPORTED_SUFFIXES
+from .._files import SUPPORTED_SUFFIXES
 from ..interop.hf_folder import ROLES as _ROLES  # one --ROLE flag each
 from ..settings import (
     ENCODE_HELP,
@@ -77,7 +77,22 @@ def _cmd_app(args: argparse.Namespace) -> int:
     return launch(args.streamlit_args)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Every command, in the order ``--help`` lists them.
+COMMANDS = ("syllabify", "app", "train", "count", "encode", "decode", "eval", "export")
+
+
+class _Unbuilt:
+    """The parser of a command the command line does not run: its flags are not built
+    (every call on it does nothing), as building all commands' flags is a share of
+    starting any one of them."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command`` (one of :data:`COMMANDS`), only that
+    command's flags are built (``main`` passes the command it was given)."""
     defaults = _HelpFormatter
     parser = _Parser(
         prog="sgpe",
@@ -87,7 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser(
+    def command_parser(name: str, **kwargs: Any) -> Any:
+        if command in (None, name):
+            return sub.add_parser(name, **kwargs)
+        return _Unbuilt()
+
+    p = command_parser(
         "syllabify",
         formatter_class=defaults,
         help="stdin lines -> JSON lists of syllables",
@@ -106,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_syllabify)
 
-    p = sub.add_parser(
+    p = command_parser(
         "app",
         formatter_class=defaults,
         help="open the SGPE Explorer (Streamlit; needs the extra 'app')",
@@ -119,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     # hands everything after `app` to Streamlit untouched; this entry serves --help.
     p.set_defaults(func=_cmd_app, streamlit_args=[])
 
-    p = sub.add_parser(
+    p = command_parser(
         "train",
         help="train a vocabulary into a run directory",
         description=(
@@ -157,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.set_defaults(func=_cmd_train)
 
-    p = sub.add_parser(
+    p = command_parser(
         "count",
         formatter_class=defaults,
         help="piece counts of a corpus -> parquet (all cores or a Dask cluster)",
@@ -171,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_setting_flags(p, count_fields())
     p.set_defaults(func=_cmd_count)
 
-    p = sub.add_parser(
+    p = command_parser(
         "encode",
         formatter_class=defaults,
         help="stdin lines -> JSON lists of token ids",
@@ -199,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.set_defaults(func=_cmd_encode)
 
-    p = sub.add_parser(
+    p = command_parser(
         "decode",
         formatter_class=defaults,
         help="stdin JSON id lists -> text lines",
@@ -208,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     _vocab_or_meta(p)
     p.set_defaults(func=_cmd_decode)
 
-    p = sub.add_parser(
+    p = command_parser(
         "eval",
         formatter_class=defaults,
         help="metrics of a vocabulary on a text file (JSON)",
@@ -228,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_eval)
 
-    p = sub.add_parser(
+    p = command_parser(
         "export",
         formatter_class=defaults,
         help="vocab.json -> Hugging Face tokenizer folder or tokenizer.json (or meta_config.json)",

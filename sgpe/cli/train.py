@@ -4,14 +4,12 @@ per field of :mod:`sgpe.settings`) and the progress they report on stderr."""
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..corpus import CorpusError
 from ..settings import (
     cli_flag,
     count_fields,
@@ -45,6 +43,8 @@ class _ProgressBar:
             return
         self.last = now
         self.phase = phase
+        import shutil  # here: commands without a progress bar do not load it
+
         width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
         if phase != "merging" or target <= 0:
             line = f"{phase}..."
@@ -60,6 +60,8 @@ class _ProgressBar:
 
     def _clear(self) -> None:
         if self.shown:
+            import shutil
+
             width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
             self.stream.write("\r" + " " * width + "\r")
             self.shown = False
@@ -365,6 +367,9 @@ def _undo_bad_corpus_run(out: Path, existed: bool, corpus: Path) -> None:
     as if the whole file had been checked first: nothing to resume, and the same --out
     works once the file is fixed. Other input failures (a counting limit) keep the run,
     whose record says what went wrong."""
+    import shutil
+
+    from ..corpus import CorpusError
     from ..runs.format import _find_table
     from ..runs.manager import validate_corpus
 

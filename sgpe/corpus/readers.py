@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import SUPPORTED_SUFFIXES as SUPPORTED_SUFFIXES  # re-exported: its old home
 from .._files import parse_json
 from ..protocol import one_line
 from ..settings import default
 
-SUPPORTED_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".csv", ".parquet")
 CHUNK_CHARS = 1 << 22  # about 4M characters per chunk
 # Files are read 2 MiB at a time: small enough that a corpus of tens of MB gives every
 # worker several blocks, large enough that the counts of a block are far smaller than it.

@@ -81,40 +81,102 @@ The package: :mod:`~sgpe.hierarchical.rules` (which merges are legal),
 
 from __future__ import annotations
 
-from .encoder import HierarchicalEncoder, bpe, bpe_heap, bpe_with_sizes
-from .engine import (
-    BatchHook,
-    CheckpointHook,
-    HierarchicalEngine,
-    NativeHierarchicalEngine,
-    ProgressBatches,
-    ProgressHook,
-    ResumeMismatch,
-    merge_engine,
-    merged_symbol,
-    paused_gc,
-    pop_fresh,
-    resume_mismatch,
-)
-from .rules import (
-    JOIN,
-    PART,
-    MergeKind,
-    joinable_span,
-    merge_kind,
-    superword_words,
-    unit_joinable,
-    wholeness,
-)
-from .units import (
-    CorpusUnits,
-    HierarchicalState,
-    SuperwordSpans,
-    build_state,
-    code_spans,
-    corpus_units,
-    split_spans,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .encoder import HierarchicalEncoder, bpe, bpe_heap, bpe_with_sizes
+    from .engine import (
+        BatchHook,
+        CheckpointHook,
+        HierarchicalEngine,
+        NativeHierarchicalEngine,
+        ProgressBatches,
+        ProgressHook,
+        ResumeMismatch,
+        merge_engine,
+        merged_symbol,
+        paused_gc,
+        pop_fresh,
+        resume_mismatch,
+    )
+    from .rules import (
+        JOIN,
+        PART,
+        MergeKind,
+        joinable_span,
+        merge_kind,
+        superword_words,
+        unit_joinable,
+        wholeness,
+    )
+    from .units import (
+        CorpusUnits,
+        HierarchicalState,
+        SuperwordSpans,
+        build_state,
+        code_spans,
+        corpus_units,
+        split_spans,
+    )
+
+# Each name's module, imported on first use: loading a vocabulary needs the encoder alone,
+# not the merge loop (engine.py) nor the corpus units (units.py), which training imports.
+_HOMES = {
+    **dict.fromkeys(("HierarchicalEncoder", "bpe", "bpe_heap", "bpe_with_sizes"), "encoder"),
+    **dict.fromkeys(
+        (
+            "BatchHook",
+            "CheckpointHook",
+            "HierarchicalEngine",
+            "NativeHierarchicalEngine",
+            "ProgressBatches",
+            "ProgressHook",
+            "ResumeMismatch",
+            "merge_engine",
+            "merged_symbol",
+            "paused_gc",
+            "pop_fresh",
+            "resume_mismatch",
+        ),
+        "engine",
+    ),
+    **dict.fromkeys(
+        (
+            "JOIN",
+            "PART",
+            "MergeKind",
+            "joinable_span",
+            "merge_kind",
+            "superword_words",
+            "unit_joinable",
+            "wholeness",
+        ),
+        "rules",
+    ),
+    **dict.fromkeys(
+        (
+            "CorpusUnits",
+            "HierarchicalState",
+            "SuperwordSpans",
+            "build_state",
+            "code_spans",
+            "corpus_units",
+            "split_spans",
+        ),
+        "units",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "JOIN",

@@ -10,7 +10,6 @@ the folders and re-exports the names here.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -28,14 +27,21 @@ _CHECKED = ("tokenizer.json", VOCAB_FILE)
 
 
 class Loads(Protocol):
-    """What the SGPE tokenizer class offers here (``Tokenizer.from_dict``)."""
+    """What the SGPE tokenizer class offers here (``Tokenizer.from_dict``, and
+    ``Tokenizer.load_file``, the native reader)."""
 
     def from_dict(self, data: Any, source: str = ...) -> Any: ...
+
+    def load_file(self, path: str | Path) -> Any: ...
 
 
 def load_vocabulary_file(path: str | Path, sgpe_class: Loads) -> Any:
     """A vocabulary file of this project: byte-level BPE (by its ``model`` key) or SGPE
-    (``sgpe_class.from_dict``), as :func:`sgpe.load` loads a file."""
+    (``sgpe_class.load_file`` where the native reader answers, else
+    ``sgpe_class.from_dict``), as :func:`sgpe.load` loads a file."""
+    loaded = sgpe_class.load_file(path)
+    if loaded is not None:
+        return loaded
     data = read_json(path)
     if isinstance(data, dict) and data.get("model") == "bytebpe":
         from ..baselines.bytebpe import ByteBPETokenizer
@@ -45,6 +51,8 @@ def load_vocabulary_file(path: str | Path, sgpe_class: Loads) -> Any:
 
 
 def _sha256(data: bytes) -> str:
+    import hashlib  # here: loading OpenSSL is a share of loading any vocabulary file
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -17,6 +17,7 @@ mod paper_trainer;
 mod piece_counter;
 mod syllabifier;
 mod text_encoder;
+mod vocab_file;
 
 use pyo3::prelude::*;
 
@@ -30,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<hierarchical_trainer::PyHierarchicalTrainer>()?;
     m.add_class::<piece_counter::PyPieceCounter>()?;
     m.add_class::<text_encoder::PyTextEncoder>()?;
+    m.add_class::<vocab_file::PyVocabFile>()?;
     m.add_function(wrap_pyfunction!(functions::merge_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(functions::corpus_units, m)?)?;
     Ok(())

@@ -11,7 +11,10 @@ use rayon::prelude::*;
 
 use super::args::{specs_of, SpecArg};
 use super::error::{broken, guarded, invalid};
+use super::vocab_file::PyVocabFile;
 use crate::encoder::{self, Ranks};
+use crate::hash::FxBuild;
+use crate::hierarchical;
 use crate::pieces::Splitter;
 use crate::syllables;
 
@@ -57,6 +60,68 @@ impl PyTextEncoder {
         PyList::new(py, items)
     }
 
+    /// The encoder of both constructors: `tables` are the single-character ids, the part
+    /// and join ranks, and the paper mode's vocabulary (None in the hierarchical mode).
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        syllabifier: syllables::Syllabifier,
+        leading_space: bool,
+        tables: Tables,
+        byte_ids: Option<Vec<i64>>,
+        unk: i64,
+        word_chars: Option<Vec<(u32, u32)>>,
+        span_letters: Vec<Vec<(u32, u32)>>,
+        max_units: usize,
+    ) -> PyResult<Self> {
+        let (char_ids, part, join, paper_vocab) = tables;
+        if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
+            return Err(invalid("byte_ids must hold 256 ids"));
+        }
+        if max_units == 0 {
+            return Err(invalid("max_units must be at least 1"));
+        }
+        let byte_ids: Option<Vec<u32>> = byte_ids.map(|b| b.into_iter().map(id_of).collect());
+        let unk = id_of(unk);
+        let top = char_ids
+            .values()
+            .chain(byte_ids.iter().flatten())
+            .chain([&unk])
+            .chain(part.values().chain(join.values()).map(|(_, m)| m))
+            .filter(|&&i| i != MISSING)
+            .max()
+            .map_or(0, |&i| i as usize + 1);
+        let top = top.max(
+            paper_vocab
+                .iter()
+                .flat_map(|v| v.values())
+                .max()
+                .map_or(0, |&i| i as usize + 1),
+        );
+        let pieces_encoder = encoder::PieceEncoder {
+            syllabifier,
+            char_ids,
+            byte_ids,
+            unk,
+            part,
+            join,
+        };
+        let splitter = Splitter::from_ranges(
+            word_chars.as_deref(),
+            leading_space,
+            &span_letters,
+            max_units,
+        )?;
+        let inner = match paper_vocab {
+            None => encoder::TextEncoder::new(pieces_encoder, splitter),
+            Some(v) => encoder::TextEncoder::paper(pieces_encoder, splitter, v),
+        };
+        Ok(PyTextEncoder {
+            inner,
+            n_ids: top,
+            ints: GILOnceCell::new(),
+        })
+    }
+
     fn with_space(text: &str, prepend_space: bool) -> std::borrow::Cow<'_, str> {
         if prepend_space && !text.is_empty() {
             format!(" {text}").into()
@@ -64,6 +129,22 @@ impl PyTextEncoder {
             text.into()
         }
     }
+}
+
+/// The single-character ids, the part and join ranks, and the paper mode's vocabulary.
+type Tables = (
+    HashMap<char, u32>,
+    Ranks,
+    Ranks,
+    Option<HashMap<Box<str>, u32, FxBuild>>,
+);
+
+/// The syllabifier of the schema tables (`sgpe.engine.builtin_tables`).
+fn syllabifier_of(schemas: Vec<SpecArg>, leading_space: bool) -> PyResult<syllables::Syllabifier> {
+    let specs = specs_of(schemas);
+    Ok(guarded("TextEncoder()", || {
+        syllables::Syllabifier::new(&specs, leading_space)
+    })??)
 }
 
 /// A pool of `threads` threads (None: rayon's global pool, one thread per core). Pools
@@ -113,62 +194,71 @@ impl PyTextEncoder {
         max_units: usize,
         paper_vocab: Option<HashMap<String, u32>>,
     ) -> PyResult<Self> {
-        if byte_ids.as_ref().is_some_and(|b| b.len() != 256) {
-            return Err(invalid("byte_ids must hold 256 ids"));
-        }
-        if max_units == 0 {
-            return Err(invalid("max_units must be at least 1"));
-        }
-        let byte_ids: Option<Vec<u32>> = byte_ids.map(|b| b.into_iter().map(id_of).collect());
-        let unk = id_of(unk);
-        let top = char_ids
-            .values()
-            .chain(byte_ids.iter().flatten())
-            .chain([&unk])
-            .chain(part.values().chain(join.values()).map(|(_, m)| m))
-            .filter(|&&i| i != MISSING)
-            .max()
-            .map_or(0, |&i| i as usize + 1);
-        let specs = specs_of(schemas);
-        let syllabifier = guarded("TextEncoder()", || {
-            syllables::Syllabifier::new(&specs, leading_space)
-        })??;
-        let top = top.max(
-            paper_vocab
-                .iter()
-                .flat_map(|v| v.values())
-                .max()
-                .map_or(0, |&i| i as usize + 1),
-        );
-        let pieces_encoder = encoder::PieceEncoder {
+        let syllabifier = syllabifier_of(schemas, leading_space)?;
+        let paper_vocab = paper_vocab.map(|v| {
+            v.into_iter()
+                .map(|(k, i)| (k.into_boxed_str(), i))
+                .collect()
+        });
+        let tables = (char_ids, part, join, paper_vocab);
+        Self::build(
             syllabifier,
-            char_ids,
+            leading_space,
+            tables,
             byte_ids,
             unk,
-            part,
-            join,
-        };
-        let splitter = Splitter::from_ranges(
-            word_chars.as_deref(),
-            leading_space,
-            &span_letters,
+            word_chars,
+            span_letters,
             max_units,
-        )?;
-        let inner = match paper_vocab {
-            None => encoder::TextEncoder::new(pieces_encoder, splitter),
-            Some(v) => encoder::TextEncoder::paper(
-                pieces_encoder,
-                splitter,
-                v.into_iter()
-                    .map(|(k, i)| (k.into_boxed_str(), i))
-                    .collect(),
-            ),
-        };
-        Ok(PyTextEncoder {
-            inner,
-            n_ids: top,
-            ints: GILOnceCell::new(),
-        })
+        )
+    }
+
+    /// The encoder of a file the native reader read (`sgpe.engine.native_file_encoder`),
+    /// with the tables `native_text_encoder` would take computed here from the file: the
+    /// single-character tokens, and the merges' ranks split by `merge_kinds` (or, with
+    /// `paper`, every merge in one table and the whole vocabulary for the syllables).
+    #[staticmethod]
+    #[pyo3(signature = (
+        file, schemas, leading_space, byte_ids, unk, word_chars, span_letters, max_units, paper
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn of_file(
+        py: Python<'_>,
+        file: &Bound<'_, PyVocabFile>,
+        schemas: Vec<SpecArg>,
+        leading_space: bool,
+        byte_ids: Option<Vec<i64>>,
+        unk: i64,
+        word_chars: Option<Vec<(u32, u32)>>,
+        span_letters: Vec<Vec<(u32, u32)>>,
+        max_units: usize,
+        paper: bool,
+    ) -> PyResult<Self> {
+        let syllabifier = syllabifier_of(schemas, leading_space)?;
+        let f = &file.get().inner;
+        let tables = py.allow_threads(|| {
+            guarded("TextEncoder.of_file", || {
+                let (part, join, paper_vocab) = if paper {
+                    let (all, none) = f.ranks(|_| false);
+                    (all, none, Some(f.vocab()))
+                } else {
+                    let kinds = f.merge_kinds(&syllabifier);
+                    let (part, join) = f.ranks(|rank| kinds[rank] == hierarchical::JOIN);
+                    (part, join, None)
+                };
+                (f.char_ids(), part, join, paper_vocab)
+            })
+        })?;
+        Self::build(
+            syllabifier,
+            leading_space,
+            tables,
+            byte_ids,
+            unk,
+            word_chars,
+            span_letters,
+            max_units,
+        )
     }
 
     /// `Tokenizer.encode(text)`: the ids of `text` (with one space before it when
