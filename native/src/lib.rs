@@ -13,6 +13,7 @@ pub mod paper;
 pub mod pieces;
 pub mod syllables;
 pub mod units;
+pub mod word_store;
 
 #[cfg(feature = "python")]
 mod py;
