@@ -577,6 +577,32 @@ def test_many_distinct_tokens_and_units_at_the_text_end() -> None:
         assert native._native.bounds(t) == ends
 
 
+def test_token_ends_around_every_unit_and_backtrack() -> None:
+    """The native token ends run one DFA of all schemas without stops (``Fast`` in
+    native/src/syllables.rs) and read exactly only where it marks a step: a character
+    that may start a unit, a failure after a state that does not accept. Every unit of
+    every schema, after and before two characters of each class of every schema (in a
+    syllable, at a token's start, after a passthrough), and all of it in one text, over
+    the loop's chunk of 2,048 ends: the ends, in code points and bytes, and the strings
+    equal the Python engine's."""
+    native, python = _pair("auto", False)
+    samples = [""] + [
+        chars[0] + chars[-1]
+        for schema in python.schemas
+        for chars in map(sorted, schema.classes.values())
+        if chars
+    ]
+    units = [u.sequence for schema in python.schemas for u in schema.units_longest_first]
+    texts = [a + u + z for u in units for a in samples for z in ("", samples[1 + len(u) % 40])]
+    texts += [a + z for a in samples for z in samples]
+    texts.append(" ".join(texts))
+    assert len(python._findall(texts[-1])) > 4096
+    for text in texts:
+        assert native._native.syllabify(text) == python._findall(text)
+        for utf8 in (False, True):
+            assert native.ends(text, utf8) == python.ends(text, utf8)
+
+
 @pytest.mark.parametrize("leading_space", [True, False])
 @pytest.mark.parametrize("script", ["auto", "sinhala", "devanagari", "tamil"])
 def test_merge_kinds_of_a_loaded_vocabulary_are_identical(script: str, leading_space: bool) -> None:

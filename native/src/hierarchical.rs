@@ -19,8 +19,9 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::error::{Error, Result};
-use crate::hash::{FxMap, FxSet};
+use crate::hash::FxMap;
 use crate::syllables::{py_isspace, Kind, Syllabifier};
+use crate::word_store::{WordStore, NONE};
 
 /// Symbol ids are below this; placeholders and the barrier are at or above it
 /// (`_LIMIT` of `sgpe/hierarchical/`).
@@ -93,42 +94,6 @@ pub enum Stop {
     Batch,
 }
 
-/// The words one after the other in one array (a merge only shortens a word, in place),
-/// so that a merge's visits to the words that hold its pair read nearby memory.
-#[derive(Debug, Clone, Default)]
-struct Words {
-    flat: Vec<u32>,
-    start: Vec<usize>,
-    len: Vec<usize>,
-}
-
-impl Words {
-    fn new(words: &[Vec<u32>]) -> Words {
-        let mut flat = Vec::with_capacity(words.iter().map(Vec::len).sum());
-        let mut start = Vec::with_capacity(words.len());
-        let mut len = Vec::with_capacity(words.len());
-        for w in words {
-            start.push(flat.len());
-            len.push(w.len());
-            flat.extend_from_slice(w);
-        }
-        Words { flat, start, len }
-    }
-
-    fn count(&self) -> usize {
-        self.start.len()
-    }
-
-    #[inline]
-    fn get(&self, i: usize) -> &[u32] {
-        &self.flat[self.start[i]..self.start[i] + self.len[i]]
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        (0..self.count()).map(|i| self.get(i))
-    }
-}
-
 /// Heap entry: highest count first, then the smaller pair code, then part before join.
 type Entry = (i64, Reverse<u64>, Reverse<u8>);
 
@@ -139,12 +104,15 @@ pub struct Engine {
     unit_parts: Vec<Vec<u32>>,
     unit_weight: Vec<i64>,
     unit_joinable: Vec<bool>,
-    words: Words,
+    words: WordStore,
     counts: Vec<i64>,
     spans: Option<Spans>,
     pc: [FxMap<u64, i64>; 2],
+    /// pair -> where it may occur: unit types (part level), slots of the word store (join
+    /// level). Entries go stale as merges consume pairs; a merge checks each.
     where_: [FxMap<u64, Vec<u32>>; 2],
-    unit_words: Vec<Vec<u32>>,
+    /// unit type -> the slots that hold its placeholder.
+    unit_slots: Vec<Vec<u32>>,
     heap: BinaryHeap<Entry>,
     checked: FxMap<u64, bool>,
     whole: Vec<Option<bool>>,
@@ -155,9 +123,8 @@ pub struct Engine {
     // (pair code << 1 | kind) of the pairs whose count grew in this merge; a list sorted
     // and deduplicated once per merge (a map's clear costs its capacity every merge).
     grown: Vec<u64>,
-    text: String,   // a buffer for merge_kind
-    at: Vec<usize>, // buffers for the positions and pairs a merge changes in one word
-    new_pairs: Vec<u64>,
+    text: String,               // a buffer for merge_kind
+    new_pairs: Vec<(u64, u64)>, // a buffer for the (slot, pair) a completed unit makes
 }
 
 #[inline]
@@ -309,12 +276,12 @@ impl Engine {
             unit_parts,
             unit_weight,
             unit_joinable,
-            words: Words::new(&words),
+            words: WordStore::new(&words).ok_or("the words hold more than 2**32 symbols")?,
             counts,
             spans,
             pc: [FxMap::default(), FxMap::default()],
             where_: [FxMap::default(), FxMap::default()],
-            unit_words: Vec::new(),
+            unit_slots: Vec::new(),
             heap: BinaryHeap::new(),
             checked: FxMap::default(),
             merges: Vec::new(),
@@ -323,7 +290,6 @@ impl Engine {
             start: None,
             grown: Vec::new(),
             text: String::new(),
-            at: Vec::new(),
             new_pairs: Vec::new(),
         };
         for k in 0..n_units {
@@ -342,28 +308,27 @@ impl Engine {
     fn count_words(&mut self) {
         self.pc[1].clear();
         self.where_[1].clear();
-        for (wi, (w, &c)) in self.words.iter().zip(&self.counts).enumerate() {
-            for p in pairs_of(w) {
-                *self.pc[1].entry(p).or_insert(0) += c;
-                self.where_[1].entry(p).or_default().push(wi as u32);
-            }
-        }
-        // unit type -> the words that hold its placeholder, for the unit types a part merge
-        // may still complete (joinable, not one symbol yet).
-        let mut unit_words = vec![Vec::new(); self.unit_parts.len()];
-        let mut seen: FxSet<u32> = FxSet::default();
-        for (wi, w) in self.words.iter().enumerate() {
-            seen.clear();
-            for &v in w {
-                if v >= FIRST_PLACEHOLDER && seen.insert(v) {
-                    let k = (v - FIRST_PLACEHOLDER) as usize;
-                    if self.unit_joinable[k] && self.unit_parts[k].len() > 1 {
-                        unit_words[k].push(wi as u32);
-                    }
+        // unit type -> the slots of its placeholder, for the unit types a part merge may
+        // still complete (joinable, not one symbol yet).
+        let mut unit_slots = vec![Vec::new(); self.unit_parts.len()];
+        for (slot, v, next) in self.words.slots() {
+            if v >= FIRST_PLACEHOLDER {
+                let k = (v - FIRST_PLACEHOLDER) as usize;
+                if self.unit_joinable[k] && self.unit_parts[k].len() > 1 {
+                    unit_slots[k].push(slot);
                 }
             }
+            if next == NONE {
+                continue;
+            }
+            let w = self.words.sym(next);
+            if v < LIMIT && w < LIMIT {
+                let p = pair_code(v, w);
+                *self.pc[1].entry(p).or_insert(0) += self.counts[self.words.word_of(slot)];
+                self.where_[1].entry(p).or_default().push(slot);
+            }
         }
-        self.unit_words = unit_words;
+        self.unit_slots = unit_slots;
     }
 
     fn rebuild_heap(&mut self) {
@@ -404,21 +369,23 @@ impl Engine {
         let old = std::mem::take(&mut self.words);
         let mut words = Vec::new();
         let mut counts = Vec::new();
-        for (w, &c) in old.iter().zip(&left) {
+        for (wi, &c) in left.iter().enumerate() {
             if c > 0 {
-                words.push(w.to_vec());
+                words.push(old.word(wi));
                 counts.push(c);
             }
         }
         for (idx, &c) in spans.words.iter().zip(&spans.counts) {
             words.push(
                 idx.iter()
-                    .flat_map(|&i| old.get(i as usize).iter().copied())
+                    .filter(|&&i| (i as usize) < old.count())
+                    .flat_map(|&i| old.word(i as usize))
                     .collect(),
             );
             counts.push(c);
         }
-        self.words = Words::new(&words);
+        // At most the slots there were: each span's words are counted out of `left`.
+        self.words = WordStore::new(&words).unwrap_or_default();
         self.counts = counts;
         self.count_words();
         self.checked.clear();
@@ -535,10 +502,11 @@ impl Engine {
         Ok(())
     }
 
+    /// Count the join pair `p` that starts at `slot` of the word store.
     #[inline]
-    fn add_join(&mut self, p: u64, c: i64, wi: u32) {
+    fn add_join(&mut self, p: u64, c: i64, slot: u32) {
         *self.pc[1].entry(p).or_insert(0) += c;
-        self.where_[1].entry(p).or_default().push(wi);
+        self.where_[1].entry(p).or_default().push(slot);
         self.grown.push((p << 1) | 1);
     }
 
@@ -576,120 +544,81 @@ impl Engine {
     /// and only the pairs next to its positions are new (pairs touching a placeholder
     /// were never counted).
     fn complete(&mut self, k: usize, symbol: u32) {
-        let ph = FIRST_PLACEHOLDER + k as u32;
-        let list = std::mem::take(&mut self.unit_words[k]);
-        let mut at = std::mem::take(&mut self.at);
+        let list = std::mem::take(&mut self.unit_slots[k]);
+        for &slot in &list {
+            self.words.set(slot, symbol);
+        }
+        // Each new pair once: a pair between two of the slots is found from both.
         let mut found = std::mem::take(&mut self.new_pairs);
-        for &wi in &list {
-            let wu = wi as usize;
-            let c = self.counts[wu];
-            let (s, n) = (self.words.start[wu], self.words.len[wu]);
-            let w = &mut self.words.flat[s..s + n];
-            at.clear();
-            for (i, v) in w.iter_mut().enumerate() {
-                if *v == ph {
-                    *v = symbol;
-                    at.push(i);
+        found.clear();
+        for &slot in &list {
+            for left in [self.words.prev(slot), slot] {
+                if left == NONE || found.last().is_some_and(|&(s, _)| s >= u64::from(left)) {
+                    continue;
                 }
-            }
-            let last = n.saturating_sub(1);
-            let mut seen: Option<usize> = None;
-            found.clear();
-            for &i in &at {
-                for j in [i.wrapping_sub(1), i] {
-                    if j == usize::MAX || j >= last || seen.is_some_and(|s| j <= s) {
-                        continue;
-                    }
-                    if w[j] < LIMIT && w[j + 1] < LIMIT {
-                        seen = Some(j);
-                        found.push(pair_code(w[j], w[j + 1]));
-                    }
+                let right = self.words.next(left);
+                if right == NONE {
+                    continue;
                 }
-            }
-            for &p in &found {
-                self.add_join(p, c, wi);
+                let (x, y) = (self.words.sym(left), self.words.sym(right));
+                if x < LIMIT && y < LIMIT {
+                    found.push((u64::from(left), pair_code(x, y)));
+                }
             }
         }
-        self.at = at;
+        for &(left, p) in &found {
+            let left = left as u32;
+            self.add_join(p, self.counts[self.words.word_of(left)], left);
+        }
         self.new_pairs = found;
-        self.unit_words[k] = list;
+        self.unit_slots[k] = list;
     }
 
     /// The hot loop of training: only the pairs next to a replaced occurrence change.
+    /// The occurrences, slot by slot in order, are those `str.replace` finds: left to
+    /// right in each word, not overlapping (a slot the previous join took is gone).
     fn apply_join(&mut self, a: u32, b: u32, new: u32) {
         let code = pair_code(a, b);
-        let list = self.where_[1].remove(&code).unwrap_or_default();
-        let mut at = std::mem::take(&mut self.at);
-        let mut found = std::mem::take(&mut self.new_pairs);
-        for wi in list {
-            let wu = wi as usize;
-            let (s, n) = (self.words.start[wu], self.words.len[wu]);
-            let w = &mut self.words.flat[s..s + n];
-            // The occurrences, as str.replace finds them: left to right, not overlapping.
-            at.clear();
-            let mut i = 0;
-            while i + 1 < n {
-                if w[i] == a && w[i + 1] == b {
-                    at.push(i);
-                    i += 2;
-                } else {
-                    i += 1;
-                }
-            }
-            if at.is_empty() {
+        let mut list = self.where_[1].remove(&code).unwrap_or_default();
+        list.sort_unstable();
+        list.dedup();
+        for slot in list {
+            if self.words.sym(slot) != a {
                 continue; // a stale index entry: an earlier merge consumed the pair here
             }
-            let c = self.counts[wu];
-            // The old pairs at i-1, i, i+1 of each occurrence go, each once.
-            let mut done_old: Option<usize> = None;
-            for &i in &at {
-                for k in [i.wrapping_sub(1), i, i + 1] {
-                    if k == usize::MAX || k + 1 >= n || done_old.is_some_and(|d| k <= d) {
-                        continue;
-                    }
-                    done_old = Some(k);
-                    let (x, y) = (w[k], w[k + 1]);
-                    if x < LIMIT && y < LIMIT {
-                        *self.pc[1].entry(pair_code(x, y)).or_insert(0) -= c;
-                    }
+            let right = self.words.next(slot);
+            if right == NONE || self.words.sym(right) != b {
+                continue;
+            }
+            let c = self.counts[self.words.word_of(slot)];
+            // The old pairs before, of and after the occurrence go; the new symbol's come.
+            let (before, after) = (self.words.prev(slot), self.words.next(right));
+            let lose = |x: u32, y: u32, pc: &mut FxMap<u64, i64>| {
+                if x < LIMIT && y < LIMIT {
+                    *pc.entry(pair_code(x, y)).or_insert(0) -= c;
+                }
+            };
+            if before != NONE {
+                lose(self.words.sym(before), a, &mut self.pc[1]);
+            }
+            lose(a, b, &mut self.pc[1]);
+            if after != NONE {
+                lose(b, self.words.sym(after), &mut self.pc[1]);
+            }
+            self.words.join(slot, new);
+            if before != NONE {
+                let x = self.words.sym(before);
+                if x < LIMIT {
+                    self.add_join(pair_code(x, new), c, before);
                 }
             }
-            // The word shortened in place: each occurrence becomes the new symbol.
-            let (mut read, mut write, mut next) = (0, 0, 0);
-            while read < n {
-                if next < at.len() && read == at[next] {
-                    w[write] = new;
-                    read += 2;
-                    next += 1;
-                } else {
-                    w[write] = w[read];
-                    read += 1;
+            if after != NONE {
+                let y = self.words.sym(after);
+                if y < LIMIT {
+                    self.add_join(pair_code(new, y), c, slot);
                 }
-                write += 1;
-            }
-            self.words.len[wu] = write;
-            // The new pairs around each new symbol, each once.
-            let mut done_new: Option<usize> = None;
-            found.clear();
-            for (shift, &i) in at.iter().enumerate() {
-                let j = i - shift;
-                for k in [j.wrapping_sub(1), j] {
-                    if k == usize::MAX || k + 1 >= write || done_new.is_some_and(|d| k <= d) {
-                        continue;
-                    }
-                    done_new = Some(k);
-                    let (x, y) = (w[k], w[k + 1]);
-                    if x < LIMIT && y < LIMIT {
-                        found.push(pair_code(x, y));
-                    }
-                }
-            }
-            for &p in &found {
-                self.add_join(p, c, wi);
             }
         }
-        self.at = at;
-        self.new_pairs = found;
     }
 
     // ------------------------------------------------------------------ loop
@@ -773,11 +702,9 @@ impl Engine {
     /// How often each symbol is used in the final segmentation of the corpus (`usage`).
     pub fn usage(&self) -> Vec<i64> {
         let mut freq = vec![0i64; self.symbols.len()];
-        for (w, &c) in self.words.iter().zip(&self.counts) {
-            for &v in w {
-                if v < LIMIT {
-                    freq[v as usize] += c;
-                }
+        for (slot, v, _) in self.words.slots() {
+            if v < LIMIT {
+                freq[v as usize] += self.counts[self.words.word_of(slot)];
             }
         }
         for (k, parts) in self.unit_parts.iter().enumerate() {

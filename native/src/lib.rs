@@ -14,6 +14,7 @@ pub mod pieces;
 pub mod syllables;
 pub mod units;
 pub mod vocab_file;
+pub mod word_store;
 
 #[cfg(feature = "python")]
 mod py;

@@ -14,16 +14,25 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::hash::FxBuild;
 
+mod fast;
+use fast::Fast;
+
 /// The class letters a schema may use (`sgpe/schema.py`'s `CLASS_LETTERS`).
 pub const CLASS_LETTERS: &str = "CVPHZXMNDRYK";
-const N_CLASSES: usize = 12;
-const NO_CLASS: u8 = 0x7F;
+/// The class of a code point no class of the schema claims: a column of the transition
+/// table that is [`NO_STEP`] in every state, so that the DFA step needs no test of its own.
+const NO_CLASS: u8 = CLASS_LETTERS.len() as u8;
+/// Columns per state in the transition table: the classes and [`NO_CLASS`], rounded up to
+/// a power of two.
+const COLS: usize = 16;
 /// Set in `class_of` on a code point that starts some unit: the DFA looks units up only
 /// there, with no second table read per code point.
 const UNIT_START: u8 = 0x80;
-const ACCEPT: u8 = 1;
-const ORPHAN: u8 = 2;
-const NO_STATE: u16 = u16::MAX;
+/// The low bits of a transition: the flags of the state it enters (one read per step).
+const ACCEPT: u32 = 1;
+const ORPHAN: u32 = 2;
+const FLAG_BITS: u32 = 2;
+const NO_STEP: u32 = u32::MAX;
 const NO_SCHEMA: u8 = u8::MAX;
 
 /// One schema's tables as plain data (what `sgpe/engine.py` builds from a `Schema`).
@@ -114,7 +123,7 @@ impl Unit {
     }
 }
 
-/// One schema compiled: a dense class table and the DFA as arrays.
+/// One schema compiled: a dense class table and the DFA as one flat array.
 #[derive(Debug, Clone)]
 struct Compiled {
     class_of: Vec<u8>, // code point -> class index (NO_CLASS beyond the table or unclaimed), | UNIT_START
@@ -124,10 +133,23 @@ struct Compiled {
     /// matches is the one the Python DFA takes.
     unit_group: Vec<u16>,
     unit_groups: Vec<Vec<Unit>>,
-    trans: Vec<[u16; N_CLASSES]>,
-    start: u16,
-    /// state -> ACCEPT | ORPHAN bits (one read per step)
-    flags: Vec<u8>,
+    /// `trans[row + class]`, a state's row being `COLS * state`: [`NO_STEP`], or the row of
+    /// the next state shifted left by [`FLAG_BITS`] with that state's ACCEPT | ORPHAN bits.
+    /// The step reads one entry and needs no second read for the flags.
+    trans: Vec<u32>,
+    start_row: usize,
+}
+
+/// Where [`Compiled::scan`] stopped: the longest accepted prefix (`flags` 0 when none
+/// was), and the character it could not take, already decoded (`stop_len` 0 at the end
+/// of the text), which the next token starts with when it starts there.
+struct Scan {
+    end: usize,
+    cend: usize,
+    flags: u32,
+    stop: usize,
+    stop_cp: u32,
+    stop_len: usize,
 }
 
 impl Compiled {
@@ -201,7 +223,7 @@ impl Compiled {
         let mut names: Vec<&str> = spec.transitions.iter().map(|(s, _)| s.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        if names.len() >= NO_STATE as usize {
+        if names.len() * COLS >= (NO_STEP >> FLAG_BITS) as usize {
             return Err(Error::invalid(format!(
                 "too many DFA states ({})",
                 names.len()
@@ -217,27 +239,28 @@ impl Compiled {
                 Error::invalid(format!("DFA state {name:?} is not in the transitions"))
             })
         };
-        let mut trans = vec![[NO_STATE; N_CLASSES]; names.len()];
-        for (from, edges) in &spec.transitions {
-            let f = state(from)? as usize;
-            for (letter, to) in edges {
-                trans[f][class_index(*letter)? as usize] = state(to)?;
-            }
-        }
-        let mut flags = vec![0u8; names.len()];
+        let mut flags = vec![0u32; names.len()];
         for s in &spec.accept {
             flags[state(s)? as usize] |= ACCEPT;
         }
         for s in &spec.orphan_states {
             flags[state(s)? as usize] |= ORPHAN;
         }
+        let mut trans = vec![NO_STEP; names.len() * COLS];
+        for (from, edges) in &spec.transitions {
+            let f = state(from)? as usize;
+            for (letter, to) in edges {
+                let t = state(to)? as usize;
+                trans[f * COLS + class_index(*letter)? as usize] =
+                    ((t * COLS) as u32) << FLAG_BITS | flags[t];
+            }
+        }
         Ok(Compiled {
             class_of,
             unit_group,
             unit_groups,
             trans,
-            start: state(&spec.start)?,
-            flags,
+            start_row: state(&spec.start)? as usize * COLS,
         })
     }
 
@@ -250,39 +273,56 @@ impl Compiled {
         }
     }
 
-    /// `_dfa_longest`: the end (bytes, chars) of the longest accepted prefix at `pos`, and
-    /// whether its last state is an orphan state; `None` if no prefix is accepted.
-    fn longest(&self, text: &str, pos: usize, cpos: usize) -> Option<(usize, usize, bool)> {
-        let b = text.as_bytes();
-        let mut state = self.start;
-        let mut best = None;
-        let (mut i, mut ci) = (pos, cpos);
-        while i < b.len() {
-            let (cp, mut len) = decode(b, i);
-            let mut clen = 1;
-            let mut cls = self.class_of.get(cp as usize).copied().unwrap_or(NO_CLASS);
-            if cls & UNIT_START != 0 {
-                cls &= !UNIT_START;
-                if let Some(u) = self.units_at(cp).iter().find(|u| u.at(b, i)) {
-                    (len, clen, cls) = (u.seq.len(), u.chars, u.class);
-                }
-            }
-            if cls == NO_CLASS {
-                break;
-            }
-            let next = self.trans[state as usize][cls as usize];
-            if next == NO_STATE {
-                break;
-            }
-            state = next;
-            i += len;
-            ci += clen;
-            let f = self.flags[state as usize];
-            if f & ACCEPT != 0 {
-                best = Some((i, ci, f & ORPHAN != 0));
+    /// The class of the character `cp` (`len` bytes) at byte `i`, a unit that starts
+    /// there read whole: (class, bytes, code points).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn class_at(&self, b: &[u8], i: usize, cp: u32, len: usize) -> (u8, usize, usize) {
+        let cls = self.class_of.get(cp as usize).copied().unwrap_or(NO_CLASS);
+        if cls & UNIT_START != 0 {
+            if let Some(u) = self.units_at(cp).iter().find(|u| u.at(b, i)) {
+                return (u.class, u.seq.len(), u.chars);
             }
         }
-        best
+        (cls & !UNIT_START, len, 1)
+    }
+
+    /// `_dfa_longest` from byte `i` (code point `ci`), whose character `cp` (`len` bytes)
+    /// the caller has decoded: the end (bytes, chars) of the longest accepted prefix, and
+    /// its last state's flags.
+    // Inlined into the token loop: the call and its result in memory cost more than a
+    // syllable's few steps.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn scan(&self, b: &[u8], mut i: usize, mut ci: usize, mut cp: u32, mut len: usize) -> Scan {
+        let mut row = self.start_row;
+        let (mut end, mut cend, mut flags) = (i, ci, 0);
+        loop {
+            let (cls, step, chars) = self.class_at(b, i, cp, len);
+            let next = self.trans[row + cls as usize];
+            if next == NO_STEP {
+                break;
+            }
+            i += step;
+            ci += chars;
+            row = (next >> FLAG_BITS) as usize;
+            if next & ACCEPT != 0 {
+                (end, cend, flags) = (i, ci, next & (ACCEPT | ORPHAN));
+            }
+            if i >= b.len() {
+                len = 0;
+                break;
+            }
+            (cp, len) = decode(b, i);
+        }
+        Scan {
+            end,
+            cend,
+            flags,
+            stop: i,
+            stop_cp: cp,
+            stop_len: len,
+        }
     }
 }
 
@@ -416,6 +456,8 @@ pub struct Syllabifier {
     schemas: Vec<Compiled>,
     schema_of: Vec<u8>, // code point -> index of the first schema claiming it
     leading_space: bool,
+    /// The token ends' loop, without leading spaces (whose runs it does not model).
+    fast: Option<Fast>,
 }
 
 impl Syllabifier {
@@ -439,10 +481,16 @@ impl Syllabifier {
                 }
             }
         }
+        let fast = if leading_space {
+            None
+        } else {
+            Fast::new(&schemas, &schema_of)
+        };
         Ok(Syllabifier {
             schemas,
             schema_of,
             leading_space,
+            fast,
         })
     }
 
@@ -459,17 +507,74 @@ impl Syllabifier {
         self.schema_for(c).is_some()
     }
 
+    /// The token that starts at byte `start` (code point `cstart`) and whose syllable
+    /// starts at `pos` (`cpos`) with the character `cp` (`len` bytes): `start` is before
+    /// `pos` only by a pending leading space. Also the character after the token when the
+    /// DFA decoded it already.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn token_at(
+        &self,
+        text: &str,
+        (start, cstart): (usize, usize),
+        (pos, cpos): (usize, usize),
+        (cp, len): (u32, usize),
+    ) -> (Token, Option<(u32, usize)>) {
+        let schema = match self.schema_of.get(cp as usize) {
+            Some(&k) if k != NO_SCHEMA => Some(&self.schemas[k as usize]),
+            _ => None,
+        };
+        match schema.map(|s| s.scan(text.as_bytes(), pos, cpos, cp, len)) {
+            Some(s) if s.flags != 0 => {
+                let ahead = (s.stop == s.end && s.stop_len != 0).then_some((s.stop_cp, s.stop_len));
+                let token = Token {
+                    start,
+                    end: s.end,
+                    char_start: cstart,
+                    char_end: s.cend,
+                    kind: if s.flags & ORPHAN != 0 {
+                        Kind::Orphan
+                    } else {
+                        Kind::Syllable
+                    },
+                };
+                (token, ahead)
+            }
+            _ => {
+                // No accepting state: one passthrough character (with its pending space).
+                let end = pos + len;
+                let all_space = text[start..end].chars().all(py_isspace);
+                let token = Token {
+                    start,
+                    end,
+                    char_start: cstart,
+                    char_end: cpos + 1,
+                    kind: if all_space {
+                        Kind::Whitespace
+                    } else {
+                        Kind::Passthrough
+                    },
+                };
+                (token, None)
+            }
+        }
+    }
+
     /// The tokens of `text`, calling `emit` for each (`_dfa_tokens` of `sgpe/syllables.py`).
+    // Inlined into each caller, so that `emit` is inlined into the loop: one call per token
+    // would cost as much as the token's DFA steps.
+    #[inline]
     pub fn for_each_token(&self, text: &str, mut emit: impl FnMut(Token)) {
         let b = text.as_bytes();
         let n = b.len();
         let (mut pos, mut cpos) = (0usize, 0usize);
+        // The character at `pos` and its length when the scan that stopped there decoded
+        // it: a syllable's end is read once, not again as the next token's start.
+        let mut ahead: Option<(u32, usize)> = None;
         while pos < n {
-            let Some(mut ch) = char::from_u32(decode(b, pos).0) else {
-                break;
-            };
+            let (mut cp, mut len) = ahead.take().unwrap_or_else(|| decode(b, pos));
             let (mut start, mut cstart) = (pos, cpos);
-            if self.leading_space && ls_whitespace(ch) {
+            if self.leading_space && cp < 0x80 && ls_whitespace(cp as u8 as char) {
                 // A run of the four characters: single tokens, except that its last one, a
                 // plain space with text after the run, joins the token that follows.
                 let mut run_end = pos;
@@ -496,43 +601,13 @@ impl Syllabifier {
                 cstart = cpos;
                 pos += 1;
                 cpos += 1;
-                let Some(next) = char::from_u32(decode(b, pos).0) else {
-                    break;
-                };
-                ch = next;
+                (cp, len) = decode(b, pos);
             }
-            let found = self.schema_for(ch).and_then(|s| s.longest(text, pos, cpos));
-            match found {
-                Some((end, cend, orphan)) => {
-                    emit(Token {
-                        start,
-                        end,
-                        char_start: cstart,
-                        char_end: cend,
-                        kind: if orphan { Kind::Orphan } else { Kind::Syllable },
-                    });
-                    pos = end;
-                    cpos = cend;
-                }
-                None => {
-                    // No accepting state: one passthrough character (with its pending space).
-                    let end = pos + ch.len_utf8();
-                    let all_space = text[start..end].chars().all(py_isspace);
-                    emit(Token {
-                        start,
-                        end,
-                        char_start: cstart,
-                        char_end: cpos + 1,
-                        kind: if all_space {
-                            Kind::Whitespace
-                        } else {
-                            Kind::Passthrough
-                        },
-                    });
-                    pos = end;
-                    cpos += 1;
-                }
-            }
+            let (token, next) = self.token_at(text, (start, cstart), (pos, cpos), (cp, len));
+            ahead = next;
+            pos = token.end;
+            cpos = token.char_end;
+            emit(token);
         }
     }
 
@@ -551,34 +626,39 @@ impl Syllabifier {
         let mut short = ShortTable::default();
         let mut long: HashMap<&'a str, u32, FxBuild> = HashMap::default();
         let mut distinct: Vec<&'a str> = Vec::new();
-        let mut index = Vec::with_capacity(text.len() / 4 + 1);
+        let mut index = Vec::with_capacity(text.len() / 3 + 1);
         let b = text.as_bytes();
-        self.for_each_token(text, |t| {
-            let len = t.end - t.start;
-            let next = distinct.len() as u32;
-            let k = if len <= 15 {
-                // The token's bytes, its length in the top byte: one 16-byte load where the
-                // text has 16 bytes from the token's start (nearly always), masked.
-                let word = match b.get(t.start..t.start + 16) {
-                    Some(w) => {
-                        let mut key = [0u8; 16];
-                        key.copy_from_slice(w);
-                        u128::from_le_bytes(key) & ((1u128 << (8 * len)) - 1)
-                    }
-                    None => {
-                        let mut key = [0u8; 16];
-                        key[..len].copy_from_slice(&b[t.start..t.end]);
-                        u128::from_le_bytes(key)
-                    }
+        let mut start = 0usize;
+        self.for_each_end::<true>(text, |chunk| {
+            for &end in chunk {
+                let end = end as usize;
+                let len = end - start;
+                let next = distinct.len() as u32;
+                let k = if len <= 15 {
+                    // The token's bytes, its length in the top byte: one 16-byte load where the
+                    // text has 16 bytes from the token's start (nearly always), masked.
+                    let word = match b.get(start..start + 16) {
+                        Some(w) => {
+                            let mut key = [0u8; 16];
+                            key.copy_from_slice(w);
+                            u128::from_le_bytes(key) & ((1u128 << (8 * len)) - 1)
+                        }
+                        None => {
+                            let mut key = [0u8; 16];
+                            key[..len].copy_from_slice(&b[start..end]);
+                            u128::from_le_bytes(key)
+                        }
+                    };
+                    short.get_or_insert(word | ((len as u128) << 120), next)
+                } else {
+                    *long.entry(&text[start..end]).or_insert(next)
                 };
-                short.get_or_insert(word | ((len as u128) << 120), next)
-            } else {
-                *long.entry(&text[t.start..t.end]).or_insert(next)
-            };
-            if k == next {
-                distinct.push(&text[t.start..t.end]);
+                if k == next {
+                    distinct.push(&text[start..end]);
+                }
+                index.push(k);
+                start = end;
             }
-            index.push(k);
         });
         Interned { distinct, index }
     }

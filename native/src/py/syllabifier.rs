@@ -108,14 +108,7 @@ impl PySyllabifier {
     #[allow(clippy::cast_possible_truncation)] // short_text: every offset fits in u32
     fn bounds(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
         let s = short_text(text, "bounds")?;
-        py.allow_threads(|| {
-            guarded("bounds", || {
-                let mut out = Vec::with_capacity(s.len() / 4 + 1);
-                self.inner
-                    .for_each_token(s, |t| out.push(t.char_end as u32));
-                out
-            })
-        })
+        py.allow_threads(|| guarded("bounds", || self.inner.ends::<false>(s)))
     }
 
     /// Every token's end as a flat array of little-endian u32 (`array("I", ...)` reads
@@ -130,17 +123,21 @@ impl PySyllabifier {
         utf8: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let s = short_text(text, "offsets")?;
-        let out = py.allow_threads(|| {
+        let ends = py.allow_threads(|| {
             guarded("offsets", || {
-                let mut out = Vec::with_capacity(s.len() + 4);
-                self.inner.for_each_token(s, |t| {
-                    let end = if utf8 { t.end } else { t.char_end };
-                    out.extend_from_slice(&(end as u32).to_le_bytes());
-                });
-                out
+                if utf8 {
+                    self.inner.ends::<true>(s)
+                } else {
+                    self.inner.ends::<false>(s)
+                }
             })
         })?;
-        Ok(PyBytes::new(py, &out))
+        PyBytes::new_with(py, 4 * ends.len(), |out| {
+            for (to, end) in out.chunks_exact_mut(4).zip(&ends) {
+                to.copy_from_slice(&end.to_le_bytes());
+            }
+            Ok(())
+        })
     }
 
     /// `syllabify` of each text, on all cores (rayon), without the GIL.
