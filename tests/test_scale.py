@@ -468,6 +468,29 @@ def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_batch_encode_gives_the_writer_the_ids_of_the_lists(si_dev):
+    """The writers' batches (sgpe/corpus/encoding.py, encode_batch): an SGPE vocabulary's
+    flat ids turned into each output type give the bytes of ``array(type, ids)`` of its
+    lists, and the same offsets; a tokenizer without the flat form (byte-level BPE:
+    ``encode`` only) gives its lists' ids the same way."""
+    from array import array
+    from itertools import accumulate, chain
+
+    from sgpe.corpus.encoding import encode_batch
+    from sgpe.shipped import DEFAULT_SGPE
+
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:1000]
+    vocab_dir = Path(DEFAULT_SGPE).parent
+    for tok in (sgpe.load(DEFAULT_SGPE), sgpe.load(vocab_dir / "bytebpe_4k.json")):
+        lists = [tok.encode(x) for x in lines]
+        offsets = array("q", accumulate(map(len, lists), initial=0))
+        for typecode in ("i", "I", "H"):
+            data, got = encode_batch(tok, lines, typecode)
+            assert data == array(typecode, chain.from_iterable(lists)).tobytes()
+            assert got == offsets and got.typecode == "q"
+        assert max(chain.from_iterable(lists)) > 255  # ids that need both bytes of a uint16
+
+
 def test_batch_encode_of_documents_in_memory(si_dev, tmp_path):
     """Any iterable of strings (a list, a generator, a datasets column) encodes to the same
     files as the text file of the same lines, in one process or on a pool."""
