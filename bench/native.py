@@ -115,6 +115,22 @@ def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int
     return chars / statistics.median(times) / 1e6
 
 
+def _interleaved_rates(
+    chars: int, makes: dict[str, Callable[[], Callable[[], Any]]], repeats: int
+) -> dict[str, float]:
+    """:func:`_median_rate` of each, their runs interleaved (one of each per round): the
+    2/1 thread ratios of a shared machine then compare runs of the same moments, not one
+    block of runs against a later one."""
+    times: dict[str, list[float]] = {name: [] for name in makes}
+    for _ in range(repeats):
+        for name, make in makes.items():
+            work = make()
+            t0 = time.perf_counter()
+            work()
+            times[name].append(time.perf_counter() - t0)
+    return {name: chars / statistics.median(t) / 1e6 for name, t in times.items()}
+
+
 def _python_syllabifier() -> Any:
     """A syllabifier of the Python engine, made under ``SGPE_ENGINE=python`` (the only
     switch, sgpe/engine.py) and kept after the variable is restored."""
@@ -273,11 +289,18 @@ def measure_batch(lines: list[str], repeats: int) -> dict[str, float]:
     flat_want = [i for ids_of in want for i in ids_of]
     assert ids.tolist() == flat_want and flat(1)()[0] == ids, "the flat form disagrees"
     assert offsets[-1] == len(ids) and len(offsets) == len(lines) + 1
+    threads = _interleaved_rates(
+        n,
+        {
+            "sgpe native 1 thread": partial(native, 1),
+            "sgpe native 2 threads": partial(native, 2),
+            "sgpe native flat 1 thread": partial(flat, 1),
+            "sgpe native flat 2 threads": partial(flat, 2),
+        },
+        repeats,
+    )
     return {
-        "sgpe native 1 thread": _median_rate(n, partial(native, 1), repeats),
-        "sgpe native 2 threads": _median_rate(n, partial(native, 2), repeats),
-        "sgpe native flat 1 thread": _median_rate(n, partial(flat, 1), repeats),
-        "sgpe native flat 2 threads": _median_rate(n, partial(flat, 2), repeats),
+        **threads,
         "sgpe python": _median_rate(n, python, repeats),
         "sgpe native warm": _median_rate(n, warm, repeats),
         "tiktoken o200k batch": _median_rate(
