@@ -342,8 +342,9 @@ class Tokenizer:
         ``ids[offsets[k]:offsets[k + 1]]``. Both are buffers: ``ids.tobytes()`` for a
         file, ``numpy.frombuffer(ids, numpy.uint32)`` for an array without a copy.
 
-        Under the native engine the whole batch, the copy into ``ids`` included, runs in
-        Rust on ``threads`` threads (default: all cores) without the GIL; the Python engine
+        Under the native engine the batch, the copy into ``ids`` included, runs in Rust on
+        ``threads`` threads (default: all cores) without the GIL, which it takes only to
+        read the texts and to make the two arrays from their bytes; the Python engine
         (``threads`` unused) and a text with a lone surrogate give the arrays of
         :meth:`encode_batch`'s lists, and raise what it raises."""
         pre = self.prepend_space if prepend_space is None else prepend_space

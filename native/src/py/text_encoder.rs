@@ -264,10 +264,11 @@ impl PyTextEncoder {
     /// `encode_batch` as two flat buffers, with no Python object per id: every text's ids
     /// one after the other (little-endian u32, for `array("I")`) and where each text's
     /// ids start (little-endian u64, one more than the texts: text `k` is
-    /// `ids[offsets[k]:offsets[k + 1]]`). The GIL is released for the whole work, the copy
-    /// into the Python buffer included, so two threads share nothing but the piece
-    /// cache. None (the caller's Python path then answers, and raises) when an id is -1:
-    /// an unsigned buffer cannot hold it.
+    /// `ids[offsets[k]:offsets[k + 1]]`). The GIL is taken only to read the texts and to
+    /// make the two `bytes` objects: the encoding and the copy into the new object run on
+    /// the pool without it, so no thread waits for it as `encode_batch`'s lists do. None
+    /// (the caller's Python path then answers, and raises) when an id is -1: an unsigned
+    /// buffer cannot hold it.
     #[pyo3(signature = (texts, prepend_space, threads=None))]
     fn encode_batch_flat<'py>(
         &self,
