@@ -22,12 +22,14 @@ of ``--repeats`` runs:
   SGPE under both engines (``SGPE_ENGINE``), tiktoken ``o200k_base`` (``encode_ordinary``);
 * **batch**: ``encode_batch`` of all lines, a fresh tokenizer (cold caches) per run: the
   native encoder on a pool of one thread and of two (``TextEncoder.encode_batch(threads=)``,
-  the same code), the Python engine's ``encode_batch``, and tiktoken's
-  ``encode_ordinary_batch`` (its own threads); warm: the native call again, every piece cached.
-  Beside the 2/1 ratio, what the machine gives two threads at that moment (two independent
-  native calls on two threads against one after the other: the ceiling of any 2/1 ratio on
-  a shared machine) and the CPU seconds per wall second of the one-thread batch (about 1:
-  one thread does all the work, the Python lists included).
+  the same code), the flat form on one thread and two (``Tokenizer.encode_batch_flat``:
+  one array of ids and offsets, no Python object per id, no GIL taken), the Python
+  engine's ``encode_batch``, and tiktoken's ``encode_ordinary_batch`` (its own threads);
+  warm: the native call again, every piece cached. Beside the two 2/1 ratios, what the
+  machine gives two threads at that moment (two independent native calls on two threads
+  against one after the other: the ceiling of any 2/1 ratio on a shared machine) and the
+  CPU seconds per wall second of the one-thread batch (about 1: one thread does all the
+  work, the Python lists included).
 
 Then training, whole processes as a user runs them on ``si_train.txt`` to ``--train-vocab``
 tokens, medians of ``--train-repeats`` runs, the trainers' runs interleaved so that a busy
@@ -125,6 +127,22 @@ def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int
     return chars / statistics.median(times) / 1e6
 
 
+def _interleaved_rates(
+    chars: int, makes: dict[str, Callable[[], Callable[[], Any]]], repeats: int
+) -> dict[str, float]:
+    """:func:`_median_rate` of each, their runs interleaved (one of each per round): the
+    2/1 thread ratios of a shared machine then compare runs of the same moments, not one
+    block of runs against a later one."""
+    times: dict[str, list[float]] = {name: [] for name in makes}
+    for _ in range(repeats):
+        for name, make in makes.items():
+            work = make()
+            t0 = time.perf_counter()
+            work()
+            times[name].append(time.perf_counter() - t0)
+    return {name: chars / statistics.median(t) / 1e6 for name, t in times.items()}
+
+
 def measure(text: str, repeats: int) -> dict[str, float]:
     from sgpe import engine
 
@@ -164,6 +182,8 @@ ONE_THREAD = ("sgpe native", "sgpe python", "tiktoken o200k")
 BATCH = (
     "sgpe native 1 thread",
     "sgpe native 2 threads",
+    "sgpe native flat 1 thread",
+    "sgpe native flat 2 threads",
     "sgpe python",
     "sgpe native warm",
     "tiktoken o200k batch",
@@ -240,6 +260,11 @@ def measure_batch(lines: list[str], repeats: int) -> dict[str, float]:
         tok = sgpe.Tokenizer.load(VOCAB)
         return partial(tok._native_pieces.encode_batch, lines, tok.prepend_space, threads)
 
+    def flat(threads: int) -> Callable[[], Any]:
+        tok = sgpe.Tokenizer.load(VOCAB)
+        assert tok._native_pieces is not None  # built outside the timing, as in native()
+        return partial(tok.encode_batch_flat, lines, threads=threads)
+
     def python() -> Callable[[], Any]:
         tok = sgpe.Tokenizer.load(VOCAB)
         tok._native_pieces = None  # the Python engine's path
@@ -253,9 +278,22 @@ def measure_batch(lines: list[str], repeats: int) -> dict[str, float]:
     enc = load_encoding("o200k_base")
     want = python()()
     assert native(2)() == want and native(1)() == want, "the engines disagree"
+    ids, offsets = flat(2)()
+    flat_want = [i for ids_of in want for i in ids_of]
+    assert ids.tolist() == flat_want and flat(1)()[0] == ids, "the flat form disagrees"
+    assert offsets[-1] == len(ids) and len(offsets) == len(lines) + 1
+    threads = _interleaved_rates(
+        n,
+        {
+            "sgpe native 1 thread": partial(native, 1),
+            "sgpe native 2 threads": partial(native, 2),
+            "sgpe native flat 1 thread": partial(flat, 1),
+            "sgpe native flat 2 threads": partial(flat, 2),
+        },
+        repeats,
+    )
     return {
-        "sgpe native 1 thread": _median_rate(n, partial(native, 1), repeats),
-        "sgpe native 2 threads": _median_rate(n, partial(native, 2), repeats),
+        **threads,
         "sgpe python": _median_rate(n, python, repeats),
         "sgpe native warm": _median_rate(n, warm, repeats),
         "tiktoken o200k batch": _median_rate(
@@ -466,6 +504,8 @@ def run(args: argparse.Namespace) -> int:
         / one["sgpe python"]["encode"],
         "batch, native 2 threads / 1 thread": batch["sgpe native 2 threads"]
         / batch["sgpe native 1 thread"],
+        "flat batch, 2 threads / 1 thread": batch["sgpe native flat 2 threads"]
+        / batch["sgpe native flat 1 thread"],
     }
     capacity = measure_capacity(si_dev.read_text(encoding="utf-8"), args.repeats)
     print(capacity, flush=True)

@@ -19,10 +19,12 @@ the literal string ``[UNK]`` in the input is ordinary text.
 
 from __future__ import annotations
 
+import sys
 import time
+from array import array
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from itertools import chain
+from itertools import accumulate, chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -55,6 +57,18 @@ _PIECE_CACHE_LIMIT = 500_000  # pieces whose ids are remembered (then the cache 
 # character is a token of its own, so only the bytes of multi-byte UTF-8 sequences are
 # needed (continuation bytes 80..BF and lead bytes C2..F4; C0, C1 and F5..FF never occur).
 FALLBACK_BYTES = tuple(range(0x80, 0xC0)) + tuple(range(0xC2, 0xF5))
+
+
+def _flat_arrays(buffers: tuple[bytes, bytes] | None) -> tuple[array[int], array[int]] | None:
+    """The native flat form's buffers (little-endian uint32 ids, uint64 offsets) as the
+    arrays of :meth:`Tokenizer.encode_batch_flat`; None (an id of -1) stays None."""
+    if buffers is None:
+        return None
+    ids, offsets = array("I", buffers[0]), array("q", buffers[1])
+    if sys.byteorder == "big":  # the native core writes little-endian
+        ids.byteswap()
+        offsets.byteswap()
+    return ids, offsets
 
 
 class Tokenizer:
@@ -385,6 +399,47 @@ class Tokenizer:
             cache.update(zip(new, self._encode_new_pieces(list(new))))
         get = cache.__getitem__
         return [list(chain.from_iterable(map(get, pieces))) for pieces in pieces_of]
+
+    def encode_batch_flat(
+        self,
+        texts: Sequence[str],
+        *,
+        prepend_space: bool | None = None,
+        threads: int | None = None,
+    ) -> tuple[array[int], array[int]]:
+        """:meth:`encode_batch` as two flat arrays, with no Python object per id: ``ids``
+        (``array("I")``, uint32), every text's ids one after the other, and ``offsets``
+        (``array("q")``, int64, one more entry than ``texts``): text ``k``'s ids are
+        ``ids[offsets[k]:offsets[k + 1]]``. Both are buffers: ``ids.tobytes()`` for a
+        file, ``numpy.frombuffer(ids, numpy.uint32)`` for an array without a copy.
+
+        Under the native engine the batch, the copy into ``ids`` included, runs in Rust on
+        ``threads`` threads (default: all cores) without the GIL, which it takes only to
+        read the texts and to make the two arrays from their bytes; the Python engine
+        (``threads`` unused) and a text with a lone surrogate give the arrays of
+        :meth:`encode_batch`'s lists, and raise what it raises."""
+        pre = self.prepend_space if prepend_space is None else prepend_space
+        if threads is not None and (isinstance(threads, bool) or threads < 1):
+            raise ValueError(f"threads must be at least 1 (or None: all cores), got {threads!r}")
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)  # any iterable, read once: both paths take the list
+        return dispatch(
+            self._native_pieces,
+            lambda native: _flat_arrays(native.encode_batch_flat(texts, pre, threads)),
+            lambda: self._encode_batch_flat(texts, pre),
+        )
+
+    def _encode_batch_flat(self, texts: Sequence[str], pre: bool) -> tuple[array[int], array[int]]:
+        """The Python reference of :meth:`encode_batch_flat`."""
+        lists = self._encode_batch(texts, pre)
+        try:
+            ids = array("I", chain.from_iterable(lists))
+        except OverflowError:
+            raise ValueError(
+                "encode_batch_flat: this vocabulary spells a character with a byte token or "
+                "[UNK] it lacks (id -1), which the uint32 ids cannot hold; use encode_batch"
+            ) from None
+        return ids, array("q", accumulate(map(len, lists), initial=0))
 
     def _encode_new_pieces(self, pieces: list[str]) -> list[list[int]]:
         """The ids of pieces not cached yet: natively on all cores where there is a native

@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -496,9 +497,13 @@ def test_encode_of_generated_text(texts: list[str], variant: str) -> None:
                 native.encode(text)
             with pytest.raises(UnicodeEncodeError):
                 native.encode_batch(texts)
+            for tok in (native, python):
+                with pytest.raises(UnicodeEncodeError):
+                    tok.encode_batch_flat(texts)
             return
         assert native.encode(text) == want
     assert native.encode_batch(texts) == python.encode_batch(texts)
+    assert _per_text(*native.encode_batch_flat(texts)) == python.encode_batch(texts)
 
 
 def test_encode_batch_threads_must_be_positive() -> None:
@@ -508,6 +513,89 @@ def test_encode_batch_threads_must_be_positive() -> None:
     assert tok._native_pieces.encode_batch([], True, 1) == []
     texts = ["x", "", "ශ්‍රී ලංකාව"]
     assert tok.encode_batch(iter(texts)) == [tok.encode(t) for t in texts]
+
+
+def _per_text(ids: Any, offsets: Any) -> list[list[int]]:
+    """The flat form cut back into each text's ids, after checking its shape."""
+    assert (ids.typecode, offsets.typecode) == ("I", "q")
+    assert offsets[0] == 0 and offsets[-1] == len(ids)
+    return [ids[a:b].tolist() for a, b in pairwise(offsets)]
+
+
+@pytest.mark.parametrize("variant", ["shipped", "unk", "no prepend", "paper", "paper unk"])
+def test_encode_batch_flat_is_encode_batch(shared_corpora: Path, variant: str) -> None:
+    """encode_batch_flat of both engines (native on all cores, one thread, two) cut at its
+    offsets gives encode_batch's lists exactly, on real lines of si_dev, hi_dev and a
+    multi/ file, with the vocabulary's prepend_space and without."""
+    native, python = _variant(variant, False), _variant(variant, True)
+    for name in ["si_dev.txt", "hi_dev.txt", "multi/ta.txt"]:
+        with (shared_corpora / name).open(encoding="utf-8") as f:
+            lines = [line.rstrip("\n") for _, line in zip(range(400), f)]
+        lines[5:5] = ["", "", " "]  # empty texts inside the batch
+        want = python.encode_batch(lines)
+        assert sum(map(len, want)) > 5_000  # real text, not a stub
+        assert _per_text(*python.encode_batch_flat(lines)) == want
+        for threads in (None, 1, 2):
+            ids, offsets = native.encode_batch_flat(lines, threads=threads)
+            assert _per_text(ids, offsets) == want
+            assert offsets[5] == offsets[6] == offsets[7] < offsets[8]  # "", "", " "
+        bare = python.encode_batch(lines, prepend_space=False)
+        for tok in (native, python):
+            assert _per_text(*tok.encode_batch_flat(lines, prepend_space=False)) == bare
+
+
+def test_encode_batch_flat_of_nothing() -> None:
+    """An empty batch has one offset; empty texts have no ids; any iterable is read once."""
+    for python in (False, True):
+        tok = _variant("shipped", python)
+        ids, offsets = tok.encode_batch_flat([])
+        assert (ids.typecode, ids.tolist(), offsets.typecode, offsets.tolist()) == (
+            "I", [], "q", [0]
+        )  # fmt: skip
+        ids, offsets = tok.encode_batch_flat(["", ""], threads=1)
+        assert (ids.tolist(), offsets.tolist()) == ([], [0, 0, 0])
+        texts = ["x", "", "ශ්‍රී ලංකාව"]
+        ids, offsets = tok.encode_batch_flat(iter(texts))
+        assert _per_text(ids, offsets) == [tok.encode(t) for t in texts]
+        for threads in (0, -1, True):
+            with pytest.raises(ValueError, match="threads must be at least 1"):
+                tok.encode_batch_flat(["x"], threads=threads)
+
+
+@pytest.mark.parametrize("variant", ["shipped", "unk", "paper", "paper unk"])
+def test_encode_batch_flat_of_a_lone_surrogate(variant: str) -> None:
+    """A lone surrogate leaves the batch to the Python path, as in encode_batch, which
+    raises UnicodeEncodeError (a character is looked up or spelled in UTF-8): the flat
+    form raises it too, on both engines."""
+    texts = ["ක ක", "ක\ud800 ක", "x"]
+    for python in (False, True):
+        tok = _variant(variant, python)
+        with pytest.raises(UnicodeEncodeError):
+            tok.encode_batch(texts)
+        with pytest.raises(UnicodeEncodeError):
+            tok.encode_batch_flat(texts)
+        assert _per_text(*tok.encode_batch_flat(texts[::2])) == tok.encode_batch(texts[::2])
+
+
+def test_encode_batch_flat_refuses_an_id_of_minus_one() -> None:
+    """A byte token the vocabulary lacks is -1 in encode_batch's lists (both engines); the
+    uint32 flat form cannot hold it, and both engines say so. (A vocabulary that passes
+    its checks has every byte token it needs: the byte ids are emptied here by hand.)"""
+    import sgpe
+    from sgpe._files import read_json
+
+    data = read_json(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    texts = ["ක", "ක \U0001f600"]
+    for python in (False, True):
+        tok = sgpe.Tokenizer.from_dict(data)
+        tok._byte_ids = [-1] * 256
+        if python:
+            tok._native_pieces = None
+        else:
+            assert tok._native_pieces is not None
+        assert tok.encode_batch(texts)[1][-4:] == [-1] * 4
+        with pytest.raises(ValueError, match=r"id -1.*use encode_batch"):
+            tok.encode_batch_flat(texts)
 
 
 # ---------------------------------------------------------------------------- offsets

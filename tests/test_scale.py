@@ -468,6 +468,29 @@ def test_batch_encode_writes_every_document_in_order(si_dev, tmp_path, suffix):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_batch_encode_gives_the_writer_the_ids_of_the_lists(si_dev):
+    """The writers' batches (sgpe/corpus/encoding.py, encode_batch): an SGPE vocabulary's
+    flat ids turned into each output type give the bytes of ``array(type, ids)`` of its
+    lists, and the same offsets; a tokenizer without the flat form (byte-level BPE:
+    ``encode`` only) gives its lists' ids the same way."""
+    from array import array
+    from itertools import accumulate, chain
+
+    from sgpe.corpus.encoding import encode_batch
+    from sgpe.shipped import DEFAULT_SGPE
+
+    lines = si_dev.read_text(encoding="utf-8").split("\n")[:1000]
+    vocab_dir = Path(DEFAULT_SGPE).parent
+    for tok in (sgpe.load(DEFAULT_SGPE), sgpe.load(vocab_dir / "bytebpe_4k.json")):
+        lists = [tok.encode(x) for x in lines]
+        offsets = array("q", accumulate(map(len, lists), initial=0))
+        for typecode in ("i", "I", "H"):
+            data, got = encode_batch(tok, lines, typecode)
+            assert data == array(typecode, chain.from_iterable(lists)).tobytes()
+            assert got == offsets and got.typecode == "q"
+        assert max(chain.from_iterable(lists)) > 255  # ids that need both bytes of a uint16
+
+
 def test_batch_encode_of_documents_in_memory(si_dev, tmp_path):
     """Any iterable of strings (a list, a generator, a datasets column) encodes to the same
     files as the text file of the same lines, in one process or on a pool."""
@@ -902,3 +925,44 @@ def test_encode_command_line_errors(tmp_path):
         "--out", str(tmp_path / "one.npy"), "--resume",
     )  # fmt: skip
     assert code == 2 and "resuming needs one output per corpus file" in err
+
+
+_FORK_AFTER_BATCH = """
+import pathlib, sys, tempfile
+import sgpe
+from sgpe.corpus.counting import start_method
+from sgpe.corpus.encoding import encode_corpus
+if __name__ == "__main__":
+    vocab = str(sgpe.shipped.path_of("sgpe-4k"))
+    lines = open(sys.argv[1], encoding="utf-8").read().splitlines()[:2000]
+    before = start_method()
+    sgpe.load(vocab).encode_batch(lines)
+    after = start_method()
+    out = pathlib.Path(tempfile.mkdtemp()) / "ids.npy"
+    print(before, after, *encode_corpus(vocab, sys.argv[1], out, workers=2, serial_bytes=0))
+"""
+
+
+@pytest.mark.native
+def test_a_pool_after_a_native_batch_does_not_hang(tmp_path: Path, shared_corpora: Path) -> None:
+    """A native ``encode_batch`` starts the rayon pool's threads, which ``threading`` does
+    not see: a pool forked after it waited forever for threads its children do not have.
+    The start method counts the process's threads, so the pool is started by forkserver."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fork_after_batch.py"
+    script.write_text(_FORK_AFTER_BATCH, encoding="utf-8")
+    corpus = shared_corpora / "si_dev.txt"
+    done = subprocess.run(
+        [sys.executable, str(script), str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "SGPE_ENGINE": "native"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after, documents, tokens = done.stdout.split()
+    assert (before, after) == ("fork", "forkserver")
+    assert int(documents) == len(corpus.read_text(encoding="utf-8").splitlines())
+    assert int(tokens) > 0

@@ -363,6 +363,22 @@ fn piece_hash(piece: &str) -> (u64, usize) {
     (h, (h >> 32) as usize % PIECE_SHARDS)
 }
 
+/// The ids of a run of consecutive texts of a batch, one text after the other in one
+/// buffer (no allocation per text), and where each text's ids end in it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IdRun {
+    pub ids: Vec<u32>,
+    pub ends: Vec<usize>,
+}
+
+impl IdRun {
+    /// Each text's ids, in order.
+    pub fn texts(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.ids[a..b])
+    }
+}
+
 /// Pieces whose ids are remembered (`_PIECE_CACHE_LIMIT` in `sgpe/tokenizer.py`).
 const PIECE_CACHE_LIMIT: usize = 500_000;
 /// Units whose ids are remembered per thread (`_UNIT_CACHE_LIMIT` in
@@ -544,22 +560,31 @@ impl TextEncoder {
     /// shards, encode each new piece of all chunks once; (3) in parallel over chunks, put
     /// each text's ids together; (4) in parallel over shards, cache the new pieces.
     pub fn encode_batch(&self, texts: &[&str]) -> Vec<Vec<u32>> {
+        self.encode_batch_flat(texts)
+            .into_iter()
+            .flat_map(|run| run.texts().map(<[u32]>::to_vec).collect::<Vec<_>>())
+            .collect()
+    }
+
+    /// [`TextEncoder::encode_batch`] as runs of consecutive texts, in the texts' order,
+    /// each run's ids in one buffer (see [`IdRun`]).
+    pub fn encode_batch_flat(&self, texts: &[&str]) -> Vec<IdRun> {
         let done = Mutex::new(Vec::new());
-        self.encode_batch_with(texts, |k, ids| {
+        self.encode_batch_with(texts, |k, run| {
             done.lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push((k, ids));
+                .push((k, run));
         });
         let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
         done.sort_unstable_by_key(|&(k, _)| k);
-        done.into_iter().flat_map(|(_, ids)| ids).collect()
+        done.into_iter().map(|(_, run)| run).collect()
     }
 
     /// [`TextEncoder::encode_batch`] handing each chunk's ids to `emit` as soon as they
-    /// are ready: `emit(k, ids)` for the `k`-th run of consecutive texts (in any order of
+    /// are ready: `emit(k, run)` for the `k`-th run of consecutive texts (in any order of
     /// `k`; the runs cover the texts in order). The caller can turn one chunk into Python
     /// lists while the threads still work on the others.
-    pub fn encode_batch_with(&self, texts: &[&str], emit: impl Fn(usize, Vec<Vec<u32>>) + Sync) {
+    pub fn encode_batch_with(&self, texts: &[&str], emit: impl Fn(usize, IdRun) + Sync) {
         let mut cache = self.piece_cache();
         let threads = rayon::current_num_threads();
         let chunk = texts.len().div_ceil(4 * threads).max(1);
@@ -614,23 +639,23 @@ impl TextEncoder {
                 .collect();
             // (3) each text's ids, a chunk at a time.
             found.par_iter().enumerate().for_each(|(k, (pieces, _))| {
-                let ids = pieces
-                    .iter()
-                    .map(|ps| {
-                        let mut out = Vec::with_capacity(ps.len() * 2);
-                        for p in ps {
-                            match *p {
-                                Piece::Known(ids) => out.extend_from_slice(ids),
-                                Piece::New(p, h, k) => match new_by_shard[k].get(p, h) {
-                                    Some(ids) => out.extend_from_slice(ids),
-                                    None => self.encode_piece(p, &mut out),
-                                },
-                            }
+                let mut run = IdRun {
+                    ids: Vec::with_capacity(pieces.iter().map(|ps| ps.len() * 2).sum()),
+                    ends: Vec::with_capacity(pieces.len()),
+                };
+                for ps in pieces {
+                    for p in ps {
+                        match *p {
+                            Piece::Known(ids) => run.ids.extend_from_slice(ids),
+                            Piece::New(p, h, k) => match new_by_shard[k].get(p, h) {
+                                Some(ids) => run.ids.extend_from_slice(ids),
+                                None => self.encode_piece(p, &mut run.ids),
+                            },
                         }
-                        out
-                    })
-                    .collect();
-                emit(k, ids);
+                    }
+                    run.ends.push(run.ids.len());
+                }
+                emit(k, run);
             });
             new_by_shard
         };

@@ -2,7 +2,7 @@
 //! `bpe_heap` and `bpe_with_sizes` do in sgpe/hierarchical/). The encoder against the
 //! Python engine on real text is tests/test_native.py.
 
-use _native::encoder::{bpe_heap, bpe_rescan, Ranks};
+use _native::encoder::{bpe_heap, bpe_rescan, IdRun, Ranks};
 
 fn ranks(rules: &[((u32, u32), u32)]) -> Ranks {
     rules
@@ -66,4 +66,17 @@ fn piece_store_tells_apart_pieces_with_one_hash() {
     assert_eq!(all, [("ක", &[1, 2][..]), ("කා", &[3][..]), ("", &[][..])]);
     store.clear();
     assert!(store.is_empty() && store.get("ක", 7).is_none());
+}
+
+/// A run of a batch's texts in one buffer: each text's ids are cut at its end, empty texts
+/// included (`encode_batch` gives these lists, `encode_batch_flat` the buffer).
+#[test]
+fn id_run_cuts_each_text_at_its_end() {
+    let run = IdRun {
+        ids: vec![7, 8, 9, 4],
+        ends: vec![0, 3, 3, 4],
+    };
+    let texts: Vec<&[u32]> = run.texts().collect();
+    assert_eq!(texts, [&[][..], &[7, 8, 9], &[], &[4]]);
+    assert_eq!(IdRun::default().texts().count(), 0);
 }

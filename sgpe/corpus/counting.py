@@ -238,14 +238,24 @@ def start_method() -> str:
     """How worker processes start. ``fork`` when this process has a single thread: it is
     fast and does not run the caller's main module again (``spawn`` and ``forkserver``
     import it in every worker, which fails for a script read from stdin and re-runs an
-    unguarded script). With other threads alive (a run's heartbeat) forking could copy a
-    lock another thread holds, so then ``forkserver`` (or ``spawn``) is used."""
-    import threading
-
+    unguarded script). With other threads alive (a run's heartbeat, or the native core's
+    rayon pool after an ``encode_batch``) forking could copy a lock another thread holds,
+    and a forked child waits for pool threads it does not have; then ``forkserver`` (or
+    ``spawn``) is used. The threads are the operating system's (``/proc/self/task``), as
+    ``threading`` sees only Python's."""
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    if "fork" in methods and _os_threads() == 1:
         return "fork"
     return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def _os_threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:  # not Linux: the Python threads are all we can see
+        import threading
+
+        return threading.active_count()
 
 
 def _pool(workers: int, pattern: str, prefix: str, flush_pieces: int) -> Any:

@@ -96,7 +96,7 @@ Batch = list[str] | tuple[bytes, str, int, int]
 TEXT_BATCH_BYTES = 1 << 19
 
 
-def _encode_batch_in_worker(batch: Batch, typecode: str) -> tuple[bytes, list[int]]:
+def _encode_batch_in_worker(batch: Batch, typecode: str) -> tuple[bytes, array[int]]:
     return encode_batch(_WORKER["tok"], _documents(batch), typecode)
 
 
@@ -106,12 +106,37 @@ def _documents(batch: Batch) -> list[str]:
     return batch if isinstance(batch, list) else segment_lines(*batch)
 
 
-def encode_batch(tok: Any, docs: Sequence[str], typecode: str = "i") -> tuple[bytes, list[int]]:
+def encode_batch(tok: Any, docs: Sequence[str], typecode: str = "i") -> tuple[bytes, array[int]]:
     """The ids of the documents as machine integers of ``typecode`` (an :mod:`array` type
-    code: ``i`` int32, ``H`` uint16, ``I`` uint32), and each document's number of ids."""
+    code: ``i`` int32, ``H`` uint16, ``I`` uint32), and where each document's ids start
+    (int64, one more than the documents). An SGPE vocabulary gives them flat
+    (:meth:`sgpe.tokenizer.Tokenizer.encode_batch_flat`: no Python object per id); other
+    tokenizers give lists of ids."""
+    flat = getattr(tok, "encode_batch_flat", None)
+    if flat is not None:
+        ids, offsets = flat(docs)
+        return _as_typecode(ids, typecode), offsets
     many = getattr(tok, "encode_batch", None)
     lists = many(docs) if many is not None else [tok.encode(d) for d in docs]
-    return array(typecode, chain.from_iterable(lists)).tobytes(), list(map(len, lists))
+    data = array(typecode, chain.from_iterable(lists)).tobytes()
+    return data, array("q", accumulate(map(len, lists), initial=0))
+
+
+def _as_typecode(ids: array[int], typecode: str) -> bytes:
+    """The bytes of ``array(typecode, ids)`` from uint32 ids, without a Python int per id.
+    The writer's type holds every id of the vocabulary (:func:`_typecode`): four-byte types
+    (int32 too: ids are below 2**31) have the same bytes; uint16 ids are the low two
+    bytes of each four."""
+    if array(typecode).itemsize == ids.itemsize:
+        return ids.tobytes()
+    if typecode != "H" or ids.itemsize != 4:
+        return array(typecode, ids).tobytes()
+    data = ids.tobytes()
+    low = 0 if sys.byteorder == "little" else 2
+    out = bytearray(len(data) // 2)
+    out[0::2] = data[low::4]
+    out[1::2] = data[low + 1 :: 4]
+    return bytes(out)
 
 
 def _batches(files: list[Path], max_line_bytes: int) -> Iterator[tuple[Batch, int, int]]:
@@ -210,22 +235,24 @@ class _Writer:
             self.raw = open(self.tmp, "wb")  # noqa: SIM115 (closed in commit/abort)
             self.raw.write(bytes(_NPY_HEADER_BYTES))
 
-    def add(self, data: bytes, lengths: list[int]) -> None:
+    def add(self, data: bytes, offsets: array[int]) -> None:
+        """A batch: its ids (of :attr:`typecode`) and where each document's ids start in
+        them (one more than the documents, from 0)."""
         n = len(data) // self.itemsize
-        self.documents += len(lengths)
+        self.documents += len(offsets) - 1
         self.tokens += n
         if self.kind == ".parquet":
             import numpy as np
             import pyarrow as pa
 
-            offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
-            np.cumsum(lengths, out=offsets[1:])
+            starts = np.asarray(offsets, dtype=np.int32)
             flat = np.frombuffer(data, dtype=np.int32)
-            column = pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
+            column = pa.ListArray.from_arrays(pa.array(starts), pa.array(flat))
             self.pq_writer.write_table(pa.Table.from_arrays([column], schema=self.schema))
         else:
             self.raw.write(data)
-            self.offsets.extend(islice(accumulate(lengths, initial=self.offsets[-1]), 1, None))
+            base = self.offsets[-1]
+            self.offsets.extend(base + start for start in islice(offsets, 1, None))
 
     def commit(self) -> None:
         if self.kind == ".parquet":
@@ -337,7 +364,7 @@ def encode_corpus(
     sink = _Sink(Path(out), outputs, tok.vocab_size, journal, todo)
     try:
         if backend == "dask":
-            results: Iterator[tuple[bytes, list[int], int, int]] = _dask_results(
+            results: Iterator[tuple[bytes, array[int], int, int]] = _dask_results(
                 str(vocab), files, limit, scheduler, sink.typecode
             )
         else:
@@ -348,8 +375,8 @@ def encode_corpus(
                 batches, small = _batches(files, limit), total - done < threshold
             n = 1 if small else workers or default_workers()
             results = _local_results(tok, str(vocab), batches, n, sink.typecode)
-        for data, lengths, size, k in results:
-            sink.add(k, data, lengths)
+        for data, offsets, size, k in results:
+            sink.add(k, data, offsets)
             done += size
             if progress is not None:
                 progress(done, total)
@@ -558,11 +585,11 @@ class _Sink:
         self.documents = 0
         self.tokens = 0
 
-    def add(self, k: int, data: bytes, lengths: list[int]) -> None:
+    def add(self, k: int, data: bytes, offsets: array[int]) -> None:
         if self.outputs is not None:
             while self.current < k:
                 self._next()
-        self.writer.add(data, lengths)
+        self.writer.add(data, offsets)
 
     def _next(self) -> None:
         self._close()
@@ -600,7 +627,7 @@ def _write_manifest(out: Path, rows: list[dict[str, Any]]) -> tuple[int, int]:
 
 def _local_results(
     tok: Any, vocab: str, batches: Iterator[tuple[Batch, int, int]], workers: int, typecode: str
-) -> Iterator[tuple[bytes, list[int], int, int]]:
+) -> Iterator[tuple[bytes, array[int], int, int]]:
     """Each batch's ids, its number of ids per document, its size and its file's number,
     in corpus order."""
     if workers <= 1:
@@ -643,7 +670,7 @@ def _worker_tok(vocab: str) -> Any:
 
 def _encode_file_task(
     vocab: str, path: str, max_line_bytes: int, typecode: str
-) -> list[tuple[bytes, list[int], int]]:
+) -> list[tuple[bytes, array[int], int]]:
     tok = _worker_tok(vocab)
     return [
         (*encode_batch(tok, _documents(batch), typecode), size)
@@ -653,7 +680,7 @@ def _encode_file_task(
 
 def _dask_results(
     vocab: str, files: list[Path], max_line_bytes: int, scheduler: str | None, typecode: str
-) -> Iterator[tuple[bytes, list[int], int, int]]:
+) -> Iterator[tuple[bytes, array[int], int, int]]:
     """One task per file on a dask.distributed cluster; results in file order."""
     from .counting import dask_client
 
@@ -663,8 +690,8 @@ def _dask_results(
             for p in files
         ]
         for k, future in enumerate(futures):  # in file order; later files keep computing
-            for data, lengths, size in future.result():
-                yield data, lengths, size, k
+            for data, offsets, size in future.result():
+                yield data, offsets, size, k
             future.release()
 
 

@@ -1,12 +1,13 @@
 //! `sgpe._native.TextEncoder`: the whole-text encoder of [`crate::encoder`], which
 //! `Tokenizer.encode` and `encode_batch` (`sgpe/tokenizer.py`) use for both modes.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyInt, PyList, PyString};
+use pyo3::types::{PyBytes, PyInt, PyList, PyString};
 use rayon::prelude::*;
 
 use super::args::{specs_of, SpecArg};
@@ -122,7 +123,15 @@ impl PyTextEncoder {
         })
     }
 
-    fn with_space(text: &str, prepend_space: bool) -> std::borrow::Cow<'_, str> {
+    /// `with_space` of every text, on the current rayon pool.
+    fn all_with_space<'a>(texts: &[&'a str], prepend_space: bool) -> Vec<Cow<'a, str>> {
+        texts
+            .par_iter()
+            .map(|s| Self::with_space(s, prepend_space))
+            .collect()
+    }
+
+    fn with_space(text: &str, prepend_space: bool) -> Cow<'_, str> {
         if prepend_space && !text.is_empty() {
             format!(" {text}").into()
         } else {
@@ -171,6 +180,14 @@ fn pool(threads: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
     let made = Arc::new(made);
     pools.insert(n, made.clone());
     Ok(Some(made))
+}
+
+/// `work` on `pool`, or on rayon's global pool.
+fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(p) => p.install(work),
+        None => work(),
+    }
 }
 
 #[pymethods]
@@ -306,14 +323,11 @@ impl PyTextEncoder {
         py.allow_threads(|| {
             guarded("encode_batch", || {
                 let work = || {
-                    let spaced: Vec<_> = strs
-                        .par_iter()
-                        .map(|s| Self::with_space(s, prepend_space))
-                        .collect();
+                    let spaced = Self::all_with_space(&strs, prepend_space);
                     let refs: Vec<&str> = spaced.iter().map(AsRef::as_ref).collect();
-                    self.inner.encode_batch_with(&refs, |k, ids| {
+                    self.inner.encode_batch_with(&refs, |k, run| {
                         let lists = Python::with_gil(|py| {
-                            ids.iter()
+                            run.texts()
                                 .map(|t| self.list_of(py, t).map(Bound::unbind))
                                 .collect::<Lists>()
                         });
@@ -322,10 +336,7 @@ impl PyTextEncoder {
                             .push((k, lists));
                     });
                 };
-                match &pool {
-                    Some(p) => p.install(work),
-                    None => work(),
-                }
+                on_pool(pool.as_deref(), work);
             })
         })?;
         let mut made = made.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -338,6 +349,83 @@ impl PyTextEncoder {
             return Err(broken("encode_batch lost texts"));
         }
         PyList::new(py, lists)
+    }
+
+    /// `encode_batch` as two flat buffers, with no Python object per id: every text's ids
+    /// one after the other (little-endian u32, for `array("I")`) and where each text's
+    /// ids start (little-endian u64, one more than the texts: text `k` is
+    /// `ids[offsets[k]:offsets[k + 1]]`). The GIL is taken only to read the texts and to
+    /// make the two `bytes` objects: the encoding and the copy into the new object run on
+    /// the pool without it, so no thread waits for it as `encode_batch`'s lists do. None
+    /// (the caller's Python path then answers, and raises) when an id is -1: an unsigned
+    /// buffer cannot hold it.
+    #[pyo3(signature = (texts, prepend_space, threads=None))]
+    fn encode_batch_flat<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+        prepend_space: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
+        let strs = texts
+            .iter()
+            .map(|t| t.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        let pool = pool(threads)?;
+        let runs = py.allow_threads(|| {
+            guarded("encode_batch_flat", || {
+                on_pool(pool.as_deref(), || {
+                    let spaced = Self::all_with_space(&strs, prepend_space);
+                    let refs: Vec<&str> = spaced.iter().map(AsRef::as_ref).collect();
+                    self.inner.encode_batch_flat(&refs)
+                })
+            })
+        })?;
+        let mut offsets = Vec::with_capacity(8 * (strs.len() + 1));
+        offsets.extend_from_slice(&0u64.to_le_bytes());
+        let mut total = 0;
+        for run in &runs {
+            for &end in &run.ends {
+                offsets.extend_from_slice(&((total + end) as u64).to_le_bytes());
+            }
+            total += run.ids.len();
+        }
+        if offsets.len() != 8 * (strs.len() + 1) {
+            return Err(broken("encode_batch_flat lost texts"));
+        }
+        let mut missing = false;
+        let ids = PyBytes::new_with(py, 4 * total, |buf| {
+            // The new bytes object is this call's alone until it returns: filling it
+            // without the GIL races with nothing.
+            missing = py.allow_threads(|| {
+                guarded("encode_batch_flat", || {
+                    let mut parts = Vec::with_capacity(runs.len());
+                    let mut rest = buf;
+                    for run in &runs {
+                        let (part, tail) = rest.split_at_mut(4 * run.ids.len());
+                        parts.push(part);
+                        rest = tail;
+                    }
+                    on_pool(pool.as_deref(), || {
+                        parts
+                            .par_iter_mut()
+                            .zip(&runs)
+                            .map(|(part, run)| {
+                                for (to, &id) in part.chunks_exact_mut(4).zip(&run.ids) {
+                                    to.copy_from_slice(&id.to_le_bytes());
+                                }
+                                run.ids.contains(&MISSING)
+                            })
+                            .reduce(|| false, |a, b| a || b)
+                    })
+                })
+            })?;
+            Ok(())
+        })?;
+        if missing {
+            return Ok(None);
+        }
+        Ok(Some((ids, PyBytes::new(py, &offsets))))
     }
 
     /// The pieces of `text` (`WordSplitter.pieces`), for tests.
