@@ -192,15 +192,27 @@ def test_native_readme_table_rows():
             "encoding": {"one_thread": one, "batch": batch, "ratios": ratios},
             "training": training, "train_vocab": 32000}  # fmt: skip
     rows = [
-        {"script": "sinhala", "native cold": 50.0, "python first": 8.0, "hf metaspace": 2.0},
-        {"script": "odia", "native cold": 45.0, "python first": 9.0, "hf metaspace": 1.5},
+        {
+            "script": "sinhala",
+            "native cold": 50.0,
+            "native offsets": 140.0,
+            "python first": 8.0,
+            "hf metaspace": 2.0,
+        },
+        {
+            "script": "odia",
+            "native cold": 45.0,
+            "native offsets": 160.0,
+            "python first": 9.0,
+            "hf metaspace": 1.5,
+        },
     ]
     record = {"meta": meta, "rows": rows}
     lines = render.native_readme(record).splitlines()
     assert lines[4:] == [
         "| training si_train.txt → 32k, whole `python -m sgpe train` process | 1.00 s | 3.00 s "
-        "| HF `tokenizers` BPE + Metaspace 2.00 s | 0.50 | ≤ 0.8 |",
-        "| the same | | | SentencePiece BPE 1.00 s | 1.00 | ≤ 2 |",
+        "| HF `tokenizers` BPE + Metaspace 2.00 s | 0.50 | ≤ 0.5 |",
+        "| the same | | | SentencePiece BPE 1.00 s | 1.00 | ≤ 1.0 |",
         "| training, paper mode | 2.00 s | 4.00 s | HF BPE + Metaspace 2.00 s | 1.00 | |",
         "| training, byte-level BPE baseline | 2.00 s | 6.00 s | HF byte-level BPE, o200k split "
         "4.00 s | 0.50 | |",
@@ -215,7 +227,9 @@ def test_native_readme_table_rows():
         "| 23.00 / 12.00 M chars/s | | | 1.92× own 1 thread (two independent native calls: "
         "1.95×) | ≥ 1.8× where that is ≥ 1.9× |",
         "| `syllabify`, cold, the slowest of 2 scripts (odia) | 45.0 M chars/s "
-        "| 9.0 M chars/s (first pass) | HF `Metaspace` 1.5 M chars/s | 30× | ≥ 40 M/s |",
+        "| 9.0 M chars/s (first pass) | HF `Metaspace` 1.5 M chars/s | 30× | ≥ 60 M/s |",
+        "| `offsets` (every token's end, one array), the slowest of 2 scripts (sinhala) "
+        "| 140.0 M chars/s | | | | ≥ 150 M/s |",
         "",
         "Every script's `syllabify` rate and the training front end: "
         "[`bench/results/native.json`](bench/results/native.json).",
