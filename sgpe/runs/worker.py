@@ -119,13 +119,11 @@ def _stderr_is(path: Path) -> bool:
 
 
 class _Background:
-    """One file written on a thread of its own while the merge loop runs.
+    """One file written on a thread of its own while the trainer goes on.
 
     The word counts table (pyarrow's import, the table's checksum and its Parquet bytes) took
-    a quarter of a 32k training run on si_train.txt, all before the first merge. The merge
-    loop leaves the GIL to a second core, so the table is written beside it; started any
-    earlier, the writer and the units step (Python objects, the GIL held) slow each other
-    down as much as the thread saves (measured with a timeline of each step). :meth:`wait`
+    a quarter of a 32k training run on si_train.txt, all before the first merge; the merge
+    loop leaves the GIL to a second core, so the table is written beside it. :meth:`wait`
     gives the writer's error to the caller, and the worker waits before anything that must
     come after the file (the first checkpoint, the run's end), so the files of a run appear
     in the same order as before and a resume finds the counts of every checkpoint."""
@@ -163,8 +161,6 @@ class RunWorker:
         self.display = display
         self.log = _Log(run_dir, display)
         self.writes = _Writes()
-        # The word counts table, written once the merge loop runs (_Background).
-        self.counts_pending: Callable[[], object] | None = None
         self.counts_writer: _Background | None = None
         self.checkpoint_body = CheckpointBody()
         self.status = _StatusFile(
@@ -395,8 +391,8 @@ class RunWorker:
         info = CorpusInfo(
             self.config.corpus_name or info.name, info.sha256, info.documents, info.characters
         )
-        self.counts_pending = lambda: write_word_counts(
-            self.run_dir, counts, info, self.fingerprint, self.writes
+        self.counts_writer = _Background(
+            lambda: write_word_counts(self.run_dir, counts, info, self.fingerprint, self.writes)
         )
         self.log(f"counted {len(counts):,} unique pieces in {info.documents:,} lines")
         return counts, info
@@ -407,7 +403,6 @@ class RunWorker:
         checkpoint falls due by steps, so the checkpoints hold the same merges as with a
         report per merge; the status, the display and the stop check follow once a batch
         (the trainer sends one at least every tenth of a second)."""
-        self._start_counts_writer()
         first = len(self.merges) + 1
         if batch.first_step != first:
             raise RuntimeError(f"progress step {batch.first_step} but {first - 1} merges recorded")
@@ -481,17 +476,8 @@ class RunWorker:
         atomic_write(path, data, sync=False)
         self.part_end = last
 
-    def _start_counts_writer(self) -> None:
-        pending, self.counts_pending = self.counts_pending, None
-        if pending is not None:
-            self.counts_writer = _Background(pending)
-
     def _wait_for_counts(self) -> None:
-        """The word counts table is written (or its writer's error raised here); written
-        here and now if the merge loop never started it."""
-        pending, self.counts_pending = self.counts_pending, None
-        if pending is not None:
-            pending()
+        """The word counts table is written (or its writer's error raised here)."""
         writer, self.counts_writer = self.counts_writer, None
         if writer is not None:
             writer.wait()
