@@ -9,11 +9,10 @@ import os
 import shutil
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -118,35 +117,6 @@ def _stderr_is(path: Path) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-class _Background:
-    """One file written on a thread of its own while the trainer goes on.
-
-    The word counts table (pyarrow's import, the table's checksum and its Parquet bytes) took
-    a quarter of a 32k training run on si_train.txt, all before the first merge; the merge
-    loop leaves the GIL to a second core, so the table is written beside it. :meth:`wait`
-    gives the writer's error to the caller, and the worker waits before anything that must
-    come after the file (the first checkpoint, the run's end), so the files of a run appear
-    in the same order as before and a resume finds the counts of every checkpoint."""
-
-    def __init__(self, work: Callable[[], object]) -> None:
-        self.error: BaseException | None = None
-
-        def target() -> None:
-            try:
-                work()
-            except BaseException as err:  # handed to wait(), in the worker's thread
-                self.error = err
-
-        self.thread = threading.Thread(target=target, name="sgpe-word-counts")
-        self.thread.start()
-
-    def wait(self) -> None:
-        self.thread.join()
-        if self.error is not None:
-            error, self.error = self.error, None
-            raise error
-
-
 class RunWorker:
     """Trains the run in ``run_dir`` in this process, keeping its files up to date.
 
@@ -161,7 +131,6 @@ class RunWorker:
         self.display = display
         self.log = _Log(run_dir, display)
         self.writes = _Writes()
-        self.counts_writer: _Background | None = None
         self.checkpoint_body = CheckpointBody()
         self.status = _StatusFile(
             run_dir, config.heartbeat_seconds, {"model": config.model, "run_id": run_dir.name}
@@ -216,18 +185,10 @@ class RunWorker:
         self.log(f"{what} run {self.run_dir.name}: {_describe(self.config)} (pid {os.getpid()})")
         try:
             with self._signals():
-                try:
-                    if self.config.model == "bytebpe":
-                        message = self._train_bytebpe(resume)
-                    else:
-                        message = self._train_sgpe(resume)
-                except BaseException:
-                    # However the run ends, its word counts table is whole (or given up)
-                    # before the end is recorded; the run's own error is the one reported.
-                    with contextlib.suppress(Exception):
-                        self._wait_for_counts()
-                    raise
-                self._wait_for_counts()
+                if self.config.model == "bytebpe":
+                    message = self._train_bytebpe(resume)
+                else:
+                    message = self._train_sgpe(resume)
         except _Cancelled as stop:
             return self._end_cancelled(stop)
         except (_InputError, CorpusError) as err:
@@ -391,9 +352,7 @@ class RunWorker:
         info = CorpusInfo(
             self.config.corpus_name or info.name, info.sha256, info.documents, info.characters
         )
-        self.counts_writer = _Background(
-            lambda: write_word_counts(self.run_dir, counts, info, self.fingerprint, self.writes)
-        )
+        write_word_counts(self.run_dir, counts, info, self.fingerprint, self.writes)
         self.log(f"counted {len(counts):,} unique pieces in {info.documents:,} lines")
         return counts, info
 
@@ -476,14 +435,7 @@ class RunWorker:
         atomic_write(path, data, sync=False)
         self.part_end = last
 
-    def _wait_for_counts(self) -> None:
-        """The word counts table is written (or its writer's error raised here)."""
-        writer, self.counts_writer = self.counts_writer, None
-        if writer is not None:
-            writer.wait()
-
     def _write_checkpoint(self, final: bool = False) -> None:
-        self._wait_for_counts()
         step = len(self.merges)
         if step == self.checkpoint_step and (self.run_dir / CHECKPOINT).exists():
             return
