@@ -31,8 +31,12 @@ from typing import TYPE_CHECKING, Any, cast
 from ._files import (
     BYTE_TOKEN,
     byte_token,
+    json_kind,
+    optional_key,
+    optional_str,
     parse_json,
     read_json,
+    required_key,
     write_json_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
@@ -779,10 +783,10 @@ class Tokenizer:
         if file is not None:
             vocab, merges = {}, []  # the file's own, made when first read (see __init__)
         else:
-            vocab = _typed(data, "vocab", dict, source)
+            vocab = required_key(data, "vocab", dict, source)
             if not all(isinstance(k, str) and type(v) is int for k, v in vocab.items()):
                 raise ValueError(f"{source}: key 'vocab' must map token strings to integer ids")
-            merges = _typed(data, "merges", list, source)
+            merges = required_key(data, "merges", list, source)
             for k, m in enumerate(merges):
                 if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
                     raise ValueError(
@@ -790,32 +794,34 @@ class Tokenizer:
                         f"got {m!r:.80}"
                     )
             merges = [(a, b) for a, b in merges]
-        special = _typed(data, "special_tokens", list, source)
+        special = required_key(data, "special_tokens", list, source)
         if not all(isinstance(t, str) for t in special):
             raise ValueError(f"{source}: key 'special_tokens' must be a list of strings")
         training = data.get("training") or {}
         if not isinstance(training, dict):
-            raise ValueError(f"{source}: key 'training' must be an object, not {_kind(training)}")
+            raise ValueError(
+                f"{source}: key 'training' must be an object, not {json_kind(training)}"
+            )
         try:
             tok = cls(
                 vocab=vocab,
                 merges=merges,
-                leading_space=_typed(data, "leading_space", bool, source),
-                script=_option(data, "scripts", UNRECORDED["script"], source),
-                pieces=_option(data, "pieces", UNRECORDED["pieces"], source),
-                prepend_space=_optional(
+                leading_space=required_key(data, "leading_space", bool, source),
+                script=optional_str(data, "scripts", UNRECORDED["script"], source),
+                pieces=optional_str(data, "pieces", UNRECORDED["pieces"], source),
+                prepend_space=optional_key(
                     data, "prepend_space", bool, UNRECORDED["prepend_space"], source
                 ),
-                oov_policy=_option(data, "oov_policy", UNRECORDED["oov_policy"], source),
-                prune_freq=_optional(data, "prune_freq", int, UNRECORDED["prune_freq"], source),
-                min_freq=_optional(data, "min_freq", int, UNRECORDED["min_freq"], source),
+                oov_policy=optional_str(data, "oov_policy", UNRECORDED["oov_policy"], source),
+                prune_freq=optional_key(data, "prune_freq", int, UNRECORDED["prune_freq"], source),
+                min_freq=optional_key(data, "min_freq", int, UNRECORDED["min_freq"], source),
                 special_tokens=special,
                 training=training,
                 source=source,
-                mode=_option(data, "mode", UNRECORDED["mode"], source),
+                mode=optional_str(data, "mode", UNRECORDED["mode"], source),
                 merge_counts=merge_counts_of(data, source),
-                max_piece_units=_optional(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
-                superwords_from=_optional(data, "superwords_from", int, None, source),
+                max_piece_units=optional_key(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
+                superwords_from=optional_key(data, "superwords_from", int, None, source),
                 file=file,
             )
         except ValueError as err:
@@ -884,33 +890,3 @@ def _names(names: list[str], parts: list[tuple[list[int], bool]]) -> tuple[str, 
 def _bytes_of(token: str) -> bytes:
     m = BYTE_TOKEN.fullmatch(token)
     return bytes([int(m.group(1), 16)]) if m else token.encode("utf-8")
-
-
-def _typed(data: dict[str, Any], key: str, kind: type, source: str) -> Any:
-    if key not in data:
-        raise ValueError(f"{source}: missing key {key!r}")
-    return _optional(data, key, kind, None, source)
-
-
-def _kind(value: Any) -> str:
-    """The JSON name of a value's type, for error messages."""
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
-    names.update({list: "a list", dict: "an object", type(None): "null"})
-    return names.get(type(value), type(value).__name__)
-
-
-def _optional(data: dict[str, Any], key: str, kind: type, default: Any, source: str) -> Any:
-    """``data[key]`` if it has exactly type ``kind`` (``True`` is not an int), else an error
-    naming the file and key; ``default`` when the key is absent."""
-    if key not in data:
-        return default
-    value = data[key]
-    if type(value) is not kind and not (kind in (list, dict) and isinstance(value, kind)):
-        raise ValueError(
-            f"{source}: key {key!r} must be {_kind(kind())}, not {_kind(value)} ({value!r:.40})"
-        )
-    return value
-
-
-def _option(data: dict[str, Any], key: str, default: str, source: str) -> str:
-    return str(_optional(data, key, str, default, source))
