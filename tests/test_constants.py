@@ -91,7 +91,6 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     ("paper.rs", "SYMBOL_LIMIT"): [settings.MAX_VOCAB_SIZE],
     ("bytebpe.rs", "BYTE_TOKENS"): [bytebpe._BYTE_TOKENS],
     ("syllables.rs", "CLASS_LETTERS"): ["".join(schema.CLASS_LETTERS)],
-    ("syllables.rs", "N_CLASSES"): [len(schema.CLASS_LETTERS)],
 }
 
 
