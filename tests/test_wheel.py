@@ -34,7 +34,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BUILT_WITH_RUST = shutil.which("cargo") is not None and os.environ.get("SGPE_NO_NATIVE") != "1"
 # Lines of the Sinhala and Hindi dev sets whose ids the installed package must reproduce.
-LINES_PER_FILE = 300
+LINES_PER_FILE = 100
 
 
 @dataclass(frozen=True)
