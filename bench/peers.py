@@ -442,22 +442,11 @@ def syllabifier(script: str = "auto") -> Any:
     ``obj._findall(text)`` is the compiled grammar regex alone), made under
     ``SGPE_ENGINE=python`` (the only switch, sgpe/engine.py) and kept after the variable is
     restored."""
-    import os
-
-    from sgpe import engine
+    from sgpe.engine import engine_set_to
     from sgpe.syllables import Syllabifier
 
-    old = os.environ.get(engine.ENV_VAR)
-    os.environ[engine.ENV_VAR] = "python"
-    engine.reset()
-    try:
+    with engine_set_to("python"):
         return Syllabifier(script)
-    finally:
-        if old is None:
-            del os.environ[engine.ENV_VAR]
-        else:
-            os.environ[engine.ENV_VAR] = old
-        engine.reset()
 
 
 def meta_tokenizer(tok: Any, vocab_path: Path | None = None) -> Any:

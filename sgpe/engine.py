@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache, partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -123,6 +124,24 @@ def reset() -> None:
     """Forget the engine choice (tests change ``SGPE_ENGINE`` and ask again)."""
     engine.cache_clear()
     native_syllabifier.cache_clear()
+
+
+@contextmanager
+def engine_set_to(name: str) -> Iterator[None]:
+    """Run the block under ``SGPE_ENGINE=name`` (the differential tests and the benches
+    compare both engines in one process): the choice is asked again inside and after the
+    block, and the variable is restored."""
+    old = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = name
+    reset()
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ[ENV_VAR]
+        else:
+            os.environ[ENV_VAR] = old
+        reset()
 
 
 # ============================================================================

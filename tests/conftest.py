@@ -8,12 +8,13 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
+
+import sgpe.engine as _engine
 
 if TYPE_CHECKING:
     from sgpe.syllables import Syllabifier
@@ -65,23 +66,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         require_native_core()
 
 
-@contextmanager
-def engine_set_to(name: str) -> Iterator[None]:
-    """Run the block under ``SGPE_ENGINE=name``; the seam (``sgpe/engine.py``, which reads
-    the variable once) is asked again inside and after, and the variable restored."""
-    from sgpe import engine
-
-    old = os.environ.get(engine.ENV_VAR)
-    os.environ[engine.ENV_VAR] = name
-    engine.reset()
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ[engine.ENV_VAR]
-        else:
-            os.environ[engine.ENV_VAR] = old
-        engine.reset()
+# The one way to switch engines inside a process is the engine module's (sgpe/engine.py).
+engine_set_to = _engine.engine_set_to
 
 
 def python_syllabifier(script: str = "auto", leading_space: bool = False) -> Syllabifier:
