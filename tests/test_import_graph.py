@@ -10,6 +10,7 @@ module of its own.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sgpe"
@@ -29,14 +30,39 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+#: Where an import statement stands: run when its module is imported, only when a function
+#: runs, or only for the type checker (tests/test_layers.py tells them apart).
+TOP, LAZY, TYPING = "module level", "in a function", "typing"
+_RANK = {TOP: 0, LAZY: 1, TYPING: 2}
+
+
+def _statements(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
+    """Every import statement of a module with its place."""
+
+    def visit(node: ast.AST, place: str) -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
+        for child in ast.iter_child_nodes(node):
+            here = place
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                here = TYPING
+            elif place == TOP and isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                here = LAZY
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield child, here
+            yield from visit(child, here)
+
+    yield from visit(tree, TOP)
+
+
+def imports_by_place(name: str, path: Path, modules: dict[str, Path]) -> dict[str, str]:
+    """The modules ``name`` imports, each with the place of its first-run import (module
+    level before in a function before typing only)."""
     is_package = path.name == "__init__.py"
-    targets: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    found: dict[str, str] = {}
+    for node, place in _statements(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             bases = [alias.name for alias in node.names]
             names: list[str] = []
-        elif isinstance(node, ast.ImportFrom):
+        else:
             if node.level:
                 anchor = name.split(".")
                 if not is_package:
@@ -47,17 +73,19 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 base = node.module or ""
             bases = [base]
             names = [alias.name for alias in node.names]
-        else:
-            continue
         for base in bases:
             # `from .a import b` names module sgpe.a.b when there is one, else sgpe.a
-            named = [f"{base}.{n}" for n in names if f"{base}.{n}" in modules]
-            if named:
-                targets.update(named)
-            if base in modules and (not names or len(named) < len(names)):
-                targets.add(base)
-    targets.discard(name)
-    return targets
+            targets = [f"{base}.{n}" for n in names if f"{base}.{n}" in modules]
+            if base in modules and (not names or len(targets) < len(names)):
+                targets.append(base)
+            for target in targets:
+                if target != name and (target not in found or _RANK[place] < _RANK[found[target]]):
+                    found[target] = place
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    return set(imports_by_place(name, path, modules))
 
 
 def import_graph() -> dict[str, set[str]]:

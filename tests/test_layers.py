@@ -8,17 +8,13 @@ functions too) is tests/test_import_graph.py's."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
+from test_import_graph import TOP, TYPING, _modules, imports_by_place
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
-NATIVE = "sgpe/_native.pyi"  # the extension sgpe._native, named by its types
-
-# An import's place: executed when the module is imported, only when a function runs (or
-# under a condition), or only for the type checker (never executed: not an edge).
-TOP, LAZY, TYPING = "module level", "in a function", "typing"
 
 
 def _section() -> str:
@@ -45,77 +41,20 @@ def _upward_table() -> set[tuple[str, str]]:
     return pairs
 
 
-def _modules() -> dict[str, Path]:
-    """Dotted name -> file, for every module of sgpe/ (a package by its __init__.py)."""
-    mods = {}
-    for path in sorted((ROOT / "sgpe").rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        mods[".".join(parts)] = path
-    return mods
-
-
+# The modules of sgpe/ and the extension (by its stub, sgpe/_native.pyi), as
+# tests/test_import_graph.py reads them.
 MODULES = _modules()
 
 
 def _rel(name: str) -> str:
     """A module's path as the docs write it."""
-    if name == "sgpe._native":
-        return NATIVE
     return MODULES[name].relative_to(ROOT).as_posix()
-
-
-def _resolve(name: str) -> str | None:
-    """The module an import name runs (``sgpe.x.y`` of a name ``y`` inside ``sgpe.x``)."""
-    while name:
-        if name in MODULES or name == "sgpe._native":
-            return name
-        name = name.rpartition(".")[0]
-    return None
-
-
-def _imports(name: str) -> dict[str, str]:
-    """The sgpe modules ``name`` imports -> where (TOP wins over LAZY over TYPING)."""
-    path = MODULES[name]
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: dict[str, str] = {}
-    rank = {TOP: 0, LAZY: 1, TYPING: 2}
-
-    def add(target: str | None, where: str) -> None:
-        if target and target != name and (target not in found or rank[where] < rank[found[target]]):
-            found[target] = where
-
-    def visit(node: ast.AST, where: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            here = where
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                here = TYPING
-            elif where == TOP and isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                here = LAZY
-            if isinstance(child, ast.Import):
-                for alias in child.names:
-                    if alias.name.split(".")[0] == "sgpe":
-                        add(_resolve(alias.name), here)
-            elif isinstance(child, ast.ImportFrom):
-                if child.level:
-                    base = package.split(".")[: len(package.split(".")) - (child.level - 1)]
-                    module = ".".join(base + ([child.module] if child.module else []))
-                else:
-                    module = child.module or ""
-                if module.split(".")[0] == "sgpe":
-                    for alias in child.names:
-                        add(_resolve(f"{module}.{alias.name}"), here)
-            visit(child, here)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")), TOP)
-    return {t: w for t, w in found.items() if w != TYPING}
 
 
 def _layer_of() -> dict[str, int]:
     entries = [(entry, number) for number, _, paths in _layers() for entry in paths]
     layer = {}
-    for name in [*MODULES, "sgpe._native"]:
+    for name in MODULES:
         rel = _rel(name)
         # The most specific entry decides: a file named alone beats its folder's entry.
         hits = sorted(
@@ -128,7 +67,11 @@ def _layer_of() -> dict[str, int]:
     return layer
 
 
-GRAPH = {name: _imports(name) for name in MODULES}
+# Every executed import: the type checker's alone do not tie modules together at run time.
+GRAPH = {
+    name: {t: w for t, w in imports_by_place(name, path, MODULES).items() if w != TYPING}
+    for name, path in MODULES.items()
+}
 
 
 def test_the_layer_table_is_read() -> None:
@@ -165,7 +108,7 @@ def test_imports_go_down_or_are_named() -> None:
 
 def test_every_named_upward_import_exists() -> None:
     layer = _layer_of()
-    paths = {_rel(n): n for n in [*MODULES, "sgpe._native"]}
+    paths = {_rel(n): n for n in MODULES}
     for a, b in sorted(_upward_table()):
         assert a in paths and b in paths, f"the docs name {a} -> {b}, a file that is gone"
         assert paths[b] in GRAPH[paths[a]], f"the docs name {a} -> {b}, an import that is gone"
