@@ -182,6 +182,18 @@ fn pool(threads: Option<usize>) -> PyResult<Option<Arc<rayon::ThreadPool>>> {
     Ok(Some(made))
 }
 
+/// A batch's texts as `&str` and the pool of `threads` (`encode_batch` and
+/// `encode_batch_flat` take their arguments the same way).
+type Batch<'a> = (Vec<&'a str>, Option<Arc<rayon::ThreadPool>>);
+
+fn batch_of<'a>(texts: &'a [Bound<'_, PyString>], threads: Option<usize>) -> PyResult<Batch<'a>> {
+    let strs = texts
+        .iter()
+        .map(|t| t.to_str())
+        .collect::<PyResult<Vec<&str>>>()?;
+    Ok((strs, pool(threads)?))
+}
+
 /// `work` on `pool`, or on rayon's global pool.
 fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
     match pool {
@@ -309,11 +321,7 @@ impl PyTextEncoder {
         prepend_space: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let strs = texts
-            .iter()
-            .map(|t| t.to_str())
-            .collect::<PyResult<Vec<&str>>>()?;
-        let pool = pool(threads)?;
+        let (strs, pool) = batch_of(&texts, threads)?;
         // The threads encode and also turn each chunk of texts, once its ids are ready,
         // into Python lists, taking the GIL for that alone (this thread waits without it).
         // So a batch on one thread is done by one thread, and on two threads one turns its
@@ -367,11 +375,7 @@ impl PyTextEncoder {
         prepend_space: bool,
         threads: Option<usize>,
     ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
-        let strs = texts
-            .iter()
-            .map(|t| t.to_str())
-            .collect::<PyResult<Vec<&str>>>()?;
-        let pool = pool(threads)?;
+        let (strs, pool) = batch_of(&texts, threads)?;
         let runs = py.allow_threads(|| {
             guarded("encode_batch_flat", || {
                 on_pool(pool.as_deref(), || {
