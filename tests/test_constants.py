@@ -118,3 +118,12 @@ def test_the_parser_reads_expressions() -> None:
     assert _value("500_000", {}) == 500_000
     assert _value('"CV"', {}) == "CV"
     assert _value("u32::MAX", {}) is None
+
+
+def test_the_rust_tests_know_the_builtin_scripts_in_autos_order() -> None:
+    """native/tests/ reads the shipped schemas in the order of "auto" from its own list (the
+    Rust tests run without Python): that list is ``BUILTIN_SCRIPTS``."""
+    text = (SRC.parent / "tests" / "common" / "mod.rs").read_text(encoding="utf-8")
+    body = re.search(r"pub const SCRIPTS: \[&str; \d+\] = \[(?P<names>[^\]]*)\];", text)
+    assert body is not None, "native/tests/common/mod.rs no longer defines SCRIPTS"
+    assert tuple(re.findall(r'"([a-z]+)"', body["names"])) == schema.BUILTIN_SCRIPTS

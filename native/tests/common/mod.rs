@@ -5,6 +5,8 @@
 use _native::syllables::{SchemaSpec, Syllabifier};
 use serde_json::Value;
 
+/// The built-in scripts in the order of "auto" (`BUILTIN_SCRIPTS` in sgpe/schema.py;
+/// tests/test_constants.py checks the copy).
 pub const SCRIPTS: [&str; 12] = [
     "sinhala",
     "devanagari",
