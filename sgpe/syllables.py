@@ -54,9 +54,9 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache, reduce
+from functools import cache, cached_property, reduce
 from itertools import accumulate, islice
 from operator import iadd
 from typing import Literal, NamedTuple
@@ -126,11 +126,34 @@ class Syllabifier:
         else:
             self.pattern = f"{syl}|{orph}|[\\s\\S]"
             span_pattern = f"(?P<syllable>{syl})|(?P<orphan>{orph})|(?P<passthrough>[\\s\\S])"
+        self._span_pattern = span_pattern
+        self._words: dict[str, tuple[str, ...]] = {}  # part -> tokens of " " + part
+        self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
+        # The native core's DFA over the same schema tables (sgpe/engine.py), for the
+        # built-in schemas under the native engine; None otherwise.
+        self._native = native_syllabifier(script, leading_space, custom=not self._builtin)
+        if schemas:
+            _ = self._compiled  # a linguist's own grammar fails here, where it is given
+
+    # The regexes are compiled on first use: under the native engine a whole training run
+    # or a long encode may never match one in Python, and compiling the 12 scripts'
+    # alternation costs ~50 ms of every process that builds a syllabifier.
+    @cached_property
+    def _compiled(self) -> re.Pattern[str]:
         # The reference: the grammar regex over the whole text. Everything faster below
         # must give exactly its tokens (tests/test_syllabify_fast.py compares them).
-        compiled = re.compile(self.pattern)
-        self._findall = compiled.findall
-        self._finditer = re.compile(span_pattern).finditer
+        return re.compile(self.pattern)
+
+    @cached_property
+    def _findall(self) -> Callable[[str], list[str]]:
+        return self._compiled.findall
+
+    @cached_property
+    def _finditer(self) -> Callable[[str], Iterator[re.Match[str]]]:
+        return re.compile(self._span_pattern).finditer
+
+    @cached_property
+    def _split_at_spaces(self) -> bool:
         # A plain space never sits inside a token (only at the start of one, with
         # leading_space), so the tokens of a text are those of its first space-delimited
         # part followed by those of " " + each later part. Words repeat (Zipf): each
@@ -140,14 +163,9 @@ class Syllabifier:
         # string: the regex's empty tokens then depend on where the text starts.)
         # (The pattern matches the empty string exactly when `syl|orph` does: its other
         # branches need a character; so the compiled pattern answers, with no third regex.)
-        self._split_at_spaces = not any(" " in s.code_points for s in self.schemas) and (
-            compiled.fullmatch("") is None
+        return not any(" " in s.code_points for s in self.schemas) and (
+            self._compiled.fullmatch("") is None
         )
-        self._words: dict[str, tuple[str, ...]] = {}  # part -> tokens of " " + part
-        self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
-        # The native core's DFA over the same schema tables (sgpe/engine.py), for the
-        # built-in schemas under the native engine; None otherwise.
-        self._native = native_syllabifier(script, leading_space, custom=not self._builtin)
 
     def __call__(self, text: str) -> list[str]:
         return dispatch(

@@ -336,7 +336,7 @@ def test_cli_has_one_flag_per_setting_with_its_default_in_the_help():
     helps = {o: a.help or "" for a in train._actions for o in a.option_strings}
     assert "(default: 2)" in helps["--prune-freq"]
     assert "(default: 1, or 2 for --mode paper)" in helps["--min-freq"]
-    assert "(default: 5000)" in helps["--checkpoint-every"]
+    assert "(default: 50000)" in helps["--checkpoint-every"]
     assert "(required for a new run)" in helps["--vocab-size"]
     assert helps["--pattern"].startswith("bytebpe: ")
     for f in settings_fields():  # every flag defaults to None/False: a resume tells them apart

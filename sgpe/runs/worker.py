@@ -160,6 +160,9 @@ class RunWorker:
         self.target = 0
         self.checkpoint_step = 0
         self.part_end = 0
+        # The bytes of the one part written when it holds every merge from the first (a
+        # run that checkpointed once, at its end): merges.parquet is that same table.
+        self.whole_part: tuple[int, bytes] | None = None
         self.last_checkpoint = time.monotonic()
         self.last_display = 0.0
         self.trained_size = 0  # the finished vocabulary's size
@@ -451,6 +454,7 @@ class RunWorker:
         self.writes.check(path)
         atomic_write(path, data, sync=False)
         self.part_end = last
+        self.whole_part = (last, data) if first == 1 else None
 
     def _write_checkpoint(self, final: bool = False) -> None:
         step = len(self.merges)
@@ -474,9 +478,11 @@ class RunWorker:
     def _write_final_merges(self) -> None:
         parquet = _have_pyarrow()
         path = self.run_dir / f"merges{_table_suffix(parquet)}"
-        data = encode_table(
-            _merge_columns(self.merges, self.counts, 1, len(self.merges)), {}, parquet
-        )
+        n = len(self.merges)
+        if self.whole_part is not None and self.whole_part[0] == n:
+            data = self.whole_part[1]
+        else:
+            data = encode_table(_merge_columns(self.merges, self.counts, 1, n), {}, parquet)
         self.writes.check(path)
         atomic_write(path, data)
         shutil.rmtree(self.run_dir / MERGE_PARTS, ignore_errors=True)
