@@ -224,15 +224,21 @@ pub fn corpus_units(
     counts: &[u64],
     max_units: Option<usize>,
 ) -> Option<CorpusUnits> {
-    let spaced: Vec<&str> = pieces.iter().copied().filter(|p| spaced_word(p)).collect();
-    let (plain, other): (Vec<&str>, Vec<&str>) = if spaced.len() == pieces.len() {
+    let is_spaced: Vec<bool> = pieces.par_iter().map(|p| spaced_word(p)).collect();
+    let spaced: Vec<&str> = pieces
+        .iter()
+        .zip(&is_spaced)
+        .filter_map(|(&p, &s)| s.then_some(p))
+        .collect();
+    let all_spaced = spaced.len() == pieces.len();
+    let (plain, other): (Vec<&str>, Vec<&str>) = if all_spaced {
         (Vec::new(), Vec::new())
     } else {
         (
             pieces
                 .iter()
-                .copied()
-                .filter(|p| !p.contains('\n') && !spaced_word(p))
+                .zip(&is_spaced)
+                .filter_map(|(&p, &s)| (!s && !p.contains('\n')).then_some(p))
                 .collect(),
             pieces
                 .iter()
@@ -241,8 +247,6 @@ pub fn corpus_units(
                 .collect(),
         )
     };
-    let index: HashMap<&str, usize, FxBuild> =
-        pieces.iter().enumerate().map(|(k, &p)| (p, k)).collect();
     let mut coder = Coder::default();
     let mut coded: Vec<Vec<u32>> = Vec::with_capacity(pieces.len());
     let mut order: Vec<&str> = Vec::with_capacity(pieces.len());
@@ -261,7 +265,15 @@ pub fn corpus_units(
         coded.push(units.iter().map(|u| coder.get(u)).collect());
         order.push(p);
     }
-    let mut counts: Vec<u64> = order.iter().map(|p| counts[index[p]]).collect();
+    // The pieces in the order visited: the given order when every piece is a spaced
+    // word (the usual case with leading_space), else looked up.
+    let mut counts: Vec<u64> = if all_spaced {
+        counts.to_vec()
+    } else {
+        let index: HashMap<&str, usize, FxBuild> =
+            pieces.iter().enumerate().map(|(k, &p)| (p, k)).collect();
+        order.iter().map(|p| counts[index[p]]).collect()
+    };
     if let Some(n) = max_units.filter(|&n| coded.iter().any(|c| c.len() > n)) {
         (coded, counts) = cut(coded, &counts, n);
     }
