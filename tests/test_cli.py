@@ -163,6 +163,20 @@ def test_train_writes_the_run_directory(trained: Path) -> None:
     assert "done: vocab.json" in (trained / "train.log").read_text(encoding="utf-8")
 
 
+def test_a_run_checkpointed_only_at_its_end_writes_the_same_files(
+    trained: Path, corpus: Path, tmp_path: Path
+) -> None:
+    """With the default checkpoints (by the clock) a short run checkpoints once, at its
+    end, and its merges.parquet is the bytes of that one part; `trained` checkpointed
+    every 50 merges and consolidated its parts."""
+    out = tmp_path / "run"
+    assert main(["train", "--corpus", str(corpus), "--vocab-size", "2000", "--out", str(out)]) == 0
+    assert "merges" not in {p.name for p in out.iterdir()}
+    assert "checkpoint.prev.json" not in {p.name for p in out.iterdir()}  # one checkpoint
+    for name in ("merges.parquet", "vocab.json", "word_counts.parquet"):
+        assert (out / name).read_bytes() == (trained / name).read_bytes(), name
+
+
 def test_train_output_equals_the_library(trained: Path, corpus: Path, tmp_path: Path) -> None:
     GPETrainer(TrainSettings(vocab_size=2000)).train(corpus).save(tmp_path / "vocab.json")
     assert (trained / "vocab.json").read_bytes() == (tmp_path / "vocab.json").read_bytes()
