@@ -19,7 +19,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -137,24 +137,45 @@ def _dict_items(mapping: dict[Any, Any]) -> Iterable[str]:
     return (f"{_item_json(k)}: {_item_json(v)}" for k, v in mapping.items())
 
 
-def dumps_json(data: Any) -> str:
+# Between the items of a long list or dict of dumps_json (one item per line).
+ITEM_SEP = ",\n  "
+
+
+def dumps_json(data: Any, bodies: Mapping[str, str] | None = None) -> str:
     """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line at
     the top level, one item per line in long lists and dicts. Identical data gives
-    identical bytes."""
+    identical bytes. ``bodies``: the items of some long values already joined by
+    ``ITEM_SEP`` (the native core's, ``Tokenizer.save``), the same text as this would make."""
     lines = ["{"]
     items = list(data.items())
+    made = bodies or {}
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
-        if isinstance(value, list) and len(value) > 8:
-            body = ",\n  ".join(_list_items(value))
+        if key in made and isinstance(value, (list, dict)) and len(value) > 8:
+            opening, closing = "[]" if isinstance(value, list) else "{}"
+            lines.append(f"{json.dumps(key)}: {opening}\n  {made[key]}\n {closing}{comma}")
+        elif isinstance(value, list) and len(value) > 8:
+            body = ITEM_SEP.join(_list_items(value))
             lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
         elif isinstance(value, dict) and len(value) > 8:
-            body = ",\n  ".join(_dict_items(value))
+            body = ITEM_SEP.join(_dict_items(value))
             lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
         else:
             lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def dumps_with_native_lists(native: Any, data: dict[str, Any]) -> str | None:
+    """:func:`dumps_json` of a vocabulary's dict, its merges and vocab written by the native
+    core (most of a 32k vocabulary's 45 ms in Python); the same bytes
+    (``tests/test_files.py``). None (the Python writer answers) for a lone surrogate."""
+    merges, vocab = data["merges"], data["vocab"]
+    pairs = native.json_pairs(list(chain.from_iterable(merges)), ITEM_SEP)
+    entries = native.json_entries(list(vocab), list(vocab.values()), ITEM_SEP)
+    if pairs is None or entries is None:
+        return None
+    return dumps_json(data, {"merges": pairs, "vocab": entries})
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:

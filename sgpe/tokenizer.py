@@ -23,7 +23,7 @@ import sys
 import time
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import accumulate, chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -31,16 +31,24 @@ from typing import TYPE_CHECKING, Any, cast
 from ._files import (
     BYTE_TOKEN,
     byte_token,
+    dumps_json,
+    dumps_with_native_lists,
     json_kind,
     optional_key,
     optional_str,
     parse_json,
     read_json,
     required_key,
-    write_json_atomic,
+    write_text_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
-from .engine import dispatch, native_file_encoder, native_text_encoder, native_vocab_file
+from .engine import (
+    dispatch,
+    native_file_encoder,
+    native_json_text,
+    native_text_encoder,
+    native_vocab_file,
+)
 from .hierarchical import HierarchicalEncoder, bpe
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
@@ -753,7 +761,9 @@ class Tokenizer:
 
     def save(self, path: str | Path) -> None:
         """Write ``vocab.json`` atomically (temp file + ``os.replace``)."""
-        write_json_atomic(path, self.to_dict())
+        data = self.to_dict()
+        native = partial(dumps_with_native_lists, data=data)
+        write_text_atomic(path, dispatch(native_json_text(), native, partial(dumps_json, data)))
 
     @classmethod
     def from_dict(
@@ -882,11 +892,6 @@ class Tokenizer:
             f"mode={self.mode!r}, script={self.script!r}, leading_space={self.leading_space}, "
             f"oov={self.oov_policy!r})"
         )
-
-
-# ============================================================================
-# Helpers
-# ============================================================================
 
 
 def _names(names: list[str], parts: list[tuple[list[int], bool]]) -> tuple[str, ...]:

@@ -75,3 +75,47 @@ pub(crate) fn corpus_units<'py>(
         .collect();
     Ok(Some((units, cu.weight, coded, cu.counts)))
 }
+
+/// The strings as `str`s, or None when one holds a lone surrogate (UTF-8 cannot: the
+/// Python writer answers then).
+fn strs<'a>(items: &'a [Bound<'_, PyString>]) -> Option<Vec<&'a str>> {
+    items.iter().map(|s| s.to_str().ok()).collect()
+}
+
+/// `crate::json_text::pairs`: `["left", "right"]` for each pair of `flat`, joined by
+/// `sep`. An odd count is an error.
+#[pyfunction]
+pub(crate) fn json_pairs(
+    py: Python<'_>,
+    flat: Vec<Bound<'_, PyString>>,
+    sep: &str,
+) -> PyResult<Option<String>> {
+    if flat.len() % 2 != 0 {
+        return Err(invalid("json_pairs takes an even number of strings"));
+    }
+    let Some(flat) = strs(&flat) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        py.allow_threads(|| crate::json_text::pairs(&flat, sep)),
+    ))
+}
+
+/// `crate::json_text::entries`: `"key": value` for each entry, joined by `sep`.
+#[pyfunction]
+pub(crate) fn json_entries(
+    py: Python<'_>,
+    keys: Vec<Bound<'_, PyString>>,
+    values: Vec<i64>,
+    sep: &str,
+) -> PyResult<Option<String>> {
+    if keys.len() != values.len() {
+        return Err(invalid("json_entries: keys and values differ in length"));
+    }
+    let Some(keys) = strs(&keys) else {
+        return Ok(None);
+    };
+    Ok(Some(py.allow_threads(|| {
+        crate::json_text::entries(&keys, &values, sep)
+    })))
+}
