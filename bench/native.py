@@ -2,7 +2,8 @@
 
 For each schema's real text (the oracle checks' files, ``sgpe.oracles.CORPUS_FILES``), all
 of it in one call, ``script="auto"``, in M characters per second, medians of
-``--repeats`` runs, every engine and peer timed in the same run:
+``--repeats`` runs, every engine and peer timed in the same run (a run times enough fresh
+callables one after the other to last 20 ms, each still cold):
 
 * ``native cold``: a fresh native syllabifier (``sgpe._native``), token strings out;
 * ``native bounds``: the same DFA, token ends as a list of integers;
@@ -59,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -116,14 +118,26 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+# A timing covers at least this long: a cold `offsets` of one script's text takes 2-3 ms,
+# where a shared machine's hiccups moved single timings by a third.
+MIN_TIMING_S = 0.02
+
+
 def _median_rate(chars: int, make: Callable[[], Callable[[], Any]], repeats: int) -> float:
-    """M chars/s, median over runs; ``make`` builds a fresh callable outside the timing."""
+    """M chars/s, median over runs; ``make`` builds a fresh callable outside the timing.
+    A run times ``k`` fresh callables one after the other (each still cold: its own
+    syllabifier or tokenizer), ``k`` enough for :data:`MIN_TIMING_S` by a first untimed call."""
+    probe = make()
+    t0 = time.perf_counter()
+    probe()
+    k = max(1, math.ceil(MIN_TIMING_S / max(time.perf_counter() - t0, 1e-9)))
     times = []
     for _ in range(repeats):
-        work = make()
+        works = [make() for _ in range(k)]
         t0 = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - t0)
+        for work in works:
+            work()
+        times.append((time.perf_counter() - t0) / k)
     return chars / statistics.median(times) / 1e6
 
 

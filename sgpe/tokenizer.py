@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property, partial
 from itertools import accumulate, chain
 from pathlib import Path
@@ -275,12 +275,11 @@ class Tokenizer:
         n = len(self.vocab) if self._file is None else len(self._file)
         if self._file is None and sorted(self.vocab.values()) != list(range(n)):
             raise ValueError(f"{source}: key 'vocab': ids must be exactly 0..{n - 1}, each once")
-        merges_parts: Iterable[str] = ()
-        if self._file is None:
-            # At C speed first (a trained 32k vocabulary: 17 ms a loop); the loop below
-            # only runs to say which entry is wrong.
-            merges_parts = chain(chain.from_iterable(self.merges), map("".join, self.merges))
-        wrong = not all(map(self.vocab.__contains__, merges_parts))
+        # At C speed first (a trained 32k vocabulary: 17 ms a loop); the loop below only
+        # runs to say which entry is wrong.
+        wrong = self._file is None and not all(
+            map(self.vocab.__contains__, chain(*zip(*self.merges), map("".join, self.merges)))
+        )
         for k, (a, b) in enumerate(self.merges if wrong else ()):
             for part in (a, b, a + b):
                 if part not in self.vocab:

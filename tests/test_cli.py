@@ -427,7 +427,7 @@ def test_help_shows_defaults(
         "--checkpoint-seconds",
     ):
         assert flag in text
-    assert "(default: 5000)" in text and "(default: fallback)" in text
+    assert "(default: 50000)" in text and "(default: fallback)" in text
     code, out, _ = run(monkeypatch, capsysbinary, ["syllabify", "-h"])
     assert "(default: auto)" in out.decode()
     code, _, err = run(monkeypatch, capsysbinary, ["frobnicate"])

@@ -11,6 +11,7 @@ pub mod hash;
 pub mod hierarchical;
 pub mod json_text;
 pub mod paper;
+pub mod parquet_file;
 pub mod pieces;
 pub mod syllables;
 pub mod units;

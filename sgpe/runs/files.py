@@ -1,18 +1,21 @@
 """File helpers of a run directory: canonical JSON, the counted data-file writes (the
 ``SGPE_TEST_FAIL_WRITE_AFTER`` test hook), leftover temp files, and the two table
-encodings (Parquet with pyarrow, JSON without).
+encodings (Parquet where pyarrow is installed to read it, JSON otherwise).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import importlib.util
 import json
 import os
+import struct
 from pathlib import Path
 from typing import Any
 
 from .._files import TOO_DEEP, dumps_json
+from ..engine import dispatch, native_module
 from ..protocol import one_line
 from .constants import FAIL_WRITE_ENV
 
@@ -51,11 +54,12 @@ def _remove_temp_files(directory: Path) -> None:
 
 
 def _have_pyarrow() -> bool:
+    """Whether pyarrow is installed (the run's tables are Parquet then, JSON otherwise),
+    without importing it: writing them needs no pyarrow (sgpe/runs/parquet.py)."""
     try:
-        import pyarrow  # noqa: F401
-    except ImportError:
+        return importlib.util.find_spec("pyarrow") is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 def _arrow_column(pa: Any, column: list[Any]) -> Any:
@@ -86,26 +90,65 @@ def _arrow_column(pa: Any, column: list[Any]) -> Any:
     return pa.array(column)
 
 
+def _kind(column: list[Any]) -> str | None:
+    """``"str"`` or ``"int"`` for a column sgpe/runs/parquet.py writes (empty: ``"int"``),
+    else None (through pyarrow)."""
+    kinds = set(map(type, column))  # at C speed; a bool is not an int here
+    if kinds <= {int}:
+        return "int"
+    return "str" if kinds == {str} else None
+
+
+def _simple_table(columns: dict[str, list[Any]], meta_json: str, page_bytes: int = 0) -> bytes:
+    """The Parquet bytes of string and whole-number columns, by the native core where it
+    is built (the same bytes); a number beyond int64 goes through pyarrow."""
+    from .parquet import PAGE_BYTES, write_table
+
+    page_bytes = page_bytes or PAGE_BYTES
+    names = list(columns)
+    strings = [_kind(c) == "str" for c in columns.values()]
+    try:
+        data: bytes = dispatch(
+            native_module(),
+            lambda native: native.parquet_table(
+                names, list(columns.values()), strings, meta_json, page_bytes
+            ),
+            lambda: write_table(columns, meta_json, page_bytes),
+        )
+        return data
+    except (OverflowError, struct.error):
+        return _arrow_table(columns, meta_json)
+
+
+def _arrow_table(columns: dict[str, list[Any]], meta_json: str) -> bytes:
+    """The Parquet bytes of any other columns, by pyarrow."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = [_arrow_column(pa, column) for column in columns.values()]
+    table = pa.Table.from_arrays(arrays, names=list(columns))
+    table = table.replace_schema_metadata({"sgpe": meta_json})
+    sink = pa.BufferOutputStream()
+    # Without dictionary pages: our columns are mostly unique strings and counts, so a
+    # dictionary only adds to the file and to the memory writing it takes. Arrow's
+    # allocator keeps the memory a write used; giving it back keeps the trainer's peak
+    # down (`python -m bench scale --only cli` prints that peak).
+    pq.write_table(table, sink, use_dictionary=False)
+    data = bytes(sink.getvalue().to_pybytes())
+    del table, sink
+    pa.default_memory_pool().release_unused()
+    return data
+
+
 def encode_table(columns: dict[str, list[Any]], meta: dict[str, Any], parquet: bool) -> bytes:
     """A small column table as Parquet bytes (with ``meta`` in the schema metadata under
-    ``sgpe``), or as JSON ``{"meta": ..., "columns": ...}`` when ``parquet`` is false."""
+    ``sgpe``), or as JSON ``{"meta": ..., "columns": ...}`` when ``parquet`` is false. The
+    run's own tables (strings and whole numbers) are written without pyarrow
+    (:func:`_simple_table`)."""
+    if parquet and all(_kind(c) for c in columns.values()):
+        return _simple_table(columns, json.dumps(meta))
     if parquet:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        arrays = [_arrow_column(pa, column) for column in columns.values()]
-        table = pa.Table.from_arrays(arrays, names=list(columns))
-        table = table.replace_schema_metadata({"sgpe": json.dumps(meta)})
-        sink = pa.BufferOutputStream()
-        # Without dictionary pages: our columns are mostly unique strings and counts, so
-        # a dictionary only adds to the file and to the memory writing it takes. Arrow's
-        # allocator keeps the memory a write used; giving it back keeps the trainer's peak
-        # down (`python -m bench scale --only cli` prints that peak).
-        pq.write_table(table, sink, use_dictionary=False)
-        data = bytes(sink.getvalue().to_pybytes())
-        del table, sink
-        pa.default_memory_pool().release_unused()
-        return data
+        return _arrow_table(columns, json.dumps(meta))
     return dumps_json({"meta": meta, "columns": columns}).encode("utf-8")
 
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import io
 import os
 import shutil
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections import Counter
@@ -117,20 +115,6 @@ def _stderr_is(path: Path) -> bool:
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return False
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def _import_in_background(module: str) -> None:
-    """Import ``module`` on a thread of its own. The run's tables need pyarrow (0.1 s of
-    imports, numpy's included) just after the count, and the native count leaves the GIL
-    free while it reads the corpus, so the import is done by then. The import lock makes
-    the worker's own import wait for this one; a missing package is the worker's to
-    handle, as before."""
-
-    def work() -> None:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(module)
-
-    threading.Thread(target=work, name=f"import {module}").start()
 
 
 class RunWorker:
@@ -361,7 +345,6 @@ class RunWorker:
         self.log(f"counting pieces of {self.config.corpus_name or path.name}")
         self._show("counting", 0, 0, None)
         self.raise_on_signal = True
-        _import_in_background("pyarrow.parquet")
         try:
             self._check_stop()
             # Long pieces stay whole: fit() cuts them as it syllabifies them.
