@@ -171,7 +171,7 @@ def dumps_with_native_lists(native: Any, data: dict[str, Any]) -> str | None:
     core (most of a 32k vocabulary's 45 ms in Python); the same bytes
     (``tests/test_files.py``). None (the Python writer answers) for a lone surrogate."""
     merges, vocab = data["merges"], data["vocab"]
-    pairs = native.json_pairs(list(chain.from_iterable(merges)), ITEM_SEP)
+    pairs = native.json_pairs(list(chain.from_iterable(merges)), ITEM_SEP, ", ")
     entries = native.json_entries(list(vocab), list(vocab.values()), ITEM_SEP)
     if pairs is None or entries is None:
         return None

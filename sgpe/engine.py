@@ -309,8 +309,8 @@ def native_vocab_file(path: str | os.PathLike[str]) -> VocabFile | None:
 
 def native_json_text() -> ModuleType | None:
     """The native core's JSON writers (``json_pairs``, ``json_entries``:
-    native/src/json_text.rs): the long lists of ``vocab.json``, spelled as Python's ``json``
-    spells them; None under the Python engine. Each returns None for a string with a lone
+    native/src/json_text.rs): the long lists of ``vocab.json`` and a checkpoint's merges,
+    spelled as Python's ``json`` spells them; None under the Python engine. Each returns None for a string with a lone
     surrogate."""
     return native_module()
 

@@ -38,9 +38,10 @@ fn capacity<'a>(strs: impl Iterator<Item = &'a str>, per_item: usize) -> usize {
     strs.map(|s| s.len() + per_item).sum()
 }
 
-/// `["left", "right"]` for each pair of `flat` (left, right, left, right, ...), joined by
-/// `sep`: a merge list.
-pub fn pairs(flat: &[&str], sep: &str) -> String {
+/// `["left", "right"]` (`inner` between the two) for each pair of `flat` (left, right,
+/// left, right, ...), joined by `sep`: a merge list (`", "` in `vocab.json`, `","` in a
+/// checkpoint).
+pub fn pairs(flat: &[&str], sep: &str, inner: &str) -> String {
     let mut out = String::with_capacity(capacity(flat.iter().copied(), 4 + sep.len()));
     for (k, pair) in flat.chunks(2).enumerate() {
         if k > 0 {
@@ -49,7 +50,7 @@ pub fn pairs(flat: &[&str], sep: &str) -> String {
         out.push('[');
         for (j, s) in pair.iter().enumerate() {
             if j > 0 {
-                out.push_str(", ");
+                out.push_str(inner);
             }
             push_string(&mut out, s);
         }
@@ -85,9 +86,10 @@ mod tests {
     #[test]
     fn joins_items() {
         assert_eq!(
-            pairs(&["a", "b", "c", "d"], ",\n  "),
+            pairs(&["a", "b", "c", "d"], ",\n  ", ", "),
             "[\"a\", \"b\"],\n  [\"c\", \"d\"]"
         );
+        assert_eq!(pairs(&["a", "b"], ",", ","), "[\"a\",\"b\"]");
         assert_eq!(
             entries(&["a", "b"], &[0, 12], ",\n  "),
             "\"a\": 0,\n  \"b\": 12"

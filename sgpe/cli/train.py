@@ -302,7 +302,7 @@ def _train_from_counts(args: argparse.Namespace) -> int:
 
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..runs import create_run, read_config, relocate_corpus, train_run
-    from ..runs.manager import validate_corpus
+    from ..runs.intake import validate_corpus
     from ..schema import BUILTIN_SCRIPTS
 
     if args.word_counts is not None:
@@ -371,7 +371,7 @@ def _undo_bad_corpus_run(out: Path, existed: bool, corpus: Path) -> None:
 
     from ..corpus import CorpusError
     from ..runs.format import _find_table
-    from ..runs.manager import validate_corpus
+    from ..runs.intake import validate_corpus
 
     if _find_table(out, "word_counts") is not None:
         return

@@ -74,6 +74,7 @@ from typing import BinaryIO
 from .._files import atomic_write
 from ..corpus.readers import CorpusError, corpus_format
 from ..protocol import one_line
+from .constants import QUEUE_FILE
 from .format import (
     CONFIG,
     FINAL_STATES,
@@ -152,7 +153,6 @@ _RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
 _ROOT_LOCK = ".jobs.lock"
 #: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
 #: that start queued runs when they end.
-QUEUE_FILE = ".queue.json"
 #: Uploads, stored once each under the runs root as ``<sha256><ext>``.
 UPLOADS_DIR = "uploads"
 _UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")

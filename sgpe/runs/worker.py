@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from .._files import atomic_write
 from ..corpus.readers import CorpusError, CorpusInfo, corpus_files, iter_documents
 from ..settings import info
+from .constants import QUEUE_FILE
 from .format import (
     ACTIVE_STATES,
     CHECKPOINT,
@@ -663,6 +664,8 @@ def _start_next(run_dir: Path) -> None:
     """A run of a managed runs root (see :mod:`sgpe.runs.manager`) that ends starts the
     queued runs its slot frees, so the queue moves with no app page open. Never fails the
     run that ended: a problem is written to its log."""
+    if not (run_dir.absolute().parent / QUEUE_FILE).exists():
+        return  # not a managed root (a run of the CLI): no need to load the manager
     from .manager import start_queued
 
     try:

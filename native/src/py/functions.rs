@@ -84,13 +84,14 @@ fn strs<'a>(items: &'a [Bound<'_, PyString>]) -> Option<Vec<&'a str>> {
     items.iter().map(|s| s.to_str().ok()).collect()
 }
 
-/// `crate::json_text::pairs`: `["left", "right"]` for each pair of `flat`, joined by
-/// `sep`. An odd count is an error.
+/// `crate::json_text::pairs`: `["left", "right"]` (`inner` between) for each pair of
+/// `flat`, joined by `sep`. An odd count is an error.
 #[pyfunction]
 pub(crate) fn json_pairs(
     py: Python<'_>,
     flat: Vec<Bound<'_, PyString>>,
     sep: &str,
+    inner: &str,
 ) -> PyResult<Option<String>> {
     if !flat.len().is_multiple_of(2) {
         return Err(invalid("json_pairs takes an even number of strings"));
@@ -98,9 +99,9 @@ pub(crate) fn json_pairs(
     let Some(flat) = strs(&flat) else {
         return Ok(None);
     };
-    Ok(Some(
-        py.allow_threads(|| crate::json_text::pairs(&flat, sep)),
-    ))
+    Ok(Some(py.allow_threads(|| {
+        crate::json_text::pairs(&flat, sep, inner)
+    })))
 }
 
 /// `crate::json_text::entries`: `"key": value` for each entry, joined by `sep`.
