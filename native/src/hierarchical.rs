@@ -16,7 +16,7 @@
 //! count that grows is pushed again), which gives the same best pair.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use crate::error::{Error, Result};
 use crate::hash::FxMap;
@@ -100,7 +100,7 @@ type Entry = (i64, Reverse<u64>, Reverse<u8>);
 pub struct Engine {
     syll: Syllabifier,
     pub symbols: Vec<String>,
-    symbol_id: HashMap<String, u32>,
+    symbol_id: FxMap<String, u32>,
     unit_parts: Vec<Vec<u32>>,
     unit_weight: Vec<i64>,
     unit_joinable: Vec<bool>,
@@ -196,7 +196,7 @@ pub fn boundary_kind(syll: &Syllabifier, left: &str, right: &str, text: &mut Str
 /// `merge_kind` of each pair of strings (a vocabulary's merges, which a loaded file does
 /// not label): `PART` or `JOIN`, as the trainer's legality check answers them.
 pub fn merge_kinds(syll: Syllabifier, pairs: &[(String, String)]) -> Result<Vec<u8>> {
-    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut index: FxMap<&str, u32> = FxMap::default();
     let mut symbols: Vec<String> = Vec::new();
     let mut ids = Vec::with_capacity(pairs.len());
     for (a, b) in pairs {
