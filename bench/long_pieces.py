@@ -2,14 +2,16 @@
 and what the cap costs text that is written without spaces (Khmer).
 
     python -m bench long-pieces [--corpora ../shared/corpora] [--vocab-size 8000]
-        [--caps 16,32,64,128,256] [--repeats 1]
+        [--caps 16,32,64,128,256] [--repeats 1] [--peers]
 
 For each cap: SGPE training time (hierarchical, defaults) on si_train.txt and on
 si_train.txt with every space removed (built in a temporary directory, never committed),
-their ratio (target: whitespace-free <= 3x normal), each training process's peak RSS,
+their ratio (target: whitespace-free <= 1.5x normal), each training process's peak RSS,
 and characters per token on held-out
 Khmer (``multi/km.txt``: the first 90% of lines train, the rest is held out). Each
 training runs in its own process, with the engine ``SGPE_ENGINE`` gives it. Prints medians.
+With ``--peers``, HF BPE + Metaspace and SentencePiece BPE train on the same two texts,
+their runs interleaved with ours, and their own ratios are printed beside ours.
 """
 
 from __future__ import annotations
@@ -57,6 +59,50 @@ def _train_with_peak(corpus: Path, vocab_size: int, cap: int, out: Path) -> tupl
     return float(report["seconds"]), float(report["peak_mb"])
 
 
+def _peer_job(peer: str, corpus: str, vocab_size: int, out: str) -> None:
+    import time
+
+    from bench.peers import _train_hf, _train_spm
+
+    t0 = time.perf_counter()
+    if peer == "hf":
+        _train_hf(corpus, vocab_size, out + ".json", "metaspace")[1]()
+    else:
+        _train_spm(corpus, vocab_size, out + ".model", "bpe")
+    print(json.dumps({"seconds": time.perf_counter() - t0}))
+
+
+def _peer_seconds(peer: str, corpus: Path, vocab_size: int, out: Path) -> float:
+    """A peer's training time (seconds, timed inside its own process, as ours is)."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); from bench.long_pieces import _peer_job; "
+        f"_peer_job({peer!r}, {str(corpus)!r}, {vocab_size}, {str(out)!r})"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+
+
+def _peers_table(args: argparse.Namespace, normal: Path, nospace: Path, work: Path) -> None:
+    """The same two texts through the peers (HF BPE + Metaspace, SentencePiece BPE with
+    its defaults), runs interleaved with ours: how much text without spaces slows them."""
+    print(f"{'trainer':<22} {'normal s':>9} {'no-space s':>11} {'ratio':>6}")
+    rows: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in PEER_NAMES}
+    for _ in range(args.repeats):
+        for name, peer in PEER_NAMES.items():
+            for k, corpus in enumerate((normal, nospace)):
+                if peer == "sgpe":
+                    seconds = _train(corpus, args.vocab_size, 128, work / "p.json")
+                else:
+                    seconds = _peer_seconds(peer, corpus, args.vocab_size, work / "peer")
+                rows[name][k].append(seconds)
+    for name, (norm, free) in rows.items():
+        t_norm, t_free = statistics.median(norm), statistics.median(free)
+        print(f"{name:<22} {t_norm:>9.2f} {t_free:>11.2f} {t_free / t_norm:>6.2f}")
+
+
+PEER_NAMES = {"sgpe (cap 128)": "sgpe", "hf bpe metaspace": "hf", "sentencepiece bpe": "spm"}
+
+
 def _chars_per_token(vocab: Path, lines: list[str]) -> float:
     import sgpe
 
@@ -70,6 +116,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--vocab-size", type=int, default=8000)
     ap.add_argument("--caps", default="16,32,64,128,256")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--peers", action="store_true", help="also HF and SentencePiece, same texts")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
         )
         with report.part("caps", command):
             _caps_table(args, caps, normal, nospace, km_train, held, work)
+        if args.peers:
+            with report.part("peers", command + " --peers"):
+                _peers_table(args, normal, nospace, work)
         print(f"saved: {report.md_path}")
     return 0
 
