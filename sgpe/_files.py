@@ -166,6 +166,14 @@ def dumps_json(data: Any, bodies: Mapping[str, str] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def vocab_json_text(data: dict[str, Any], native: Any | None) -> str:
+    """:func:`dumps_json` of a vocabulary's dict; with ``native`` (the native core's JSON
+    writers, ``sgpe.engine.native_json_text``) its merges and vocab are written by the core,
+    the same bytes."""
+    made = None if native is None else dumps_with_native_lists(native, data)
+    return dumps_json(data) if made is None else made
+
+
 def dumps_with_native_lists(native: Any, data: dict[str, Any]) -> str | None:
     """:func:`dumps_json` of a vocabulary's dict, its merges and vocab written by the native
     core (most of a 32k vocabulary's 45 ms in Python); the same bytes

@@ -23,7 +23,7 @@ import sys
 import time
 from array import array
 from collections.abc import Mapping, Sequence
-from functools import cached_property, partial
+from functools import cached_property
 from itertools import accumulate, chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -31,14 +31,13 @@ from typing import TYPE_CHECKING, Any, cast
 from ._files import (
     BYTE_TOKEN,
     byte_token,
-    dumps_json,
-    dumps_with_native_lists,
     json_kind,
     optional_key,
     optional_str,
     parse_json,
     read_json,
     required_key,
+    vocab_json_text,
     write_text_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
@@ -760,9 +759,7 @@ class Tokenizer:
 
     def save(self, path: str | Path) -> None:
         """Write ``vocab.json`` atomically (temp file + ``os.replace``)."""
-        data = self.to_dict()
-        native = partial(dumps_with_native_lists, data=data)
-        write_text_atomic(path, dispatch(native_json_text(), native, partial(dumps_json, data)))
+        write_text_atomic(path, vocab_json_text(self.to_dict(), native_json_text()))
 
     @classmethod
     def from_dict(
