@@ -99,21 +99,18 @@ def _kind(column: list[Any]) -> str | None:
     return "str" if kinds == {str} else None
 
 
-def _simple_table(columns: dict[str, list[Any]], meta_json: str, page_bytes: int = 0) -> bytes:
-    """The Parquet bytes of string and whole-number columns, by the native core where it
-    is built (the same bytes); a number beyond int64 goes through pyarrow."""
+def _simple_table(columns: dict[str, list[Any]], strings: list[bool], meta_json: str) -> bytes:
+    """The Parquet bytes of string (``strings[k]``) and whole-number columns, by the native
+    core where it is built (the same bytes); a number beyond int64 goes through pyarrow."""
     from .parquet import PAGE_BYTES, write_table
 
-    page_bytes = page_bytes or PAGE_BYTES
-    names = list(columns)
-    strings = [_kind(c) == "str" for c in columns.values()]
     try:
         data: bytes = dispatch(
             native_module(),
             lambda native: native.parquet_table(
-                names, list(columns.values()), strings, meta_json, page_bytes
+                list(columns), list(columns.values()), strings, meta_json, PAGE_BYTES
             ),
-            lambda: write_table(columns, meta_json, page_bytes),
+            lambda: write_table(columns, meta_json, PAGE_BYTES),
         )
         return data
     except (OverflowError, struct.error):
@@ -145,8 +142,9 @@ def encode_table(columns: dict[str, list[Any]], meta: dict[str, Any], parquet: b
     ``sgpe``), or as JSON ``{"meta": ..., "columns": ...}`` when ``parquet`` is false. The
     run's own tables (strings and whole numbers) are written without pyarrow
     (:func:`_simple_table`)."""
-    if parquet and all(_kind(c) for c in columns.values()):
-        return _simple_table(columns, json.dumps(meta))
+    kinds = [_kind(c) for c in columns.values()] if parquet else []
+    if parquet and None not in kinds:
+        return _simple_table(columns, [k == "str" for k in kinds], json.dumps(meta))
     if parquet:
         return _arrow_table(columns, json.dumps(meta))
     return dumps_json({"meta": meta, "columns": columns}).encode("utf-8")
