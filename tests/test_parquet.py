@@ -108,3 +108,30 @@ def test_a_training_run_imports_neither_pyarrow_nor_numpy(tmp_path: Any) -> None
     assert (tmp_path / "run" / "word_counts.parquet").exists()
     got, _, _ = read_back((tmp_path / "run" / "merges.parquet").read_bytes())
     assert set(got) == {"step", "left", "right", "merged", "count"} and got["step"][0] == 1
+
+
+def test_both_engines_write_the_same_run_directory_files(tmp_path: Any) -> None:
+    """A run trained under each engine: the same word counts, merges, checkpoint and
+    vocab.json, byte for byte (the tables by either writer, vocab.json by either)."""
+    from tests.conftest import require_native_core
+
+    require_native_core()
+    from sgpe import engine
+    from sgpe.cli import main
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text('ශ්‍රී ලංකා ශ්‍රී ලංකාව\nक्षत्रिय ලංකා "x"\\\n' * 50, encoding="utf-8")
+    runs = {}
+    for name in ("native", "python"):
+        with engine.engine_set_to(name):
+            out = tmp_path / name
+            assert (
+                main(["train", "--corpus", str(corpus), "--out", str(out), "--vocab-size", "400"])
+                == 0
+            )
+        runs[name] = out
+    for file in ("word_counts.parquet", "merges.parquet", "vocab.json"):
+        assert (runs["native"] / file).read_bytes() == (runs["python"] / file).read_bytes(), file
+    checkpoints = [json.loads((runs[n] / "checkpoint.json").read_text("utf-8")) for n in runs]
+    assert checkpoints[0]["data"] == checkpoints[1]["data"]
+    assert checkpoints[0]["sha256"] == checkpoints[1]["sha256"]
