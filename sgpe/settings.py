@@ -418,7 +418,7 @@ class RunMechanics:
     # Every checkpoint holds all merges so far, so its cost grows with the run. By default
     # the clock decides (a kill loses at most checkpoint_seconds of merging): the native
     # engine learns a 32k vocabulary of si_train.txt in under half a second, and the seven
-    # checkpoints that 5,000 merges apart gave it were 0.09 s of a 1.1 s process. The step
+    # checkpoints 5,000 merges apart were 0.09 s of 1.1 s in cProfile of one run. The step
     # trigger is for who wants checkpoints at known steps (--checkpoint-every).
     checkpoint_every: int = field(
         default=50_000,

@@ -93,7 +93,7 @@ def test_encode_table_writes_run_tables_without_pyarrow_and_other_columns_with_i
 
 
 def test_a_training_run_imports_neither_pyarrow_nor_numpy(tmp_path: Any) -> None:
-    """They were a tenth of a second of every run (python -m bench native, training row)."""
+    """Their import was paid by every run (python -m bench native, the training row)."""
     pytest.importorskip("pyarrow")
     corpus = tmp_path / "c.txt"
     corpus.write_text("ශ්‍රී ලංකා ශ්‍රී ලංකාව\nक्षत्रिय ලංකා\n" * 50, encoding="utf-8")

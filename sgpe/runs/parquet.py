@@ -2,8 +2,8 @@
 its parts), written without pyarrow: a table of string and whole-number columns as one
 row group, each column one chunk of plain, uncompressed pages, its rows required.
 
-pyarrow's import (numpy's with it) was a tenth of a second of every training run, for
-files this simple; pyarrow still reads them (``decode_table``), and the run directory
+pyarrow's import (numpy's with it) was paid by every training run, for files this
+simple; pyarrow still reads them (``decode_table``), and the run directory
 uses Parquet only where pyarrow is installed to read them (``sgpe/runs/files.py``). The
 native core writes the same bytes (``native/src/parquet_file.rs``;
 ``tests/test_parquet.py`` compares them, and what pyarrow reads back).
