@@ -52,7 +52,7 @@ from .records import run_meta, write_json
 
 HELP = "the app: page times with 50 runs of 10 visitors, and a classroom"
 ROOT = Path(__file__).resolve().parents[1]
-MAIN = ROOT / "sgpe" / "app" / "main.py"
+MAIN = ROOT / "sgpe_explorer" / "app" / "main.py"
 SAMPLES = ("sinhala.txt", "hindi.txt", "mixed.txt")
 # Sizes the sample files allow (mixed.txt stops near 2,000): each run takes seconds.
 SIZES = {"sgpe": (2000, 3000, 4000), "bytebpe": (1000, 2000, 3000)}
@@ -86,13 +86,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def owner_key(visitor: int) -> str:
-    """Visitor ``visitor``'s owner key (32 hex digits, as sgpe/ui/owner.py draws them)."""
+    """Visitor ``visitor``'s owner key (32 hex digits, as sgpe_explorer/ui/owner.py draws them)."""
     return hashlib.sha256(f"bench-visitor-{visitor}".encode()).hexdigest()[:32]
 
 
 def owner_digest(key: str) -> str:
-    """What a run records for the owner key ``key`` (sgpe/ui/owner.py, owner_id)."""
-    from sgpe.ui.owner import digest
+    """What a run records for the owner key ``key`` (sgpe_explorer/ui/owner.py, owner_id)."""
+    from sgpe_explorer.ui.owner import digest
 
     return digest(key)
 
@@ -117,7 +117,7 @@ def plan(runs: int, owners: int) -> list[dict[str, Any]]:
 def build_runs(cache: Path, runs: int, owners: int, log: Any = print) -> Path:
     """A runs directory with ``runs`` finished runs of ``owners`` visitors (cached)."""
     from sgpe import shipped
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     root = cache / f"runs-{runs}x{owners}"
     planned = plan(runs, owners)
@@ -161,7 +161,7 @@ def _read_plan(cache: Path, root: Path) -> Any:
 
 def own_runs_only(root: Path, visitor: int, work: Path) -> Path:
     """A copy of ``root`` holding only ``visitor``'s runs."""
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     me = owner_digest(owner_key(visitor))
     out = work / f"own-{visitor}"
@@ -480,7 +480,7 @@ def _p95(xs: list[float]) -> float:
 
 
 def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[str, Any]:
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     if not CHROMIUM.exists():
         raise SystemExit(f"bench app: {CHROMIUM} not found (scripts/install_browser.sh)")

@@ -29,8 +29,8 @@ from sgpe import syllabify
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The frame inside the package (what `sgpe app` runs); page paths are relative to it.
-APP = str(REPO_ROOT / "sgpe" / "app" / "main.py")
-PAGES = sorted(p.name for p in (REPO_ROOT / "sgpe" / "app" / "app_pages").glob("*.py"))
+APP = str(REPO_ROOT / "sgpe_explorer" / "app" / "main.py")
+PAGES = sorted(p.name for p in (REPO_ROOT / "sgpe_explorer" / "app" / "app_pages").glob("*.py"))
 TIMEOUT = 60
 
 PHRASE = "ශ්\u200dරී ලංකාව"  # ශ්‍රී ලංකාව with its ZWJ written out
@@ -44,7 +44,7 @@ def runs_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
     monkeypatch.delenv("SGPE_ADMIN", raising=False)  # a visitor, unless a test says admin
     yield root
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     manager = RunManager(root)
     for info in manager.list_runs():  # stop any trainer a failed test left running
@@ -101,7 +101,7 @@ def test_the_checkouts_app_py_shows_the_same_frame() -> None:
     at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.sidebar.selectbox[0].label == "Tokenizer (SGPE)"
-    at.switch_page("sgpe/app/app_pages/compare.py").run()
+    at.switch_page("sgpe_explorer/app/app_pages/compare.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value.startswith("Compare")
 
@@ -137,7 +137,7 @@ def test_the_sidebar_names_the_engine(choice: str, monkeypatch: pytest.MonkeyPat
     import importlib.util
 
     from sgpe import engine
-    from sgpe.ui.render import md_escape
+    from sgpe_explorer.ui.render import md_escape
 
     monkeypatch.setenv("SGPE_ENGINE", choice)
     engine.reset()  # the choice is cached per process (sgpe/engine.py)
@@ -314,7 +314,7 @@ def test_syllables_show_how_the_vocabulary_covers_them() -> None:
 def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
     """The page names the text's scripts (by their Unicode blocks here)
     and says when the active vocabulary was trained without one of them."""
-    from sgpe.ui.state import DEFAULT_TEXT
+    from sgpe_explorer.ui.state import DEFAULT_TEXT
 
     at = open_page("syllables.py")
     import unicodedata
@@ -556,8 +556,8 @@ def test_compare_names_the_rule_first() -> None:
     0), then the syllables spelled from their own parts (intact, a cost in tokens),
     counted as the library counts them; the byte-level peer tears syllables."""
     from sgpe import metrics
-    from sgpe.ui import analysis
-    from sgpe.ui.state import DEFAULT_TEXT
+    from sgpe_explorer.ui import analysis
+    from sgpe_explorer.ui.state import DEFAULT_TEXT
 
     at = open_page("compare.py")
     shipped = sgpe.load(defaults.DEFAULT_SGPE)
@@ -594,7 +594,7 @@ def test_compare_offers_openai_encodings_without_building_them() -> None:
     Compare visit, though the default comparison does not use them. They are offered
     unloaded and load, with their sizes, when picked."""
     from sgpe.baselines.tiktoken_offline import load_encoding
-    from sgpe.ui import resources
+    from sgpe_explorer.ui import resources
 
     at = open_page("compare.py")
     pick = at.multiselect(key="cmp_pick")
@@ -808,7 +808,7 @@ def test_merges_table_filter() -> None:
 
 
 def _wait_for_runs(root: Path, n: int) -> list[Any]:
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     manager = RunManager(root)
     infos = manager.list_runs()
@@ -840,7 +840,7 @@ def test_train_upload_with_a_hostile_file_name(runs_dir: Path) -> None:
 
 
 def test_train_page_names_a_run_whose_config_is_damaged(runs_dir: Path) -> None:
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
@@ -857,7 +857,7 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     """Train a named run, use it, see it named (not by its hex id) on the pages."""
     import time
 
-    from sgpe.runs.manager import read_label
+    from sgpe_explorer.runs.manager import read_label
 
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt")
@@ -972,9 +972,9 @@ def test_a_large_upload_is_read_in_the_background(runs_dir: Path) -> None:
     library once the worker is done."""
     import time
 
-    from sgpe.runs.manager import size_range
     from sgpe.settings import TrainSettings
-    from sgpe.ui import train_form
+    from sgpe_explorer.runs.manager import size_range
+    from sgpe_explorer.ui import train_form
 
     data = (defaults.SAMPLE_DATA / "sinhala.txt").read_bytes() * 15
     assert len(data) > train_form.BACKGROUND_BYTES
@@ -1018,8 +1018,8 @@ def test_train_form_min_freq_says_the_modes_default_in_words(runs_dir: Path) -> 
 def test_train_form_checks_the_size_against_the_corpus(runs_dir: Path) -> None:
     """The base alphabet and the largest size of the chosen corpus are shown; a size
     below the smallest is an inline error and Start is off; above the largest, a warning."""
-    from sgpe.runs.manager import size_range
     from sgpe.settings import TrainSettings
+    from sgpe_explorer.runs.manager import size_range
 
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt").run()
@@ -1053,7 +1053,7 @@ def test_the_train_page_lists_runs_without_launching_them(runs_dir: Path) -> Non
     """A queued run with a free slot stays queued while the page shows it, rerun after
     rerun (only a trainer ending, a start, or the app starting launches queued runs)."""
     from sgpe.runs import create_run
-    from sgpe.runs.manager import RunRequest, new_run_id
+    from sgpe_explorer.runs.manager import RunRequest, new_run_id
 
     at = open_page("train.py")  # the app's start (its one poll) is behind us
     run_dir = runs_dir / new_run_id()
@@ -1073,7 +1073,7 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     Delete); SGPE_ADMIN=1 manages every run."""
     import json as json_
 
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
@@ -1119,9 +1119,9 @@ def test_train_page_shows_disk_use_and_cleans_up(runs_dir: Path) -> None:
     ones; tests/test_app_words.py holds the other visitor's side.)"""
     import hashlib
 
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
-    key = "0123456789abcdef" * 2  # this visitor's owner key (sgpe/ui/owner.py)
+    key = "0123456789abcdef" * 2  # this visitor's owner key (sgpe_explorer/ui/owner.py)
     me = hashlib.sha256(f"sgpe-owner:{key}".encode()).hexdigest()[:32]
     manager = RunManager(runs_dir)
     lines = ["ශ්\u200dරී ලංකාව ලස්සන රටකි.", "ගුරුවරු පාඩම් උගන්වති."]
@@ -1209,7 +1209,7 @@ def test_train_upload_of_a_bad_corpus_is_a_clear_error(
 
 @pytest.fixture
 def finished_run(runs_dir: Path) -> Any:
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     mgr = RunManager(runs_dir)
     run = mgr.start(RunRequest(defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=2500))
@@ -1265,7 +1265,7 @@ def test_core_never_imports_the_ui() -> None:
     core = list((REPO_ROOT / "sgpe").glob("*.py"))
     assert core
     for path in core:
-        assert "sgpe.ui" not in path.read_text(encoding="utf-8"), path.name
+        assert "sgpe_explorer" not in path.read_text(encoding="utf-8"), path.name
 
 
 # ============================================================================ downloads
@@ -1285,7 +1285,7 @@ def test_downloads_of_a_vocabulary_load_back(
 
     from sgpe import metrics
     from sgpe.interop import hf_folder
-    from sgpe.ui import downloads
+    from sgpe_explorer.ui import downloads
 
     transformers = pytest.importorskip("transformers")
 
@@ -1339,9 +1339,9 @@ def test_vocabulary_page_offers_the_downloads() -> None:
 
 
 def test_the_chart_code_to_warm_is_found_in_the_installed_streamlit() -> None:
-    """sgpe/ui/warm.py names Streamlit's chart and table code by file name: a Streamlit that
+    """sgpe_explorer/ui/warm.py names Streamlit's chart and table code by file name: a Streamlit that
     renames them gets no warm-up (the pages still work), and this test says so."""
-    from sgpe.ui import warm
+    from sgpe_explorer.ui import warm
 
     files = warm.chunk_files()
     assert [f.split(".")[0] for f in files] == list(warm.CHUNKS)

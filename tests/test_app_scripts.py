@@ -16,7 +16,7 @@ from test_app import html_bodies, open_page, span_texts
 
 from sgpe import syllabify
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
-from sgpe.ui.grammar import EXAMPLES, dfa_dot, unknown_characters
+from sgpe_explorer.ui.grammar import EXAMPLES, dfa_dot, unknown_characters
 
 TAMIL_BENGALI = "அம்மா க்ஷேத்திரம் অ্যাপ উৎসব"
 THAI = "ภาษาไทย"  # "Thai language", in a script SGPE has no grammar for

@@ -19,6 +19,7 @@ import hashlib
 import html
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from test_app import APP, REPO_ROOT, TIMEOUT, html_bodies, runs_dir  # noqa: F40
 import sgpe
 from sgpe import shipped as defaults
 
-#: The owner key of "this visitor" (sgpe/ui/owner.py keeps it in the session and a cookie).
+#: The owner key of "this visitor" (sgpe_explorer/ui/owner.py keeps it in the session and a cookie).
 KEY = "0123456789abcdef" * 2
 ME = hashlib.sha256(f"sgpe-owner:{KEY}".encode()).hexdigest()[:32]
 LINES = ["ශ්\u200dරී ලංකාව ලස්සන රටකි.", "ගුරුවරු පාඩම් උගන්වති.", "අම්මා කෑම උයනවා."]
@@ -76,7 +77,7 @@ def test_a_visitor_sees_and_cleans_up_only_their_own_disk_use(
     whole server's disk use ("runs 66.3 MB (13 runs)" under "Your runs (0)"). Now the
     figures and both cleanups are the visitor's own; an upload two visitors stored stays
     for the other; an administrator sees and cleans everything."""
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     mine = manager.start(RunRequest(corpus(0), name="mine.txt", vocab_size=400, owner=ME))
@@ -146,7 +147,7 @@ def test_a_visitor_is_shown_names_not_server_paths(
     """ "Runs directory: /…/runs" and the checkout's sample_data/vocab/… were shown
     to every visitor. A visitor gets names (vocab.json, the shipped file's name); only an
     administrator gets the paths."""
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     run = manager.start(RunRequest(corpus(0), name="a.txt", vocab_size=400, owner=ME))
@@ -189,7 +190,7 @@ def test_a_visitor_is_shown_names_not_server_paths(
 def superword_run(runs_dir: Path) -> Any:
     """A finished SGPE run on sample_data/sinhala.txt with superwords from 1,000 tokens on
     (it learns " ශ්‍රී ලංකා" as one token)."""
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     run = manager.start(
@@ -278,7 +279,7 @@ def test_merges_table_shows_spaces_joiners_and_superwords(superword_run: Any) ->
     blank, right "ප"), never explained the kind `super`, and a lone ZWJ was an empty
     chip in the stepper. Spaces show as ·, joiners by name; the caption and the columns'
     help explain both and every kind; the stepper's ZWJ chip carries its marker."""
-    from sgpe.ui import analysis, render
+    from sgpe_explorer.ui import analysis, render
 
     tok = sgpe.load(superword_run.path / "vocab.json")
     rows = analysis.merges_table(tok, None)
@@ -342,8 +343,9 @@ def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
     more"; a cancelled one "cancelled by SIGTERM"; a queued one "prepared: step 0 of 0 ·
     – · ETA –"."""
     from sgpe.runs import create_run
-    from sgpe.runs.manager import RunManager, RunRequest, new_run_id, size_range
+    from sgpe.runs.format import pid_alive
     from sgpe.settings import TrainSettings
+    from sgpe_explorer.runs.manager import RunManager, RunRequest, new_run_id, size_range
 
     # Every trainer of this test is paced (the runs' test hook, sgpe/runs/format.py), so
     # that Cancel finds the last one mid-merge; the app's start may launch the queued run,
@@ -355,6 +357,11 @@ def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
     largest = size_range(small, TrainSettings()).largest
     short = manager.start(RunRequest(small, vocab_size=largest + 100, owner=ME))
     assert manager.wait(short).state == "done"
+    # Its trainer's last act is to start the queued runs its slot frees
+    # (sgpe_explorer/runs/trainer.py): the run made below must not be there yet.
+    deadline = time.monotonic() + 30
+    while pid_alive(manager.status(short).pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
     trained = manager.status(short).trained_size
     assert trained is not None and trained < largest + 100
     queued = runs_dir / new_run_id()
@@ -375,7 +382,6 @@ def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
     running = manager.start(
         RunRequest(defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=3000, owner=ME)
     )
-    import time
 
     deadline = time.monotonic() + 60
     while manager.status(running).step < 50:
@@ -436,7 +442,7 @@ def test_a_large_uploads_size_check_leaves_the_server_log_clean(
     checkout's app.py, which drew the whole frame outside a script run."""
     import time
 
-    from sgpe.ui import train_form
+    from sgpe_explorer.ui import train_form
 
     train_form._checks.clear()  # a worker process of its own, started by this upload
     data = (defaults.SAMPLE_DATA / "sinhala.txt").read_bytes() * 15
@@ -444,7 +450,7 @@ def test_a_large_uploads_size_check_leaves_the_server_log_clean(
     at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=TIMEOUT)
     at.session_state["owner_key"] = KEY
     at.run()
-    at.switch_page("sgpe/app/app_pages/train.py").run()
+    at.switch_page("sgpe_explorer/app/app_pages/train.py").run()
     at.radio(key="train_source").set_value("upload").run()
     capfd.readouterr()
     at.file_uploader(key="train_upload").set_value(("big.txt", data, "text/plain")).run()

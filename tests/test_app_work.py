@@ -138,7 +138,7 @@ def test_a_size_the_trainers_cannot_reach_starts_no_run(runs_dir: Path, baseline
     """1,000,000,000,000 was a yellow warning; Start made two runs and the
     byte-level one failed after counting. The settings refuse it for both models, on the
     form (Start off) and in the run manager (no run directory)."""
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     at = open_page("train.py")
     at.toggle(key="train_base").set_value(baseline).run()
@@ -160,7 +160,7 @@ def test_optional_boxes_can_be_emptied_again_and_train_as_empty(runs_dir: Path) 
     """clearing "Superwords from" or "Minimum pair frequency" after typing a value
     turned it into 0 ("must be a vocabulary size above 5 (or None), got 0") and Start
     stayed off. Empty is empty again: off, and the mode's minimum pair frequency."""
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("mixed.txt").run()
@@ -191,8 +191,8 @@ def test_superwords_from_at_or_above_the_size_is_refused_and_late_ones_explained
 ) -> None:
     """A "Superwords from" at or above the size trained no superword without a word: the
     settings refuse it. One the corpus never reaches is explained by where training stops."""
-    from sgpe.runs.manager import size_range
     from sgpe.settings import TrainSettings
+    from sgpe_explorer.runs.manager import size_range
 
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt").run()
@@ -216,7 +216,7 @@ def test_superwords_from_at_or_above_the_size_is_refused_and_late_ones_explained
 
 
 def _wait_for_runs(root: Path, n: int) -> list[Any]:
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     manager = RunManager(root)
     deadline = time.monotonic() + 120
@@ -232,7 +232,7 @@ def test_the_default_form_says_where_both_runs_stop(runs_dir: Path) -> None:
     """32,000 on sinhala.txt warned that training "stops by 9,218 tokens at the
     latest"; the run stopped at 6,039. The form now says where each run Start makes
     stops, and both runs stop exactly there."""
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt").run()

@@ -29,7 +29,7 @@ def test_the_runs_are_shared_evenly_and_each_visitor_has_both_models() -> None:
 
 
 def test_owner_keys_are_what_the_app_accepts_and_records() -> None:
-    from sgpe.ui import owner
+    from sgpe_explorer.ui import owner
 
     keys = {app.owner_key(v) for v in range(10)}
     assert len(keys) == 10 and all(owner.KEY_RE.fullmatch(k) for k in keys)

@@ -50,7 +50,7 @@ TRAIN_TIMEOUT_MS = 60_000
 VIEWPORT = {"width": 1400, "height": 2200}
 
 # Compare first: the first request after the server starts is then a deep link to a page
-# other than the main one, which must get the frame (sgpe/app/main.py: its sidebar) all the same.
+# other than the main one, which must get the frame (sgpe_explorer/app/main.py: its sidebar) all the same.
 PAGES = {
     "compare": "compare",
     "syllables": "",
@@ -151,7 +151,7 @@ def app_url(runs_dir: Path) -> Iterator[str]:
 def _stop_trainers(runs_dir: Path) -> None:
     """Cancel any trainer a failed test left running (they run in their own sessions)."""
     try:
-        from sgpe.runs.manager import RunManager
+        from sgpe_explorer.runs.manager import RunManager
     except ImportError:
         return
     manager = RunManager(runs_dir)
@@ -363,7 +363,7 @@ def test_train_on_an_uploaded_corpus_and_use_it(tab: Tab, runs_dir: Path, tmp_pa
         page.get_by_text(re.compile(rf"done · {model} · ")).first.wait_for(timeout=TRAIN_TIMEOUT_MS)
     wait_for_app_idle(page)
     import sgpe
-    from sgpe.runs.manager import RunManager
+    from sgpe_explorer.runs.manager import RunManager
 
     infos = RunManager(runs_dir).list_runs()
     assert {i.config.model: i.status.state for i in infos} == {"sgpe": "done", "bytebpe": "done"}
@@ -400,7 +400,7 @@ def test_train_on_an_uploaded_corpus_and_use_it(tab: Tab, runs_dir: Path, tmp_pa
 def test_train_form_explains_sizes_and_keeps_other_sessions_runs(tab: Tab, runs_dir: Path) -> None:
     """The Train form checks the size against the corpus before anything starts, and a run
     another browser session made can be used but not deleted."""
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     text = "\n".join(["ශ්\u200dරී ලංකාව ලස්සන රටකි."] * 20).encode("utf-8")
     manager = RunManager(runs_dir)
@@ -578,7 +578,7 @@ def test_damaged_files_are_messages_not_tracebacks(
     import shutil
 
     from sgpe import shipped
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=600))
@@ -592,7 +592,7 @@ def test_damaged_files_are_messages_not_tracebacks(
             page.get_by_test_id("stSidebar").get_by_text(f"Run {run.id} cannot be used").wait_for(
                 timeout=SCRIPT_RUN_TIMEOUT_MS
             )
-            # A visitor is shown the file's name, never the server's path (sgpe/ui/owner.py).
+            # A visitor is shown the file's name, never the server's path (sgpe_explorer/ui/owner.py).
             assert "vocab.json: JSON nested too deeply to read" in sidebar_text(page)
             assert str(vocab.parent) not in sidebar_text(page)
             tab.check_clean()
@@ -770,7 +770,7 @@ def test_downloads_load_and_evaluate_exports_csv(tab: Tab, tmp_path: Path) -> No
 
 
 def owner_cookie(page: Any) -> str:
-    """The owner key the app stored in this browser (sgpe/ui/owner.py)."""
+    """The owner key the app stored in this browser (sgpe_explorer/ui/owner.py)."""
     values = [c["value"] for c in page.context.cookies() if c["name"] == "sgpe_owner"]
     assert len(values) == 1, page.context.cookies()
     return str(values[0])
@@ -787,7 +787,7 @@ def test_two_visitors_each_own_their_runs_across_reloads(
     import hashlib
     import signal
 
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     # A stopped trainer of a third visitor holds the one training slot, so A's run stays
@@ -949,7 +949,7 @@ def test_each_script_renders_with_its_noto_face(tab: Tab) -> None:
     from urllib.parse import quote
 
     from sgpe.schema import load_schema
-    from sgpe.ui import grammar, style
+    from sgpe_explorer.ui import grammar, style
 
     pytest.importorskip("uharfbuzz", reason="uharfbuzz not installed: pip install -e '.[dev]'")
     classes = {
@@ -1076,7 +1076,7 @@ def el_focused(page: Any, locator: Any) -> bool:
 
 
 def test_an_idle_visitor_leaves_the_server_log_quiet(tab: Tab) -> None:
-    """A served app watches no files (`sgpe app`'s settings, sgpe/app/launch.py;
+    """A served app watches no files (`sgpe app`'s settings, sgpe_explorer/app/launch.py;
     tests/test_launch.py checks Streamlit takes them): before, Streamlit's watcher walked
     every folder of the checkout, .venv/ too, overflowed inotify and rescanned while any
     visitor was connected, writing ~22 lines a second to the server log."""

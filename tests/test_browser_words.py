@@ -32,7 +32,7 @@ SRI_LANKA = "ශ්\u200dරී ලංකා"  # ශ්‍රී ලංකා, w
 def superword_run(runs_dir: Path) -> Any:
     """A finished run with superwords (from 1,000 tokens) on sample_data/sinhala.txt."""
     from sgpe import shipped
-    from sgpe.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs_dir)
     run = manager.start(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SGPE = Path(__file__).resolve().parents[1] / "sgpe"
+ROOT = Path(__file__).resolve().parents[1]
 MODULES = [
     "sgpe",
     "sgpe._files",
@@ -26,7 +26,7 @@ MODULES = [
     "sgpe.gpe",
     "sgpe.settings",
     "sgpe.shipped",
-    "sgpe.ui.render",
+    "sgpe_explorer.ui.render",
 ]
 
 
@@ -39,10 +39,10 @@ def test_doctests(name: str) -> None:
 
 def test_every_module_with_examples_is_tested_and_none_is_skipped() -> None:
     with_examples = set()
-    for path in sorted(SGPE.rglob("*.py")):
+    for path in sorted([*(ROOT / "sgpe").rglob("*.py"), *(ROOT / "sgpe_explorer").rglob("*.py")]):
         text = path.read_text(encoding="utf-8")
         assert "doctest: +SKIP" not in text, f"{path}: a skipped example tests nothing"
         if "\n>>> " in text or "    >>> " in text:
-            parts = path.relative_to(SGPE.parent).with_suffix("").parts
+            parts = path.relative_to(ROOT).with_suffix("").parts
             with_examples.add(".".join(p for p in parts if p != "__init__"))
     assert with_examples == set(MODULES)

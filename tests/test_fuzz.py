@@ -34,7 +34,7 @@ from sgpe.baselines.bytebpe import ByteBPETokenizer
 from sgpe.corpus import CorpusError, iter_documents, read_corpus
 from sgpe.interop.hf import load_hf
 from sgpe.runs import Checkpoint, RunConfig, RunError, decode_table, encode_table
-from sgpe.runs.manager import validate_corpus
+from sgpe.runs.intake import validate_corpus
 from sgpe.schema import load_schema
 from sgpe.tokenizer import SPECIAL_TOKENS, Tokenizer
 

@@ -1,4 +1,6 @@
-"""The modules of `sgpe` import each other without a circle.
+"""The modules of `sgpe` import each other without a circle, and so do the explorer's
+(`sgpe_explorer`); the library never imports the explorer and is portable: no module of
+`sgpe` imports a platform's own module (`fcntl`, `msvcrt`, ...) or Streamlit at module level.
 
 Every import counts, the function-local ones too: a lazy import hides a circle from
 `import sgpe` but still ties the two modules together (a constant moved into the lower
@@ -14,16 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sgpe"
+EXPLORER = PACKAGE.parent / "sgpe_explorer"
 KNOWN: set[tuple[str, str]] = set()
 
 
-def _modules() -> dict[str, Path]:
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     found = {}
     # an extension module (sgpe/_native.abi3.so) is a node too, known by its stub
-    for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")]):
+    for path in sorted([*package.rglob("*.py"), *package.rglob("*.pyi")]):
         if path.suffix == ".pyi" and path.with_suffix(".py").exists():
             continue
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         found[".".join(parts)] = path
@@ -88,8 +91,8 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return set(imports_by_place(name, path, modules))
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = _modules()
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    modules = _modules(package)
     return {name: _imports(name, path, modules) for name, path in modules.items()}
 
 
@@ -132,3 +135,34 @@ def test_sgpe_has_no_import_cycle():
         graph[a].discard(b)
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_explorer_has_no_import_cycle():
+    graph = import_graph(EXPLORER)
+    assert "sgpe_explorer.runs.manager" in graph["sgpe_explorer.ui.resources"]
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def _absolute_imports(path: Path) -> Iterator[tuple[str, str]]:
+    """The modules a file names by their absolute names, with each statement's place (a
+    relative import of sgpe/ stays inside sgpe/)."""
+    for node, place in _statements(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, place
+        elif node.level == 0 and node.module:
+            yield node.module, place
+
+
+def test_the_library_never_imports_the_explorer():
+    """The explorer imports the library, never the other way: save `sgpe app`, which
+    imports the explorer inside the function that runs it and says what to install where
+    the explorer is missing."""
+    found = {
+        (name, target, place)
+        for name, path in _modules().items()
+        for target, place in _absolute_imports(path)
+        if target.partition(".")[0] == "sgpe_explorer"
+    }
+    assert found == {("sgpe.cli.parser", "sgpe_explorer.app.launch", LAZY)}

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_core_import_loads_no_optional_dependency():
     code = (
         "import sys, sgpe, sgpe.gpe, sgpe.tokenizer, sgpe.baselines.bytebpe, sgpe.metrics, sgpe.cli, "
-        "sgpe.runs.manager, sgpe.runs, sgpe.interop.hf, sgpe.interop.meta\n"
+        "sgpe_explorer.runs.manager, sgpe.runs, sgpe.interop.hf, sgpe.interop.meta\n"
         "heavy = ['streamlit', 'tokenizers', 'tiktoken', 'pyarrow', 'pandas', 'numpy', 'plotly', 'sentencepiece', 'transformers']\n"
         "print(','.join(m for m in heavy if m in sys.modules))"
     )
@@ -75,7 +75,7 @@ OLD_PATHS = {
     "sgpe._tiktoken": "sgpe.baselines.tiktoken_offline",
     "sgpe.export": "sgpe.interop.hf",
     "sgpe.meta": "sgpe.interop.meta",
-    "sgpe.jobs": "sgpe.runs.manager",
+    "sgpe.jobs": "sgpe_explorer.runs.manager",
 }
 
 

@@ -20,7 +20,8 @@ from sgpe import load
 from sgpe.corpus import CorpusError
 from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.runs import RunError, create_run, pick_checkpoint, read_config, read_status
-from sgpe.runs.manager import (
+from sgpe.settings import TrainSettings as Settings
+from sgpe_explorer.runs.manager import (
     QUEUE_FILE,
     RunManager,
     RunRequest,
@@ -28,7 +29,6 @@ from sgpe.runs.manager import (
     size_range,
     validate_corpus,
 )
-from sgpe.settings import TrainSettings as Settings
 
 SINHALA = [
     "ශ්‍රී ලංකාව ඉන්දියන් සාගරයේ පිහිටි ලස්සන දූපතකි.",
@@ -505,7 +505,7 @@ def test_only_the_owner_cancels_and_resumes_a_run(tmp_path: Path) -> None:
 def test_a_run_keeps_the_name_it_was_given(tmp_path: Path) -> None:
     """A run's name (optional) is stored beside it, normalised; a bad one is refused
     before anything is written."""
-    from sgpe.runs.manager import LABEL_MAX
+    from sgpe_explorer.runs.manager import LABEL_MAX
 
     jobs = RunManager(tmp_path / "runs")
     run = jobs.start(RunRequest(TEXT.encode(), name="a.txt", label="  news\n 2026 ", **SMALL))

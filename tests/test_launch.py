@@ -1,4 +1,4 @@
-"""`sgpe app` and where runs are kept (sgpe/app/launch.py, sgpe/runs/place.py), without a
+"""`sgpe app` and where runs are kept (sgpe_explorer/app/launch.py, sgpe_explorer/runs/place.py), without a
 browser: the launcher's Streamlit settings are the checkout's, Streamlit takes them (and
 the visitor's own flags over them), and the runs folder follows its three rules. The
 launched app itself is opened in Chromium by tests/test_browser.py (from the checkout) and
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from sgpe.app.launch import MAIN, STREAMLIT_OPTIONS, streamlit_command
-from sgpe.runs import place
+from sgpe_explorer.app.launch import MAIN, STREAMLIT_OPTIONS, streamlit_command
+from sgpe_explorer.runs import place
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,5 +91,5 @@ def test_sgpe_app_without_streamlit_says_which_extra_to_install() -> None:
     assert done.returncode == 2
     assert done.stderr == (
         "sgpe: error: the explorer needs Streamlit and the app's other packages: "
-        "pip install 'sgpe-explorer[app]'\n"
+        'pip install "sgpe-explorer[app]"\n'
     )

@@ -1,4 +1,4 @@
-"""The code base stays lint-clean and fully typed (ruff; mypy --strict on the library)."""
+"""The code base stays lint-clean and fully typed (ruff; mypy --strict on the library and the explorer)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGETS = ["sgpe", "tests", "bench", "scripts", "app.py", "setup.py"]
+TARGETS = ["sgpe", "sgpe_explorer", "tests", "bench", "scripts", "app.py", "setup.py"]
 
 
 def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
@@ -27,7 +27,7 @@ def test_ruff_check_and_format():
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
-def test_mypy_strict_on_the_library():
+def test_mypy_strict_on_the_library_and_the_explorer():
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[dev]')")
-    result = _run(sys.executable, "-m", "mypy", "sgpe")
+    result = _run(sys.executable, "-m", "mypy", "sgpe", "sgpe_explorer")
     assert result.returncode == 0, result.stdout + result.stderr

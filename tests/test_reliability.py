@@ -37,10 +37,10 @@ from sgpe.runs import (
     train_run,
     write_status,
 )
-from sgpe.runs.manager import RunManager, RunRequest
 from sgpe.schema import load_schema
 from sgpe.syllables import syllabify
 from sgpe.tokenizer import Tokenizer
+from sgpe_explorer.runs.manager import RunManager, RunRequest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SGPE_4K = REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json"
@@ -322,7 +322,7 @@ def test_the_segment_check_of_a_text_file_counts_as_the_line_reader(
     characters, blank-ness and script characters as reading it line by line."""
     import gzip
 
-    from sgpe.runs.manager import _document_counts, _text_file_counts
+    from sgpe.runs.intake import _document_counts, _text_file_counts
 
     path = tmp_path / f"c{suffix}"
     data = content.encode("utf-8")
@@ -336,7 +336,7 @@ def test_the_segment_check_of_a_text_file_counts_as_the_line_reader(
 def test_the_segment_check_raises_the_line_readers_errors_and_can_stop_early(
     tmp_path: Path,
 ) -> None:
-    from sgpe.runs.manager import _text_file_counts
+    from sgpe.runs.intake import _text_file_counts
 
     path = tmp_path / "late.txt"
     path.write_bytes(("\n".join(SINHALA * 40) + "\n").encode() + b"caf\xe9\n")
@@ -512,7 +512,7 @@ def test_kill_during_app_intake_leaves_nothing_visible(tmp_path: Path) -> None:
     fifo = _fifo(tmp_path, "upload.txt")
     root = tmp_path / "runs"
     _kill_mid_copy(
-        "from sgpe.runs.manager import RunManager, RunRequest; "
+        "from sgpe_explorer.runs.manager import RunManager, RunRequest; "
         f"RunManager({str(root)!r}).start(RunRequest(open({str(fifo)!r}, 'rb'), name='u.txt', "
         "vocab_size=400))",
         fifo,

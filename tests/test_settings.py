@@ -16,7 +16,6 @@ from sgpe import cli, shipped
 from sgpe.cli import train as cli_train
 from sgpe.gpe import GPETrainer
 from sgpe.runs import RunConfig, RunError, create_run, read_config
-from sgpe.runs.manager import RunRequest
 from sgpe.settings import (
     MIN_FREQ_DEFAULTS,
     SETTING_NAMES,
@@ -28,6 +27,7 @@ from sgpe.settings import (
     info,
     settings_fields,
 )
+from sgpe_explorer.runs.manager import RunRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,14 +43,15 @@ SHARED_NAMES = {"model", "mode", "script", "leading_space", "prepend_space", "pi
 NAMES = SETTING_NAMES | set(ALIASES)
 CONSUMERS = (
     "bench/",
-    "sgpe/app/app_pages/train.py",
+    "sgpe_explorer/app/app_pages/train.py",
     "sgpe/baselines/bytebpe.py",
     "sgpe/cli/",
     "sgpe/gpe.py",
     "sgpe/runs/",
     "sgpe/shipped.py",
     "sgpe/tokenizer.py",
-    "sgpe/ui/train_form.py",
+    "sgpe_explorer/runs/",
+    "sgpe_explorer/ui/train_form.py",
 )
 LABELS = {info(f).label: f.name for f in settings_fields() if info(f).label}
 FLAGS = {cli_flag(f): f.name for f in settings_fields()} | {
@@ -78,7 +79,7 @@ ALLOWED = {
         "0 = no checkpoints: in-process training with no run directory"
     ),
     (
-        "sgpe/ui/resources.py",
+        "sgpe_explorer/ui/resources.py",
         "vocab_size",
         "field default",
     ): "a listed vocabulary's size, 0: unknown",
@@ -87,7 +88,7 @@ ALLOWED = {
 
 def _files() -> list[Path]:
     out = [ROOT / "app.py"]
-    for folder in ("sgpe", "bench"):
+    for folder in ("sgpe", "sgpe_explorer", "bench"):
         out += sorted((ROOT / folder).rglob("*.py"))
     return [p for p in out if p != ROOT / "sgpe" / "settings.py"]
 

@@ -326,11 +326,11 @@ def test_dask_counts_equal_local_counts(shared_corpora: Path, tmp_path: Path) ->
 
 def test_the_app_marks_superword_tokens(si_docs: list[str], si_sw: sgpe.Tokenizer) -> None:
     """Vocabulary: kind "superword"; Merges: kind "super"; Compare and the merge stepper:
-    the token's class ``super`` (an overline in sgpe/ui/style.py)."""
+    the token's class ``super`` (an overline in sgpe_explorer/ui/style.py)."""
     pytest.importorskip("streamlit")
-    from sgpe.ui import render
-    from sgpe.ui.analysis import merges_table
-    from sgpe.ui.vocabulary import vocab_table
+    from sgpe_explorer.ui import render
+    from sgpe_explorer.ui.analysis import merges_table
+    from sgpe_explorer.ui.vocabulary import vocab_table
 
     tok = si_sw
     kinds = {r["token"]: r["kind"] for r in vocab_table(tok)}

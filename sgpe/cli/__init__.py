@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from ._common import UsageError
-from .parser import COMMANDS, _shipped_by_name, build_parser
+from .parser import COMMANDS, _shipped_by_name, build_parser, launch_app
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -34,9 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 success, 2 usage/input, 1 failure)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["app"] and not {"-h", "--help"} & set(args_list[1:]):
-        from ..app.launch import launch
-
-        return launch(args_list[1:])
+        return launch_app(args_list[1:])
     parser = build_parser(args_list[0] if args_list[:1] and args_list[0] in COMMANDS else None)
     try:
         args = parser.parse_args(args_list)

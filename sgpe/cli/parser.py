@@ -4,6 +4,7 @@ parser and its ``_cmd_*`` function."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,10 +72,25 @@ def _shipped_by_name(args: argparse.Namespace) -> None:
         args.vocab = str(shipped.path_of(vocab))
 
 
-def _cmd_app(args: argparse.Namespace) -> int:
-    from ..app.launch import launch
+#: What ``sgpe app`` says where the explorer is not installed (double quotes: the one spelling
+#: that works in the shells of every system, Windows' cmd included).
+APP_MISSING = 'sgpe: error: the explorer is not installed: pip install "sgpe-explorer[app]"'
 
-    return launch(args.streamlit_args)
+
+def launch_app(args: Sequence[str]) -> int:
+    """``sgpe app``: start the explorer, a package of its own (``sgpe_explorer``), where it is
+    installed; else one line saying what to install, exit code 2. The only import of the
+    explorer in the library, made here when the command runs (tests/test_import_graph.py)."""
+    try:
+        from sgpe_explorer.app.launch import launch
+    except ImportError:
+        print(APP_MISSING, file=sys.stderr)
+        return 2
+    return launch(args)
+
+
+def _cmd_app(args: argparse.Namespace) -> int:
+    return launch_app(args.streamlit_args)
 
 
 #: Every command, in the order ``--help`` lists them.

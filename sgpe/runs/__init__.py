@@ -1,5 +1,5 @@
-"""Training runs that survive crashes: the run-directory format, the worker that trains one
-run in its own process, and the manager that starts, watches, cancels and resumes runs.
+"""Training runs that survive crashes: the run-directory format and the worker that trains
+one run in its own process (``sgpe train --out``, with exact resume).
 
 * :mod:`sgpe.runs.format` -- the files of a run directory and their readers and writers
   (re-exported from one module per part: :mod:`~sgpe.runs.constants`, :mod:`~sgpe.runs.config`,
@@ -7,10 +7,11 @@ run in its own process, and the manager that starts, watches, cancels and resume
   :mod:`~sgpe.runs.merges_table`, :mod:`~sgpe.runs.status`, :mod:`~sgpe.runs.creation`,
   :mod:`~sgpe.runs.locks`);
 * :mod:`sgpe.runs.sources` -- the corpus a run refers to (paths, sizes, sha256; no copy);
-* :mod:`sgpe.runs.worker` -- trains one run directory, checkpointing as it goes;
-* :mod:`sgpe.runs.manager` -- :class:`RunManager`, used by the app (background processes),
-  with :mod:`~sgpe.runs.intake` (corpus checks), :mod:`~sgpe.runs.sizes` (the sizes a
-  corpus allows) and :mod:`~sgpe.runs.records` (runs, labels, owners, requests).
+* :mod:`sgpe.runs.intake` -- the checks of a corpus before a run is made from it;
+* :mod:`sgpe.runs.worker` -- trains one run directory, checkpointing as it goes.
+
+The manager that starts, watches, cancels and resumes runs in the background is the
+explorer's (``sgpe_explorer.runs.manager``), not the library's.
 """
 
 from __future__ import annotations

@@ -16,8 +16,6 @@ CHECKPOINT_PREV = "checkpoint.prev.json"
 CHECKPOINT_CORRUPT = "checkpoint.corrupt.json"
 VOCAB = "vocab.json"
 LOG = "train.log"
-# A managed runs root (sgpe/runs/manager.py) holds its queue here.
-QUEUE_FILE = ".queue.json"
 MERGE_PARTS = "merges"
 
 CONFIG_FORMAT = "sgpe-run-config"

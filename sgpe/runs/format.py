@@ -51,8 +51,8 @@ the two table encodings), :mod:`sgpe.runs.word_counts`, :mod:`sgpe.runs.checkpoi
 run's true state), :mod:`sgpe.runs.creation` (preparing a run and its corpus) and
 :mod:`sgpe.runs.locks` (the run lock).
 
-None of them starts or stops processes (that is :mod:`sgpe.runs.manager`) or parses command
-lines (that is :mod:`sgpe.cli`).
+None of them starts or stops processes (that is the explorer's run manager,
+``sgpe_explorer/runs/manager.py``) or parses command lines (that is :mod:`sgpe.cli`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Corpus intake of the run manager: :func:`validate_corpus` checks a corpus (a path or an
-upload) before a run is made of it (size, gzip expansion, readable text, a script SGPE
-has grammars for) and sums it up as a :class:`CorpusSummary`.
+"""Corpus intake, of ``sgpe train`` and of the explorer's run manager: :func:`validate_corpus`
+checks a corpus (a path or an upload) before a run is made of it (size, gzip expansion,
+readable text, a script SGPE has grammars for) and sums it up as a :class:`CorpusSummary`.
 """
 
 from __future__ import annotations

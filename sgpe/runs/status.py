@@ -45,7 +45,6 @@ class RunStatus:
     pid: int | None = None
     message: str = ""
     started: float | None = None
-    updated: float | None = None
     checkpoint_step: int = 0
     alive: bool = False
     #: the trainer exists but is not working: stopped (SIGSTOP, Ctrl-Z) or its heartbeat
@@ -229,7 +228,6 @@ def read_status(run_dir: str | Path) -> RunStatus:
         pid=pid,
         message=message,
         started=num("started"),
-        updated=num("updated"),
         checkpoint_step=_whole(data.get("checkpoint_step")),
         alive=alive,
         stalled=stalled,

@@ -21,7 +21,6 @@ from typing import Any, Protocol
 from .._files import atomic_write
 from ..corpus.readers import CorpusError, CorpusInfo, corpus_files, iter_documents
 from ..settings import info
-from .constants import QUEUE_FILE
 from .format import (
     ACTIVE_STATES,
     CHECKPOINT,
@@ -637,39 +636,14 @@ def train_run(
             return TrainResult(
                 "done", 0, f"{run_dir} is already done ({VOCAB}); nothing to do", unchanged=True
             )
-        problem: RunError | None = None
-        launched = False
         try:
             if not corpus_checked:
                 verify_corpus(run_dir, config)
         except RunError as err:
-            problem = err
-            launched = current.get("phase") == "launching"  # the manager waits for this trainer
-            if launched:
+            if current.get("phase") == "launching":  # the manager waits for this trainer
                 write_status(
                     run_dir,
                     {**current, "state": "failed", "message": str(err), "resumable": True},
                 )
-        else:
-            result = RunWorker(run_dir, config, display).run(resume)
-    if problem is not None:
-        if launched:
-            _start_next(run_dir)
-        raise problem
-    _start_next(run_dir)
-    return result
-
-
-def _start_next(run_dir: Path) -> None:
-    """A run of a managed runs root (see :mod:`sgpe.runs.manager`) that ends starts the
-    queued runs its slot frees, so the queue moves with no app page open. Never fails the
-    run that ended: a problem is written to its log."""
-    if not (run_dir.absolute().parent / QUEUE_FILE).exists():
-        return  # not a managed root (a run of the CLI): no need to load the manager
-    from .manager import start_queued
-
-    try:
-        start_queued(run_dir.absolute().parent)
-    except Exception as err:
-        with contextlib.suppress(OSError), open(run_dir / LOG, "a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} could not start queued runs: {err}\n")
+            raise
+        return RunWorker(run_dir, config, display).run(resume)

@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, grammar, owner, render, resources, state, uploads
+from sgpe_explorer.ui import analysis, charts, grammar, owner, render, resources, state, uploads
 
 RENDER_LIMIT = 3_000  # characters drawn as token spans per tokenizer
 MAX_COLUMNS = 4

@@ -1,13 +1,13 @@
 """Train: background training runs (start, watch, cancel, resume, delete, use).
 
 Whose runs. Every run the page starts records its visitor's owner (a digest of the owner
-key in a long-lived cookie, see sgpe/ui/owner.py), so a reload or a browser restart keeps
+key in a long-lived cookie, see sgpe_explorer/ui/owner.py), so a reload or a browser restart keeps
 the visitor's runs theirs. The page lists the visitor's own runs (and ownerless runs,
 started with the CLI) with every control; other visitors' runs are not listed, except
 their finished vocabularies, offered read-only ("use this vocabulary") in a collapsed,
 marked section. Hiding buttons is not the protection: cancel, resume and delete go
 through the run manager with ``as_owner``, which refuses another owner's run
-(sgpe/runs/manager.py, Ownership); ``SGPE_ADMIN=1`` (a single-user install, or an
+(sgpe_explorer/runs/manager.py, Ownership); ``SGPE_ADMIN=1`` (a single-user install, or an
 administrator) manages every run.
 """
 
@@ -20,7 +20,8 @@ import streamlit as st
 
 from sgpe.corpus import CorpusError
 from sgpe.runs import RunError, RunStatus, read_merges
-from sgpe.runs.manager import (
+from sgpe.settings import RunMechanics, TrainSettings, default
+from sgpe_explorer.runs.manager import (
     GZIP_EXPANSION_LIMIT,
     LABEL_MAX,
     RunInfo,
@@ -28,8 +29,7 @@ from sgpe.runs.manager import (
     check_label,
     read_owner,
 )
-from sgpe.settings import RunMechanics, TrainSettings, default
-from sgpe.ui import charts, downloads, owner, render, resources, state, train_form
+from sgpe_explorer.ui import charts, downloads, owner, render, resources, state, train_form
 
 ACTIVE = ("queued", "counting", "merging")
 STATE_ICONS = {
@@ -285,7 +285,7 @@ with st.container(border=True):
             problem = found.problem(settings.vocab_size)
             if problem and settings.vocab_size < found.smallest:
                 problems.append(f"Vocabulary size {problem}.")
-            elif problem:  # the run stops where this says (sgpe/runs/sizes.py, size_range)
+            elif problem:  # the run stops where this says (sgpe_explorer/runs/sizes.py, size_range)
                 st.warning(render.md_escape(f"Vocabulary size {problem}."), icon=":material/info:")
             late = settings.superwords_from
             if late is not None and found.largest <= late:
@@ -530,7 +530,7 @@ def runs_panel() -> None:
     if not in_full_run and previous != signature:
         st.rerun(scope="app")  # a run finished or appeared: refresh the sidebar and buttons
     st.subheader(f"Your runs ({len(infos)})")
-    if admin:  # a visitor gets no server paths (sgpe/ui/owner.py, shown)
+    if admin:  # a visitor gets no server paths (sgpe_explorer/ui/owner.py, shown)
         st.caption(f"Runs directory: {render.md_escape(str(mgr.root))}")
     for run, reason in mgr.damaged_runs():
         if not (admin or read_owner(run.path) in (None, me)):

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe import metrics
-from sgpe.ui import analysis, charts, owner, render, resources, state, uploads
+from sgpe_explorer.ui import analysis, charts, owner, render, resources, state, uploads
 
 SHARED = "the shared text (all pages)"
 UPLOAD = "upload…"

@@ -2,8 +2,9 @@
 
 A :class:`RunManager` works over a runs root (default ``runs/``). Each run is a directory
 ``<root>/<run-id>/`` laid out as in :mod:`sgpe.runs`, trained by a separate
-process ``python -m sgpe train --out <dir> --resume`` started with
-``subprocess.Popen(..., start_new_session=True)``, output to ``<dir>/train.log``.
+process (:mod:`sgpe_explorer.runs.trainer`: ``sgpe train --out <dir> --resume``, then the
+queued runs its slot frees) started with ``subprocess.Popen(..., start_new_session=True)``,
+output to ``<dir>/train.log``.
 
 * **State lives in files only.** :meth:`RunManager.status` reads the run directory (and
   tests the trainer's lock), so an app restarted after a crash, or two app sessions,
@@ -36,7 +37,7 @@ process ``python -m sgpe train --out <dir> --resume`` started with
 * **Reading has no side effects.** :meth:`list_runs`, :meth:`status`, :meth:`wait` and
   :meth:`damaged_runs` only read files: they never launch, signal or kill a trainer.
 * **Ownership.** A run may record an owner (the app records a digest of the visitor's
-  owner key, see :mod:`sgpe.ui.owner`). :meth:`cancel`, :meth:`resume`, :meth:`delete`
+  owner key, see :mod:`sgpe_explorer.ui.owner`). :meth:`cancel`, :meth:`resume`, :meth:`delete`
   and :meth:`delete_finished` take ``as_owner``: given, they refuse a run whose recorded
   owner differs (a :class:`RunError`, before any signal or change), so a visitor cannot
   stop, restart or remove another visitor's run whatever buttons a page shows. Runs
@@ -44,9 +45,9 @@ process ``python -m sgpe train --out <dir> --resume`` started with
   ``as_owner=None`` is the library's and an administrator's call: no check.
 
 The run records (:class:`Run`, :class:`RunInfo`, labels and owners, :class:`RunRequest`)
-are in :mod:`sgpe.runs.records`, the corpus checks of intake (:func:`validate_corpus`) in
+are in :mod:`sgpe_explorer.runs.records`, the corpus checks of intake (:func:`validate_corpus`) in
 :mod:`sgpe.runs.intake` and the vocabulary sizes a corpus allows (:func:`size_range`) in
-:mod:`sgpe.runs.sizes`; this module re-exports their names.
+:mod:`sgpe_explorer.runs.sizes`; this module re-exports their names.
 
 This module does not train (that is :mod:`sgpe.runs`, in the child process) and has no
 Streamlit code.
@@ -71,11 +72,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .._files import atomic_write
-from ..corpus.readers import CorpusError, corpus_format
-from ..protocol import one_line
-from .constants import QUEUE_FILE
-from .format import (
+import sgpe
+import sgpe_explorer
+from sgpe._files import atomic_write
+from sgpe.corpus.readers import CorpusError, corpus_format
+from sgpe.protocol import one_line
+from sgpe.runs.format import (
     CONFIG,
     FINAL_STATES,
     INCOMING_PREFIX,
@@ -93,7 +95,7 @@ from .format import (
     verify_corpus,
     write_status,
 )
-from .intake import (
+from sgpe.runs.intake import (
     DEFAULT_MAX_BYTES,
     GZIP_EXPANSION_LIMIT,
     SUPPORTED_SCRIPTS,
@@ -101,8 +103,8 @@ from .intake import (
     _size_text,
     validate_corpus,
 )
-from .intake import _document_counts as _document_counts
-from .intake import _text_file_counts as _text_file_counts
+from sgpe.runs.sources import CorpusFile, manifest, manifest_sha256, resolve
+
 from .records import (
     LABEL_FILE,
     LABEL_MAX,
@@ -118,7 +120,6 @@ from .records import (
     read_owner,
 )
 from .sizes import SizeRange, size_range, upload_size_range
-from .sources import CorpusFile, manifest, manifest_sha256, resolve
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -153,6 +154,7 @@ _RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
 _ROOT_LOCK = ".jobs.lock"
 #: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
 #: that start queued runs when they end.
+QUEUE_FILE = ".queue.json"
 #: Uploads, stored once each under the runs root as ``<sha256><ext>``.
 UPLOADS_DIR = "uploads"
 _UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")
@@ -411,8 +413,7 @@ class RunManager:
             cmd = [
                 self.python,
                 "-m",
-                "sgpe",
-                "train",
+                "sgpe_explorer.runs.trainer",
                 "--vocab-size",
                 str(config.vocab_size),
                 "--model",
@@ -422,9 +423,13 @@ class RunManager:
                 "--resume",
             ]
             env = dict(os.environ)
-            package_parent = str(Path(__file__).resolve().parents[1])
+            # The child imports this package and the library from where this process has
+            # them (a checkout, or site-packages), whatever its working directory.
+            parents = dict.fromkeys(
+                str(Path(m.__file__ or "").resolve().parents[1]) for m in (sgpe, sgpe_explorer)
+            )
             env["PYTHONPATH"] = os.pathsep.join(
-                p for p in (package_parent, env.get("PYTHONPATH", "")) if p
+                p for p in (*parents, env.get("PYTHONPATH", "")) if p
             )
             env.setdefault("PYTHONIOENCODING", "utf-8")
             try:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from sgpe.schema import BUILTIN_SCRIPTS, SchemaError, load_schema
 from sgpe.syllables import Syllabifier, get_syllabifier
-from sgpe.ui import grammar, render, state
+from sgpe_explorer.ui import grammar, render, state
 
 # The script a visitor sees first: the main script of the text all pages share (a visitor
 # reading Hindi on Syllables opens Grammar on Devanagari), else Tamil,

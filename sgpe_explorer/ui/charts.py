@@ -42,7 +42,7 @@ def _layout(fig: go.Figure, height: int = 320) -> go.Figure:
     fig.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        font={"family": FONT_STACK},  # a Noto face for each script (sgpe/ui/style.py)
+        font={"family": FONT_STACK},  # a Noto face for each script (sgpe_explorer/ui/style.py)
     )
     return _zero_from_zero(fig)
 
@@ -82,7 +82,7 @@ def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
     return _layout(fig)
 
 
-# The rule first (sgpe/ui/analysis.py: TORN; app_pages/compare.py says why), then the
+# The rule first (sgpe_explorer/ui/analysis.py: TORN; app_pages/compare.py says why), then the
 # cost. Short titles: three subplot titles share a phone's 390 px.
 SUMMARY_METRICS = (
     ("torn syllables", "torn<br>syllables", "{:,.0f}"),

@@ -21,7 +21,7 @@ the key itself: the key is in the visitor's cookie and in the page's script only
 in a URL, a log line or a run directory. Knowing a run's digest does not let anyone act
 as its owner, since the app hashes whatever key a browser presents.
 
-Where it is enforced. :class:`sgpe.runs.manager.RunManager` refuses cancel, resume and
+Where it is enforced. :class:`sgpe_explorer.runs.manager.RunManager` refuses cancel, resume and
 delete of a run whose recorded owner differs from the caller's ``as_owner``; the Train
 page passes :func:`owner_id` (or ``None`` for an administrator, :func:`is_admin`).
 Clearing the browser's cookies gives a new key: the old runs then belong to nobody who
@@ -112,7 +112,7 @@ def cookie_script(key: str) -> str:
 def write_cookie() -> None:
     """Put the cookie script on the page (app.py, once per run, in a hidden container),
     with the page's other small scripts, :data:`PHONE_NAV_SCRIPT` and the warm-up of
-    chart code (sgpe/ui/warm.py)."""
+    chart code (sgpe_explorer/ui/warm.py)."""
     from .warm import chunk_script
 
     with st.container(key="owner_cookie"):

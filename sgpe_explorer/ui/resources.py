@@ -3,7 +3,7 @@
 * The shipped vocabularies (:mod:`sgpe.shipped`) and every finished run's ``vocab.json``
   are loaded once per process (``st.cache_resource``, keyed by path and mtime).
 * Runs live under ``$SGPE_RUNS_DIR``, else ``runs/`` in a checkout, else a per-user data
-  directory (:mod:`sgpe.runs.place`); tests point the variable at a temporary directory.
+  directory (:mod:`sgpe_explorer.runs.place`); tests point the variable at a temporary directory.
 * The *active* SGPE tokenizer is the shipped one or any finished SGPE run; its byte-level
   baseline is, unless chosen in the sidebar, the finished byte-level run on the same
   corpus with the same vocabulary size, else the shipped baseline.
@@ -24,9 +24,9 @@ import streamlit as st
 
 import sgpe
 from sgpe import shipped as defaults
-from sgpe.runs import place
 from sgpe.runs.format import RunError
-from sgpe.runs.manager import RunInfo, RunManager
+from sgpe_explorer.runs import place
+from sgpe_explorer.runs.manager import RunInfo, RunManager
 
 RUNS_ENV = place.RUNS_ENV
 DEFAULT_ID = "default"
@@ -34,7 +34,7 @@ AUTO_ID = "auto"
 
 
 def runs_root() -> Path:
-    """Where training runs live (:func:`sgpe.runs.place.default_runs_dir`)."""
+    """Where training runs live (:func:`sgpe_explorer.runs.place.default_runs_dir`)."""
     return place.default_runs_dir()
 
 
@@ -112,11 +112,6 @@ def tiktoken(name: str) -> tuple[Any, str | None]:
         return _tiktoken(name), None
     except Exception as err:  # missing optional package or rank file: say so on the page
         return None, f"{name} is not available: {err}"
-
-
-def o200k() -> tuple[Any, str | None]:
-    """tiktoken's o200k_base built offline, or ``(None, why not)``."""
-    return tiktoken("o200k_base")
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -298,7 +293,7 @@ def matching_baseline(sgpe_choice: Choice, base_choices: dict[str, Choice]) -> C
 
 def active() -> Active:
     """The active tokenizers, as last chosen in the sidebar or with "use this vocabulary"
-    (``st.session_state["opts"]``, see :mod:`sgpe.ui.state`)."""
+    (``st.session_state["opts"]``, see :mod:`sgpe_explorer.ui.state`)."""
     opts = st.session_state.get("opts", {})
     return resolve(str(opts.get("tok") or DEFAULT_ID), str(opts.get("base") or AUTO_ID))
 

@@ -46,7 +46,7 @@ _WHOLE = re.compile(r"[+-]?\d+")
 def key(name: str, initial: Any, parse: Any = str, allowed: Any = None) -> str:
     """The widget key of a setting, with its first value: the link's ``?<name>=`` when
     the session starts on one, else the value kept while the page is not shown, else
-    ``initial`` (see sgpe.ui.state)."""
+    ``initial`` (see sgpe_explorer.ui.state)."""
     return state.init_widget(f"train_{name}", name, initial, parse, allowed)
 
 
@@ -122,7 +122,7 @@ def settings_of(values: Mapping[str, Any], script: str) -> TrainSettings:
 
 def url_params(values: Mapping[str, Any]) -> dict[str, str | None]:
     """The form's values for the page's link (left out while a value is its default), each
-    also remembered as the option of that name (sgpe.ui.state)."""
+    also remembered as the option of that name (sgpe_explorer.ui.state)."""
     params: dict[str, str | None] = {}
     for name, value in values.items():
         state.remember(name, value)
@@ -165,12 +165,12 @@ def form_values(columns: int = 3) -> dict[str, Any]:
 
 
 def _compute_range(corpus: Any, name: str, settings: dict[str, Any]) -> Any:
-    """The :class:`~sgpe.runs.manager.SizeRange` of a corpus (a path, or an upload's
+    """The :class:`~sgpe_explorer.runs.manager.SizeRange` of a corpus (a path, or an upload's
     bytes), or the corpus's problem as a string."""
     from pathlib import Path
 
     from sgpe.corpus import CorpusError
-    from sgpe.runs.manager import size_range, upload_size_range
+    from sgpe_explorer.runs.manager import size_range, upload_size_range
 
     if isinstance(corpus, (str, Path)):
         try:
@@ -229,7 +229,7 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
     in. Sample files and small uploads are read at once (well under a second)."""
     from pathlib import Path
 
-    from sgpe.runs.manager import upload_size_range
+    from sgpe_explorer.runs.manager import upload_size_range
 
     data = settings.to_dict()
     # The range does not depend on the size: one check serves every size typed (the

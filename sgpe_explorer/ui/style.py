@@ -1,5 +1,5 @@
 """The app's stylesheet: the font stack (a Noto face for each of the 12 scripts), the
-colours of syllable kinds and tokens, and the CSS of the span views of :mod:`sgpe.ui.render` (including the
+colours of syllable kinds and tokens, and the CSS of the span views of :mod:`sgpe_explorer.ui.render` (including the
 ``::before``/``::after`` markers that show invisible characters without touching the text).
 
 ``app.py`` puts :data:`CSS` into every page with ``st.html`` (a ``<style>``-only block takes
@@ -68,7 +68,7 @@ CSS = f"""
 <style>
 :root {{ --sgpe-font: {FONT_STACK}; }}
 .stApp textarea, .stApp input {{ font-family: var(--sgpe-font); }}
-/* the owner-cookie script (sgpe/ui/owner.py) takes no space */
+/* the owner-cookie script (sgpe_explorer/ui/owner.py) takes no space */
 .st-key-owner_cookie, div:has(> .st-key-owner_cookie) {{ display: none; }}
 .sgpe-box {{
   font-family: var(--sgpe-font); font-size: 1.45rem; line-height: 2.5;

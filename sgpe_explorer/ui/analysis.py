@@ -7,7 +7,7 @@ Pure functions (no Streamlit), so the pages stay thin and these are easy to test
   broken syllable boundaries from :mod:`sgpe.metrics`, counts);
 * :func:`flatten_trace`: the merge stepper (one global step list over all words);
 * :func:`merges_table`: the Merges page (the Vocabulary page's tables are in
-  :mod:`sgpe.ui.vocabulary`).
+  :mod:`sgpe_explorer.ui.vocabulary`).
 
 Long texts: counts always cover the whole text; the per-unit views cover a prefix of at
 most ``limit`` characters that ends on a unit boundary (:func:`prefix_end`).

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sgpe.ui import charts, downloads, owner, render, resources, state
-from sgpe.ui import vocabulary as vocab_stats
+from sgpe_explorer.ui import charts, downloads, owner, render, resources, state
+from sgpe_explorer.ui import vocabulary as vocab_stats
 
 SHARED_TEXT = "the shared text (Syllables, Compare, Merges)"
 

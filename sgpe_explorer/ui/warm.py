@@ -8,7 +8,7 @@ or Compare paid for loading and compiling that code: about 2 to 4 s of Vocabular
 first visit on two busy cores, against 1 to 2 s once warmed (``python -m bench app``,
 docs/app.md section 10).
 
-:func:`chunk_script` is a small script for the page (sgpe/ui/owner.py puts it beside the
+:func:`chunk_script` is a small script for the page (sgpe_explorer/ui/owner.py puts it beside the
 owner cookie's): once per browser tab, when the browser is idle after the first page has
 drawn (a second after the app's script ended), it imports those modules from the URLs
 Streamlit itself imports them from, so the browser's module map already holds them when

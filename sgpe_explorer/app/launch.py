@@ -1,6 +1,6 @@
 """``sgpe app``: start the explorer with Streamlit, from an installed package or a checkout.
 
-It runs ``streamlit run`` on :mod:`sgpe.app.main` (the file inside the package, so any working
+It runs ``streamlit run`` on :mod:`sgpe_explorer.app.main` (the file inside the package, so any working
 directory will do) with the app's Streamlit settings, :data:`STREAMLIT_OPTIONS`, given as
 flags: an installed package has no ``.streamlit/config.toml`` beside the visitor's working
 directory, and Streamlit reads its settings from there. The checkout keeps that file for
@@ -8,7 +8,7 @@ directory, and Streamlit reads its settings from there. The checkout keeps that 
 ``sgpe app`` go to Streamlit after these, so the visitor's own win
 (``sgpe app --server.port 8600``).
 
-Where training runs are kept is decided once here (:func:`sgpe.runs.place.default_runs_dir`),
+Where training runs are kept is decided once here (:func:`sgpe_explorer.runs.place.default_runs_dir`),
 named on the terminal, and handed to the app in ``$SGPE_RUNS_DIR``.
 """
 
@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..runs import place
+from sgpe_explorer.runs import place
 
 MAIN = Path(__file__).resolve().parent / "main.py"
 
@@ -39,7 +39,7 @@ STREAMLIT_OPTIONS: dict[str, str] = {
     "browser.gatherUsageStats": "false",
     # No "Deploy" button or developer menu items for the app's users.
     "client.toolbarMode": "minimal",
-    # Never a traceback on a page: the frame (sgpe/app/main.py) shows a one-line message for
+    # Never a traceback on a page: the frame (sgpe_explorer/app/main.py) shows a one-line message for
     # anything a page did not handle itself and logs the traceback on the server.
     "client.showErrorDetails": "none",
     "theme.base": "light",
@@ -62,7 +62,7 @@ def launch(args: Sequence[str] = ()) -> int:
     if importlib.util.find_spec("streamlit") is None:
         print(
             "sgpe: error: the explorer needs Streamlit and the app's other packages: "
-            "pip install 'sgpe-explorer[app]'",
+            'pip install "sgpe-explorer[app]"',
             file=sys.stderr,
         )
         return 2

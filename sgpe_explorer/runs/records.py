@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..settings import (
+from sgpe.runs.format import CONFIG, RunConfig, RunStatus, read_config
+from sgpe.settings import (
     MECHANICS_FIELDS,
     TRAIN_FIELDS,
     CountOptions,
@@ -21,10 +22,9 @@ from ..settings import (
     TrainSettings,
     split_options,
 )
-from .format import CONFIG, RunConfig, RunStatus, read_config
 
 #: ``{"owner": "..."}`` in a run directory: who started the run (see Ownership in
-#: :mod:`sgpe.runs.manager`).
+#: :mod:`sgpe_explorer.runs.manager`).
 OWNER_FILE = "owner.json"
 #: ``{"label": "..."}`` in a run directory: the name its starter gave it (optional).
 LABEL_FILE = "label.json"

@@ -8,7 +8,7 @@ import streamlit as st
 from sgpe import syllable_spans
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe.syllables import Span
-from sgpe.ui import analysis, grammar, render, resources, state, style
+from sgpe_explorer.ui import analysis, grammar, render, resources, state, style
 
 RENDER_LIMIT = 5_000  # characters drawn as spans; counts always cover the whole text
 

@@ -6,7 +6,7 @@ file with Streamlit; the checkout's top-level ``app.py`` calls :func:`run` too, 
 interaction, so the frame is a function that the script's last line calls.
 
 The pages in ``app_pages/`` beside this file are thin: they read widgets, call :mod:`sgpe`,
-and render with :mod:`sgpe.ui`. They are not in a directory named ``pages/``: Streamlit would
+and render with :mod:`sgpe_explorer.ui`. They are not in a directory named ``pages/``: Streamlit would
 also serve such files on their own (its older multipage mode), without this frame, to a link
 that arrives first. Their paths are absolute, so the frame works whichever file Streamlit was
 started on. The sidebar chooses the active SGPE tokenizer (the shipped one, trained on
@@ -23,7 +23,7 @@ import streamlit as st
 from sgpe.engine import describe
 from sgpe.protocol import one_line
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
-from sgpe.ui import owner, render, resources, state, style
+from sgpe_explorer.ui import owner, render, resources, state, style
 
 PAGES_DIR = Path(__file__).resolve().parent / "app_pages"
 
@@ -32,7 +32,7 @@ def run() -> None:
     """Draw the frame and the page the visitor is on (one Streamlit script run).
 
     Outside a script run it draws nothing. The Train page's size check of a large upload
-    runs in a "spawn" worker process (sgpe/ui/train_form.py), and multiprocessing imports
+    runs in a "spawn" worker process (sgpe_explorer/ui/train_form.py), and multiprocessing imports
     the server's main script there (as ``__mp_main__``): the checkout's app.py then drew
     the whole frame with no page to draw on, about 90 "missing ScriptRunContext" warnings
     in the server log."""
@@ -50,7 +50,7 @@ def run() -> None:
     )
     st.html(style.CSS)
     state.carry_over()  # before any widget: the kept values of pages not shown in this run
-    owner.write_cookie()  # the visitor's owner key survives a reload (sgpe/ui/owner.py)
+    owner.write_cookie()  # the visitor's owner key survives a reload (sgpe_explorer/ui/owner.py)
     resources.warm_encodings()  # OpenAI's encodings built in the background, once
 
     PAGES = [
@@ -159,7 +159,7 @@ def run() -> None:
     try:
         page.run()
     except Exception as err:  # the last line of defence: a message on the page, never a traceback
-        logging.getLogger("sgpe.app").exception("page %s failed", page.title)
+        logging.getLogger("sgpe_explorer.app").exception("page %s failed", page.title)
         st.error(
             f"{page.title} cannot be shown: {render.md_escape(owner.shown(one_line(err)))} "
             "(the details are in the server log). Check the file named here, or choose another "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from sgpe.ui import analysis, render, resources, state
+from sgpe_explorer.ui import analysis, render, resources, state
 
 MAX_CHARS = 400  # the stepper is for a word or a sentence
 #: Play speeds: steps per second -> seconds between steps.

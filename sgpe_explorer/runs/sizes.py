@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..corpus.readers import iter_documents
-from ..settings import MAX_VOCAB_SIZE, TrainSettings
-from .intake import validate_corpus
+from sgpe.corpus.readers import iter_documents
+from sgpe.runs.intake import validate_corpus
+from sgpe.settings import MAX_VOCAB_SIZE, TrainSettings
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,14 @@ def size_range(corpus: str | Path, settings: TrainSettings) -> SizeRange:
     of 9,218 said before made a form that promised what the run never reached). Training
     to the end is fast next to the count (well under a second for the sample files, a
     tenth of a second per MB of text with the native core); the app runs it on a large
-    upload in a worker process (sgpe/ui/train_form.py, corpus_range)."""
-    from ..gpe import GPETrainer
-    from ..tokenizer import SPECIAL_TOKENS
+    upload in a worker process (sgpe_explorer/ui/train_form.py, corpus_range)."""
+    from sgpe.gpe import GPETrainer
+    from sgpe.tokenizer import SPECIAL_TOKENS
 
     everything = settings.replace(vocab_size=MAX_VOCAB_SIZE)
     if settings.model == "bytebpe":
-        from ..baselines.bytebpe import ByteBPETokenizer
-        from ..corpus.readers import corpus_files
+        from sgpe.baselines.bytebpe import ByteBPETokenizer
+        from sgpe.corpus.readers import corpus_files
 
         documents = 0
 
@@ -100,10 +100,10 @@ def upload_size_range(data: bytes, name: str, settings: dict[str, Any]) -> SizeR
 
     A plain function of picklable arguments, so that the app can run it in a worker
     process: reading a 16 MB upload takes seconds of CPU, which in the server's own
-    process slowed every page (see sgpe/ui/train_form.py, corpus_range)."""
+    process slowed every page (see sgpe_explorer/ui/train_form.py, corpus_range)."""
     import tempfile
 
-    from ..corpus import CorpusError, corpus_format
+    from sgpe.corpus import CorpusError, corpus_format
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / ("corpus" + corpus_format(name))
