@@ -773,3 +773,40 @@ def test_commands_list_every_command_and_one_command_builds_only_its_flags() -> 
     alone = build_parser("encode")
     only = next(a for a in alone._actions if isinstance(a, argparse._SubParsersAction))
     assert tuple(only.choices) == ("encode",)
+
+
+# ============================================================================ portability
+
+#: Runs ``sgpe train`` in a Python where ``import fcntl`` fails, as on Windows (a None in
+#: sys.modules is how Python itself marks a module that must not be imported).
+NO_FCNTL = (
+    "import sys\n"
+    "sys.modules['fcntl'] = None\n"
+    "from sgpe.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "assert sys.modules['fcntl'] is None\n"
+    "sys.exit(code)\n"
+)
+
+
+def test_train_works_where_fcntl_does_not_exist(tmp_path: Path) -> None:
+    """No module of the library needs fcntl to be imported (tests/test_import_graph.py):
+    `train` runs without it, writes the run directory, and the vocabulary is the bytes of
+    a run trained here, with fcntl's lock."""
+    corpus = REPO_ROOT / "sgpe" / "sample_data" / "sinhala.txt"
+    args = ["train", "--corpus", str(corpus), "--vocab-size", "1000", "--out"]
+    done = subprocess.run(
+        [sys.executable, "-c", NO_FCNTL, *args, str(tmp_path / "without")],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "error" not in done.stderr
+    assert main([*args, str(tmp_path / "with")]) == 0
+    without, with_lock = tmp_path / "without", tmp_path / "with"
+    assert read_status(without).state == "done"
+    for name in ("vocab.json", "word_counts.parquet"):
+        assert (without / name).read_bytes() == (with_lock / name).read_bytes(), name
+    assert load(without / "vocab.json").vocab_size == 1000

@@ -166,3 +166,22 @@ def test_the_library_never_imports_the_explorer():
         if target.partition(".")[0] == "sgpe_explorer"
     }
     assert found == {("sgpe.cli.parser", "sgpe_explorer.app.launch", LAZY)}
+
+
+#: Modules that exist on some systems only (POSIX's, Windows'), and the app's Streamlit: the
+#: library may import them only inside the function that needs them, so that `import sgpe`
+#: and `sgpe train` work everywhere (tests/test_cli.py runs `train` with fcntl hidden).
+NOT_AT_MODULE_LEVEL = frozenset(
+    {"fcntl", "termios", "tty", "pty", "pwd", "grp", "resource", "posix", "msvcrt", "winreg",
+     "_winapi", "streamlit"}
+)  # fmt: skip
+
+
+def test_the_library_imports_no_platform_module_at_module_level():
+    found = sorted(
+        f"{path.relative_to(PACKAGE.parent)} imports {target}"
+        for name, path in _modules().items()
+        for target, place in _absolute_imports(path)
+        if place == TOP and target.partition(".")[0] in NOT_AT_MODULE_LEVEL
+    )
+    assert found == []

@@ -6,7 +6,7 @@ A run directory holds::
     config.json          settings the run was started with (RunConfig; enough to resume it),
                          the counting options, and the corpus by reference: its path(s)
                          and every file's size and sha256 (no copy of the corpus)
-    .lock                flock(2)-ed by the trainer while it works on the run
+    .lock                locked by the trainer while it works on the run (sgpe/runs/system.py)
     status.json          state, phase, step, target, rate, ETA, heartbeat, pid, message
     word_counts.parquet  pieces and their counts, written once after counting
     checkpoint.json      merges so far (+ counts, checksum, config fingerprint)

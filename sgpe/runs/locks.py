@@ -1,11 +1,11 @@
-"""The run lock: the trainer holds ``<run>/.lock`` (``flock(2)``) while it works on a run
+"""The run lock: the trainer holds ``<run>/.lock`` (:func:`sgpe.runs.system.try_lock`:
+``flock(2)`` on POSIX, ``msvcrt.locking`` on Windows) while it works on a run
 (:func:`run_lock`); a reader tests it with :func:`sgpe.runs.status.lock_held`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import time
 from collections.abc import Iterator
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .constants import LOCK, LOCK_WAIT_SECONDS, RunError
 from .status import _read_status_file
+from .system import try_lock, unlock
 
 
 @contextlib.contextmanager
@@ -22,17 +23,18 @@ def run_lock(run_dir: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[int]:
     try:
         deadline = time.monotonic() + wait
         while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if try_lock(fd) is not False:  # taken, or a system without file locks
                 break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    data = _read_status_file(run_dir) or {}
-                    raise RunError(
-                        f"{run_dir}: another process is working on this run "
-                        f"(pid {data.get('pid')}, state {data.get('state')}); cancel it first"
-                    ) from None
-                time.sleep(0.05)
-        yield fd
+            if time.monotonic() >= deadline:
+                data = _read_status_file(run_dir) or {}
+                raise RunError(
+                    f"{run_dir}: another process is working on this run "
+                    f"(pid {data.get('pid')}, state {data.get('state')}); cancel it first"
+                )
+            time.sleep(0.05)
+        try:
+            yield fd
+        finally:
+            unlock(fd)
     finally:
         os.close(fd)

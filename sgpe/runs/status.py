@@ -5,7 +5,6 @@ heartbeat), :func:`write_status`, and the trainer's status file with its heartbe
 
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
@@ -28,6 +27,7 @@ from .constants import (
     STATUS_FORMAT,
     RunError,
 )
+from .system import process_exists, try_lock, unlock
 
 
 @dataclass(frozen=True)
@@ -92,13 +92,9 @@ def pid_alive(pid: int | None) -> bool:
     """True if process ``pid`` exists and is not a zombie."""
     if not isinstance(pid, int) or pid <= 0:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not process_exists(pid):
         return False
-    except PermissionError:
-        return True
-    try:
+    try:  # Linux alone has /proc: elsewhere a process that exists counts as alive
         stat = Path(f"/proc/{pid}/stat").read_text()
         return stat.rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
@@ -106,7 +102,8 @@ def pid_alive(pid: int | None) -> bool:
 
 
 def pid_stopped(pid: int | None) -> bool:
-    """True if process ``pid`` is stopped (state T or t in ``/proc/<pid>/stat``)."""
+    """True if process ``pid`` is stopped (state T or t in ``/proc/<pid>/stat``; never
+    where there is no ``/proc``)."""
     if not isinstance(pid, int) or pid <= 0:
         return False
     try:
@@ -130,25 +127,27 @@ def _whole(value: Any) -> int:
 
 
 def lock_held(run_dir: Path) -> bool | None:
-    """Whether some process holds the run's lock (None: the run has no lock file)."""
+    """Whether some process holds the run's lock (None: the run has no lock file, or the
+    system has no file locks)."""
     try:
         fd = os.open(run_dir / LOCK, os.O_RDONLY)
     except OSError:
         return None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
+        taken = try_lock(fd)
+        if taken:
+            unlock(fd)
     finally:
-        os.close(fd)  # closing releases a lock we took
-    return False
+        os.close(fd)
+    # None: the system has no file locks, and the lock file tells nothing
+    return None if taken is None else not taken
 
 
 def read_status(run_dir: str | Path) -> RunStatus:
     """The state of a run, from its files alone (any process can call this).
 
     A run whose status says ``counting``/``merging`` but whose trainer is gone is reported
-    ``interrupted``. The trainer holds an ``flock`` on ``.lock`` while it works, so "gone"
+    ``interrupted``. The trainer holds a lock of ``.lock`` while it works, so "gone"
     is exact (no pid reuse, no zombie confusion); for a run without a lock file, the rule is
     a heartbeat older than 3 x its interval and a pid that no longer exists.
 

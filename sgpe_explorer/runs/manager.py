@@ -56,7 +56,6 @@ Streamlit code.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -104,6 +103,7 @@ from sgpe.runs.intake import (
     validate_corpus,
 )
 from sgpe.runs.sources import CorpusFile, manifest, manifest_sha256, resolve
+from sgpe.runs.system import try_lock, unlock
 
 from .records import (
     LABEL_FILE,
@@ -368,8 +368,14 @@ class RunManager:
         self.root.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.root / _ROOT_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
+            # The library's portable lock never waits: wait here (the holder is another
+            # process starting or polling runs, done in moments).
+            while try_lock(fd) is False:
+                time.sleep(0.02)
+            try:
+                yield
+            finally:
+                unlock(fd)
         finally:
             os.close(fd)
 
