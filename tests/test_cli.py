@@ -810,3 +810,22 @@ def test_train_works_where_fcntl_does_not_exist(tmp_path: Path) -> None:
     for name in ("vocab.json", "word_counts.parquet"):
         assert (without / name).read_bytes() == (with_lock / name).read_bytes(), name
     assert load(without / "vocab.json").vocab_size == 1000
+
+
+def test_sgpe_app_without_the_explorer_says_what_to_install() -> None:
+    """A library alone (the explorer's package not importable): `sgpe app` prints one line
+    naming the install command and exits 2, with no traceback."""
+    code = (
+        "import sys\n"
+        "sys.modules['sgpe_explorer'] = None\n"
+        "from sgpe.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    for argv in (["app"], ["app", "--server.port", "8600"]):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60
+        )
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            'sgpe: error: the explorer is not installed: pip install "sgpe-explorer[app]"\n'
+        )

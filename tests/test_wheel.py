@@ -126,9 +126,17 @@ def test_the_wheel_carries_the_core_the_schemas_the_sample_data_and_the_app(
         assert f"sgpe/sample_data/vocab/{shipped}" in names
     for sample in ("sinhala.txt", "hindi.txt", "mixed.txt", "README.md"):
         assert f"sgpe/sample_data/{sample}" in names
-    pages = {p.name for p in (ROOT / "sgpe" / "app" / "app_pages").glob("*.py")}
-    assert {n.rsplit("/", 1)[1] for n in names if n.startswith("sgpe/app/app_pages/")} == pages
-    assert {"sgpe/app/main.py", "sgpe/app/launch.py", "sgpe/py.typed"} <= names
+    pages = {p.name for p in (ROOT / "sgpe_explorer" / "app" / "app_pages").glob("*.py")}
+    assert {
+        n.rsplit("/", 1)[1] for n in names if n.startswith("sgpe_explorer/app/app_pages/")
+    } == pages
+    assert {
+        "sgpe_explorer/app/main.py",
+        "sgpe_explorer/app/launch.py",
+        "sgpe_explorer/runs/trainer.py",
+        "sgpe_explorer/py.typed",
+        "sgpe/py.typed",
+    } <= names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "native/", "sample_data/"))]
 
 
