@@ -1339,8 +1339,8 @@ def test_vocabulary_page_offers_the_downloads() -> None:
 
 
 def test_the_chart_code_to_warm_is_found_in_the_installed_streamlit() -> None:
-    """sgpe_explorer/ui/warm.py names Streamlit's chart and table code by file name: a Streamlit that
-    renames them gets no warm-up (the pages still work), and this test says so."""
+    """sgpe_explorer/ui/warm.py names Streamlit's chart and table code by file name: a
+    Streamlit that renames them gets no warm-up (the pages still work), and this test says so."""
     from sgpe_explorer.ui import warm
 
     files = warm.chunk_files()

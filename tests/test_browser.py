@@ -50,7 +50,8 @@ TRAIN_TIMEOUT_MS = 60_000
 VIEWPORT = {"width": 1400, "height": 2200}
 
 # Compare first: the first request after the server starts is then a deep link to a page
-# other than the main one, which must get the frame (sgpe_explorer/app/main.py: its sidebar) all the same.
+# other than the main one, which must get the frame (sgpe_explorer/app/main.py: its sidebar)
+# all the same.
 PAGES = {
     "compare": "compare",
     "syllables": "",
@@ -592,7 +593,8 @@ def test_damaged_files_are_messages_not_tracebacks(
             page.get_by_test_id("stSidebar").get_by_text(f"Run {run.id} cannot be used").wait_for(
                 timeout=SCRIPT_RUN_TIMEOUT_MS
             )
-            # A visitor is shown the file's name, never the server's path (sgpe_explorer/ui/owner.py).
+            # A visitor is shown the file's name, never the server's path
+            # (sgpe_explorer/ui/owner.py).
             assert "vocab.json: JSON nested too deeply to read" in sidebar_text(page)
             assert str(vocab.parent) not in sidebar_text(page)
             tab.check_clean()

@@ -211,8 +211,8 @@ def _top_level_names(module_file: Path) -> set[str]:
 
 
 def _module_file(parts: list[str]) -> Path | None:
-    """The file (or package directory) of ``sgpe.x.y`` (or ``sgpe_explorer.x.y``), without importing anything; for
-    the extension module ``sgpe._native``, its stub (the built file may not be there)."""
+    """The file (or package directory) of ``sgpe.x.y`` (or ``sgpe_explorer.x.y``), without
+    importing anything; for the extension module ``sgpe._native``, its stub (the built file may not be there)."""
     base = ROOT.joinpath(*parts)
     for suffix in (".py", ".pyi"):
         if base.with_suffix(suffix).is_file():

@@ -1,5 +1,5 @@
-"""`sgpe app` and where runs are kept (sgpe_explorer/app/launch.py, sgpe_explorer/runs/place.py), without a
-browser: the launcher's Streamlit settings are the checkout's, Streamlit takes them (and
+"""`sgpe app` and where runs are kept (sgpe_explorer/app/launch.py,
+sgpe_explorer/runs/place.py), without a browser: the launcher's Streamlit settings are the checkout's, Streamlit takes them (and
 the visitor's own flags over them), and the runs folder follows its three rules. The
 launched app itself is opened in Chromium by tests/test_browser.py (from the checkout) and
 tests/test_wheel.py (from an installed wheel)."""

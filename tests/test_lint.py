@@ -1,4 +1,5 @@
-"""The code base stays lint-clean and fully typed (ruff; mypy --strict on the library and the explorer)."""
+"""The code base stays lint-clean and fully typed (ruff; mypy --strict on the library and
+the explorer)."""
 
 from __future__ import annotations
 

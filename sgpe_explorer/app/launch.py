@@ -1,15 +1,16 @@
 """``sgpe app``: start the explorer with Streamlit, from an installed package or a checkout.
 
-It runs ``streamlit run`` on :mod:`sgpe_explorer.app.main` (the file inside the package, so any working
-directory will do) with the app's Streamlit settings, :data:`STREAMLIT_OPTIONS`, given as
-flags: an installed package has no ``.streamlit/config.toml`` beside the visitor's working
+It runs ``streamlit run`` on :mod:`sgpe_explorer.app.main` (the file inside the package, so
+any working directory will do) with the app's Streamlit settings, :data:`STREAMLIT_OPTIONS`,
+given as flags: an installed package has no ``.streamlit/config.toml`` beside the visitor's working
 directory, and Streamlit reads its settings from there. The checkout keeps that file for
 ``streamlit run app.py``; ``tests/test_launch.py`` proves the two agree. Arguments after
 ``sgpe app`` go to Streamlit after these, so the visitor's own win
 (``sgpe app --server.port 8600``).
 
-Where training runs are kept is decided once here (:func:`sgpe_explorer.runs.place.default_runs_dir`),
-named on the terminal, and handed to the app in ``$SGPE_RUNS_DIR``.
+Where training runs are kept is decided once here
+(:func:`sgpe_explorer.runs.place.default_runs_dir`), named on the terminal, and handed to the
+app in ``$SGPE_RUNS_DIR``.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ STREAMLIT_OPTIONS: dict[str, str] = {
     "browser.gatherUsageStats": "false",
     # No "Deploy" button or developer menu items for the app's users.
     "client.toolbarMode": "minimal",
-    # Never a traceback on a page: the frame (sgpe_explorer/app/main.py) shows a one-line message for
-    # anything a page did not handle itself and logs the traceback on the server.
+    # Never a traceback on a page: the frame (sgpe_explorer/app/main.py) shows a one-line
+    # message for anything a page did not handle itself and logs the traceback on the server.
     "client.showErrorDetails": "none",
     "theme.base": "light",
     "theme.primaryColor": "#2f6f8f",

@@ -6,10 +6,10 @@ file with Streamlit; the checkout's top-level ``app.py`` calls :func:`run` too, 
 interaction, so the frame is a function that the script's last line calls.
 
 The pages in ``app_pages/`` beside this file are thin: they read widgets, call :mod:`sgpe`,
-and render with :mod:`sgpe_explorer.ui`. They are not in a directory named ``pages/``: Streamlit would
-also serve such files on their own (its older multipage mode), without this frame, to a link
-that arrives first. Their paths are absolute, so the frame works whichever file Streamlit was
-started on. The sidebar chooses the active SGPE tokenizer (the shipped one, trained on
+and render with :mod:`sgpe_explorer.ui`. They are not in a directory named ``pages/``:
+Streamlit would also serve such files on their own (its older multipage mode), without this
+frame, to a link that arrives first. Their paths are absolute, so the frame works whichever
+file Streamlit was started on. The sidebar chooses the active SGPE tokenizer (the shipped one, trained on
 ``sample_data/``, or any finished training run), its byte-level baseline, and the script.
 """
 

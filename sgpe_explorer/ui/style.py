@@ -1,6 +1,7 @@
 """The app's stylesheet: the font stack (a Noto face for each of the 12 scripts), the
-colours of syllable kinds and tokens, and the CSS of the span views of :mod:`sgpe_explorer.ui.render` (including the
-``::before``/``::after`` markers that show invisible characters without touching the text).
+colours of syllable kinds and tokens, and the CSS of the span views of
+:mod:`sgpe_explorer.ui.render` (including the ``::before``/``::after`` markers that show
+invisible characters without touching the text).
 
 ``app.py`` puts :data:`CSS` into every page with ``st.html`` (a ``<style>``-only block takes
 no space).
