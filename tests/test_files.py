@@ -122,17 +122,19 @@ def reference_table(columns: dict[str, list[Any]], meta: dict[str, Any]) -> byte
 @pytest.mark.parametrize(
     "columns",
     [
+        {"piece": [" ශ්‍රී", "", "a", "\n", "😀x"] * 300, "count": [3, 1, 2**62, 0, -5] * 300},
+        {"left": ["a"], "right": ["b"], "count": [7]},
         {"flag": [True, False], "share": [0.5, 2.0], "mixed": [1, None]},  # through pa.array
         {"piece": ["a", "b"], "count": [2**64, 1]},  # beyond int64
         {"piece": [" ශ්‍රී", "", "a", "\n", "😀x"] * 300, "count": [True, 1, 2, 0, -5] * 300},
     ],
-    ids=["other-types", "big-number", "a-bool-among-counts"],
+    ids=["word-counts", "one-row", "other-types", "big-number", "a-bool-among-counts"],
 )
-def test_tables_of_other_columns_are_the_bytes_pyarrow_table_writes(
+def test_tables_are_the_bytes_pyarrow_table_writes(
     columns: dict[str, list[Any]],
 ) -> None:
-    """The run's own tables (strings and int64) are tests/test_parquet.py's; any other
-    column goes through pyarrow, its buffer-built columns as pyarrow.table builds them."""
+    """Any column goes through pyarrow, its buffer-built columns (strings, int64) as
+    pyarrow.table builds them (the run's own tables: tests/test_parquet.py)."""
     pytest.importorskip("pyarrow")
     from sgpe.runs.format import encode_table
 
@@ -148,7 +150,7 @@ def test_tables_of_other_columns_are_the_bytes_pyarrow_table_writes(
 
 def test_writing_word_counts_does_not_import_pandas(tmp_path: Path) -> None:
     """pyarrow.array imports pandas to ask whether its input is a pandas object: 0.2 s of
-    every training run (the run's tables now need no pyarrow at all)."""
+    every training run, which the buffer-built columns avoid."""
     import subprocess
     import sys
 
