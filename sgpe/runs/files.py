@@ -69,11 +69,13 @@ def _arrow_column(pa: Any, column: list[Any], string: bool) -> Any:
     memory that ``python -m bench scale --only cli`` counts); the buffers give the same
     array (``tests/test_files.py``). An empty column is a string column when ``string``
     says so (readers such as DuckDB then see its type), else int64."""
-    import numpy as np
-
     n = len(column)
     if not n:
         return pa.nulls(0, pa.string() if string else pa.int64())
+    try:
+        import numpy as np
+    except ImportError:  # pyarrow does not need numpy
+        return pa.array(column)
     kinds = set(map(type, column))  # at C speed, unlike all(type(v) is int ...)
     try:
         if kinds == {int}:
