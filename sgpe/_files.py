@@ -19,7 +19,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -141,20 +141,15 @@ def _dict_items(mapping: dict[Any, Any]) -> Iterable[str]:
 ITEM_SEP = ",\n  "
 
 
-def dumps_json(data: Any, bodies: Mapping[str, str] | None = None) -> str:
+def dumps_json(data: Any) -> str:
     """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line at
     the top level, one item per line in long lists and dicts. Identical data gives
-    identical bytes. ``bodies``: the items of some long values already joined by
-    ``ITEM_SEP`` (the native core's, ``Tokenizer.save``), the same text as this would make."""
+    identical bytes."""
     lines = ["{"]
     items = list(data.items())
-    made = bodies or {}
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
-        if key in made and isinstance(value, (list, dict)) and len(value) > 8:
-            opening, closing = "[]" if isinstance(value, list) else "{}"
-            lines.append(f"{json.dumps(key)}: {opening}\n  {made[key]}\n {closing}{comma}")
-        elif isinstance(value, list) and len(value) > 8:
+        if isinstance(value, list) and len(value) > 8:
             body = ITEM_SEP.join(_list_items(value))
             lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
         elif isinstance(value, dict) and len(value) > 8:
@@ -164,26 +159,6 @@ def dumps_json(data: Any, bodies: Mapping[str, str] | None = None) -> str:
             lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-def vocab_json_text(data: dict[str, Any], native: Any | None) -> str:
-    """:func:`dumps_json` of a vocabulary's dict; with ``native`` (the native core's JSON
-    writers, ``sgpe.engine.native_json_text``) its merges and vocab are written by the core,
-    the same bytes."""
-    made = None if native is None else dumps_with_native_lists(native, data)
-    return dumps_json(data) if made is None else made
-
-
-def dumps_with_native_lists(native: Any, data: dict[str, Any]) -> str | None:
-    """:func:`dumps_json` of a vocabulary's dict, its merges and vocab written by the native
-    core (most of a 32k vocabulary's 45 ms in Python); the same bytes
-    (``tests/test_files.py``). None (the Python writer answers) for a lone surrogate."""
-    merges, vocab = data["merges"], data["vocab"]
-    pairs = native.json_pairs(list(chain.from_iterable(merges)), ITEM_SEP, ", ")
-    entries = native.json_entries(list(vocab), list(vocab.values()), ITEM_SEP)
-    if pairs is None or entries is None:
-        return None
-    return dumps_json(data, {"merges": pairs, "vocab": entries})
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:

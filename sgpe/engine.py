@@ -307,14 +307,6 @@ def native_vocab_file(path: str | os.PathLike[str]) -> VocabFile | None:
     return found
 
 
-def native_json_text() -> ModuleType | None:
-    """The native core's JSON writers (``json_pairs``, ``json_entries``:
-    native/src/json_text.rs): the long lists of ``vocab.json`` and a checkpoint's merges,
-    spelled as Python's ``json`` spells them; None under the Python engine. Each returns None for a string with a lone
-    surrogate."""
-    return native_module()
-
-
 def native_file_encoder(
     file: VocabFile,
     script: str,

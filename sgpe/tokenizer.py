@@ -37,14 +37,12 @@ from ._files import (
     parse_json,
     read_json,
     required_key,
-    vocab_json_text,
-    write_text_atomic,
+    write_json_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
 from .engine import (
     dispatch,
     native_file_encoder,
-    native_json_text,
     native_text_encoder,
     native_vocab_file,
 )
@@ -759,7 +757,7 @@ class Tokenizer:
 
     def save(self, path: str | Path) -> None:
         """Write ``vocab.json`` atomically (temp file + ``os.replace``)."""
-        write_text_atomic(path, vocab_json_text(self.to_dict(), native_json_text()))
+        write_json_atomic(path, self.to_dict())
 
     @classmethod
     def from_dict(

@@ -89,55 +89,7 @@ def test_the_fast_paths_of_long_lists_and_dicts(
     assert json.loads(dumps_json(data)) == json.loads(json.dumps(data))
 
 
-# ============================================================================ native lists
-
-
-@pytest.mark.parametrize("path", VOCABS, ids=[p.name for p in VOCABS])
-def test_native_lists_of_the_shipped_vocabularies_are_the_same_text(path: Path) -> None:
-    """``Tokenizer.save`` has the native core write the merges and the vocab: the file's
-    own bytes (which ``json.dumps`` item by item made, the test above)."""
-    from tests.conftest import require_native_core
-
-    require_native_core()
-    from sgpe import engine
-
-    text = path.read_text(encoding="utf-8")
-    data = json.loads(text)
-    assert files.dumps_with_native_lists(engine.native_json_text(), data) == text
-
-
-any_text = st.text(st.characters(exclude_categories=["Cs"]))  # lone surrogates: below
-
-
-@given(
-    st.lists(st.tuples(any_text, any_text), min_size=9, max_size=20),
-    st.dictionaries(any_text, st.integers(-(2**63), 2**63 - 1), min_size=9, max_size=12),
-)
-def test_native_lists_spell_any_string_as_json_dumps(
-    merges: list[tuple[str, str]], vocab: dict[str, int]
-) -> None:
-    """Quotes, backslashes, control characters, U+2028, any code point: the same text as
-    dumps_json."""
-    from sgpe import engine
-
-    native = engine.native_json_text()
-    if native is None:
-        pytest.skip(engine.describe())
-    data = {"format": "x", "merges": [list(m) for m in merges], "vocab": vocab}
-    assert files.dumps_with_native_lists(native, data) == reference_dumps(data)
-
-
-def test_native_lists_decline_a_lone_surrogate() -> None:
-    from sgpe import engine
-
-    native = engine.native_json_text()
-    if native is None:
-        pytest.skip(engine.describe())
-    merges = [["a", "b"]] * 8 + [["\ud800", "c"]]
-    vocab = {f"t{k}": k for k in range(9)}
-    assert files.dumps_with_native_lists(native, {"merges": merges, "vocab": vocab}) is None
-    vocab["\udfff"] = 9
-    assert files.dumps_with_native_lists(native, {"merges": merges[:8] * 2, "vocab": vocab}) is None
+# ============================================================================ saving
 
 
 def test_a_saved_vocabulary_is_the_same_bytes_under_both_engines(tmp_path: Path) -> None:
@@ -170,17 +122,19 @@ def reference_table(columns: dict[str, list[Any]], meta: dict[str, Any]) -> byte
 @pytest.mark.parametrize(
     "columns",
     [
+        {"piece": [" ශ්‍රී", "", "a", "\n", "😀x"] * 300, "count": [3, 1, 2**62, 0, -5] * 300},
+        {"left": ["a"], "right": ["b"], "count": [7]},
         {"flag": [True, False], "share": [0.5, 2.0], "mixed": [1, None]},  # through pa.array
         {"piece": ["a", "b"], "count": [2**64, 1]},  # beyond int64
         {"piece": [" ශ්‍රී", "", "a", "\n", "😀x"] * 300, "count": [True, 1, 2, 0, -5] * 300},
     ],
-    ids=["other-types", "big-number", "a-bool-among-counts"],
+    ids=["word-counts", "one-row", "other-types", "big-number", "a-bool-among-counts"],
 )
-def test_tables_of_other_columns_are_the_bytes_pyarrow_table_writes(
+def test_tables_are_the_bytes_pyarrow_table_writes(
     columns: dict[str, list[Any]],
 ) -> None:
-    """The run's own tables (strings and int64) are tests/test_parquet.py's; any other
-    column goes through pyarrow, its buffer-built columns as pyarrow.table builds them."""
+    """Any column goes through pyarrow, its buffer-built columns (strings, int64) as
+    pyarrow.table builds them (the run's own tables: tests/test_parquet.py)."""
     pytest.importorskip("pyarrow")
     from sgpe.runs.format import encode_table
 
@@ -196,7 +150,7 @@ def test_tables_of_other_columns_are_the_bytes_pyarrow_table_writes(
 
 def test_writing_word_counts_does_not_import_pandas(tmp_path: Path) -> None:
     """pyarrow.array imports pandas to ask whether its input is a pandas object: 0.2 s of
-    every training run (the run's tables now need no pyarrow at all)."""
+    every training run, which the buffer-built columns avoid."""
     import subprocess
     import sys
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from .._files import TOO_DEEP, _encode_str
-from ..engine import dispatch, native_json_text
 from .constants import CHECKPOINT, CHECKPOINT_FORMAT, CHECKPOINT_PREV, FORMAT_VERSION
 
 
@@ -112,8 +111,9 @@ class CheckpointChoice:
 
 class CheckpointBody:
     """:meth:`Checkpoint._body` of the successive checkpoints of one run, each merge
-    spelled once (``spelled``: chunks of merges, each already joined by commas): a run's merges only grow between checkpoints, and spelling all of them
-    again for each checkpoint was most of its cost. Any other change starts afresh."""
+    spelled once (``spelled``: chunks of merges, each already joined by commas): a run's
+    merges only grow between checkpoints, and spelling all of them again for each
+    checkpoint was most of its cost. Any other change starts afresh."""
 
     def __init__(self) -> None:
         self.merges: list[tuple[str, str]] = []
@@ -127,15 +127,10 @@ class CheckpointBody:
         pairs = set(map(type, new)) <= {tuple, list} and set(map(len, new)) <= {2}
         flat = list(chain.from_iterable(new)) if pairs else []
         if pairs and set(map(type, flat)) <= {str}:
-            # The new merges as one chunk of text (the native core's where it is built,
-            # the same text): a run's few checkpoints spell 30,000 merges in 2 ms, not 15.
-            def python() -> str:
-                spelled = map(_encode_str, flat)
-                return ",".join(map("[{},{}]".format, spelled, spelled))  # left, right
-
-            chunk = dispatch(
-                native_json_text(), lambda native: native.json_pairs(flat, ",", ","), python
-            )
+            # The new merges as one chunk of text: a run's few checkpoints spell each
+            # merge once.
+            spelled = map(_encode_str, flat)
+            chunk = ",".join(map("[{},{}]".format, spelled, spelled))  # left, right
             if chunk:
                 self.spelled.append(chunk)
         else:

@@ -1,6 +1,6 @@
 """File helpers of a run directory: canonical JSON, the counted data-file writes (the
 ``SGPE_TEST_FAIL_WRITE_AFTER`` test hook), leftover temp files, and the two table
-encodings (Parquet where pyarrow is installed to read it, JSON otherwise).
+encodings (Parquet by pyarrow where it is installed, JSON otherwise).
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ import errno
 import importlib.util
 import json
 import os
-import struct
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from .._files import TOO_DEEP, dumps_json
-from ..engine import dispatch, native_module
 from ..protocol import one_line
 from .constants import FAIL_WRITE_ENV
 
@@ -55,74 +54,51 @@ def _remove_temp_files(directory: Path) -> None:
 
 def _have_pyarrow() -> bool:
     """Whether pyarrow is installed (the run's tables are Parquet then, JSON otherwise),
-    without importing it: writing them needs no pyarrow (sgpe/runs/parquet.py)."""
+    without importing it (a training run imports it on a thread while it counts:
+    sgpe/runs/worker.py, ``import_pyarrow_in_background``)."""
     try:
         return importlib.util.find_spec("pyarrow") is not None
     except (ImportError, ValueError):
         return False
 
 
-def _arrow_column(pa: Any, column: list[Any]) -> Any:
+def _arrow_column(pa: Any, column: list[Any], string: bool) -> Any:
     """A column of only ``str`` or only ``int`` values as an Arrow array built from its
     buffers; anything else through ``pyarrow.array``. ``pyarrow.array`` first asks whether
     its input is a pandas object and so imports pandas into every training run (time and
     memory that ``python -m bench scale --only cli`` counts); the buffers give the same
-    array (``tests/test_files.py``)."""
+    array (``tests/test_files.py``). An empty column is a string column when ``string``
+    says so (readers such as DuckDB then see its type), else int64."""
+    n = len(column)
+    if not n:
+        return pa.nulls(0, pa.string() if string else pa.int64())
     try:
         import numpy as np
-    except ImportError:
+    except ImportError:  # pyarrow does not need numpy
         return pa.array(column)
-    n = len(column)
     kinds = set(map(type, column))  # at C speed, unlike all(type(v) is int ...)
     try:
-        if n and kinds == {int}:
+        if kinds == {int}:
             values = np.fromiter(column, dtype=np.int64, count=n)
             return pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(values)])
-        if n and kinds == {str}:
+        if kinds == {str}:
             encoded = list(map(str.encode, column))  # UTF-8
             ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n))
             if ends[-1] < 2**31:  # else a large_string array: pyarrow.array chunks it
                 offsets = np.concatenate(([0], ends)).astype(np.int32)
                 buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
                 return pa.Array.from_buffers(pa.string(), n, buffers)
-    except (OverflowError, UnicodeEncodeError):
-        pass  # an int beyond int64, a lone surrogate: pyarrow.array's own error or type
+    except OverflowError:
+        pass  # an int beyond int64: pyarrow.array's own error
     return pa.array(column)
 
 
-def _kind(column: list[Any]) -> str | None:
-    """``"str"`` or ``"int"`` for a column sgpe/runs/parquet.py writes (empty: ``"int"``),
-    else None (through pyarrow)."""
-    kinds = set(map(type, column))  # at C speed; a bool is not an int here
-    if kinds <= {int}:
-        return "int"
-    return "str" if kinds == {str} else None
-
-
-def _simple_table(columns: dict[str, list[Any]], strings: list[bool], meta_json: str) -> bytes:
-    """The Parquet bytes of string (``strings[k]``) and whole-number columns, by the native
-    core where it is built (the same bytes); a number beyond int64 goes through pyarrow."""
-    from .parquet import PAGE_BYTES, write_table
-
-    try:
-        data: bytes = dispatch(
-            native_module(),
-            lambda native: native.parquet_table(
-                list(columns), list(columns.values()), strings, meta_json, PAGE_BYTES
-            ),
-            lambda: write_table(columns, meta_json, PAGE_BYTES),
-        )
-        return data
-    except (OverflowError, struct.error):
-        return _arrow_table(columns, meta_json)
-
-
-def _arrow_table(columns: dict[str, list[Any]], meta_json: str) -> bytes:
-    """The Parquet bytes of any other columns, by pyarrow."""
+def _arrow_table(columns: dict[str, list[Any]], meta_json: str, strings: Collection[str]) -> bytes:
+    """The Parquet bytes of the columns, by pyarrow."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    arrays = [_arrow_column(pa, column) for column in columns.values()]
+    arrays = [_arrow_column(pa, column, name in strings) for name, column in columns.items()]
     table = pa.Table.from_arrays(arrays, names=list(columns))
     table = table.replace_schema_metadata({"sgpe": meta_json})
     sink = pa.BufferOutputStream()
@@ -137,17 +113,40 @@ def _arrow_table(columns: dict[str, list[Any]], meta_json: str) -> bytes:
     return data
 
 
-def encode_table(columns: dict[str, list[Any]], meta: dict[str, Any], parquet: bool) -> bytes:
-    """A small column table as Parquet bytes (with ``meta`` in the schema metadata under
-    ``sgpe``), or as JSON ``{"meta": ..., "columns": ...}`` when ``parquet`` is false. The
-    run's own tables (strings and whole numbers) are written without pyarrow
-    (:func:`_simple_table`)."""
-    kinds = [_kind(c) for c in columns.values()] if parquet else []
-    if parquet and None not in kinds:
-        return _simple_table(columns, [k == "str" for k in kinds], json.dumps(meta))
-    if parquet:
-        return _arrow_table(columns, json.dumps(meta))
-    return dumps_json({"meta": meta, "columns": columns}).encode("utf-8")
+def _lone_surrogate(columns: dict[str, list[Any]]) -> ValueError:
+    """The error for a table with a string UTF-8 cannot hold (a lone surrogate, which only
+    a caller's own Python strings can carry: the corpus readers decode UTF-8), naming the
+    first such value by column and row."""
+    for name, column in columns.items():
+        for row, value in enumerate(column):
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as err:
+                    return ValueError(
+                        f"column {name!r}, row {row}: a lone surrogate "
+                        f"(U+{ord(value[err.start]):04X} at position {err.start}) cannot be "
+                        "written as UTF-8"
+                    )
+    return ValueError("the table's metadata holds a lone surrogate, which UTF-8 cannot hold")
+
+
+def encode_table(
+    columns: dict[str, list[Any]],
+    meta: dict[str, Any],
+    parquet: bool,
+    strings: Collection[str] = (),
+) -> bytes:
+    """A small column table as Parquet bytes by pyarrow (with ``meta`` in the schema
+    metadata under ``sgpe``), or as JSON ``{"meta": ..., "columns": ...}`` when ``parquet``
+    is false. ``strings``: the columns that hold strings, which an empty one still does.
+    A lone surrogate in a string raises ``ValueError`` naming its column and row."""
+    try:
+        if parquet:
+            return _arrow_table(columns, json.dumps(meta), strings)
+        return dumps_json({"meta": meta, "columns": columns}).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _lone_surrogate(columns) from None
 
 
 def decode_table(path: Path) -> tuple[dict[str, list[Any]], dict[str, Any]]:

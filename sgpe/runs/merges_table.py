@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .constants import MERGE_PARTS
-from .files import _find_table, decode_table
+from .files import _find_table, decode_table, encode_table
 
 
 def _merge_columns(
@@ -24,6 +24,14 @@ def _merge_columns(
         "merged": [a + b for a, b in rows],
         "count": list(counts[first - 1 : last]),
     }
+
+
+def encode_merges(
+    merges: Sequence[tuple[str, str]], counts: Sequence[int], first: int, last: int, parquet: bool
+) -> bytes:
+    """Rows ``first..last`` of the merges table as a file's bytes (``encode_table``)."""
+    columns = _merge_columns(merges, counts, first, last)
+    return encode_table(columns, {}, parquet, strings=("left", "right", "merged"))
 
 
 def _part_range(path: Path) -> tuple[int, int] | None:

@@ -65,7 +65,7 @@ def write_word_counts(
         "pieces": len(counts),
         "sha256": _counts_sha256(pieces, values),
     }
-    data = encode_table({"piece": pieces, "count": values}, meta, parquet)
+    data = encode_table({"piece": pieces, "count": values}, meta, parquet, strings=("piece",))
     writes.check(path)
     atomic_write(path, data)
     return path

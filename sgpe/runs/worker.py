@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
 import io
 import os
 import shutil
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections import Counter
@@ -38,7 +40,6 @@ from .format import (
     RunError,
     _find_table,
     _have_pyarrow,
-    _merge_columns,
     _parts,
     _read_status_file,
     _remove_temp_files,
@@ -46,7 +47,6 @@ from .format import (
     _table_suffix,
     _Writes,
     corpus_source,
-    encode_table,
     pick_checkpoint,
     read_config,
     read_status,
@@ -56,6 +56,7 @@ from .format import (
     write_status,
     write_word_counts,
 )
+from .merges_table import encode_merges
 
 
 class Display(Protocol):
@@ -115,6 +116,22 @@ def _stderr_is(path: Path) -> bool:
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return False
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def import_pyarrow_in_background() -> None:
+    """Import pyarrow's Parquet writer (0.1-0.3 s of imports, numpy's included) on a
+    thread of its own, where it is installed. The run's tables need it just after the
+    count, and the native count leaves the GIL free while it reads the corpus, so the
+    import is done by then instead of adding to the run. The import lock makes the
+    writer's own import wait for this one; an import that fails is the writer's to
+    report."""
+
+    def work() -> None:
+        with contextlib.suppress(ImportError):
+            importlib.import_module("pyarrow.parquet")
+
+    if _have_pyarrow():
+        threading.Thread(target=work, name="import pyarrow.parquet").start()
 
 
 class RunWorker:
@@ -345,6 +362,7 @@ class RunWorker:
         self.log(f"counting pieces of {self.config.corpus_name or path.name}")
         self._show("counting", 0, 0, None)
         self.raise_on_signal = True
+        import_pyarrow_in_background()
         try:
             self._check_stop()
             # Long pieces stay whole: fit() cuts them as it syllabifies them.
@@ -433,7 +451,7 @@ class RunWorker:
         folder = self.run_dir / MERGE_PARTS
         folder.mkdir(exist_ok=True)
         path = folder / f"part-{first:08d}-{last:08d}{_table_suffix(parquet)}"
-        data = encode_table(_merge_columns(self.merges, self.counts, first, last), {}, parquet)
+        data = encode_merges(self.merges, self.counts, first, last, parquet)
         self.writes.check(path)
         atomic_write(path, data, sync=False)
         self.part_end = last
@@ -465,7 +483,7 @@ class RunWorker:
         if self.whole_part is not None and self.whole_part[0] == n:
             data = self.whole_part[1]
         else:
-            data = encode_table(_merge_columns(self.merges, self.counts, 1, n), {}, parquet)
+            data = encode_merges(self.merges, self.counts, 1, n, parquet)
         self.writes.check(path)
         atomic_write(path, data)
         shutil.rmtree(self.run_dir / MERGE_PARTS, ignore_errors=True)

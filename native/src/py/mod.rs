@@ -34,8 +34,5 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vocab_file::PyVocabFile>()?;
     m.add_function(wrap_pyfunction!(functions::merge_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(functions::corpus_units, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::json_pairs, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::json_entries, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::parquet_table, m)?)?;
     Ok(())
 }
