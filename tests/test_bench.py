@@ -273,5 +273,5 @@ def test_native_readme_table_rows():
     assert with_load[-1].endswith(
         "The two load rows: `python -m bench native --only load` (today, medians of 7 fresh "
         "processes each, load average before and after: 0.5, 0.7), "
-        "[`bench/results/native_load.json`](bench/results/native_load.json)."
+        "[`bench/results/native_load.json`](../bench/results/native_load.json)."
     )

@@ -13,6 +13,7 @@ SGPE = Path(__file__).resolve().parents[1] / "sgpe"
 MODULES = [
     "sgpe",
     "sgpe._files",
+    "sgpe._surrogates",
     "sgpe.engine",
     "sgpe.baselines.tiktoken_offline",
     "sgpe.baselines.bytebpe",
