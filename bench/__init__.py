@@ -11,7 +11,7 @@ What is where:
   ``pieces.py``, ``oracles.py``: the measurements; each writes plain records to
   ``results/`` (``records.py``);
 * ``render/``     records to reports, one module per bench: the markdown tables, the charts
-                  and the README's generated blocks (``python -m bench readme``, no measuring).
+                  and the docs' generated blocks (``python -m bench tables``, no measuring).
 
 Nothing is imported here: a training process (``python -m bench.peers``) must not pay for
 more than it uses.

@@ -13,38 +13,53 @@ from pathlib import Path
 from types import ModuleType
 
 BENCHES = ["xgenre", "compression", "speed", "scripts", "scripts_speed", "meta", "pieces", "oracles", "scale", "long_pieces", "hf_folder", "superwords", "native", "app"]  # fmt: skip
-HELP = "rewrite reports and README tables from bench/results"
+HELP = "rewrite reports and the docs' generated tables from bench/results"
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
-        "--check", action="store_true", help="change nothing; exit 1 if the README is stale"
+        "--check", action="store_true", help="change nothing; exit 1 if a page is stale"
     )
-    ap.add_argument("--readme", type=Path, default=None, help="the README to rewrite")
+    ap.add_argument(
+        "--page", type=Path, default=None, help="one page to rewrite (default: every page)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """The ``readme`` command: every report and README block from the saved records."""
-    from .render import README, update_readme, write_reports
+    """The ``tables`` command: every report and generated docs block from the saved records."""
+    from .render import PAGES, blocks_in, update_page, write_reports
 
-    path: Path = args.readme or README
-    text = path.read_text(encoding="utf-8")
-    new = update_readme(text, args.out)
-    if args.check:
-        if new != text:
-            print(f"{path}: its tables differ from {args.out}; run python -m bench readme")
+    if args.page is None:
+        pages = dict(PAGES)
+    else:
+        text = args.page.read_text(encoding="utf-8")
+        pages = {args.page: blocks_in(text)}
+        if not pages[args.page]:
+            print(f"{args.page}: has no <!-- bench:NAME --> block")
             return 1
-        return 0
+    stale = []
+    for path, names in pages.items():
+        text = path.read_text(encoding="utf-8")
+        new = update_page(text, names, args.out)
+        if new == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            path.write_text(new, encoding="utf-8")
+    if args.check:
+        for path in stale:
+            print(f"{path}: its tables differ from {args.out}; run python -m bench tables")
+        return 1 if stale else 0
     written = write_reports(args.out)
-    path.write_text(new, encoding="utf-8")
-    print(f"rewrote {path} and the reports of {', '.join(written)} in {args.out}")
+    changed = ", ".join(str(p) for p in stale) or "no page (unchanged)"
+    print(f"rewrote {changed} and the reports of {', '.join(written)} in {args.out}")
     return 0
 
 
 def commands() -> dict[str, ModuleType]:
     """Command name -> the module that runs it."""
     found = {name.replace("_", "-"): importlib.import_module(f"bench.{name}") for name in BENCHES}
-    return {**found, "readme": sys.modules[__name__]}
+    return {**found, "tables": sys.modules[__name__]}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -63,7 +78,7 @@ def parser() -> argparse.ArgumentParser:
             description=module.__doc__,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        if name != "readme":
+        if name != "tables":
             p.add_argument("--corpora", type=Path, default=DEFAULT, help="default: %(default)s")
         p.add_argument("--out", type=Path, default=RESULTS, help="default: %(default)s")
         module.add_arguments(p)
@@ -84,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
     args.invocation = " ".join(["python -m bench", *argv])
-    if args.command != "readme":
+    if args.command != "tables":
         compile_sgpe()
     return int(commands()[args.command].run(args))
 

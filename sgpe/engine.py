@@ -13,10 +13,12 @@ switch:
 The module is callable: ``sgpe.engine()`` is :func:`engine`.
 
 The Python engine is the reference, written to be read; the native core is the fast twin.
-Callers never branch on the engine. They hold what a ``native_*`` function here hands out
-(a native object, or None under the Python engine and where the core cannot take the
-input) and ask :func:`dispatch` for an operation, giving it both twins: the native call
-and the Python reference. :func:`dispatch` is the one place that decides which answers,
+No code outside this module asks which engine runs. It holds what a ``native_*`` function
+here hands out (a native object, or None under the Python engine and where the core cannot
+take the input) and asks :func:`dispatch` for an operation, giving it both twins: the
+native call and the Python reference. One public method still shows the engine to its
+caller: ``Tokenizer.load_file`` returns None where the native reader does not answer (the
+Python engine among those cases); ``sgpe.load`` is the way to load, and never does. :func:`dispatch` is the one place that decides which answers,
 including the two fallbacks (an input too small to pay for a native call, and a lone
 surrogate, which UTF-8 cannot hold). The native merge loops report their merges in
 batches through the one driver :func:`run_in_batches`. Nothing else imports

@@ -40,6 +40,7 @@ from ._files import (
     write_json_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
+from ._surrogates import lone_surrogate_error, names_lone_surrogate
 from .engine import (
     dispatch,
     native_file_encoder,
@@ -346,22 +347,20 @@ class Tokenizer:
 
     # ==================================================================== encoding
     def encode(self, text: str, *, prepend_space: bool | None = None) -> list[TokenId]:
-        """Token ids of ``text``.
-
+        """Token ids of ``text``; a lone surrogate (no UTF-8) raises a ValueError naming it.
         With the vocabulary's ``prepend_space`` (the default for new vocabularies) a
         non-empty text is encoded as ``" " + text``; :meth:`decode` removes that space.
         Pass ``prepend_space=False`` to encode a fragment of a longer text as it stands.
-
-        Under the native engine a vocabulary (either mode) encodes in Rust from text to ids
-        (pieces, piece cache, merges: ``sgpe.engine.native_text_encoder``), with the same
-        ids; a text with a lone surrogate, which UTF-8 cannot hold, takes the Python path.
-        """
+        The native engine encodes in Rust (``sgpe.engine.native_text_encoder``), alike."""
         pre = self.prepend_space if prepend_space is None else prepend_space
-        return dispatch(
-            self._native_pieces,
-            lambda native: native.encode(text, pre),
-            lambda: self._encode(text, pre),
-        )
+        try:
+            return dispatch(
+                self._native_pieces,
+                lambda native: native.encode(text, pre),
+                lambda: self._encode(text, pre),
+            )
+        except UnicodeEncodeError as err:  # a lone surrogate: named (sgpe/_surrogates.py)
+            raise lone_surrogate_error(text, err) from None
 
     def _encode(self, text: str, pre: bool) -> list[TokenId]:
         """The Python reference of :meth:`encode`."""
@@ -381,6 +380,7 @@ class Tokenizer:
             extend(ids)
         return out
 
+    @names_lone_surrogate
     def encode_batch(
         self, texts: Sequence[str], *, prepend_space: bool | None = None
     ) -> list[list[TokenId]]:
@@ -414,6 +414,7 @@ class Tokenizer:
         get = cache.__getitem__
         return [list(chain.from_iterable(map(get, pieces))) for pieces in pieces_of]
 
+    @names_lone_surrogate
     def encode_batch_flat(
         self,
         texts: Sequence[str],
@@ -430,8 +431,7 @@ class Tokenizer:
         Under the native engine the batch, the copy into ``ids`` included, runs in Rust on
         ``threads`` threads (default: all cores) without the GIL, which it takes only to
         read the texts and to make the two arrays from their bytes; the Python engine
-        (``threads`` unused) and a text with a lone surrogate give the arrays of
-        :meth:`encode_batch`'s lists, and raise what it raises."""
+        (``threads`` unused) gives the arrays of :meth:`encode_batch`'s lists."""
         pre = self.prepend_space if prepend_space is None else prepend_space
         if threads is not None and (isinstance(threads, bool) or threads < 1):
             raise ValueError(f"threads must be at least 1 (or None: all cores), got {threads!r}")
@@ -456,9 +456,8 @@ class Tokenizer:
         return ids, array("q", accumulate(map(len, lists), initial=0))
 
     def _encode_new_pieces(self, pieces: list[str]) -> list[list[int]]:
-        """The ids of pieces not cached yet: natively on all cores where there is a native
-        encoder (a lone surrogate, which Rust cannot take, leaves the batch to Python),
-        else syllabified together and encoded one by one."""
+        """The ids of pieces not cached yet: natively on all cores where Rust can take them,
+        else (no native encoder, a lone surrogate) syllabified together, one by one."""
         return dispatch(
             self._native_pieces,
             lambda native: native.encode_pieces(pieces),
@@ -483,6 +482,7 @@ class Tokenizer:
         unk = ids.count(self.unk_id) if self.unk_id >= 0 else 0
         return Encoded(ids, spans, unk, self.decode(ids), exact=True, seconds=seconds)
 
+    @names_lone_surrogate
     def encode_with_spans(self, text: str) -> tuple[list[TokenId], list[tuple[int, int]]]:
         """Ids and each token's span in the UTF-8 bytes of ``text`` (an ``[UNK]`` spans
         the syllable it replaced, a byte token one byte)."""

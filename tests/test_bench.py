@@ -1,8 +1,8 @@
-"""The benchmarks' package: its commands, its registries, and the README tables it makes.
+"""The benchmarks' package: its commands, its registries, and the docs' tables it makes.
 
-Fast: nothing here trains on the corpora. The README's generated tables are rendered
-from the saved results in bench/results/ and must equal the README's text, so the two
-cannot drift apart.
+Fast: nothing here trains on the corpora. The generated tables of docs/performance.md and
+docs/results.md are rendered from the saved results in bench/results/ and must equal the
+pages' text, so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from bench import corpora, peers, render
 from bench.__main__ import commands, main
 from bench.records import RESULTS, read_csv
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_help_lists_every_command_with_its_line():
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--help"],
-        cwd=README.parent,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
@@ -36,31 +36,48 @@ def test_help_lists_every_command_with_its_line():
         assert f"{name} {module.HELP}" in listed
     assert set(commands()) == {
         "xgenre", "compression", "speed", "scripts", "scripts-speed", "meta", "pieces",
-        "oracles", "scale", "long-pieces", "hf-folder", "superwords", "native", "app", "readme",
+        "oracles", "scale", "long-pieces", "hf-folder", "superwords", "native", "app", "tables",
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", list(render.README_BLOCKS))
-def test_readme_table_is_rendered_from_saved_results(name):
-    text = README.read_text(encoding="utf-8")
-    assert render.readme_block(text, name) == render.README_BLOCKS[name](RESULTS) + "\n"
+def test_every_generated_block_has_one_page_and_every_page_holds_its_blocks():
+    named = [name for names in render.PAGES.values() for name in names]
+    assert sorted(named) == sorted(render.BLOCKS)
+    for page, names in render.PAGES.items():
+        assert page.parent == ROOT / "docs"
+        assert render.blocks_in(page.read_text(encoding="utf-8")) == tuple(
+            n for n in render.BLOCKS if n in names
+        )
+    assert "<!-- bench:" not in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def test_readme_has_no_stale_block_and_check_says_so(tmp_path):
-    text = README.read_text(encoding="utf-8")
-    assert render.update_readme(text) == text
-    assert main(["readme", "--check", "--readme", str(README)]) == 0
-    stale = tmp_path / "README.md"
-    block = render.readme_block(text, "xgenre")
+@pytest.mark.parametrize("name", list(render.BLOCKS))
+def test_docs_table_is_rendered_from_saved_results(name):
+    (page,) = [p for p, names in render.PAGES.items() if name in names]
+    text = page.read_text(encoding="utf-8")
+    assert render.block(text, name) == render.BLOCKS[name](RESULTS) + "\n"
+
+
+def test_no_page_is_stale_and_check_says_so(tmp_path):
+    assert main(["tables", "--check"]) == 0
+    page = ROOT / "docs" / "results.md"
+    text = page.read_text(encoding="utf-8")
+    assert render.update_page(text, render.blocks_in(text)) == text
+    assert main(["tables", "--check", "--page", str(page)]) == 0
+    stale = tmp_path / "results.md"
+    block = render.block(text, "xgenre")
     altered = re.sub(r"\| (\d)\.(\d{3}) \|", r"| \1.\2\2 |", block, count=1)  # one figure
     assert altered != block
     stale.write_text(text.replace(block, altered))
-    assert main(["readme", "--check", "--readme", str(stale)]) == 1
+    assert main(["tables", "--check", "--page", str(stale)]) == 1
+    empty = tmp_path / "empty.md"
+    empty.write_text("# a page without generated tables\n")
+    assert main(["tables", "--check", "--page", str(empty)]) == 1
 
 
-def test_a_missing_readme_block_is_an_error():
-    with pytest.raises(ValueError, match="README has no block <!-- bench:scripts -->"):
-        render.update_readme("# a README without generated tables\n")
+def test_a_missing_block_is_an_error():
+    with pytest.raises(ValueError, match="the page has no block <!-- bench:scripts -->"):
+        render.update_page("# a page without generated tables\n", ("scripts",))
 
 
 def test_xgenre_readme_table_bolds_every_lowest_twr_and_divides_sgpe_by_hf():
@@ -101,7 +118,7 @@ def test_peer_registry_is_consistent():
 
 
 def test_training_runs_in_its_own_process(tmp_path):
-    corpus = README.parent / "sample_data" / "sinhala.txt"
+    corpus = ROOT / "sample_data" / "sinhala.txt"
     stats = peers.run_training("hf-metaspace", corpus, 300, tmp_path / "hf.json")
     assert stats["vocab_actual"] == 300
     assert stats["train_peak_rss_mb"] >= stats["train_base_rss_mb"] > 0
@@ -173,7 +190,7 @@ def test_speed_table_gives_medians_and_ratios():
 
 
 def test_native_readme_table_rows():
-    """The README's native table: both engines, the peers and the ratios the targets are
+    """The native table of docs/performance.md: both engines, the peers and the ratios the targets are
     stated in, from a small record of `python -m bench native`."""
     one = {
         "sgpe native": {"whole": 6.0, "encode": 30.0},
@@ -232,7 +249,7 @@ def test_native_readme_table_rows():
         "| 140.0 M chars/s | | | | ≥ 150 M/s |",
         "",
         "Every script's `syllabify` rate and the training front end: "
-        "[`bench/results/native.json`](bench/results/native.json).",
+        "[`bench/results/native.json`](../bench/results/native.json).",
     ]
     # With the load section's record (bench/load.py): its two rows, before the footnote.
     seconds = {
@@ -256,5 +273,5 @@ def test_native_readme_table_rows():
     assert with_load[-1].endswith(
         "The two load rows: `python -m bench native --only load` (today, medians of 7 fresh "
         "processes each, load average before and after: 0.5, 0.7), "
-        "[`bench/results/native_load.json`](bench/results/native_load.json)."
+        "[`bench/results/native_load.json`](../bench/results/native_load.json)."
     )

@@ -731,7 +731,8 @@ def test_export_roles_are_the_folder_modules_roles() -> None:
 
 
 def test_python_m_sgpe_export_folder_loads_with_autotokenizer(tmp_path: Path) -> None:
-    """The README's three lines, as a user runs them (a fresh process each)."""
+    """The three lines of docs/usage.md's Hugging Face section, as a user runs them (a
+    fresh process each)."""
     pytest.importorskip("transformers")
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(composed_lines()) + "\n", encoding="utf-8")

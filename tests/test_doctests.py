@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = [
     "sgpe",
     "sgpe._files",
+    "sgpe._surrogates",
     "sgpe.engine",
     "sgpe.baselines.tiktoken_offline",
     "sgpe.baselines.bytebpe",

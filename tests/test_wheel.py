@@ -3,7 +3,7 @@ virtual environment whose PATH has no cargo, used from a folder outside the chec
 
 * Where the checkout has a Rust toolchain, the wheel carries the native core
   (``sgpe/_native.abi3.so``), is tagged ``cp310-abi3-<platform>``, meets the manylinux
-  policy the README names (``auditwheel show``; ``auditwheel repair`` retags it), and the
+  policy docs/install.md names (``auditwheel show``; ``auditwheel repair`` retags it), and the
   installed package runs the native engine with the ids of the checkout's Python engine.
 * Without one (``scripts/test_without_rust.sh``), the wheel is pure Python
   (``py3-none-any``, no extension), and the installed package runs the pure-Python engine
@@ -140,14 +140,14 @@ def test_the_wheel_carries_the_core_the_schemas_the_sample_data_and_the_app(
     assert not [n for n in names if n.startswith(("tests/", "bench/", "native/", "sample_data/"))]
 
 
-def test_the_wheels_platform_tag_is_the_manylinux_policy_the_readme_names(
+def test_the_wheels_platform_tag_is_the_manylinux_policy_the_docs_name(
     installed: Installed, tmp_path: Path
 ) -> None:
     if not BUILT_WITH_RUST:
         pytest.skip("a pure-Python wheel (no Rust toolchain) has no platform to check")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
     claim = re.search(r"meets\s+the\s+`(manylinux_\d+_\d+)`\s+policy", readme)
-    assert claim is not None, "the README names the manylinux policy of the wheel"
+    assert claim is not None, "docs/install.md names the manylinux policy of the wheel"
     shown = _run([sys.executable, "-m", "auditwheel", "show", str(installed.wheel)]).stdout
     policy = re.search(
         r'consistent\s+with\s+the\s+following\s+platform\s+tag:\s*"(manylinux_\d+_\d+)_x86_64"',

@@ -1,13 +1,14 @@
-"""Records to reports: every markdown table, chart and README section the benchmarks
-publish, computed from the saved records in ``bench/results/`` and nothing else, so
-``python -m bench readme`` rewrites them without measuring.
+"""Records to reports: every markdown table, chart and documentation section the
+benchmarks publish, computed from the saved records in ``bench/results/`` and nothing else,
+so ``python -m bench tables`` rewrites them without measuring.
 
-The README's generated parts stand between markers, ``<!-- bench:NAME -->`` and
-``<!-- /bench:NAME -->``; ``README_BLOCKS`` says which records each one comes from.
+The generated parts of the documentation stand between markers, ``<!-- bench:NAME -->`` and
+``<!-- /bench:NAME -->``; ``BLOCKS`` says which records each one comes from, and ``PAGES``
+which page of ``docs/`` holds it.
 
 One module per bench renders its records (``xgenre.py``, ``compression.py``, ``speed.py``,
 ``native.py``, ``scripts.py``, ``meta.py``, ``pieces.py``); this one writes them and the
-README, and every public name of those modules is importable from here.
+pages, and every public name of those modules is importable from here.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..records import RESULTS, read_csv, read_json
-from ._common import README, ROOT
+from ._common import PAGES, ROOT
 from .compression import (
     compression_headline,
     compression_html,
@@ -34,13 +35,15 @@ from .speed import speed_markdown, speed_quality, speed_readme
 from .xgenre import XGENRE_README, XGENRE_TESTS, XGENRE_TRAINS, xgenre_markdown, xgenre_readme
 
 __all__ = [
-    "README",
-    "README_BLOCKS",
+    "BLOCKS",
+    "PAGES",
     "REPORTS",
     "ROOT",
     "XGENRE_README",
     "XGENRE_TESTS",
     "XGENRE_TRAINS",
+    "block",
+    "blocks_in",
     "compression_headline",
     "compression_html",
     "compression_markdown",
@@ -50,7 +53,6 @@ __all__ = [
     "meta_markdown",
     "native_readme",
     "pieces_markdown",
-    "readme_block",
     "scripts_markdown",
     "scripts_speed_markdown",
     "scripts_speed_table",
@@ -58,7 +60,7 @@ __all__ = [
     "speed_markdown",
     "speed_quality",
     "speed_readme",
-    "update_readme",
+    "update_page",
     "write_reports",
     "xgenre_markdown",
     "xgenre_readme",
@@ -99,8 +101,8 @@ REPORTS: dict[str, Callable[[Path], None]] = {
     "pieces": lambda d: _write(d / "pieces.md", pieces_markdown(read_json(d / "pieces.json"))),
 }
 
-#: The README's generated blocks, from the records in a results folder.
-README_BLOCKS: dict[str, Callable[[Path], str]] = {
+#: The documentation's generated blocks, from the records in a results folder.
+BLOCKS: dict[str, Callable[[Path], str]] = {
     "scripts": lambda d: scripts_table(read_json(d / "scripts_compression.json")["rows"]),
     "scripts-speed": lambda d: scripts_speed_table(read_json(d / "scripts_speed.json")["rows"]),
     "xgenre": lambda d: xgenre_readme(read_csv(d / "xgenre.csv")),
@@ -138,18 +140,24 @@ def _block_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(<!-- bench:{re.escape(name)} -->\n)(.*?)(<!-- /bench:{re.escape(name)} -->)", re.S)  # fmt: skip
 
 
-def readme_block(text: str, name: str) -> str:
-    """The generated block `name` of a README text (without its markers)."""
+def block(text: str, name: str) -> str:
+    """The generated block `name` of a page's text (without its markers)."""
     found = _block_pattern(name).search(text)
     if found is None:
-        raise ValueError(f"README has no block <!-- bench:{name} -->")
+        raise ValueError(f"the page has no block <!-- bench:{name} -->")
     return found.group(2)
 
 
-def update_readme(text: str, results: Path = RESULTS) -> str:
-    """`text` with every generated block rendered anew from the records in `results`."""
-    for name, build in README_BLOCKS.items():
-        body = build(results).rstrip("\n") + "\n"
-        readme_block(text, name)  # every block must be there
+def blocks_in(text: str) -> tuple[str, ...]:
+    """The names of the generated blocks a page's text holds, in the order of ``BLOCKS``."""
+    return tuple(name for name in BLOCKS if f"<!-- bench:{name} -->" in text)
+
+
+def update_page(text: str, names: tuple[str, ...], results: Path = RESULTS) -> str:
+    """`text` with the generated blocks `names` rendered anew from the records in
+    `results`; each of them must be there."""
+    for name in names:
+        body = BLOCKS[name](results).rstrip("\n") + "\n"
+        block(text, name)
         text = _block_pattern(name).sub(lambda m, body=body: m.group(1) + body + m.group(3), text)
     return text

@@ -1,4 +1,4 @@
-"""What the renderers share: the README's path and the formatting of numbers and sizes."""
+"""What the renderers share: the pages that hold the generated tables, and the formatting of numbers and sizes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from typing import Any
 from ..peers import PEERS
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+#: The documentation pages that hold generated tables, each with the names of its blocks
+#: (the keys of ``BLOCKS`` in ``bench/render/__init__.py``). Links in a block are relative
+#: to ``docs/``.
+PAGES: dict[Path, tuple[str, ...]] = {
+    ROOT / "docs" / "performance.md": ("native", "speed"),
+    ROOT / "docs" / "results.md": ("xgenre", "compression", "scripts", "scripts-speed"),
+}
 
 
 def _minutes(seconds: float) -> str:

@@ -1,4 +1,4 @@
-"""The in-domain compression bench's report, chart, plotly page and README block
+"""The in-domain compression bench's report, chart, plotly page and generated docs block
 (``compression.csv``, ``compression_meta.json``)."""
 
 from __future__ import annotations
@@ -267,7 +267,7 @@ def _pct_fewer(a: float, b: float) -> str:
 
 
 def _summary(df: Any, dev: dict[str, str]) -> list[str]:
-    """A few sentences for the README, with the numbers of this run (wins and losses)."""
+    """A few sentences for docs/results.md, with the numbers of this run (wins and losses)."""
     sizes = _sizes(df)
     largest, smallest = max(sizes), min(sizes)
     at_largest = {lang: _at(df, dev[lang], largest) for lang in dev}
@@ -366,7 +366,7 @@ def _battery_line() -> list[str]:
 
 
 def compression_readme(results: Path) -> str:
-    """The README's in-domain section: the headline table, the chart, the findings."""
+    """The in-domain section of docs/results.md: the headline table, the chart, the findings."""
     df, meta = load_compression(results)
     dev = meta["dev_names"]
     largest = max(_sizes(df))
@@ -386,13 +386,13 @@ def compression_readme(results: Path) -> str:
         "",
         *compression_headline(df, dev, largest),
         "",
-        "![TWR vs vocabulary size](bench/results/twr_vs_vocab.svg)",
+        "![TWR vs vocabulary size](../bench/results/twr_vs_vocab.svg)",
         "",
         *[f"- {f}" for f in _summary(df, dev)],
         *_battery_line(),
         "",
         "Every size (4k to 32k), UNK rates, training time and memory, and the mixed-script file: "
-        "[`bench/results/compression.md`](bench/results/compression.md); interactive charts: "
+        "[`bench/results/compression.md`](../bench/results/compression.md); interactive charts: "
         "`bench/results/compression.html`; every row: `bench/results/compression.csv`. "
         f"Regenerate (about {_minutes(scratch)} from scratch on 2 cores{speed}, "
         "given `../shared/corpora`):",

@@ -1,4 +1,4 @@
-"""The native-core bench's README block (``native.json``)."""
+"""The native-core bench's generated docs block (``native.json``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ._common import _minutes
 
 
 def native_readme(rec: dict[str, Any], load: dict[str, Any] | None = None) -> str:
-    """The README's native-core table: both engines and the peers of the same run
+    """The native-core table of docs/performance.md: both engines and the peers of the same run
     (``python -m bench native``), with the targets the native core is held to; with
     ``load`` (``native_load.json``), the rows of loading a vocabulary, from their own run."""
     meta, rows = rec["meta"], rec["rows"]
@@ -19,7 +19,7 @@ def native_readme(rec: dict[str, Any], load: dict[str, Any] | None = None) -> st
         f"{meta['date']}; medians, every engine and peer in the same run; load average "
         f"before and after: {meta['load_average']['before'][0]:.1f}, "
         f"{meta['load_average']['after'][0]:.1f}). Native is the default engine wherever the "
-        "README's commands could build it; `SGPE_ENGINE=python` gives the Python column.",
+        "two commands of `docs/install.md` could build it; `SGPE_ENGINE=python` gives the Python column.",
         "",
         "| what | native | Python engine | peer in the same run | native / peer | target |",
         "|---|---:|---:|---|---:|---|",
@@ -73,7 +73,7 @@ def native_readme(rec: dict[str, Any], load: dict[str, Any] | None = None) -> st
     lines += [
         "",
         "Every script's `syllabify` rate and the training front end: "
-        "[`bench/results/native.json`](bench/results/native.json).",
+        "[`bench/results/native.json`](../bench/results/native.json).",
     ]
     if load is not None:
         m = load["meta"]
@@ -81,7 +81,7 @@ def native_readme(rec: dict[str, Any], load: dict[str, Any] | None = None) -> st
             f" The two load rows: `{m['command']}` ({m['date']}, medians of {m['repeats']} "
             f"fresh processes each, load average before and after: "
             f"{m['load_average']['before'][0]:.1f}, {m['load_average']['after'][0]:.1f}), "
-            "[`bench/results/native_load.json`](bench/results/native_load.json)."
+            "[`bench/results/native_load.json`](../bench/results/native_load.json)."
         )
     return "\n".join(lines)
 

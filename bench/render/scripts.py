@@ -1,4 +1,4 @@
-"""The every-script benches' reports and README blocks (``scripts_compression.json``,
+"""The every-script benches' reports and generated docs blocks (``scripts_compression.json``,
 ``scripts_speed.json``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The speed bench's report and README block (``speed.json``)."""
+"""The speed bench's report and generated docs block (``speed.json``)."""
 
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ def speed_markdown(rec: dict[str, Any]) -> str:
 
 
 def speed_readme(rec: dict[str, Any]) -> str:
-    """The README's performance targets: SGPE against a peer measured in the same run, on
+    """The performance targets of docs/performance.md: SGPE against a peer measured in the same run, on
     the whole training file (the largest input) and the dev file."""
     meta, last, dev = rec["meta"], rec["sizes"][-1], rec["dev"]
     train = last["train"]
@@ -155,7 +155,7 @@ def speed_readme(rec: dict[str, Any]) -> str:
             f"for encoding and quality; medians of {meta['repeats']} runs, every tool measured "
             f"in the same run on a shared machine ({meta['machine']}, {meta['date']}), so "
             "compare the ratios; all of it: "
-            "[`bench/results/speed.md`](bench/results/speed.md)).",
+            "[`bench/results/speed.md`](../bench/results/speed.md)).",
             "",
             "| what | SGPE | peer in the same run | ratio | target |",
             "|---|---|---|---|---|",

@@ -1,4 +1,4 @@
-"""The cross-genre compression bench's report and README block (``xgenre.csv``)."""
+"""The cross-genre compression bench's report and generated docs block (``xgenre.csv``)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from typing import Any
 
 from ._common import _in_order, _size_label
 
-# The README's short names of the test files and training sources.
+# The short names of the test files and training sources.
 XGENRE_TESTS = {
     "si_test_legal.txt": "legal",
     "si_test_prompts.txt": "read-speech prompts",
     "hi_test_reviews.txt": "product reviews",
 }
 XGENRE_TRAINS = {"si_train_news.txt": "si news", "hi_train_stories.txt": "hi stories"}
-# The README table's peers: SGPE in both modes against plain HF BPE, without and with bytes.
+# The headline table's peers: SGPE in both modes against plain HF BPE, without and with bytes.
 XGENRE_README = {
     "sgpe-fallback": "SGPE",
     "sgpe-paper": "SGPE paper mode",
@@ -58,7 +58,7 @@ def xgenre_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def xgenre_readme(rows: list[dict[str, Any]]) -> str:
-    """The README's headline: SGPE against HF BPE per test file and size, the lowest TWR
+    """The headline of docs/results.md: SGPE against HF BPE per test file and size, the lowest TWR
     in bold, and the boundaries torn by a token reaching across a syllable edge."""
     head = " | ".join(XGENRE_README.values())
     out = [

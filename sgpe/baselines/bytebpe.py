@@ -49,6 +49,7 @@ from sgpe.engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
 from .._files import TOO_DEEP, merge_counts_of, write_text_atomic
+from .._surrogates import names_lone_surrogate
 from ..protocol import (
     FORMAT_NAME,
     MergeStep,
@@ -517,10 +518,12 @@ class ByteBPETokenizer:
         """Pre-tokenize: the regex chunks of `text`, in order, concatenating to `text`."""
         return _split(self._compiled, text)
 
+    @names_lone_surrogate
     def encode(self, text: str) -> list[TokenId]:
         """Token ids of `text`; ``<|endoftext|>`` in the text is encoded as ordinary text.
 
-        Raises UnicodeEncodeError (a ValueError) for lone surrogates, which have no UTF-8.
+        A lone surrogate, which has no UTF-8, raises a ValueError naming its position
+        (``sgpe._surrogates.LoneSurrogateError``).
         """
         ids: list[TokenId] = []
         cache = self._cache
@@ -534,6 +537,7 @@ class ByteBPETokenizer:
             ids.extend(chunk_ids)
         return ids
 
+    @names_lone_surrogate
     def encode_with_special(self, text: str) -> list[TokenId]:
         """Like `encode`, but each literal ``<|endoftext|>`` becomes `eot_id`."""
         ids: list[TokenId] = []
