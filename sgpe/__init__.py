@@ -4,7 +4,9 @@
 
 Layer 1 cuts text into syllables (:func:`syllabify`, :func:`syllable_spans`); Layer 2
 learns merges that respect them (:func:`train`, configured by :class:`TrainSettings`);
-:class:`Tokenizer` encodes and decodes with the result; ``sgpe.engine()`` says which engine runs
+:class:`Tokenizer` encodes and decodes with the result. :func:`load` is the one way to load
+a saved vocabulary; what it returns meets :class:`TokenizerProtocol` (Hugging Face and
+tiktoken conventions). ``sgpe.engine()`` says which engine runs
 (``"native"`` or ``"python"``, :mod:`sgpe.engine`). Everything else lives in the
 sub-modules named in ``docs/architecture.md``.
 """
