@@ -537,7 +537,7 @@ def test_encode_batch_flat_is_encode_batch(shared_corpora: Path, variant: str) -
         assert sum(map(len, want)) > 5_000  # real text, not a stub
         assert _per_text(*python.encode_batch_flat(lines)) == want
         for threads in (None, 1, 2):
-            ids, offsets = native.encode_batch_flat(lines, threads=threads)
+            ids, offsets = native.encode_batch_flat(lines, num_threads=threads)
             assert _per_text(ids, offsets) == want
             assert offsets[5] == offsets[6] == offsets[7] < offsets[8]  # "", "", " "
         bare = python.encode_batch(lines, prepend_space=False)

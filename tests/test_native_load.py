@@ -149,7 +149,7 @@ def test_a_superword_vocabulary_encodes_real_text_alike(tmp_path, shared_corpora
     loaded = sgpe.load(path)
     ids = loaded.encode_batch(dev)
     assert [loaded.encode(t) for t in dev[:200]] == ids[:200]
-    assert "vocab" not in loaded.__dict__ and "merges" not in loaded.__dict__
+    assert "_vocab" not in loaded.__dict__ and "merges" not in loaded.__dict__
     reference = Tokenizer._from_dict(read_json(path), str(path))
     assert list(loaded.vocab.items()) == list(reference.vocab.items())
     assert loaded.merges == reference.merges and loaded.to_dict() == reference.to_dict()
