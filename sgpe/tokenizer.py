@@ -106,7 +106,7 @@ class Tokenizer:
         merge_counts: Sequence[int] | None = None,
         max_piece_units: int = default("max_piece_units"),
         superwords_from: int | None = None,
-        file: VocabFile | None = None,
+        _file: VocabFile | None = None,
     ) -> None:
         """The defaults are :func:`sgpe.train`'s (sgpe/settings.py ``TrainSettings``), so
         ``Tokenizer(vocab, merges)`` encodes as a vocabulary ``train`` would have written with
@@ -114,6 +114,7 @@ class Tokenizer:
         as ``leading_space``; the mode's default). A file that does not record a setting
         means something else (the original SGPE's behaviour, ``UNRECORDED``):
         :meth:`_from_dict` passes that explicitly."""
+        file = _file  # private: only _from_dict passes the native reader's file
         if prepend_space is None:
             prepend_space = leading_space
         if min_freq is None:
@@ -854,7 +855,7 @@ class Tokenizer:
                 merge_counts=merge_counts_of(data, source),
                 max_piece_units=optional_key(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
                 superwords_from=optional_key(data, "superwords_from", int, None, source),
-                file=file,
+                _file=file,
             )
         except ValueError as err:
             if str(err).startswith(source):
