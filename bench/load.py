@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import sgpe
 from sgpe import __version__ as SGPE_VERSION
 from sgpe._files import file_sha256
 
@@ -82,10 +83,9 @@ def job_load(kind: str, path: str, text_path: str) -> float:
         t0 = time.perf_counter()
         HF.from_file(path).encode(line)
         return time.perf_counter() - t0
-    from sgpe import Tokenizer
 
     t0 = time.perf_counter()
-    Tokenizer.load(path).encode(line)
+    sgpe.load(path).encode(line)
     return time.perf_counter() - t0
 
 

@@ -73,6 +73,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import sgpe
+
 from . import corpora, records
 from .peers import _train_hf, splitter, syllabifier
 
@@ -214,7 +216,7 @@ def job_encode(kind: str, text_path: str) -> dict[str, Any]:
     else:
         import sgpe
 
-        encode = sgpe.Tokenizer.load(VOCAB).encode
+        encode = sgpe.load(VOCAB).encode
     t1 = time.perf_counter()
     with open(text_path, encoding="utf-8") as f:
         lines = f.read().splitlines()
@@ -261,7 +263,6 @@ def measure_one_thread(text: Path, repeats: int) -> dict[str, dict[str, float]]:
 
 
 def measure_batch(lines: list[str], repeats: int) -> dict[str, float]:
-    import sgpe
     from sgpe.engine import native_module
 
     from .peers import load_encoding
@@ -271,21 +272,21 @@ def measure_batch(lines: list[str], repeats: int) -> dict[str, float]:
     n = sum(map(len, lines))
 
     def native(threads: int) -> Callable[[], Any]:
-        tok = sgpe.Tokenizer.load(VOCAB)
+        tok = sgpe.load(VOCAB)
         return partial(tok._native_pieces.encode_batch, lines, tok.prepend_space, threads)
 
     def flat(threads: int) -> Callable[[], Any]:
-        tok = sgpe.Tokenizer.load(VOCAB)
+        tok = sgpe.load(VOCAB)
         assert tok._native_pieces is not None  # built outside the timing, as in native()
-        return partial(tok.encode_batch_flat, lines, threads=threads)
+        return partial(tok.encode_batch_flat, lines, num_threads=threads)
 
     def python() -> Callable[[], Any]:
-        tok = sgpe.Tokenizer.load(VOCAB)
+        tok = sgpe.load(VOCAB)
         tok._native_pieces = None  # the Python engine's path
         return partial(tok.encode_batch, lines)
 
     def warm() -> Callable[[], Any]:
-        tok = sgpe.Tokenizer.load(VOCAB)
+        tok = sgpe.load(VOCAB)
         tok.encode_batch(lines)
         return partial(tok._native_pieces.encode_batch, lines, tok.prepend_space, 1)
 
@@ -324,7 +325,6 @@ def measure_capacity(text: str, repeats: int) -> dict[str, float]:
     does all the work). On a loaded machine the first is the ceiling of any 2/1 ratio."""
     import threading
 
-    import sgpe
     from sgpe import engine
 
     module = engine.native_module()
@@ -347,7 +347,7 @@ def measure_capacity(text: str, repeats: int) -> dict[str, float]:
         for t in threads:
             t.join()
         ratios.append(serial / (time.perf_counter() - t0))
-        tok = sgpe.Tokenizer.load(VOCAB)
+        tok = sgpe.load(VOCAB)
         c0, t0 = time.process_time(), time.perf_counter()
         tok._native_pieces.encode_batch(lines, tok.prepend_space, 1)
         busy.append((time.process_time() - c0) / (time.perf_counter() - t0))

@@ -325,14 +325,10 @@ def load(key: str, path: Path | None = None) -> Any:
     if kit == "tiktoken":
         return load_encoding(key)
     assert path is not None, f"{key} is trained: its model file is needed"
-    if kit == "sgpe":
+    if kit in ("sgpe", "bytebpe"):
         import sgpe
 
-        return sgpe.Tokenizer.load(path)
-    if kit == "bytebpe":
-        from sgpe.baselines.bytebpe import ByteBPETokenizer
-
-        return ByteBPETokenizer.load(path)
+        return sgpe.load(path)
     if kit == "hf":
         from tokenizers import Tokenizer
 
@@ -354,9 +350,10 @@ def derive_bytebpe(src: Path, vocab_size: int, out: Path) -> int:
     larger vocabulary trained on the same text. Exact because training is greedy and
     deterministic and the stopping size plays no part in choosing merges (checked in
     tests/test_integrity.py). Returns the derived vocabulary size."""
+    import sgpe
     from sgpe.baselines.bytebpe import ByteBPETokenizer
 
-    big = ByteBPETokenizer.load(src)
+    big = sgpe.load(src)
     small = ByteBPETokenizer(big.merges[: vocab_size - 257], big.pattern, training=big.training)
     small.save(out, training={**big.training, "derived_from_merges_of": big.vocab_size})
     return small.vocab_size

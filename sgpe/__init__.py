@@ -4,7 +4,9 @@
 
 Layer 1 cuts text into syllables (:func:`syllabify`, :func:`syllable_spans`); Layer 2
 learns merges that respect them (:func:`train`, configured by :class:`TrainSettings`);
-:class:`Tokenizer` encodes and decodes with the result; ``sgpe.engine()`` says which engine runs
+:class:`Tokenizer` encodes and decodes with the result. :func:`load` is the one way to load
+a saved vocabulary; what it returns meets :class:`TokenizerProtocol` (Hugging Face and
+tiktoken conventions). ``sgpe.engine()`` says which engine runs
 (``"native"`` or ``"python"``, :mod:`sgpe.engine`). Everything else lives in the
 sub-modules named in ``docs/architecture.md``.
 """
@@ -17,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import engine, shipped
-    from .baselines.bytebpe import ByteBPETokenizer
     from .gpe import TrainSettings, train
+    from .protocol import TokenizerProtocol
     from .syllables import syllabify, syllable_spans
     from .tokenizer import Tokenizer
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 # tokenizer, not the trainer (tests/test_imports.py measures what an import loads).
 _HOMES = {
     "Tokenizer": ".tokenizer",
+    "TokenizerProtocol": ".protocol",
     "TrainSettings": ".settings",
     "engine": ".engine",
     "shipped": ".shipped",
@@ -55,16 +58,22 @@ def __dir__() -> list[str]:
     return sorted(__all__)
 
 
-def load(path: str | Path) -> Tokenizer | ByteBPETokenizer:
-    """Load any vocabulary file of this project: SGPE (``Tokenizer``) or byte-level BPE
-    (``sgpe.baselines.bytebpe.ByteBPETokenizer``), chosen by the file's ``model`` key; or
-    the vocabulary of a Hugging Face tokenizer folder that ``python -m sgpe export`` wrote
-    (:func:`sgpe.interop.hf_folder.load_hf_folder`); or a shipped vocabulary by its name
-    (:data:`sgpe.shipped.VOCABULARIES`), from any working directory. A file or folder of
-    that name in the working directory comes first.
+def load(path: str | Path) -> TokenizerProtocol:
+    """Load any vocabulary of this project: the one way to load. A ``vocab.json`` gives
+    an SGPE ``Tokenizer`` or a byte-level ``sgpe.baselines.bytebpe.ByteBPETokenizer``,
+    chosen by the file's ``model`` key; a Hugging Face tokenizer folder that
+    ``python -m sgpe export`` wrote gives its vocabulary
+    (:func:`sgpe.interop.hf_folder.load_hf_folder`); a shipped vocabulary loads by its name
+    (:data:`sgpe.shipped.VOCABULARIES`) from any working directory. A file or folder of
+    that name in the working directory comes first. Both classes meet
+    :class:`sgpe.protocol.TokenizerProtocol` (``encode``, ``decode``, ``encode_batch``,
+    ``tokenize``, ``token_to_id``, ``id_to_token``, ``get_vocab``, ``vocab_size``,
+    ``special_tokens``, ``save``); a malformed file raises ``ValueError`` naming the key.
 
     >>> load("sgpe-4k").vocab_size
     4000
+    >>> load("bytebpe-4k").id_to_token(10**9) is None
+    True
     """
     from .shipped import VOCABULARIES, path_of
 
@@ -77,12 +86,13 @@ def load(path: str | Path) -> Tokenizer | ByteBPETokenizer:
     from .interop.folder_reader import load_vocabulary_file
     from .tokenizer import Tokenizer
 
-    loaded: Tokenizer | ByteBPETokenizer = load_vocabulary_file(path, Tokenizer)
+    loaded: TokenizerProtocol = load_vocabulary_file(path, Tokenizer)
     return loaded
 
 
 __all__ = [
     "Tokenizer",
+    "TokenizerProtocol",
     "TrainSettings",
     "__version__",
     "engine",

@@ -61,7 +61,7 @@ class TextEncoder:
     def cached_pieces(self) -> int: ...
 
 class VocabFile:
-    """A vocab.json whose vocab and merges the core read and checked (Tokenizer.load)."""
+    """A vocab.json whose vocab and merges the core read and checked (sgpe.load of an SGPE vocab.json)."""
 
     @staticmethod
     def read(path: str) -> VocabFile | None: ...

@@ -10,7 +10,16 @@ switch:
   how to build it) when it is missing;
 * unset, empty or ``auto``: the native core if present, else Python.
 
-The module is callable: ``sgpe.engine()`` is :func:`engine`.
+The module is callable: ``sgpe.engine()`` is :func:`engine`. Why a module and not a plain
+function: ``sgpe.engine`` cannot be a function while this module is ``sgpe/engine.py``.
+Python's import system sets a package's attribute to its submodule whenever the submodule
+is first imported (every ``from .engine import dispatch`` in the package may be that first
+import), so a function of that name in ``sgpe/__init__.py`` would be replaced by the
+module at a moment that depends on import order; and no public name of ``sgpe`` may hide a
+module of that name (tests/test_imports.py). A plain function needs the module under
+another name (importers of ``sgpe.engine``: 30 files), which is the one clean alternative;
+until then ``sgpe.engine`` is the module, ``sgpe.engine.engine()`` the function, and
+calling the module calls it.
 
 The Python engine is the reference, written to be read; the native core is the fast twin.
 No code outside this module asks which engine runs. It holds what a ``native_*`` function
@@ -296,7 +305,7 @@ def native_text_encoder(
 
 
 def native_vocab_file(path: str | os.PathLike[str]) -> VocabFile | None:
-    """``vocab.json`` read by the native core (``Tokenizer.load``), or None under the Python
+    """``vocab.json`` read by the native core (:func:`sgpe.load` of an SGPE file), or None under the Python
     engine and wherever the core declines: it parses ``vocab`` and ``merges`` and checks
     what ``Tokenizer._check`` checks of them, and declines anything it does not accept (a
     file it cannot read, JSON it does not take, a bad key), so that the Python reader,

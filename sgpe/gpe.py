@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     # Only for the checker: typing.Unpack is 3.11+, and the annotation is never evaluated.
     from typing_extensions import Unpack
 
+    from .baselines.bytebpe import ByteBPETokenizer
     from .engine import PaperTrainer as NativePaperTrainer
 
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
@@ -145,7 +146,7 @@ class GPETrainer:
         if settings.model != "sgpe":
             raise ValueError(
                 f"GPETrainer trains SGPE vocabularies, not model {settings.model!r}; train "
-                "the byte-level baseline with sgpe.baselines.bytebpe.ByteBPETokenizer.train"
+                "the byte-level baseline with sgpe.train(corpus, model='bytebpe', ...)"
             )
         self.settings = settings
         self.counting = counting or CountOptions()
@@ -739,7 +740,7 @@ def train(
     *,
     progress: ProgressFn | None = None,
     **settings: Unpack[TrainKeywords],
-) -> Tokenizer:
+) -> Tokenizer | ByteBPETokenizer:
     """Train an SGPE tokenizer on a corpus file (.txt/.jsonl/.csv/.parquet) or documents.
 
     The keyword arguments are the fields of :class:`sgpe.settings.TrainSettings`
@@ -749,6 +750,14 @@ def train(
     and with ``oov_policy="fallback"`` the schemas' code points and the 115 byte tokens of
     :data:`sgpe.tokenizer.FALLBACK_BYTES`, the bytes valid UTF-8 has beyond ASCII) and
     the merged tokens.
+
+    ``model="bytebpe"`` trains the byte-level baseline instead, as ``python -m sgpe train
+    --model bytebpe`` does (a :class:`sgpe.baselines.bytebpe.ByteBPETokenizer`: its
+    settings are ``vocab_size``, ``pattern`` and ``min_freq``). Either result meets
+    :class:`sgpe.protocol.TokenizerProtocol`.
+
+    >>> train(["ab ab ab"], model="bytebpe", vocab_size=258, pattern="gpt2").tokenize("ab")
+    ['ab']
     """
     unknown = sorted(set(settings) - TRAIN_FIELDS - COUNT_FIELDS)
     if unknown:
@@ -760,7 +769,48 @@ def train(
     given: dict[str, Any] = dict(settings)
     counting = CountOptions(**{k: v for k, v in given.items() if k in COUNT_FIELDS})
     trained = TrainSettings(**{k: v for k, v in given.items() if k in TRAIN_FIELDS})
+    if trained.model == "bytebpe":
+        return _train_bytebpe(corpus, trained, counting, progress)
     return GPETrainer(trained, counting).train(corpus, progress=progress)
+
+
+def _train_bytebpe(
+    corpus: str | Path | Iterable[str],
+    settings: TrainSettings,
+    counting: CountOptions,
+    progress: ProgressFn | None,
+) -> ByteBPETokenizer:
+    """``train(model="bytebpe")``: the baseline trained on the corpus's documents as the
+    command line's run trains it (sgpe/runs/worker.py, ``_train_bytebpe``), each merge
+    reported to ``progress`` as a :class:`ProgressEvent`."""
+    from .baselines.bytebpe import ByteBPETokenizer
+    from .corpus.readers import corpus_files, iter_documents
+
+    documents: Iterable[str]
+    if isinstance(corpus, (str, Path)):
+        files = corpus_files(corpus)
+        documents = (
+            doc
+            for file in files
+            for doc in iter_documents(file, max_line_bytes=counting.max_line_bytes)
+        )
+    else:
+        documents = corpus
+    report = None
+    if progress is not None:
+        target = settings.vocab_size - 257  # the ids that are not a byte or <|endoftext|>
+        on_progress = progress
+
+        def report(step: int, pair: tuple[str, str], count: int, elapsed: float) -> None:
+            on_progress(ProgressEvent(step, target, pair, count, elapsed))
+
+    return ByteBPETokenizer.train(
+        documents,
+        settings.vocab_size,
+        pattern=settings.pattern,
+        min_freq=settings.min_count,
+        progress=report,
+    )
 
 
 __all__ = [

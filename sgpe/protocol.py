@@ -3,11 +3,14 @@ merge-trace records for the UI stepper, and the display form of raw bytes.
 
 Nothing here does tokenization; it only fixes the shapes that the app, CLI, metrics and
 exports rely on, so `Tokenizer` (SGPE) and `ByteBPETokenizer` stay interchangeable.
+:class:`TokenizerProtocol` is the public one: what :func:`sgpe.load` returns, in the
+conventions of Hugging Face ``tokenizers`` and tiktoken (tests/test_protocol.py holds
+both models to it, under both engines).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -23,9 +26,12 @@ __all__ = [
     "Syllable",
     "TokenId",
     "TokenizerLike",
+    "TokenizerProtocol",
     "TraceableTokenizer",
     "WordTrace",
+    "check_num_threads",
     "display_bytes",
+    "is_token_id",
     "one_line",
 ]
 
@@ -68,6 +74,66 @@ class WordTrace:
 
 
 @runtime_checkable
+class TokenizerProtocol(Protocol):
+    """A tokenizer :func:`sgpe.load` returns (an SGPE vocabulary or the byte-level BPE
+    baseline): the members both models have, with the meaning they have in Hugging Face
+    ``tokenizers`` and tiktoken.
+
+    * ``encode(text)`` and ``decode(ids)``; ``decode(encode(text)) == text``;
+    * ``encode_batch(texts, num_threads=None)``: ``[encode(t) for t in texts]``, on
+      ``num_threads`` threads where the engine runs a batch in parallel (None: all cores);
+    * ``tokenize(text)``: the token strings of ``encode(text)``;
+    * ``token_to_id(token)`` and ``id_to_token(id)``: None for an unknown token or id;
+    * ``get_vocab()``: token -> id, a copy (changing it changes nothing in the tokenizer).
+      ``vocab_size`` counts every id; ``len(get_vocab())`` equals it except where two
+      byte-level tokens share a display string (a text token spelled ``<0xNN>`` and that
+      byte), where the lower id is kept;
+    * ``special_tokens``: each special token -> its id (a copy); never parsed from text;
+    * ``save(path)``: a file :func:`sgpe.load` reads back to the same ids.
+    """
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    @property
+    def special_tokens(self) -> Mapping[str, TokenId]: ...
+
+    def encode(self, text: str) -> list[TokenId]: ...
+
+    def decode(self, ids: Sequence[TokenId]) -> str: ...
+
+    def encode_batch(
+        self, texts: Sequence[str], *, num_threads: int | None = None
+    ) -> list[list[TokenId]]: ...
+
+    def tokenize(self, text: str) -> list[str]: ...
+
+    def token_to_id(self, token: str) -> TokenId | None: ...
+
+    def id_to_token(self, token_id: TokenId) -> str | None: ...
+
+    def get_vocab(self) -> dict[str, TokenId]: ...
+
+    def save(self, path: str | Path) -> None: ...
+
+
+def is_token_id(value: object, size: int) -> bool:
+    """Whether ``value`` is an id of a vocabulary of ``size`` ids: an int (not a bool) in
+    ``0..size-1``."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < size
+
+
+def check_num_threads(num_threads: object) -> None:
+    """``encode_batch``'s ``num_threads``: None (all cores) or an int of at least 1."""
+    if num_threads is not None and (
+        isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1
+    ):
+        raise ValueError(
+            f"num_threads must be at least 1 (or None: all cores), got {num_threads!r}"
+        )
+
+
+@runtime_checkable
 class TokenizerLike(Protocol):
     """The tokenizer contract: what the metrics, the app, the bench and the exports ask of
     any tokenizer. Ours (:class:`~sgpe.tokenizer.Tokenizer`,
@@ -100,7 +166,7 @@ class TraceableTokenizer(TokenizerLike, Protocol):
 
     def tokenize(self, text: str) -> list[str]: ...
 
-    def id_to_token(self, token_id: TokenId) -> str: ...
+    def id_to_token(self, token_id: TokenId) -> str | None: ...
 
     def merge_trace(self, text: str) -> list[WordTrace]: ...
 

@@ -633,7 +633,7 @@ def default_text(name: str) -> str:
 
 #: What an SGPE ``vocab.json`` means for a setting it does not record (files of versions
 #: before the key existed): the original SGPE's behaviour (paper mode, no dummy space, its
-#: ``min_freq``, no pruning). ``Tokenizer.from_dict`` applies it; ``Tokenizer(...)`` itself
+#: ``min_freq``, no pruning). ``Tokenizer._from_dict`` (so :func:`sgpe.load`) applies it; ``Tokenizer(...)`` itself
 #: takes train's defaults for a setting it is not given.
 #: New vocabularies record every one of these (:meth:`TrainSettings.vocab_metadata`).
 UNRECORDED: Mapping[str, Any] = MappingProxyType(

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from itertools import accumulate, chain
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from ._files import (
@@ -34,8 +35,6 @@ from ._files import (
     json_kind,
     optional_key,
     optional_str,
-    parse_json,
-    read_json,
     required_key,
     write_json_atomic,
 )
@@ -45,11 +44,10 @@ from .engine import (
     dispatch,
     native_file_encoder,
     native_text_encoder,
-    native_vocab_file,
 )
 from .hierarchical import HierarchicalEncoder, bpe
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
-from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
+from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace, check_num_threads, is_token_id
 from .settings import ORIGINAL_TRAINER, UNRECORDED, default, default_min_freq
 from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old home
 from .spans import Encoded
@@ -82,7 +80,7 @@ def _flat_arrays(buffers: tuple[bytes, bytes] | None) -> tuple[array[int], array
 
 
 class Tokenizer:
-    """A trained SGPE vocabulary. Create with :func:`sgpe.gpe` or :meth:`Tokenizer.load`."""
+    """A trained SGPE vocabulary. Create with :func:`sgpe.train` or :func:`sgpe.load`."""
 
     model = "sgpe"
     name = model  # the tokenizer contract's label is the file's model
@@ -107,25 +105,26 @@ class Tokenizer:
         merge_counts: Sequence[int] | None = None,
         max_piece_units: int = default("max_piece_units"),
         superwords_from: int | None = None,
-        file: VocabFile | None = None,
+        _file: VocabFile | None = None,
     ) -> None:
         """The defaults are :func:`sgpe.train`'s (sgpe/settings.py ``TrainSettings``), so
         ``Tokenizer(vocab, merges)`` encodes as a vocabulary ``train`` would have written with
         those merges; ``prepend_space`` and ``min_freq`` left as None take train's rule (same
         as ``leading_space``; the mode's default). A file that does not record a setting
         means something else (the original SGPE's behaviour, ``UNRECORDED``):
-        :meth:`from_dict` passes that explicitly."""
+        :meth:`_from_dict` passes that explicitly."""
+        file = _file  # private: only _from_dict passes the native reader's file
         if prepend_space is None:
             prepend_space = leading_space
         if min_freq is None:
             min_freq = default_min_freq(mode)
-        #: The native reader's file (:meth:`load`), its ``vocab`` and ``merges`` read and
+        #: The native reader's file (:func:`sgpe.load`), its ``vocab`` and ``merges`` read and
         #: checked: ``vocab`` and ``merges`` are then not read (pass empty ones), the
         #: native encoder is built from the file, and the Python tables (``vocab``,
         #: ``merges``, ``_id_to_token``) are made from it when first used.
         self._file = file
         if file is None:
-            self.vocab = dict(vocab)
+            self._vocab = dict(vocab)
         #: The vocabulary size from which the trainer let merges join whole syllables
         #: across a space (superwords), or None. With it, text is cut into superword spans
         #: and pieces (:func:`sgpe.pieces.span_regex`) and merges apply across a span.
@@ -141,7 +140,7 @@ class Tokenizer:
         self.oov_policy = oov_policy
         self.prune_freq = prune_freq
         self.min_freq = min_freq
-        self.special_tokens = tuple(special_tokens)
+        self._special = tuple(special_tokens)
         self.training = dict(training or {})
         #: How often each merge's pair occurred when the trainer chose it (aligned with
         #: ``merges``), so the app can show it without retraining; None when unknown
@@ -150,18 +149,19 @@ class Tokenizer:
             None
             if merge_counts is None
             else list(merge_counts)
-            if file is not None  # from_dict checked them: exact ints
+            if file is not None  # _from_dict checked them: exact ints
             else [int(c) for c in merge_counts]
         )
         # The tokens the checks and the fallback look up: the file's own answers for a file
         # (its vocab dict is not made yet), else the vocab itself.
-        known: Mapping[str, int] = self.vocab if file is None else file.lookup(self._looked_up())
+        known: Mapping[str, int] = self._vocab if file is None else file.lookup(self._looked_up())
         self._check(source, known)
         if file is None:
-            self._id_to_token = [""] * len(self.vocab)
-            for tok, i in self.vocab.items():
+            self._id_to_token = [""] * len(self._vocab)
+            for tok, i in self._vocab.items():
                 self._id_to_token[i] = tok
         self.unk_id = known.get("[UNK]", -1)
+        self._special_ids = {t: known[t] for t in self._special}  # _check: all known
         self._space_id = known.get(" ")
         self._byte_ids = (
             [known.get(byte_token(b), -1) for b in range(256)] if oov_policy == "fallback" else []
@@ -180,7 +180,7 @@ class Tokenizer:
     def _looked_up(self) -> list[str]:
         """Every token ``__init__`` and ``_check`` look up."""
         return [
-            *self.special_tokens,
+            *self._special,
             *map(chr, range(128)),
             *map(byte_token, range(256)),
             "[UNK]",
@@ -193,9 +193,15 @@ class Tokenizer:
         return self._file.tables()
 
     @cached_property
-    def vocab(self) -> dict[str, int]:
+    def _vocab(self) -> dict[str, int]:
         """Token -> id (a file the native reader read makes it when first read)."""
         return self._tables[0]
+
+    @property
+    def vocab(self) -> Mapping[str, int]:
+        """Token -> id, read-only (a view of the table :meth:`encode` reads; :meth:`get_vocab`
+        gives a copy to change)."""
+        return MappingProxyType(self._vocab)
 
     @cached_property
     def merges(self) -> list[tuple[str, str]]:
@@ -215,8 +221,8 @@ class Tokenizer:
         """(left id, right id) -> (rank, merged id) of each pair's first merge."""
         ranks: dict[tuple[int, int], tuple[int, int]] = {}
         for rank, (a, b) in enumerate(self.merges):
-            key = (self.vocab[a], self.vocab[b])
-            ranks.setdefault(key, (rank, self.vocab[a + b]))
+            key = (self._vocab[a], self._vocab[b])
+            ranks.setdefault(key, (rank, self._vocab[a + b]))
         return ranks
 
     @cached_property
@@ -225,7 +231,7 @@ class Tokenizer:
         if self.mode != "hierarchical":
             return None
         return HierarchicalEncoder(
-            self.vocab,
+            self._vocab,
             self.merges,
             self.script,
             self.leading_space,
@@ -259,7 +265,7 @@ class Tokenizer:
             self.pieces,
             self.max_piece_units,
             spans,
-            self.vocab,
+            self._vocab,
             self._byte_ids,
             self.unk_id,
             hier.part_ranks if hier is not None else self._ranks,
@@ -270,17 +276,17 @@ class Tokenizer:
     def _check(self, source: str, known: Mapping[str, int]) -> None:
         """What a vocabulary must be; ``known`` answers for the tokens of :meth:`_looked_up`
         (the native reader's file checked its ids and merges itself, native/src/vocab_file.rs)."""
-        n = len(self.vocab) if self._file is None else len(self._file)
-        if self._file is None and sorted(self.vocab.values()) != list(range(n)):
+        n = len(self._vocab) if self._file is None else len(self._file)
+        if self._file is None and sorted(self._vocab.values()) != list(range(n)):
             raise ValueError(f"{source}: key 'vocab': ids must be exactly 0..{n - 1}, each once")
         # At C speed first (a trained 32k vocabulary: 17 ms a loop); the loop below only
         # runs to say which entry is wrong.
         wrong = self._file is None and not all(
-            map(self.vocab.__contains__, chain(*zip(*self.merges), map("".join, self.merges)))
+            map(self._vocab.__contains__, chain(*zip(*self.merges), map("".join, self.merges)))
         )
         for k, (a, b) in enumerate(self.merges if wrong else ()):
             for part in (a, b, a + b):
-                if part not in self.vocab:
+                if part not in self._vocab:
                     raise ValueError(
                         f"{source}: key 'merges', entry {k}: token {part!r} is not in the vocabulary"
                     )
@@ -290,7 +296,7 @@ class Tokenizer:
                 f"{source}: key 'merge_counts' has {len(self.merge_counts)} entries but key "
                 f"'merges' has {merges}; they must be aligned (or leave merge_counts out)"
             )
-        for t in self.special_tokens:
+        for t in self._special:
             if t not in known:
                 raise ValueError(f"{source}: key 'special_tokens': {t!r} is not in the vocabulary")
         if self.oov_policy not in ("fallback", "unk"):
@@ -322,21 +328,30 @@ class Tokenizer:
     # ==================================================================== properties
     @property
     def vocab_size(self) -> int:
-        return len(self.vocab)
+        return len(self._vocab)
 
-    def id_to_token(self, token_id: TokenId) -> str:
-        self._check_id(token_id)
+    @property
+    def special_tokens(self) -> dict[str, TokenId]:
+        """Each special token and its id, in the file's order (a new dict each call). They
+        are never parsed from text: the literal ``[UNK]`` in a text is ordinary text."""
+        return dict(self._special_ids)
+
+    def get_vocab(self) -> dict[str, TokenId]:
+        """Token -> id: a copy, which the caller may change freely."""
+        return dict(self._vocab)
+
+    def id_to_token(self, token_id: TokenId) -> str | None:
+        """The token of ``token_id``; None for an id that is not in the vocabulary."""
+        if not is_token_id(token_id, len(self._id_to_token)):
+            return None
         return self._id_to_token[token_id]
 
-    def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
+    def token_to_id(self, token: str) -> TokenId | None:
+        """The id of ``token``; None for a token that is not in the vocabulary."""
+        return self._vocab.get(token)
 
     def _check_id(self, token_id: object) -> None:
-        if (
-            isinstance(token_id, bool)
-            or not isinstance(token_id, int)
-            or not 0 <= token_id < len(self._id_to_token)
-        ):
+        if not is_token_id(token_id, len(self._id_to_token)):
             raise ValueError(
                 f"invalid token id: {token_id!r} (this vocabulary has ids 0..{len(self._id_to_token) - 1})"
             )
@@ -382,20 +397,25 @@ class Tokenizer:
 
     @names_lone_surrogate
     def encode_batch(
-        self, texts: Sequence[str], *, prepend_space: bool | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: int | None = None,
+        prepend_space: bool | None = None,
     ) -> list[list[TokenId]]:
         """``[self.encode(t) for t in texts]``, faster on many texts. Under the native
-        engine the whole batch runs in Rust on all cores without
-        the GIL. Otherwise the pieces of the batch that are not cached yet are syllabified
+        engine the whole batch runs in Rust on ``num_threads`` threads (default: all cores)
+        without the GIL. Otherwise (``num_threads`` checked, then unused) the pieces of the batch that are not cached yet are syllabified
         together (see :meth:`sgpe.syllables.Syllabifier.learn`) and encoded once each, and
         each text's ids are put together from the cache at C speed (no Python code per
         piece)."""
         pre = self.prepend_space if prepend_space is None else prepend_space
+        check_num_threads(num_threads)
         if not isinstance(texts, (list, tuple)):
             texts = list(texts)  # any iterable, read once: both paths take the list
         return dispatch(
             self._native_pieces,
-            lambda native: native.encode_batch(texts, pre),
+            lambda native: native.encode_batch(texts, pre, num_threads),
             lambda: self._encode_batch(texts, pre),
         )
 
@@ -420,7 +440,7 @@ class Tokenizer:
         texts: Sequence[str],
         *,
         prepend_space: bool | None = None,
-        threads: int | None = None,
+        num_threads: int | None = None,
     ) -> tuple[array[int], array[int]]:
         """:meth:`encode_batch` as two flat arrays, with no Python object per id: ``ids``
         (``array("I")``, uint32), every text's ids one after the other, and ``offsets``
@@ -429,17 +449,17 @@ class Tokenizer:
         file, ``numpy.frombuffer(ids, numpy.uint32)`` for an array without a copy.
 
         Under the native engine the batch, the copy into ``ids`` included, runs in Rust on
-        ``threads`` threads (default: all cores) without the GIL, which it takes only to
+        ``num_threads`` threads (default: all cores) without the GIL, which it takes only to
         read the texts and to make the two arrays from their bytes; the Python engine
-        (``threads`` unused) gives the arrays of :meth:`encode_batch`'s lists."""
+        (``num_threads`` unused) and a text with a lone surrogate give the arrays of
+        :meth:`encode_batch`'s lists, and raise what it raises."""
         pre = self.prepend_space if prepend_space is None else prepend_space
-        if threads is not None and (isinstance(threads, bool) or threads < 1):
-            raise ValueError(f"threads must be at least 1 (or None: all cores), got {threads!r}")
+        check_num_threads(num_threads)
         if not isinstance(texts, (list, tuple)):
             texts = list(texts)  # any iterable, read once: both paths take the list
         return dispatch(
             self._native_pieces,
-            lambda native: _flat_arrays(native.encode_batch_flat(texts, pre, threads)),
+            lambda native: _flat_arrays(native.encode_batch_flat(texts, pre, num_threads)),
             lambda: self._encode_batch_flat(texts, pre),
         )
 
@@ -510,7 +530,7 @@ class Tokenizer:
     def _encode_piece(self, piece: str) -> list[int]:
         if self._hier is not None:
             return self._hier.ids_of_piece(piece)
-        get = self.vocab.get
+        get = self._vocab.get
         found = [get(u) for u in self._units(piece)]
         if None in found:  # an out-of-vocabulary syllable: the general path
             return self._encode_piece_with_lengths(piece)[0]
@@ -522,7 +542,7 @@ class Tokenizer:
             return self._hier.encode_piece(piece)
         ids: list[int] = []
         lengths: list[int] = []
-        vocab = self.vocab
+        vocab = self._vocab
         for seg, is_run in self._segments(piece):
             if is_run:
                 merged = bpe([vocab[u] for u in seg], self._ranks)
@@ -538,7 +558,7 @@ class Tokenizer:
         """Split a piece's units into runs of known units (True) and single OOV units (False)."""
         out: list[tuple[list[str], bool]] = []
         run: list[str] = []
-        vocab = self.vocab
+        vocab = self._vocab
         for u in self._units(piece):
             if u in vocab:
                 run.append(u)
@@ -607,7 +627,7 @@ class Tokenizer:
             parts: list[tuple[list[int], bool]] = []
             for seg, is_run in self._segments(piece):
                 if is_run:
-                    parts.append(([self.vocab[u] for u in seg], True))
+                    parts.append(([self._vocab[u] for u in seg], True))
                 else:
                     parts.append((list(self._spell(seg[0])[0]), False))
             initial = _names(names, parts)
@@ -648,7 +668,7 @@ class Tokenizer:
         for sp in spans:
             ids: list[int] = []
             for ch in piece[sp.start : sp.end]:
-                i = self.vocab.get(ch)
+                i = self._vocab.get(ch)
                 ids.extend([i] if i is not None else self._spell_char(ch))
             units.append(ids)
         initial = tuple(names[i] for u in units for i in u)
@@ -707,7 +727,7 @@ class Tokenizer:
         ids: list[int] = []
         lengths: list[int] = []
         for ch in unit:
-            j = self.vocab.get(ch)
+            j = self._vocab.get(ch)
             if j is not None:
                 ids.append(j)
                 lengths.append(len(ch.encode("utf-8")))
@@ -725,7 +745,7 @@ class Tokenizer:
             "model": self.model,
             "version": REFERENCE_VERSION,
             "vocab_size": self.vocab_size,
-            "special_tokens": list(self.special_tokens),
+            "special_tokens": list(self._special),
             "num_merges": len(self.merges),
             "prune_freq": self.prune_freq,
             "min_freq": self.min_freq,
@@ -752,7 +772,7 @@ class Tokenizer:
             "merges": [list(m) for m in self.merges],
             **({"merge_counts": list(self.merge_counts)} if self.merge_counts is not None else {}),
             # By id: _id_to_token holds every id 0..n-1 once (_check), so no sort.
-            "vocab": {t: self.vocab[t] for t in self._id_to_token},
+            "vocab": {t: self._vocab[t] for t in self._id_to_token},
         }
 
     def save(self, path: str | Path) -> None:
@@ -760,12 +780,14 @@ class Tokenizer:
         write_json_atomic(path, self.to_dict())
 
     @classmethod
-    def from_dict(
+    def _from_dict(
         cls, data: Any, source: str = "<vocab>", *, file: VocabFile | None = None
     ) -> Tokenizer:
         """The tokenizer of a parsed ``vocab.json``; a malformed one raises ``ValueError``
-        naming the key. With ``file`` (the native reader's, :meth:`load`), ``data`` holds
-        the other keys and the file's ``vocab`` and ``merges`` are taken as read and checked."""
+        naming the key. With ``file`` (the native reader's:
+        :func:`sgpe.interop.folder_reader.load_vocabulary_file`), ``data`` holds the other
+        keys and the file's ``vocab`` and ``merges`` are taken as read and checked. Users
+        load with :func:`sgpe.load`."""
         if not isinstance(data, dict):
             raise ValueError(f"{source}: a vocabulary file must hold a JSON object")
         if "format" not in data and str(data.get("version", "")).startswith("sgpe_v1"):
@@ -787,8 +809,8 @@ class Tokenizer:
             )
         if data.get("model", UNRECORDED["model"]) != "sgpe":
             raise ValueError(
-                f"{source}: key 'model' is {data.get('model')!r}; load byte-level vocabularies with "
-                "sgpe.baselines.bytebpe.ByteBPETokenizer.load (or sgpe.load, which picks the right class)"
+                f"{source}: key 'model' is {data.get('model')!r}; load vocabularies with "
+                "sgpe.load, which picks the right class"
             )
         if file is not None:
             vocab, merges = {}, []  # the file's own, made when first read (see __init__)
@@ -832,7 +854,7 @@ class Tokenizer:
                 merge_counts=merge_counts_of(data, source),
                 max_piece_units=optional_key(data, "max_piece_units", int, MAX_PIECE_UNITS, source),
                 superwords_from=optional_key(data, "superwords_from", int, None, source),
-                file=file,
+                _file=file,
             )
         except ValueError as err:
             if str(err).startswith(source):
@@ -847,38 +869,6 @@ class Tokenizer:
                 "tokens; set vocab_size to the number of tokens"
             )
         return tok
-
-    @classmethod
-    def load(cls, path: str | Path) -> Tokenizer:
-        """Load a ``vocab.json``, or the SGPE vocabulary of a tokenizer folder that
-        ``python -m sgpe export`` wrote; a malformed file raises ``ValueError`` naming the key."""
-        if Path(path).is_dir():
-            from .interop.folder_reader import read_folder
-
-            tok = read_folder(path, Tokenizer)
-            if not isinstance(tok, Tokenizer):
-                raise ValueError(
-                    f"{path}: holds a {tok.model} vocabulary, not an SGPE one; load it with "
-                    "sgpe.load, which picks the right class"
-                )
-            return tok
-        loaded = cls.load_file(path)
-        if loaded is not None:
-            return loaded
-        return cls.from_dict(read_json(path), str(path))
-
-    @classmethod
-    def load_file(cls, path: str | Path) -> Tokenizer | None:
-        """The ``vocab.json`` at ``path`` read by the native core (``sgpe.engine.native_vocab_file``),
-        or None under the Python engine, where the core declines (the Python reader then
-        reads the file and says what is wrong) and for a file of another model."""
-        file = native_vocab_file(path)
-        if file is None:
-            return None
-        header = parse_json(file.header, path)
-        if header.get("model", UNRECORDED["model"]) != cls.model:
-            return None
-        return cls.from_dict(header, str(path), file=file)
 
     def __repr__(self) -> str:
         return (

@@ -64,12 +64,12 @@ def test_a_vocabulary_without_merge_counts_still_loads(tmp_path):
     assert old.merge_counts is None and "merge_counts" not in old.to_dict()
     data = json.loads(DEFAULT_SGPE.read_text(encoding="utf-8"))
     del data["merge_counts"]
-    assert sgpe.Tokenizer.from_dict(data).merge_counts is None
+    assert sgpe.Tokenizer._from_dict(data).merge_counts is None
     byte = json.loads(DEFAULT_BYTEBPE.read_text(encoding="utf-8"))
     del byte["merge_counts"]
     from sgpe.baselines.bytebpe import ByteBPETokenizer
 
-    assert ByteBPETokenizer.from_dict(byte).merge_counts is None
+    assert ByteBPETokenizer._from_dict(byte).merge_counts is None
 
 
 def test_damaged_merge_counts_are_a_one_line_error():
@@ -79,9 +79,9 @@ def test_damaged_merge_counts_are_a_one_line_error():
 
     data = json.loads(DEFAULT_SGPE.read_text(encoding="utf-8"))
     with pytest.raises(ValueError, match=r"^f: key 'merge_counts' has 2 entries but key 'merges'"):
-        sgpe.Tokenizer.from_dict({**data, "merge_counts": [1, 2]}, "f")
+        sgpe.Tokenizer._from_dict({**data, "merge_counts": [1, 2]}, "f")
     with pytest.raises(ValueError, match=r"^f: key 'merge_counts' must be a list of non-neg"):
-        sgpe.Tokenizer.from_dict({**data, "merge_counts": ["1"]}, "f")
+        sgpe.Tokenizer._from_dict({**data, "merge_counts": ["1"]}, "f")
     byte = json.loads(DEFAULT_BYTEBPE.read_text(encoding="utf-8"))
     with pytest.raises(ValueError, match=r"^f: key 'merge_counts' has 1 entries but 'merges'"):
-        ByteBPETokenizer.from_dict({**byte, "merge_counts": [1]}, source="f")
+        ByteBPETokenizer._from_dict({**byte, "merge_counts": [1]}, source="f")

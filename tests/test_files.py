@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import sgpe
 import sgpe._files as files
 from sgpe._files import _item_json, dumps_json
 
@@ -93,14 +94,14 @@ def test_the_fast_paths_of_long_lists_and_dicts(
 
 
 def test_a_saved_vocabulary_is_the_same_bytes_under_both_engines(tmp_path: Path) -> None:
-    from sgpe import Tokenizer, engine
+    from sgpe import engine
     from tests.conftest import require_native_core
 
     require_native_core()
-    tok = Tokenizer.load(VOCABS[-1])
+    tok = sgpe.load(VOCABS[-1])
     tok.save(tmp_path / "native.json")
     with engine.engine_set_to("python"):
-        Tokenizer.load(VOCABS[-1]).save(tmp_path / "python.json")
+        sgpe.load(VOCABS[-1]).save(tmp_path / "python.json")
     native, python = (tmp_path / n for n in ("native.json", "python.json"))
     assert native.read_bytes() == python.read_bytes() == VOCABS[-1].read_bytes()
 

@@ -71,12 +71,12 @@ assert sum(SLOW.values()) == 100_000
 
 @cache
 def sgpe_4k() -> Tokenizer:
-    return Tokenizer.load(REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    return sgpe.load(REPO_ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
 
 
 @cache
 def byte_4k() -> ByteBPETokenizer:
-    return ByteBPETokenizer.load(REPO_ROOT / "sample_data" / "vocab" / "bytebpe_4k.json")
+    return sgpe.load(REPO_ROOT / "sample_data" / "vocab" / "bytebpe_4k.json")
 
 
 @cache
@@ -146,7 +146,7 @@ def prop_train_on_tiny_corpora(docs: list[str], probe: str, oov: str, pieces: st
         assert "needs at least one document with text" in str(err)
         assert not "".join(docs).strip()
         return
-    again = Tokenizer.from_dict(json.loads(json.dumps(tok.to_dict())))
+    again = Tokenizer._from_dict(json.loads(json.dumps(tok.to_dict())))
     for text in [*docs, probe]:
         ids = tok.encode(text)
         assert again.encode(text) == ids

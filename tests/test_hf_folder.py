@@ -10,7 +10,7 @@ Evidence:
   hf-folder``), pad a batch with the pad token's id, and keep their ids through
   ``save_pretrained``;
 * the special-token presets and overrides, ``model_max_length``, byte-identical exports;
-* reading a folder back (``sgpe.load``, ``Tokenizer.load``, ``load_hf_folder``), and the
+* reading a folder back (``sgpe.load``, ``load_hf_folder``), and the
   refusals: a folder sgpe did not write, one re-saved by transformers, a changed file, a
   newer format, a directory that is not empty.
 
@@ -31,8 +31,6 @@ import pytest
 
 import sgpe
 from bench import hf_folder as hf_bench
-from sgpe import Tokenizer
-from sgpe.baselines.bytebpe import ByteBPETokenizer
 from sgpe.interop.hf import ExportError, save_hf
 from sgpe.interop.hf_folder import (
     CONFIG_FILE,
@@ -275,16 +273,6 @@ def test_sgpe_reads_its_folder_back(shipped_folders, name):
     assert type(back) is type(original)
     assert back.to_dict() == original.to_dict()
     assert load_hf_folder(shipped_folders[name]).to_dict() == original.to_dict()
-    if isinstance(original, Tokenizer):
-        assert Tokenizer.load(shipped_folders[name]).to_dict() == original.to_dict()
-
-
-def test_tokenizer_load_refuses_a_byte_level_folder(shipped_folders):
-    with pytest.raises(
-        ValueError, match=r"holds a bytebpe vocabulary, not an SGPE one; load it with sgpe\.load"
-    ):
-        Tokenizer.load(shipped_folders["bytebpe_4k"])
-    assert isinstance(sgpe.load(shipped_folders["bytebpe_4k"]), ByteBPETokenizer)
 
 
 def test_reading_a_folder_imports_neither_transformers_nor_tokenizers(shipped_folders):

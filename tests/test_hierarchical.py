@@ -137,7 +137,7 @@ def test_every_learned_token_is_a_part_or_whole_syllables(real_tok: sgpe.Tokeniz
     kinds = real_tok._hier.kinds
     assert kinds.count("part") > 200 and kinds.count("join") > 1000
     # A loaded vocab.json has no kind column: loading works the kinds out again.
-    loaded = sgpe.Tokenizer.from_dict(real_tok.to_dict())
+    loaded = sgpe.Tokenizer._from_dict(real_tok.to_dict())
     assert loaded._hier is not None and loaded._hier.kinds == kinds
     for (a, b), kind in zip(real_tok.merges, kinds):
         assert merge_kind(a, b, syll) == kind
@@ -264,7 +264,7 @@ def test_unseen_characters_fall_back_to_bytes_and_round_trip() -> None:
 def test_vocab_file_round_trip_keeps_the_mode(tmp_path: Path) -> None:
     tok = _small_tok()
     tok.save(tmp_path / "v.json")
-    again = sgpe.Tokenizer.load(tmp_path / "v.json")
+    again = sgpe.load(tmp_path / "v.json")
     assert again.mode == "hierarchical"
     text = "ශ්‍රී ලංකාව नमस्ते"
     assert again.encode(text) == tok.encode(text)
@@ -307,7 +307,7 @@ def test_fast_ids_equal_the_encoder_with_lengths_on_long_pieces(shared_corpora: 
     texts = lines + ["".join(line.split()) for line in lines]  # pieces of 50-500 units
     assert max(len(t) for t in texts) > 200
     for text in texts:
-        fresh = sgpe.Tokenizer.from_dict(tok.to_dict())  # empty caches
+        fresh = sgpe.Tokenizer._from_dict(tok.to_dict())  # empty caches
         assert fresh.encode(text) == fresh.encode_with_spans(text)[0]
         for piece in fresh._pieces(text):
             assert fresh._hier.ids_of_piece(piece) == fresh._hier.encode_piece(piece)[0]

@@ -30,6 +30,7 @@ def test_public_api():
     assert set(sgpe.__all__) == {
         "TrainSettings",
         "Tokenizer",
+        "TokenizerProtocol",
         "__version__",
         "engine",
         "load",

@@ -468,7 +468,7 @@ def test_sample_vocabularies_are_whole_syllables(sample_docs, leading_space, oov
 
 
 def test_shipped_vocabulary_is_whole_syllables():
-    tok = sgpe.Tokenizer.load(SAMPLE_DATA / "vocab" / "sgpe_paper_4k.json")
+    tok = sgpe.load(SAMPLE_DATA / "vocab" / "sgpe_paper_4k.json")
     assert broken_tokens(tok) == []
 
 
@@ -506,7 +506,7 @@ def test_hierarchical_vocabularies_never_straddle(sample_docs, leading_space, oo
 
 
 def test_shipped_hierarchical_vocabulary_never_straddles(sample_docs):
-    tok = sgpe.Tokenizer.load(SAMPLE_DATA / "vocab" / "sgpe_4k.json")
+    tok = sgpe.load(SAMPLE_DATA / "vocab" / "sgpe_4k.json")
     assert tok.mode == "hierarchical"
     assert straddling_cuts(tok, sample_docs)[2] == 0
 
@@ -568,7 +568,7 @@ def test_bytebpe_smaller_vocabulary_is_a_merge_prefix(sample_docs, tmp_path):
         assert small.merges == big.merges[: size - 257]
         derived_path = tmp_path / f"derived-{size}.json"
         derive_bytebpe(tmp_path / "big.json", size, derived_path)
-        derived = ByteBPETokenizer.load(derived_path)
+        derived = sgpe.load(derived_path)
         assert derived.merges == small.merges
         assert derived.encode(text) == small.encode(text)
 

@@ -27,6 +27,7 @@ from conftest import python_syllabifier, require_native_core
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+import sgpe
 from sgpe import engine
 from sgpe.schema import BUILTIN_SCRIPTS
 from sgpe.syllables import Span, Syllabifier
@@ -260,7 +261,7 @@ def test_a_bad_schema_table_is_a_value_error_not_a_panic() -> None:
 def _shipped(name: str) -> Any:
     import sgpe
 
-    tok = sgpe.Tokenizer.load(ROOT / "sample_data" / "vocab" / name)
+    tok = sgpe.load(ROOT / "sample_data" / "vocab" / name)
     assert tok._hier is not None and tok._native_pieces is not None
     return tok
 
@@ -283,7 +284,7 @@ def test_encoder_ids_are_identical_on_real_text(shared_corpora: Path, name: str)
         assert got == want, piece
     import sgpe
 
-    fresh = sgpe.Tokenizer.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    fresh = sgpe.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
     fresh._native_pieces = None  # the Python engine's path of encode_batch
     assert tok.encode_batch(lines) == fresh.encode_batch(lines)
 
@@ -331,7 +332,7 @@ def test_superword_spans_encode_identically(shared_corpora: Path, name: str) -> 
     native = tok._native_pieces.encode_pieces(pieces)
     for piece, got in zip(pieces, native):
         assert got == tok._hier.ids_of_piece(piece), piece
-    python = type(tok).from_dict(tok.to_dict())
+    python = type(tok)._from_dict(tok.to_dict())
     python._native_pieces = None  # the Python engine's path of encode_batch
     assert tok.encode_batch(lines) == python.encode_batch(lines)
 
@@ -435,7 +436,7 @@ def _variant(name: str, python: bool) -> Any:
 
     settings = dict(VARIANTS[name])
     data = read_json(ROOT / "sample_data" / "vocab" / settings.pop("file", "sgpe_4k.json"))
-    tok = sgpe.Tokenizer.from_dict({**data, **settings})
+    tok = sgpe.Tokenizer._from_dict({**data, **settings})
     assert tok._native_pieces is not None
     if python:
         tok._native_pieces = None  # the Python engine's encode and encode_batch
@@ -468,7 +469,7 @@ def test_encode_superword_spans_line_by_line(shared_corpora: Path) -> None:
     """A superword vocabulary (spans of several words are pieces): encode of each line and
     encode_batch natively against the Python engine."""
     tok = _superword_vocabulary(shared_corpora / "si_train.txt")
-    python = type(tok).from_dict(tok.to_dict())
+    python = type(tok)._from_dict(tok.to_dict())
     python._native_pieces = None
     for name in ["si_dev.txt", "mixed_dev.txt"]:
         with (shared_corpora / name).open(encoding="utf-8") as f:
@@ -536,7 +537,7 @@ def test_encode_batch_flat_is_encode_batch(shared_corpora: Path, variant: str) -
         assert sum(map(len, want)) > 5_000  # real text, not a stub
         assert _per_text(*python.encode_batch_flat(lines)) == want
         for threads in (None, 1, 2):
-            ids, offsets = native.encode_batch_flat(lines, threads=threads)
+            ids, offsets = native.encode_batch_flat(lines, num_threads=threads)
             assert _per_text(ids, offsets) == want
             assert offsets[5] == offsets[6] == offsets[7] < offsets[8]  # "", "", " "
         bare = python.encode_batch(lines, prepend_space=False)
@@ -552,14 +553,14 @@ def test_encode_batch_flat_of_nothing() -> None:
         assert (ids.typecode, ids.tolist(), offsets.typecode, offsets.tolist()) == (
             "I", [], "q", [0]
         )  # fmt: skip
-        ids, offsets = tok.encode_batch_flat(["", ""], threads=1)
+        ids, offsets = tok.encode_batch_flat(["", ""], num_threads=1)
         assert (ids.tolist(), offsets.tolist()) == ([], [0, 0, 0])
         texts = ["x", "", "ශ්‍රී ලංකාව"]
         ids, offsets = tok.encode_batch_flat(iter(texts))
         assert _per_text(ids, offsets) == [tok.encode(t) for t in texts]
         for threads in (0, -1, True):
-            with pytest.raises(ValueError, match="threads must be at least 1"):
-                tok.encode_batch_flat(["x"], threads=threads)
+            with pytest.raises(ValueError, match="num_threads must be at least 1"):
+                tok.encode_batch_flat(["x"], num_threads=threads)
 
 
 @pytest.mark.parametrize("variant", ["shipped", "unk", "paper", "paper unk"])
@@ -587,7 +588,7 @@ def test_encode_batch_flat_refuses_an_id_of_minus_one() -> None:
     data = read_json(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
     texts = ["ක", "ක \U0001f600"]
     for python in (False, True):
-        tok = sgpe.Tokenizer.from_dict(data)
+        tok = sgpe.Tokenizer._from_dict(data)
         tok._byte_ids = [-1] * 256
         if python:
             tok._native_pieces = None
@@ -702,9 +703,9 @@ def test_merge_kinds_of_a_loaded_vocabulary_are_identical(script: str, leading_s
 
     from sgpe.hierarchical import merge_kind
     from sgpe.syllables import get_syllabifier
-    from sgpe.tokenizer import SPECIAL_TOKENS, Tokenizer
+    from sgpe.tokenizer import SPECIAL_TOKENS
 
-    tok = Tokenizer.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
+    tok = sgpe.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
     tokens = [t for t in tok.vocab if t not in SPECIAL_TOKENS]
     rng = random.Random(7)
     pairs = list(tok.merges) + [(rng.choice(tokens), rng.choice(tokens)) for _ in range(4000)]

@@ -32,7 +32,7 @@ def _outcome(path: Path, engine: str) -> tuple[str, Any]:
     """("error", message) or ("ok", (to_dict, tokens of a text)) of loading ``path``."""
     with engine_set_to(engine):
         try:
-            tok = Tokenizer.load(path)
+            tok = sgpe.load(path)
         except ValueError as err:
             return "error", str(err)
         return "ok", (tok.to_dict(), tok.tokenize("ශ්‍රී ලංකාව hello 2024 नमस्ते"))
@@ -100,7 +100,7 @@ def test_every_change_gives_what_the_python_reader_gives(tmp_path, base, name):
     assert native == python
     assert (native[0] == "ok") == name.endswith("(valid)")
     if native[0] == "ok":  # the native reader read it (it did not decline)
-        assert Tokenizer.load(path)._file is not None
+        assert sgpe.load(path)._file is not None
 
 
 # Texts JSON (or UTF-8) that Python and serde_json may take differently: the native reader
@@ -146,15 +146,15 @@ def test_a_superword_vocabulary_encodes_real_text_alike(tmp_path, shared_corpora
     path = tmp_path / "vocab.json"
     sgpe.train(train, vocab_size=6000, superwords_from=5000).save(path)
     dev = (shared_corpora / "si_dev.txt").read_text(encoding="utf-8").split("\n")[:2000]
-    loaded = Tokenizer.load(path)
+    loaded = sgpe.load(path)
     ids = loaded.encode_batch(dev)
     assert [loaded.encode(t) for t in dev[:200]] == ids[:200]
-    assert "vocab" not in loaded.__dict__ and "merges" not in loaded.__dict__
-    reference = Tokenizer.from_dict(read_json(path), str(path))
+    assert "_vocab" not in loaded.__dict__ and "merges" not in loaded.__dict__
+    reference = Tokenizer._from_dict(read_json(path), str(path))
     assert list(loaded.vocab.items()) == list(reference.vocab.items())
     assert loaded.merges == reference.merges and loaded.to_dict() == reference.to_dict()
     with engine_set_to("python"):
-        python = Tokenizer.load(path)
+        python = sgpe.load(path)
         assert [python.encode(t) for t in dev] == ids
     assert loaded.merge_trace(dev[0]) == python.merge_trace(dev[0])
     assert loaded.decode(ids[1]) == dev[1]

@@ -289,7 +289,7 @@ def test_capped_pieces_agree_in_encode_trace_and_export(si_dev, mode, policy):
         nospace, vocab_size=1500, mode=mode, oov_policy=policy, max_piece_units=6, workers=1
     )
     assert tok.max_piece_units == 6
-    again = sgpe.Tokenizer.from_dict(json.loads(json.dumps(tok.to_dict())))
+    again = sgpe.Tokenizer._from_dict(json.loads(json.dumps(tok.to_dict())))
     assert again.max_piece_units == 6 and again.to_dict() == tok.to_dict()
     hf = load_hf(to_hf(tok))
     assert isinstance(hf, tokenizers.Tokenizer)

@@ -290,7 +290,30 @@ def test_sgpe_train_takes_the_settings_fields_as_keywords():
     with pytest.raises(TypeError, match="unknown setting 'vocab'; the settings are the fields"):
         sgpe.train(DOCS, vocab=400)
     with pytest.raises(ValueError, match="GPETrainer trains SGPE vocabularies, not model"):
-        sgpe.train(DOCS, model="bytebpe", vocab_size=300)
+        GPETrainer(TrainSettings(model="bytebpe", vocab_size=300))
+
+
+def test_train_takes_the_byte_level_model_as_train_settings_do(tmp_path):
+    """``TrainSettings(model="bytebpe")`` (what ``sgpe train --model bytebpe`` runs) and
+    ``sgpe.train(model="bytebpe")`` agree: both train the baseline, with its settings."""
+    from sgpe.baselines.bytebpe import ByteBPETokenizer
+    from sgpe.gpe import ProgressEvent
+
+    events: list[ProgressEvent] = []
+    tok = sgpe.train(DOCS, model="bytebpe", vocab_size=300, pattern="gpt2", progress=events.append)
+    assert isinstance(tok, ByteBPETokenizer)
+    same = ByteBPETokenizer.train(DOCS, 300, pattern="gpt2")
+    assert tok.to_dict() == same.to_dict() and tok.vocab_size == 300
+    assert [(e.step, e.target) for e in events] == [(k, 43) for k in range(1, 44)]
+    assert [e.pair for e in events] == [
+        (tok.id_to_token(a), tok.id_to_token(b)) for a, b in tok.merges
+    ]
+    # A corpus file reads as the command line's run reads it: its documents, one a line.
+    corpus = tmp_path / "docs.txt"
+    corpus.write_text("\n".join(DOCS) + "\n", encoding="utf-8")
+    assert sgpe.train(corpus, model="bytebpe", vocab_size=300, pattern="gpt2").merges == same.merges
+    with pytest.raises(ValueError, match="applies only to model sgpe"):
+        sgpe.train(DOCS, model="bytebpe", vocab_size=300, mode="paper")
 
 
 def test_the_shipped_vocabularies_record_their_settings():

@@ -181,7 +181,7 @@ def test_vocab_file_keeps_the_setting(
 ) -> None:
     tok = si_sw
     tok.save(tmp_path / "v.json")
-    again = sgpe.Tokenizer.load(tmp_path / "v.json")
+    again = sgpe.load(tmp_path / "v.json")
     assert again.superwords_from == 2500
     for line in si_docs[:50]:
         assert again.encode(line) == tok.encode(line)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import BOTH_ENGINES
 
+import sgpe
 from sgpe.engine import engine as running_engine
 from sgpe.gpe import GPETrainer
 from sgpe.settings import CountOptions, TrainSettings
@@ -37,7 +38,7 @@ def test_training_and_saving_build_no_encoding_table(
 ) -> None:
     tok, path, lines = trained
     assert [t for t in TABLES if t in vars(tok)] == []
-    loaded = Tokenizer.load(path)
+    loaded = sgpe.load(path)
     assert loaded.to_dict() == tok.to_dict()
     assert [tok.encode(line) for line in lines] == [loaded.encode(line) for line in lines]
     # Built on first use: the native encoder under the native engine, none under Python.
@@ -52,11 +53,11 @@ def test_any_first_use_gives_the_encodings_of_the_loaded_file(
     first: str,
 ) -> None:
     _, path, lines = trained
-    reference = Tokenizer.load(path)
+    reference = sgpe.load(path)
     want = [reference.encode(line) for line in lines]
     text = "\n".join(lines)
 
-    tok = Tokenizer.load(path)
+    tok = sgpe.load(path)
     assert [t for t in TABLES if t in vars(tok)] == []
     if engine == "python":
         tok._native_pieces = None  # the Python engine's paths (the engine is read once)

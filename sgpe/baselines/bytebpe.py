@@ -39,6 +39,7 @@ import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
 from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +49,7 @@ import regex
 from sgpe.engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
-from .._files import TOO_DEEP, merge_counts_of, write_text_atomic
+from .._files import merge_counts_of, write_text_atomic
 from .._surrogates import names_lone_surrogate
 from ..protocol import (
     FORMAT_NAME,
@@ -56,8 +57,9 @@ from ..protocol import (
     Pair,
     TokenId,
     WordTrace,
+    check_num_threads,
     display_bytes,
-    one_line,
+    is_token_id,
 )
 from ..spans import Encoded, measure_by_token_bytes
 from .patterns import SPLIT_PATTERNS
@@ -303,8 +305,9 @@ def _learn_merges_natively(
 class ByteBPETokenizer:
     """Byte-level BPE tokenizer with a regex pre-tokenizer (tiktoken/minbpe style).
 
-    Build one with `train`, `load` or `from_dict`; the constructor takes learned merges
-    directly. `vocab_size` counts every id: 256 bytes + merges + ``<|endoftext|>``.
+    Build one with `train` or load a saved one with :func:`sgpe.load`; the constructor
+    takes learned merges directly. `vocab_size` counts every id: 256 bytes + merges +
+    ``<|endoftext|>``. It meets :class:`sgpe.protocol.TokenizerProtocol`.
     """
 
     model = MODEL_NAME
@@ -506,7 +509,26 @@ class ByteBPETokenizer:
 
     @property
     def special_tokens(self) -> dict[str, TokenId]:
+        """``{"<|endoftext|>": eot_id}`` (a new dict each call)."""
         return {END_OF_TEXT: self._eot_id}
+
+    @cached_property
+    def _display_ids(self) -> dict[str, TokenId]:
+        """Display string (`id_to_token`) -> id, in id order. Display strings can collide
+        (text "<0xE0>" vs the byte 0xE0): the lowest id is kept."""
+        vocab: dict[str, TokenId] = {}
+        for token_id, data in enumerate(self._token_bytes):
+            vocab.setdefault(display_bytes(data), token_id)
+        return vocab
+
+    def get_vocab(self) -> dict[str, TokenId]:
+        """Display string -> id, a copy (see `_display_ids` for the one case where two ids
+        share a display string)."""
+        return dict(self._display_ids)
+
+    def token_to_id(self, token: str) -> TokenId | None:
+        """The id whose display string (`id_to_token`) is ``token``; None if there is none."""
+        return self._display_ids.get(token)
 
     def __repr__(self) -> str:
         shown = self._pattern_name or "custom"
@@ -536,6 +558,15 @@ class ByteBPETokenizer:
                 cache[chunk] = chunk_ids
             ids.extend(chunk_ids)
         return ids
+
+    @names_lone_surrogate
+    def encode_batch(
+        self, texts: Sequence[str], *, num_threads: int | None = None
+    ) -> list[list[TokenId]]:
+        """``[self.encode(t) for t in texts]``. The byte-level encoder runs in Python, which
+        one thread runs at a time, so ``num_threads`` is checked and then unused."""
+        check_num_threads(num_threads)
+        return list(map(self.encode, texts))
 
     @names_lone_surrogate
     def encode_with_special(self, text: str) -> list[TokenId]:
@@ -637,9 +668,11 @@ class ByteBPETokenizer:
         """
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
-    def id_to_token(self, token_id: TokenId) -> str:
-        """Display form of one token: its text, with non-UTF-8 bytes shown as ``<0xNN>``."""
-        self._check_id(token_id)
+    def id_to_token(self, token_id: TokenId) -> str | None:
+        """Display form of one token: its text, with non-UTF-8 bytes shown as ``<0xNN>``;
+        None for an id that is not in the vocabulary."""
+        if not is_token_id(token_id, len(self._token_bytes)):
+            return None
         return display_bytes(self._token_bytes[token_id])
 
     def tokenize(self, text: str) -> list[str]:
@@ -652,11 +685,7 @@ class ByteBPETokenizer:
         return [display_bytes(table[token_id]) for token_id in self.encode(text)]
 
     def _check_id(self, token_id: object) -> None:
-        if (
-            isinstance(token_id, bool)
-            or not isinstance(token_id, int)
-            or not 0 <= token_id < len(self._token_bytes)
-        ):
+        if not is_token_id(token_id, len(self._token_bytes)):
             raise ValueError(
                 f"invalid token id: {token_id!r} "
                 f"(vocabulary has ids 0..{len(self._token_bytes) - 1})"
@@ -711,11 +740,8 @@ class ByteBPETokenizer:
 
     def to_dict(self, training: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The model as the JSON-ready dict that `save` writes (see `save` for the keys)."""
-        vocab: dict[str, int] = {}
-        for token_id, data in enumerate(self._token_bytes):
-            # Display strings can collide (text "<0xE0>" vs the byte 0xE0): keep the
-            # lowest id. The map is informational; `from_dict` rebuilds from `merges`.
-            vocab.setdefault(display_bytes(data), token_id)
+        # The map is informational; `_from_dict` rebuilds from `merges`.
+        vocab = dict(self._display_ids)
         return {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
@@ -745,20 +771,9 @@ class ByteBPETokenizer:
         write_text_atomic(path, _format_json(self.to_dict(training)))
 
     @classmethod
-    def load(cls, path: str | Path) -> ByteBPETokenizer:
-        """Read a file written by `save`; raises ValueError naming the file and bad key."""
-        source = str(path)
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise ValueError(f"{source}: not a JSON vocabulary file: {one_line(err)}") from None
-        except RecursionError:
-            raise ValueError(f"{source}: {TOO_DEEP}") from None
-        return cls.from_dict(data, source=source)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> ByteBPETokenizer:
-        """Rebuild a tokenizer from `to_dict` output, checking every key it relies on."""
+    def _from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> ByteBPETokenizer:
+        """Rebuild a tokenizer from `to_dict` output, checking every key it relies on (what
+        :func:`sgpe.load` does with a byte-level file)."""
         if not isinstance(data, Mapping):
             raise ValueError(f"{source}: expected a JSON object, got {type(data).__name__}")
 

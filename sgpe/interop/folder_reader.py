@@ -1,22 +1,21 @@
-"""Reading a tokenizer folder that ``python -m sgpe export`` wrote: the checks, and the
-vocabulary inside.
+"""Loading what :func:`sgpe.load` loads: a vocabulary file of this project, or a tokenizer
+folder that ``python -m sgpe export`` wrote (its checks, and the vocabulary inside).
 
-This module sits below :mod:`sgpe.tokenizer` (``Tokenizer.load`` of a folder calls it), so
-it does not import that module: the caller hands in the SGPE tokenizer class, which loads
-an SGPE vocabulary (a byte-level one loads with
-:class:`sgpe.baselines.bytebpe.ByteBPETokenizer`). :mod:`sgpe.interop.hf_folder` writes
-the folders and re-exports the names here.
+This module sits below :mod:`sgpe.tokenizer`, so it does not import that module: the
+caller hands in the SGPE tokenizer class, which makes an SGPE vocabulary (a byte-level one
+is a :class:`sgpe.baselines.bytebpe.ByteBPETokenizer`). :func:`sgpe.load` is the one public
+way to load; the readers here are its parts. :mod:`sgpe.interop.hf_folder` writes the
+folders and re-exports the names here.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from .._files import read_json
-
-if TYPE_CHECKING:
-    pass
+from .._files import parse_json, read_json
+from ..engine import native_vocab_file
+from ..settings import UNRECORDED
 
 FOLDER_FORMAT = "sgpe-hf-folder"
 FOLDER_FORMAT_VERSION = 1
@@ -27,27 +26,31 @@ _CHECKED = ("tokenizer.json", VOCAB_FILE)
 
 
 class Loads(Protocol):
-    """What the SGPE tokenizer class offers here (``Tokenizer.from_dict``, and
-    ``Tokenizer.load_file``, the native reader)."""
+    """What the SGPE tokenizer class offers here: ``Tokenizer._from_dict``, which makes a
+    tokenizer of a parsed file, or of the native reader's file and the other keys."""
 
-    def from_dict(self, data: Any, source: str = ...) -> Any: ...
+    model: str
 
-    def load_file(self, path: str | Path) -> Any: ...
+    def _from_dict(self, data: Any, source: str = ..., *, file: Any = ...) -> Any: ...
 
 
 def load_vocabulary_file(path: str | Path, sgpe_class: Loads) -> Any:
-    """A vocabulary file of this project: byte-level BPE (by its ``model`` key) or SGPE
-    (``sgpe_class.load_file`` where the native reader answers, else
-    ``sgpe_class.from_dict``), as :func:`sgpe.load` loads a file."""
-    loaded = sgpe_class.load_file(path)
-    if loaded is not None:
-        return loaded
+    """A vocabulary file of this project, as :func:`sgpe.load` loads a file: SGPE, read by
+    the native core where it answers (``sgpe.engine.native_vocab_file``: it declines under
+    the Python engine, for a file it does not accept, whose errors the Python reader then
+    words, and for another model's file), else parsed here and made with
+    ``sgpe_class._from_dict``; or byte-level BPE, by the file's ``model`` key."""
+    file = native_vocab_file(path)
+    if file is not None:
+        header = parse_json(file.header, path)
+        if header.get("model", UNRECORDED["model"]) == sgpe_class.model:
+            return sgpe_class._from_dict(header, str(path), file=file)
     data = read_json(path)
     if isinstance(data, dict) and data.get("model") == "bytebpe":
         from ..baselines.bytebpe import ByteBPETokenizer
 
-        return ByteBPETokenizer.from_dict(data, source=str(path))
-    return sgpe_class.from_dict(data, str(path))
+        return ByteBPETokenizer._from_dict(data, source=str(path))
+    return sgpe_class._from_dict(data, str(path))
 
 
 def _sha256(data: bytes) -> str:

@@ -20,7 +20,7 @@ folder):
   vocabulary's settings and training record, the roles, and the sha256 of each file);
 * ``README.md``: a short model card.
 
-:func:`load_hf_folder` (and so :func:`sgpe.load`, :meth:`sgpe.Tokenizer.load` and every
+:func:`load_hf_folder` (and so :func:`sgpe.load` and every
 ``--vocab`` of the command line) reads such a folder back from ``sgpe_vocab.json``, after
 checking that ``sgpe_config.json`` is ours and that ``tokenizer.json`` and
 ``sgpe_vocab.json`` are the files it records. It refuses any other folder with a message
@@ -348,11 +348,7 @@ def _preset_name(tokenizer: Tokenizer | ByteBPETokenizer, preset: str) -> str:
 
 
 def _token_id(tokenizer: Tokenizer | ByteBPETokenizer, token: str) -> int:
-    if isinstance(tokenizer, Tokenizer):
-        found = tokenizer.token_to_id(token)
-        assert found is not None  # special_token_roles checked it is a special token
-        return found
-    return tokenizer.special_tokens[token]
+    return tokenizer.special_tokens[token]  # special_token_roles checked it is one
 
 
 def _json_bytes(data: Mapping[str, Any]) -> bytes:

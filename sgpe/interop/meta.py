@@ -52,6 +52,7 @@ from ..baselines.tiktoken_offline import EncodingName
 from ..protocol import TokenId, display_bytes
 from ..schema import SCRIPT_BLOCKS, schemas_for
 from ..tokenizer import Tokenizer
+from .folder_reader import load_vocabulary_file
 
 if TYPE_CHECKING:
     import tiktoken
@@ -237,7 +238,9 @@ class MetaTokenizer:
         """Display string of one id (SGPE token string, or tiktoken bytes shown as text)."""
         self._check_id(token_id)
         if token_id >= self.offset:
-            return self.sgpe.id_to_token(token_id - self.offset)
+            token = self.sgpe.id_to_token(token_id - self.offset)
+            assert token is not None  # _check_id: an id of the SGPE vocabulary
+            return token
         return display_bytes(self.token_bytes([token_id])[0])
 
     # ==================================================================== files
@@ -303,8 +306,14 @@ class MetaTokenizer:
                 f"was written (sha256 {digest[:12]}…, expected {data['sgpe_vocab_sha256'][:12]}…); "
                 "ids would not match; write the config again with MetaTokenizer.save"
             )
+        sgpe = load_vocabulary_file(vocab_file, Tokenizer)
+        if not isinstance(sgpe, Tokenizer):
+            raise ValueError(
+                f"{path}: key 'sgpe_vocab': {vocab_file.name} holds a {sgpe.model} vocabulary; "
+                "a meta-vocabulary needs an SGPE one"
+            )
         meta = cls(
-            Tokenizer.load(vocab_file),
+            sgpe,
             data["tiktoken_encoding"],
             absorb_space=bool(data["router"].get("absorb_trailing_space", True)),
             vocab_path=vocab_file,
