@@ -25,9 +25,8 @@ The Python engine is the reference, written to be read; the native core is the f
 No code outside this module asks which engine runs. It holds what a ``native_*`` function
 here hands out (a native object, or None under the Python engine and where the core cannot
 take the input) and asks :func:`dispatch` for an operation, giving it both twins: the
-native call and the Python reference. One public method still shows the engine to its
-caller: ``Tokenizer.load_file`` returns None where the native reader does not answer (the
-Python engine among those cases); ``sgpe.load`` is the way to load, and never does. :func:`dispatch` is the one place that decides which answers,
+native call and the Python reference; no public method takes or returns a native object
+(``sgpe.load`` is the one way to load). :func:`dispatch` is the one place that decides which answers,
 including the two fallbacks (an input too small to pay for a native call, and a lone
 surrogate, which UTF-8 cannot hold). The native merge loops report their merges in
 batches through the one driver :func:`run_in_batches`. Nothing else imports
