@@ -344,14 +344,6 @@ class GPETrainer:
         )
 
     # ---------------------------------------------------------------- hierarchical
-    def _piece_units(self, piece_counts: Counter[str]) -> dict[str, list[str]]:
-        plain = [p for p in piece_counts if "\n" not in p]
-        piece_units = dict(zip(plain, self.splitter.units_of_many(plain)))
-        for p in piece_counts:
-            if "\n" in p:
-                piece_units[p] = self.splitter.units(p)
-        return piece_units
-
     def base_alphabet(
         self, piece_counts: Counter[str], char_counts: Counter[str] | None = None
     ) -> list[str]:

@@ -163,7 +163,6 @@ class Tokenizer:
             for tok, i in self.vocab.items():
                 self._id_to_token[i] = tok
         self.unk_id = known.get("[UNK]", -1)
-        self._space_id = known.get(" ")
         self._byte_ids = (
             [known.get(byte_token(b), -1) for b in range(256)] if oov_policy == "fallback" else []
         )
