@@ -48,7 +48,13 @@ import regex
 from sgpe.engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
-from .._files import TOO_DEEP, merge_counts_of, write_text_atomic
+from .._files import (
+    BYTE_LEVEL_LAYOUT,
+    TOO_DEEP,
+    dumps_json,
+    merge_counts_of,
+    write_text_atomic,
+)
 from ..protocol import (
     FORMAT_NAME,
     MergeStep,
@@ -738,7 +744,7 @@ class ByteBPETokenizer:
         `training` argument if given, else `self.training`). Identical models give
         byte-identical files.
         """
-        write_text_atomic(path, _format_json(self.to_dict(training)))
+        write_text_atomic(path, dumps_json(self.to_dict(training), layout=BYTE_LEVEL_LAYOUT))
 
     @classmethod
     def load(cls, path: str | Path) -> ByteBPETokenizer:
@@ -834,26 +840,3 @@ def _check_merges(merges: object, key: str, source: str | None = None) -> list[P
     if _BYTE_TOKENS + len(checked) > _MAX_VOCAB_SIZE:
         raise ValueError(f"{where}: too many merges ({len(checked)})")
     return checked
-
-
-def _format_json(data: Mapping[str, Any]) -> str:
-    """JSON with one top-level key per line and one list item / dict entry per line."""
-
-    def compact(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-    lines = ["{"]
-    items = list(data.items())
-    for number, (key, value) in enumerate(items):
-        comma = "," if number < len(items) - 1 else ""
-        head = f" {compact(key)}: "
-        if isinstance(value, list) and value:
-            body = ",\n".join(f"  {compact(item)}" for item in value)
-            lines.append(f"{head}[\n{body}\n ]{comma}")
-        elif isinstance(value, dict) and value:
-            body = ",\n".join(f"  {compact(k)}: {compact(v)}" for k, v in value.items())
-            lines.append(f"{head}{{\n{body}\n }}{comma}")
-        else:
-            lines.append(f"{head}{compact(value)}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
