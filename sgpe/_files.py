@@ -153,6 +153,7 @@ class JsonLayout(NamedTuple):
     compact_items: bool = False
 
 
+CANONICAL_LAYOUT = JsonLayout()
 BYTE_LEVEL_LAYOUT = JsonLayout(" ", 0, True)
 
 
@@ -161,7 +162,7 @@ def _compact(value: Any) -> str:
 
 
 def dumps_json(
-    data: Any, bodies: Mapping[str, str] | None = None, *, layout: JsonLayout = JsonLayout()
+    data: Any, bodies: Mapping[str, str] | None = None, *, layout: JsonLayout = CANONICAL_LAYOUT
 ) -> str:
     """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line at
     the top level, one item per line in long lists and dicts. Identical data gives
@@ -183,7 +184,9 @@ def dumps_json(
             lines.append(f"{head}: [\n  {body}\n ]{comma}")
         elif isinstance(value, dict) and len(value) > most:
             if compact:
-                body = ITEM_SEP.join(f"{_compact(name)}: {_compact(v)}" for name, v in value.items())
+                body = ITEM_SEP.join(
+                    f"{_compact(name)}: {_compact(v)}" for name, v in value.items()
+                )
             else:
                 body = ITEM_SEP.join(_dict_items(value))
             lines.append(f"{head}: {{\n  {body}\n }}{comma}")
