@@ -9,7 +9,7 @@ Encoding (the original SGPE encoder, plus a lossless fallback; ``docs/algorithms
    byte tokens ``<0xNN>``; with ``"unk"`` it becomes ``[UNK]`` as in the paper;
 3. inside each run of known syllables apply the merges by rank: repeatedly merge the
    leftmost occurrence of the lowest-ranked adjacent pair, as the original encoder does
-   (:func:`sgpe.hierarchical.bpe`, which the hierarchical encoder uses too; long runs use
+   (:func:`sgpe.bpe.bpe`, which the hierarchical encoder uses too; long runs use
    a heap over a linked list instead of rescanning).
 
 Results are cached per piece. ``decode`` concatenates token bytes, so with ``fallback``
@@ -41,6 +41,7 @@ from ._files import (
     write_text_atomic,
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
+from .bpe import bpe
 from .engine import (
     dispatch,
     native_file_encoder,
@@ -48,7 +49,7 @@ from .engine import (
     native_text_encoder,
     native_vocab_file,
 )
-from .hierarchical import HierarchicalEncoder, bpe
+from .hierarchical import HierarchicalEncoder
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace
 from .settings import ORIGINAL_TRAINER, UNRECORDED, default, default_min_freq

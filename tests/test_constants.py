@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sgpe import hierarchical, pieces, schema, settings, tokenizer
+from sgpe import bpe, hierarchical, pieces, schema, settings, tokenizer
 from sgpe.baselines import bytebpe
 from sgpe.hierarchical import encoder as hierarchical_encoder
 from sgpe.hierarchical import rules as hierarchical_rules
@@ -84,7 +84,7 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     ],
     # The heap-merge threshold of the one Python encoder rule (sgpe.hierarchical.bpe, which
     # both modes' encoders call).
-    ("encoder.rs", "LONG_RUN"): [hierarchical_encoder.LONG_RUN],
+    ("encoder.rs", "LONG_RUN"): [bpe.LONG_RUN],
     ("encoder.rs", "PIECE_CACHE_LIMIT"): [tokenizer._PIECE_CACHE_LIMIT],
     ("encoder.rs", "UNIT_CACHE_LIMIT"): [hierarchical_encoder._UNIT_CACHE_LIMIT],
     # Paper-mode symbol ids are code points: the largest vocabulary settings accept.

@@ -30,9 +30,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sgpe import engine
-from sgpe.baselines.bytebpe import ByteBPETokenizer, ResumeMismatch
+from sgpe.baselines.bytebpe import ByteBPETokenizer
+from sgpe.bpe import ResumeMismatch
 from sgpe.corpus.readers import CorpusError
-from sgpe.gpe import GPETrainer, ProgressEvent, ResumeError
+from sgpe.gpe import GPETrainer, ProgressEvent
 from sgpe.settings import TrainSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,8 +249,8 @@ def test_paper_resume_is_identical(shared_corpora: Path, tmp_path: Path) -> None
     for bad in ([*half[:5], ("නැති_පද", "x")], [*half[:5], (half[0][1], half[0][0])]):
         got = both(lambda b=bad: outcome(lambda: trainer.fit(counts, resume_merges=b).merges))  # type: ignore[misc]
         assert got[0] == got[1]
-        assert got[0][0] == "ResumeError"
-        with pytest.raises(ResumeError, match="checkpoint merge 6"):
+        assert got[0][0] == "ResumeMismatch"
+        with pytest.raises(ResumeMismatch, match="checkpoint merge 6"):
             trainer.fit(counts, resume_merges=bad)
 
 

@@ -4,6 +4,7 @@
 //! without Python, with one error type (`error::Error`); the PyO3 bindings live in `py/`
 //! alone (built with the default `python` feature).
 
+pub mod bpe;
 pub mod bytebpe;
 pub mod encoder;
 pub mod error;
