@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     # Only for the checker: typing.Unpack is 3.11+, and the annotation is never evaluated.
     from typing_extensions import Unpack
 
-    from .engine import PaperTrainer as NativePaperTrainer
+    from .engine import BpeTrainer as NativeBpeTrainer
 
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
 # carriage return) with character tokens rather than bytes; the space is needed anyway for
@@ -600,7 +600,7 @@ def _report(
 
 
 class _NativeMergeEngine:
-    """`_MergeEngine` with the native core's loop (``sgpe._native.PaperTrainer``): the same
+    """`_MergeEngine` with the native core's loop (``sgpe._native.BpeTrainer``): the same
     merges, symbols, counts, progress events, checkpoints and errors. The loop runs in
     batches (``sgpe.engine.run_in_batches``), without the GIL;
     the progress and checkpoint callbacks are then called for each merge of the batch, so
@@ -608,7 +608,7 @@ class _NativeMergeEngine:
     symbol ids and merges are kept up to date here; its segments stay as prepared (the
     native side holds the merged ones, and `usage` counts them)."""
 
-    def __init__(self, state: _State, native: NativePaperTrainer) -> None:
+    def __init__(self, state: _State, native: NativeBpeTrainer) -> None:
         self.st = state
         self.native = native
         self.merge_counts: list[int] = []

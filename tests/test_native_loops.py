@@ -347,7 +347,8 @@ def test_batches_of_a_few_merges_change_nothing(
 def test_the_seam_hands_out_trainers_or_none() -> None:
     native = engine.native_bytebpe_trainer({"ab": 2, " ab": 1, "": 5})
     assert native is not None and native.unique_words == 2
-    assert native.learn(10, 1) == ([(97, 98, 3), (32, 256, 1)], True)
+    # The byte baseline's merge i makes id 256 + i: (left, right, count, merged id).
+    assert native.learn(266, 1, 10) == ([(97, 98, 3, 256), (32, 256, 1, 257)], True, None)
     paper = engine.native_paper_trainer(["a", "b"], ["\x00\x01\x00\x01"], [2])
     assert paper is not None and paper.learn(10, 1, 100)[0] == [(0, 1, 4, 2), (2, 2, 2, 3)]
     # Rust strings cannot hold a lone surrogate: that symbol table trains in Python.

@@ -1,9 +1,9 @@
-//! Plain BPE training, once for both models that use it: `PairMerges` of `sgpe/bpe.py`,
-//! the same counts, the same choices in the same order. The paper mode's loop
-//! ([`crate::paper`], its alphabet the syllables) and the byte-level baseline's
-//! ([`crate::bytebpe`], its alphabet the 256 bytes) drive it; they differ only in the id a
-//! merge makes (the baseline always appends one; the paper mode reuses the id of a symbol
-//! whose string the merge spells again) and in when they stop.
+//! Plain BPE training, once for both models that use it: [`BpeTrainer`] is the merge
+//! loop of the paper mode (`_MergeEngine` of `sgpe/gpe.py`, its alphabet the syllables)
+//! and of the byte-level baseline (`_learn_merges` of `sgpe/baselines/bytebpe.py`, its
+//! alphabet the 256 bytes), over [`PairMerges`] (`PairMerges` of `sgpe/bpe.py`): the same
+//! counts, the same choices in the same order. The two differ only in the id a merge makes
+//! ([`Symbols`]) and in when their callers stop.
 //!
 //! The rule: the adjacent pair with the highest count wins, ties go to the smallest
 //! `(left, right)`; a merge is applied to every word left to right without overlaps. The
@@ -12,9 +12,17 @@
 //! with lazy refresh.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
+use std::time::{Duration, Instant};
 
+use crate::error::{Error, Result};
 use crate::hash::{FxMap, FxSet};
+
+/// Number of byte tokens: the byte-level baseline's merge `i` makes token `BYTE_TOKENS + i`.
+pub const BYTE_TOKENS: u32 = 256;
+
+/// Symbol ids are code points in the Python state (`chr(id)`): ids stay below this.
+pub const SYMBOL_LIMIT: usize = 0x110000;
 
 /// A pair `(left, right)` as one key, `left << 32 | right`: ordering the keys orders the
 /// pairs as tuples, which is the tie-break.
@@ -188,5 +196,223 @@ impl PairMerges {
             }
         }
         freq
+    }
+}
+
+/// The id a merge makes.
+enum Symbols {
+    /// The byte-level baseline: ids below 256 are the bytes, and merge `i` makes the new
+    /// id `256 + i`, even when its bytes equal an earlier token's. `count` ids so far.
+    Fresh { count: usize },
+    /// The paper mode: every id has a string, and a merge's symbol is the concatenation
+    /// of the pair's strings, an existing id when that string is a symbol already (the
+    /// symbol count then does not grow), else a new id appended (`merged_symbol` of
+    /// `sgpe/hierarchical/`).
+    Strings {
+        symbols: Vec<String>,
+        symbol_id: HashMap<String, u32>,
+    },
+}
+
+/// One merge: the pair, its count when chosen, and the id of the merged symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Merge {
+    pub left: u32,
+    pub right: u32,
+    pub count: i64,
+    pub merged: u32,
+}
+
+/// Why `learn` returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The batch is done (its size or time); more merges may follow.
+    Paused,
+    /// The target size is reached, or no pair occurs `min_freq` times.
+    Finished,
+    /// The next merge failed.
+    Failed(Error),
+}
+
+/// The merge loop's state between batches. The caller replays a checkpoint with
+/// `replay` (the paper mode then calls `rebuild_heap`), and steps the loop with `learn`.
+pub struct BpeTrainer {
+    state: PairMerges,
+    symbols: Symbols,
+}
+
+impl BpeTrainer {
+    /// The byte-level baseline's state: the unique words (their UTF-8 bytes) weighted by
+    /// their counts. Empty words are skipped; a word given twice counts as the sum of its
+    /// counts.
+    pub fn bytes<'a>(words: impl IntoIterator<Item = (&'a [u8], i64)>) -> Self {
+        let mut index: HashMap<&'a [u8], usize> = HashMap::new();
+        let mut unique: Vec<Vec<u32>> = Vec::new();
+        let mut weights: Vec<i64> = Vec::new();
+        for (bytes, count) in words {
+            if bytes.is_empty() {
+                continue;
+            }
+            let next = unique.len();
+            let at = *index.entry(bytes).or_insert(next);
+            if at == next {
+                unique.push(bytes.iter().map(|&b| u32::from(b)).collect());
+                weights.push(count);
+            } else {
+                weights[at] += count;
+            }
+        }
+        BpeTrainer {
+            state: PairMerges::new(unique, weights),
+            symbols: Symbols::Fresh {
+                count: BYTE_TOKENS as usize,
+            },
+        }
+    }
+
+    /// The paper mode's state: the prepared segments (symbol ids) with their counts, over
+    /// the symbol table (`_State` after `GPETrainer._prepare`).
+    pub fn strings(symbols: Vec<String>, words: Vec<Vec<u32>>, counts: Vec<i64>) -> Result<Self> {
+        if let Some(&bad) = words
+            .iter()
+            .flatten()
+            .find(|&&s| s as usize >= symbols.len())
+        {
+            return Err(Error::BadSymbol(bad));
+        }
+        let symbol_id = symbols
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.clone(), i as u32))
+            .collect();
+        Ok(BpeTrainer {
+            state: PairMerges::new(words, counts),
+            symbols: Symbols::Strings { symbols, symbol_id },
+        })
+    }
+
+    /// The number of symbols so far (base symbols and merged ones).
+    pub fn symbol_count(&self) -> usize {
+        match &self.symbols {
+            Symbols::Fresh { count } => *count,
+            Symbols::Strings { symbols, .. } => symbols.len(),
+        }
+    }
+
+    /// The number of words (the byte-level baseline's unique non-empty chunks).
+    pub fn word_count(&self) -> usize {
+        self.state.word_count()
+    }
+
+    /// The heap from the current counts, every pair's (see [`PairMerges::rebuild_heap`]).
+    pub fn rebuild_heap(&mut self) {
+        self.state.rebuild_heap();
+    }
+
+    /// The current count of a pair.
+    pub fn count(&self, left: u32, right: u32) -> i64 {
+        self.state.count(left, right)
+    }
+
+    /// Apply the next merge of a checkpoint when it occurs at least `min_freq` times.
+    pub fn replay(&mut self, left: u32, right: u32, min_freq: i64) -> Result<Merge> {
+        let count = self.count(left, right);
+        if count < min_freq {
+            return Err(Error::Mismatch { count });
+        }
+        let merged = self.apply(pair_key(left, right))?;
+        Ok(Merge {
+            left,
+            right,
+            count,
+            merged,
+        })
+    }
+
+    /// Learn merges while there are fewer than `target_symbols` symbols, until `max_merges`
+    /// more are made, the best pair occurs fewer than `min_freq` times (or none is left),
+    /// or `budget` has passed after a merge. Returns the merges made and why it stopped;
+    /// on an error the merges before it are returned too, so the caller reports them
+    /// before it raises, as the Python loop does.
+    pub fn learn(
+        &mut self,
+        target_symbols: usize,
+        min_freq: i64,
+        max_merges: usize,
+        budget: Option<Duration>,
+    ) -> (Vec<Merge>, Stop) {
+        let started = Instant::now();
+        let mut made = Vec::new();
+        while made.len() < max_merges {
+            if self.symbol_count() >= target_symbols {
+                return (made, Stop::Finished);
+            }
+            let Some((key, count)) = self.state.best() else {
+                return (made, Stop::Finished);
+            };
+            if count < min_freq {
+                return (made, Stop::Finished);
+            }
+            let merged = match self.apply(key) {
+                Ok(merged) => merged,
+                Err(err) => return (made, Stop::Failed(err)),
+            };
+            let (left, right) = pair_of(key);
+            made.push(Merge {
+                left,
+                right,
+                count,
+                merged,
+            });
+            if budget.is_some_and(|b| started.elapsed() >= b) {
+                break;
+            }
+        }
+        let stop = if self.symbol_count() >= target_symbols {
+            Stop::Finished
+        } else {
+            Stop::Paused
+        };
+        (made, stop)
+    }
+
+    /// How often each symbol occurs in the words now (weighted by their counts).
+    pub fn usage(&self) -> Vec<i64> {
+        self.state.usage(self.symbol_count())
+    }
+
+    /// The id the merge of `(left, right)` makes (see [`Symbols`]).
+    fn merged_symbol(&mut self, left: u32, right: u32) -> Result<u32> {
+        let mut merged = None;
+        if let Symbols::Strings { symbols, symbol_id } = &self.symbols {
+            let text = format!("{}{}", symbols[left as usize], symbols[right as usize]);
+            if let Some(&id) = symbol_id.get(&text) {
+                return Ok(id);
+            }
+            merged = Some(text);
+        }
+        let id = self.symbol_count();
+        if id >= SYMBOL_LIMIT {
+            return Err(Error::VocabLimit {
+                limit: SYMBOL_LIMIT,
+            });
+        }
+        match (&mut self.symbols, merged) {
+            (Symbols::Fresh { count }, _) => *count += 1,
+            (Symbols::Strings { symbols, symbol_id }, Some(text)) => {
+                symbols.push(text.clone());
+                symbol_id.insert(text, id as u32);
+            }
+            (Symbols::Strings { .. }, None) => unreachable!("a string symbol has its text"),
+        }
+        Ok(id as u32)
+    }
+
+    /// Merge the pair in every word that has it.
+    fn apply(&mut self, key: PairKey) -> Result<u32> {
+        let (left, right) = pair_of(key);
+        let new = self.merged_symbol(left, right)?;
+        self.state.merge(key, new);
+        Ok(new)
     }
 }

@@ -5,13 +5,11 @@
 //! alone (built with the default `python` feature).
 
 pub mod bpe;
-pub mod bytebpe;
 pub mod encoder;
 pub mod error;
 pub mod hash;
 pub mod hierarchical;
 pub mod json_text;
-pub mod paper;
 pub mod parquet_file;
 pub mod pieces;
 pub mod syllables;

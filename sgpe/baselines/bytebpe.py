@@ -69,7 +69,7 @@ from .patterns import compile_pattern as _compile
 from .patterns import resolve_pattern as _resolve_pattern
 
 if TYPE_CHECKING:
-    from sgpe.engine import ByteBpeTrainer as NativeByteBpeTrainer
+    from sgpe.engine import BpeTrainer as NativeBpeTrainer
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -188,21 +188,21 @@ def _learn_merges(
 
 
 def _learn_merges_natively(
-    native: NativeByteBpeTrainer,
+    native: NativeBpeTrainer,
     num_merges: int,
     min_freq: int,
     on_merge: MergeCallback,
     replay: Sequence[Pair],
 ) -> list[Pair]:
-    """`_learn_merges` with the native core's loop: the same merges, counts, callbacks and
-    errors. The loop runs in batches (`sgpe.engine.run_in_batches`), without the GIL;
-    ``on_merge`` is then called for each merge of the batch, so a signal handler or a
-    progress display waits at most one batch."""
+    """`_learn_merges` with the native core's loop (the same BPE loop, native/src/bpe.rs):
+    the same merges, counts, callbacks and errors. The loop runs in batches
+    (`sgpe.engine.run_in_batches`), without the GIL; ``on_merge`` is then called for each
+    merge of the batch, so a signal handler or a progress display waits at most one batch."""
     if len(replay) > num_merges:
         raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
     merges: list[Pair] = []
     for left_id, right_id in replay:
-        applied, count = native.replay(left_id, right_id, min_freq)
+        applied, count, _ = native.replay(left_id, right_id, max(min_freq, 1))
         if not applied:
             raise ResumeMismatch(
                 f"merge {len(merges) + 1} {(left_id, right_id)} to resume from occurs "
@@ -210,16 +210,16 @@ def _learn_merges_natively(
             )
         merges.append((left_id, right_id))
         on_merge(len(merges), left_id, right_id, count)
+    target = _BYTE_TOKENS + num_merges  # merge i makes id 256 + i
 
     def step(most: int, seconds: float) -> bool:
-        wanted = min(num_merges - len(merges), most)
-        if wanted <= 0:
-            return True
-        batch, finished = native.learn(wanted, min_freq, seconds)
-        for left_id, right_id, count in batch:
+        batch, finished, error = native.learn(target, min_freq, most, seconds)
+        for left_id, right_id, count, _ in batch:
             merges.append((left_id, right_id))
             on_merge(len(merges), left_id, right_id, count)
-        return finished or len(merges) >= num_merges
+        if error is not None:
+            raise error
+        return finished
 
     run_in_batches(step)
     return merges
