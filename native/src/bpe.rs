@@ -135,7 +135,6 @@ impl PairMerges {
         let (left, right) = pair_of(key);
         let mut grown: FxSet<PairKey> = FxSet::default();
         let visits = self.pair_to_words.remove(&key).unwrap_or_default();
-        let mut merged: Vec<u32> = Vec::new();
         let counts = &mut self.pair_counts;
         let index = &mut self.pair_to_words;
         let mut gain = |gained: PairKey, lost: PairKey, c: i64, wi: u32| {
@@ -145,18 +144,21 @@ impl PairMerges {
             grown.insert(gained);
         };
         for &wi in &visits {
-            let word = &self.words[wi as usize];
-            let at = |i: usize| i + 1 < word.len() && word[i] == left && word[i + 1] == right;
-            if !(0..word.len()).any(at) {
+            let c = self.counts[wi as usize];
+            let word = &mut self.words[wi as usize];
+            if !word.windows(2).any(|w| w[0] == left && w[1] == right) {
                 continue; // a stale index entry: an earlier merge consumed the pair here
             }
-            let c = self.counts[wi as usize];
-            merged.clear();
-            let mut read = 0;
+            // Left to right without overlaps, in place (the write never passes the read).
+            let len = word.len();
+            let (mut read, mut write) = (0, 0);
             let mut site_end = usize::MAX; // where the previous merge site ended
-            while read < word.len() {
-                if !at(read) {
-                    merged.push(word[read]);
+            let mut before = 0; // the symbol before `read` in the word as it was
+            while read < len {
+                if !(read + 1 < len && word[read] == left && word[read + 1] == right) {
+                    before = word[read];
+                    word[write] = before;
+                    write += 1;
                     read += 1;
                     continue;
                 }
@@ -164,19 +166,21 @@ impl PairMerges {
                     // "a b a b" -> "X X": (b, a) becomes (X, X)
                     gain(pair_key(new, new), pair_key(right, left), c, wi);
                 } else if read > 0 {
-                    let before = word[read - 1];
                     gain(pair_key(before, new), pair_key(before, left), c, wi);
                 }
                 // A following merge site counts (X, X) itself.
-                if read + 2 < word.len() && !at(read + 2) {
-                    let after = word[read + 2];
+                let next = read + 2;
+                if next < len && !(next + 1 < len && word[next] == left && word[next + 1] == right)
+                {
+                    let after = word[next];
                     gain(pair_key(new, after), pair_key(right, after), c, wi);
                 }
-                merged.push(new);
-                read += 2;
-                site_end = read;
+                word[write] = new;
+                write += 1;
+                read = next;
+                site_end = next;
             }
-            std::mem::swap(&mut self.words[wi as usize], &mut merged);
+            word.truncate(write);
         }
         // Every occurrence of the pair is gone: none survives a left-to-right merge,
         // including those the neighbour updates above may have touched.
