@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 #: The message for JSON nested deeper than Python's parser can follow (a damaged or hostile
 #: file): every reader of JSON in the package turns that RecursionError into this.
@@ -141,22 +141,51 @@ def _dict_items(mapping: dict[Any, Any]) -> Iterable[str]:
 ITEM_SEP = ",\n  "
 
 
-def dumps_json(data: Any) -> str:
+class JsonLayout(NamedTuple):
+    """Where :func:`dumps_json` breaks lines. The byte-level baseline's files
+    (sgpe/baselines/bytebpe.py, ``BYTE_LEVEL_LAYOUT``) have always indented the top-level
+    keys by one space, put every non-empty list or dict one item per line and spelled
+    the items without spaces (``[224,182]``); they keep that layout so their bytes never
+    change."""
+
+    key_indent: str = ""
+    inline_max: int = 8  # lists and dicts of at most this many items stay on one line
+    compact_items: bool = False
+
+
+CANONICAL_LAYOUT = JsonLayout()
+BYTE_LEVEL_LAYOUT = JsonLayout(" ", 0, True)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_json(data: Any, *, layout: JsonLayout = CANONICAL_LAYOUT) -> str:
     """The canonical JSON text of our files: UTF-8, no ASCII escapes, one key per line at
     the top level, one item per line in long lists and dicts. Identical data gives
-    identical bytes."""
+    identical bytes. ``layout``: see :class:`JsonLayout`."""
     lines = ["{"]
     items = list(data.items())
+    pad, most, compact = layout
     for k, (key, value) in enumerate(items):
         comma = "," if k < len(items) - 1 else ""
-        if isinstance(value, list) and len(value) > 8:
-            body = ITEM_SEP.join(_list_items(value))
-            lines.append(f"{json.dumps(key)}: [\n  {body}\n ]{comma}")
-        elif isinstance(value, dict) and len(value) > 8:
-            body = ITEM_SEP.join(_dict_items(value))
-            lines.append(f"{json.dumps(key)}: {{\n  {body}\n }}{comma}")
+        head = f"{pad}{json.dumps(key)}"
+        if isinstance(value, list) and len(value) > most:
+            body = ITEM_SEP.join(map(_compact, value) if compact else _list_items(value))
+            lines.append(f"{head}: [\n  {body}\n ]{comma}")
+        elif isinstance(value, dict) and len(value) > most:
+            if compact:
+                body = ITEM_SEP.join(
+                    f"{_compact(name)}: {_compact(v)}" for name, v in value.items()
+                )
+            else:
+                body = ITEM_SEP.join(_dict_items(value))
+            lines.append(f"{head}: {{\n  {body}\n }}{comma}")
+        elif compact:
+            lines.append(f"{head}: {_compact(value)}{comma}")
         else:
-            lines.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+            lines.append(f"{head}: {json.dumps(value, ensure_ascii=False)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -14,7 +14,7 @@ engine's, giving the same answer, so a test that compares the two can fail.
 
 What is the same algorithm as the engine is not copied here: the encoder's rescan loop
 (find the lowest-ranked adjacent pair, merge its leftmost occurrence, scan again) is
-:func:`sgpe.hierarchical.bpe_with_sizes`, and the tests use it directly.
+:func:`sgpe.bpe.bpe_with_sizes`, and the tests use it directly.
 
 Nothing here is fast and nothing in the library imports it.
 """

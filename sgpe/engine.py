@@ -51,9 +51,8 @@ from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
 
 if TYPE_CHECKING:
     # The trainers' types, re-exported for the type hints of their callers.
-    from ._native import ByteBpeTrainer as ByteBpeTrainer
+    from ._native import BpeTrainer as BpeTrainer
     from ._native import HierarchicalTrainer as NativeHierarchicalTrainer
-    from ._native import PaperTrainer as PaperTrainer
     from ._native import PieceCounter as NativePieceCounter
     from ._native import PieceCounter as PieceCounter  # the type of WordSplitter.native_counter
     from ._native import SchemaTables
@@ -353,22 +352,23 @@ def native_file_encoder(
     return made
 
 
-def native_bytebpe_trainer(chunk_counts: dict[str, int]) -> ByteBpeTrainer | None:
-    """The native merge loop of the byte-level BPE baseline (``_learn_merges`` of
-    :mod:`sgpe.baselines.bytebpe`) over the pre-tokenized corpus's chunk counts, or None
-    under the Python engine. Each chunk counts as its UTF-8 bytes; a chunk with a lone
-    surrogate raises ``UnicodeEncodeError``, as Python's ``encode`` does there."""
+def native_bytebpe_trainer(chunk_counts: dict[str, int]) -> BpeTrainer | None:
+    """The native BPE merge loop (``PairMerges`` of :mod:`sgpe.bpe`) of the byte-level
+    baseline (``_learn_merges`` of :mod:`sgpe.baselines.bytebpe`) over the pre-tokenized
+    corpus's chunk counts, or None under the Python engine. Each chunk counts as its UTF-8
+    bytes; a chunk with a lone surrogate raises ``UnicodeEncodeError``, as Python's
+    ``encode`` does there."""
     module = native_module()
     if module is None:
         return None
-    made: ByteBpeTrainer = module.ByteBpeTrainer(list(chunk_counts), list(chunk_counts.values()))
+    made: BpeTrainer = module.BpeTrainer.of_chunks(list(chunk_counts), list(chunk_counts.values()))
     return made
 
 
 def native_paper_trainer(
     symbols: list[str], words: list[str], counts: list[int]
-) -> PaperTrainer | None:
-    """The native merge loop of the paper mode (``_MergeEngine`` of :mod:`sgpe.gpe`) over
+) -> BpeTrainer | None:
+    """The native BPE merge loop of the paper mode (``_MergeEngine`` of :mod:`sgpe.gpe`) over
     the prepared segments (strings of ``chr(symbol id)``), or None under the Python engine
     and for a symbol table Rust cannot hold (a symbol with a lone surrogate: the Python
     engine trains those)."""
@@ -377,7 +377,7 @@ def native_paper_trainer(
         return None
     packed = "".join(words).encode("utf-32-le", "surrogatepass")
     try:
-        made: PaperTrainer = module.PaperTrainer(symbols, packed, list(map(len, words)), counts)
+        made: BpeTrainer = module.BpeTrainer(symbols, packed, list(map(len, words)), counts)
     except UnicodeEncodeError:
         return None
     return made

@@ -28,15 +28,15 @@ checkpoints are handed to a callback, and a run resumes by replaying a merge lis
 
 from __future__ import annotations
 
-import heapq
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._files import byte_token
+from .bpe import PairMerges, ResumeMismatch
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
 from .engine import dispatch, native_paper_trainer, run_in_batches
@@ -44,7 +44,6 @@ from .hierarchical import (
     BatchHook,
     MergeKind,
     ProgressBatches,
-    ResumeMismatch,
     build_state,
     code_spans,
     corpus_units,
@@ -52,7 +51,6 @@ from .hierarchical import (
     merge_kind,
     merged_symbol,
     paused_gc,
-    pop_fresh,
     resume_mismatch,
     split_spans,
 )
@@ -77,7 +75,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from .baselines.bytebpe import ByteBPETokenizer
-    from .engine import PaperTrainer as NativePaperTrainer
+    from .engine import BpeTrainer as NativeBpeTrainer
 
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
 # carriage return) with character tokens rather than bytes; the space is needed anyway for
@@ -114,10 +112,6 @@ class ProgressBatch:
 
 ProgressBatchFn = Callable[[ProgressBatch], None]
 CheckpointFn = Callable[[int, list[tuple[str, str]]], None]
-
-
-class ResumeError(ValueError):
-    """A checkpoint's merges do not fit this corpus and these settings."""
 
 
 @dataclass
@@ -345,14 +339,6 @@ class GPETrainer:
         )
 
     # ---------------------------------------------------------------- hierarchical
-    def _piece_units(self, piece_counts: Counter[str]) -> dict[str, list[str]]:
-        plain = [p for p in piece_counts if "\n" not in p]
-        piece_units = dict(zip(plain, self.splitter.units_of_many(plain)))
-        for p in piece_counts:
-            if "\n" in p:
-                piece_units[p] = self.splitter.units(p)
-        return piece_units
-
     def base_alphabet(
         self, piece_counts: Counter[str], char_counts: Counter[str] | None = None
     ) -> list[str]:
@@ -453,18 +439,15 @@ class GPETrainer:
             assert on_checkpoint is not None
             on_checkpoint(step, [(a, b) for a, b, _ in merges])
 
-        try:
-            engine.run(
-                target_symbols=target_symbols,
-                min_freq=s.min_count,
-                progress=hook if progress is not None else None,
-                checkpoint_every=checkpoint_every,
-                on_checkpoint=save if on_checkpoint is not None else None,
-                resume=[(a, b, merge_kind(a, b, syll)) for a, b in resume_merges],
-                progress_batch=progress_batch,
-            )
-        except ResumeMismatch as err:
-            raise ResumeError(str(err)) from None
+        engine.run(
+            target_symbols=target_symbols,
+            min_freq=s.min_count,
+            progress=hook if progress is not None else None,
+            checkpoint_every=checkpoint_every,
+            on_checkpoint=save if on_checkpoint is not None else None,
+            resume=[(a, b, merge_kind(a, b, syll)) for a, b in resume_merges],
+            progress_batch=progress_batch,
+        )
         freq = engine.usage()
         symbols = state.symbols
         learned = engine.merge_list()
@@ -538,70 +521,24 @@ def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
 
 
 class _MergeEngine:
+    """The paper mode's merge loop in Python: plain BPE (:class:`sgpe.bpe.PairMerges`)
+    over the segments, a merge's symbol being the concatenation of the pair's strings (an
+    existing id when that string is a symbol already, see ``merged_symbol``)."""
+
     def __init__(self, state: _State) -> None:
         self.st = state
         self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
-        pc: dict[str, int] = {}
-        where: defaultdict[str, set[int]] = defaultdict(set)
-        for wi, (w, c) in enumerate(zip(state.words, state.counts)):
-            for k in range(len(w) - 1):
-                p = w[k : k + 2]
-                pc[p] = pc.get(p, 0) + c
-                where[p].add(wi)
-        self.pair_counts = pc
-        self.pair_to_words = where
-        self.heap = [(-c, p) for p, c in pc.items()]
-        heapq.heapify(self.heap)
+        self.loop = PairMerges(state.words, state.counts)
 
     def usage(self) -> list[int]:
         """How often each symbol occurs in the segments now."""
+        return self.loop.usage(len(self.st.symbols))
+
+    def _merge(self, pair: str, count: int) -> None:
         st = self.st
-        freq = [0] * len(st.symbols)
-        for w, c in zip(st.words, st.counts):
-            for ch in w:
-                freq[ord(ch)] += c
-        return freq
-
-    def _pop_best(self) -> tuple[str, int] | None:
-        pc = self.pair_counts
-        got = pop_fresh(self.heap, lambda entry: pc.get(entry[1], 0))
-        return None if got is None else (got[0][1], got[1])
-
-    def _new_symbol(self, pair: str) -> str:
-        return merged_symbol(self.st.symbols, self.st.symbol_id, pair, 0x110000)
-
-    def _apply(self, pair: str, new: str) -> None:
-        """Merge ``pair`` into ``new`` in every segment that has it, updating pair counts.
-
-        Only segments listed in ``pair_to_words[pair]`` are visited. A visited segment's
-        old pairs are subtracted and its new pairs added; pairs that contain ``new`` are
-        pushed on the heap, every other changed count can only have gone down, and the
-        lazy refresh in :meth:`_pop_best` takes care of those.
-        """
-        st = self.st
-        words, counts = st.words, st.counts
-        pc = self.pair_counts
-        where = self.pair_to_words
-        touched: set[str] = set()
-        for wi in where.pop(pair, ()):
-            w = words[wi]
-            if pair not in w:
-                continue  # a stale index entry: an earlier merge consumed the pair here
-            c = counts[wi]
-            nw = w.replace(pair, new)
-            words[wi] = nw
-            for k in range(len(w) - 1):
-                pc[w[k : k + 2]] -= c
-            for k in range(len(nw) - 1):
-                p = nw[k : k + 2]
-                pc[p] = pc.get(p, 0) + c
-                if new in p:
-                    touched.add(p)
-                    where[p].add(wi)
-        pc.pop(pair, None)
-        heap = self.heap
-        for p in touched:
-            heapq.heappush(heap, (-pc[p], p))
+        st.merges.append((ord(pair[0]), ord(pair[1])))
+        self.merge_counts.append(count)
+        self.loop.merge(pair, merged_symbol(st.symbols, st.symbol_id, pair, 0x110000))
 
     def run(
         self,
@@ -614,31 +551,25 @@ class _MergeEngine:
         resume: Sequence[tuple[str, str]],
     ) -> None:
         st = self.st
+        loop = self.loop
         target = max(0, target_symbols - len(st.symbols))
         # Replay a checkpoint: the same updates as the original run, the pair taken from the list.
         for k, (left, right) in enumerate(resume):
             left_id, right_id = st.symbol_id.get(left), st.symbol_id.get(right)
             pair = "" if left_id is None or right_id is None else chr(left_id) + chr(right_id)
-            count = self.pair_counts.get(pair, 0)
+            count = loop.count(pair)
             if count < min_freq:
-                raise ResumeError(resume_mismatch(k, (left, right), count))
-            st.merges.append((ord(pair[0]), ord(pair[1])))
-            self.merge_counts.append(count)
-            self._apply(pair, self._new_symbol(pair))
+                raise ResumeMismatch(resume_mismatch(k, (left, right), count))
+            self._merge(pair, count)
         if resume:
-            # Rebuild the heap from the current counts: the choice of the next pair depends
-            # only on the counts, so the run continues exactly as it would have.
-            self.heap = [(-c, p) for p, c in self.pair_counts.items()]
-            heapq.heapify(self.heap)
+            loop.rebuild_heap()
         start = time.perf_counter()
         while len(st.symbols) < target_symbols:
-            best = self._pop_best()
+            best = loop.best()
             if best is None or best[1] < min_freq:
                 break
             pair, count = best
-            st.merges.append((ord(pair[0]), ord(pair[1])))
-            self.merge_counts.append(count)
-            self._apply(pair, self._new_symbol(pair))
+            self._merge(pair, count)
             _report(st, target, count, start, progress, checkpoint_every, on_checkpoint)
 
 
@@ -670,7 +601,7 @@ def _report(
 
 
 class _NativeMergeEngine:
-    """`_MergeEngine` with the native core's loop (``sgpe._native.PaperTrainer``): the same
+    """`_MergeEngine` with the native core's loop (``sgpe._native.BpeTrainer``): the same
     merges, symbols, counts, progress events, checkpoints and errors. The loop runs in
     batches (``sgpe.engine.run_in_batches``), without the GIL;
     the progress and checkpoint callbacks are then called for each merge of the batch, so
@@ -678,7 +609,7 @@ class _NativeMergeEngine:
     symbol ids and merges are kept up to date here; its segments stay as prepared (the
     native side holds the merged ones, and `usage` counts them)."""
 
-    def __init__(self, state: _State, native: NativePaperTrainer) -> None:
+    def __init__(self, state: _State, native: NativeBpeTrainer) -> None:
         self.st = state
         self.native = native
         self.merge_counts: list[int] = []
@@ -716,7 +647,7 @@ class _NativeMergeEngine:
                 else native.replay(left_id, right_id, min_freq)
             )
             if not applied:
-                raise ResumeError(resume_mismatch(k, (left, right), count))
+                raise ResumeMismatch(resume_mismatch(k, (left, right), count))
             assert left_id is not None and right_id is not None
             self._record(left_id, right_id, count, merged)
         if resume:
@@ -822,7 +753,6 @@ __all__ = [
     "OOVPolicy",
     "ProgressEvent",
     "ProgressFn",
-    "ResumeError",
     "TrainSettings",
     "default_min_freq",
     "train",

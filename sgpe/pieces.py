@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .engine import native_corpus_units, native_piece_counter
 from .schema import char_set, schemas_for
@@ -43,8 +43,6 @@ from .syllables import get_syllabifier
 if TYPE_CHECKING:
     from .engine import PieceCounter as NativePieceCounter
     from .syllables import Syllabifier
-
-PieceMode = Literal["whitespace", "script"]
 
 #: A superword holds at most this many words (the trainer does not learn a longer one):
 #: a phrase of five or more words is one text's boilerplate more often than language.

@@ -9,7 +9,7 @@ Encoding (the original SGPE encoder, plus a lossless fallback; ``docs/algorithms
    byte tokens ``<0xNN>``; with ``"unk"`` it becomes ``[UNK]`` as in the paper;
 3. inside each run of known syllables apply the merges by rank: repeatedly merge the
    leftmost occurrence of the lowest-ranked adjacent pair, as the original encoder does
-   (:func:`sgpe.hierarchical.bpe`, which the hierarchical encoder uses too; long runs use
+   (:func:`sgpe.bpe.bpe`, which the hierarchical encoder uses too; long runs use
    a heap over a linked list instead of rescanning).
 
 Results are cached per piece. ``decode`` concatenates token bytes, so with ``fallback``
@@ -40,12 +40,13 @@ from ._files import (
 )
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
 from ._surrogates import lone_surrogate_error, names_lone_surrogate
+from .bpe import bpe
 from .engine import (
     dispatch,
     native_file_encoder,
     native_text_encoder,
 )
-from .hierarchical import HierarchicalEncoder, bpe
+from .hierarchical import HierarchicalEncoder
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace, check_num_threads, is_token_id
 from .settings import ORIGINAL_TRAINER, UNRECORDED, default, default_min_freq
@@ -162,7 +163,6 @@ class Tokenizer:
                 self._id_to_token[i] = tok
         self.unk_id = known.get("[UNK]", -1)
         self._special_ids = {t: known[t] for t in self._special}  # _check: all known
-        self._space_id = known.get(" ")
         self._byte_ids = (
             [known.get(byte_token(b), -1) for b in range(256)] if oov_policy == "fallback" else []
         )

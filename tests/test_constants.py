@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sgpe import hierarchical, pieces, schema, settings, tokenizer
+from sgpe import bpe, hierarchical, pieces, schema, settings, tokenizer
 from sgpe.baselines import bytebpe
 from sgpe.hierarchical import encoder as hierarchical_encoder
 from sgpe.hierarchical import rules as hierarchical_rules
@@ -82,14 +82,14 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     ("units.rs", "MAX_UNITS"): [
         ord(hierarchical_units._SEP) - hierarchical_rules._FIRST_PLACEHOLDER
     ],
-    # The heap-merge threshold of the one Python encoder rule (sgpe.hierarchical.bpe, which
-    # both modes' encoders call).
-    ("encoder.rs", "LONG_RUN"): [hierarchical_encoder.LONG_RUN],
+    # The heap-merge threshold of the one Python encoder rule (sgpe.bpe.bpe, which both
+    # modes' encoders and the byte-level baseline's call).
+    ("encoder.rs", "LONG_RUN"): [bpe.LONG_RUN],
     ("encoder.rs", "PIECE_CACHE_LIMIT"): [tokenizer._PIECE_CACHE_LIMIT],
     ("encoder.rs", "UNIT_CACHE_LIMIT"): [hierarchical_encoder._UNIT_CACHE_LIMIT],
-    # Paper-mode symbol ids are code points: the largest vocabulary settings accept.
-    ("paper.rs", "SYMBOL_LIMIT"): [settings.MAX_VOCAB_SIZE],
-    ("bytebpe.rs", "BYTE_TOKENS"): [bytebpe._BYTE_TOKENS],
+    # Symbol ids of the BPE loop are code points: the largest vocabulary settings accept.
+    ("bpe.rs", "SYMBOL_LIMIT"): [settings.MAX_VOCAB_SIZE],
+    ("bpe.rs", "BYTE_TOKENS"): [bytebpe._BYTE_TOKENS],
     ("syllables.rs", "CLASS_LETTERS"): ["".join(schema.CLASS_LETTERS)],
 }
 

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sgpe
-from sgpe.gpe import GPETrainer, ResumeError, TrainSettings
+from sgpe.bpe import ResumeMismatch
+from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.hierarchical import merge_kind
 from sgpe.hierarchical.rules import _FIRST_PLACEHOLDER
 from sgpe.schema import schemas_for
@@ -223,7 +224,7 @@ def test_resume_replays_to_the_same_vocabulary(shared_corpora: Path) -> None:
         resumed = GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=ckpt)
         assert resumed.to_dict() == full.to_dict()
     other = [d[::-1] for d in docs]
-    with pytest.raises(ResumeError, match="checkpoint merge"):
+    with pytest.raises(ResumeMismatch, match="checkpoint merge"):
         GPETrainer(settings).fit(GPETrainer(settings).count(other), resume_merges=saved[0])
 
 
@@ -344,13 +345,13 @@ def test_text_without_spaces_resumes_exactly(shared_corpora: Path) -> None:
         for ckpt in (saved[0], saved[-1]):
             resumed = GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=ckpt)
             assert resumed.to_dict() == full.to_dict()
-        with pytest.raises(ResumeError, match="checkpoint merge"):
+        with pytest.raises(ResumeMismatch, match="checkpoint merge"):
             GPETrainer(settings).fit(
                 GPETrainer(settings).count([d[::-1] for d in docs]), resume_merges=saved[0]
             )
         # A join merge of symbols the corpus does not have (a checkpoint of another corpus).
         with pytest.raises(
-            ResumeError, match=r"checkpoint merge 1 \('xy', 'zw', 'join'\) has count 0"
+            ResumeMismatch, match=r"checkpoint merge 1 \('xy', 'zw', 'join'\) has count 0"
         ):
             GPETrainer(settings).fit(GPETrainer(settings).count(docs), resume_merges=[("xy", "zw")])
 

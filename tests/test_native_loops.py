@@ -30,9 +30,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sgpe import engine
-from sgpe.baselines.bytebpe import ByteBPETokenizer, ResumeMismatch
+from sgpe.baselines.bytebpe import ByteBPETokenizer
+from sgpe.bpe import ResumeMismatch
 from sgpe.corpus.readers import CorpusError
-from sgpe.gpe import GPETrainer, ProgressEvent, ResumeError
+from sgpe.gpe import GPETrainer, ProgressEvent
 from sgpe.settings import TrainSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,8 +249,8 @@ def test_paper_resume_is_identical(shared_corpora: Path, tmp_path: Path) -> None
     for bad in ([*half[:5], ("නැති_පද", "x")], [*half[:5], (half[0][1], half[0][0])]):
         got = both(lambda b=bad: outcome(lambda: trainer.fit(counts, resume_merges=b).merges))  # type: ignore[misc]
         assert got[0] == got[1]
-        assert got[0][0] == "ResumeError"
-        with pytest.raises(ResumeError, match="checkpoint merge 6"):
+        assert got[0][0] == "ResumeMismatch"
+        with pytest.raises(ResumeMismatch, match="checkpoint merge 6"):
             trainer.fit(counts, resume_merges=bad)
 
 
@@ -346,7 +347,8 @@ def test_batches_of_a_few_merges_change_nothing(
 def test_the_seam_hands_out_trainers_or_none() -> None:
     native = engine.native_bytebpe_trainer({"ab": 2, " ab": 1, "": 5})
     assert native is not None and native.unique_words == 2
-    assert native.learn(10, 1) == ([(97, 98, 3), (32, 256, 1)], True)
+    # The byte baseline's merge i makes id 256 + i: (left, right, count, merged id).
+    assert native.learn(266, 1, 10) == ([(97, 98, 3, 256), (32, 256, 1, 257)], True, None)
     paper = engine.native_paper_trainer(["a", "b"], ["\x00\x01\x00\x01"], [2])
     assert paper is not None and paper.learn(10, 1, 100)[0] == [(0, 1, 4, 2), (2, 2, 2, 3)]
     # Rust strings cannot hold a lone surrogate: that symbol table trains in Python.

@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 
 import sgpe
 from sgpe import engine
-from sgpe.gpe import GPETrainer, ProgressBatch, ProgressEvent, ResumeError
+from sgpe.bpe import ResumeMismatch
+from sgpe.gpe import GPETrainer, ProgressBatch, ProgressEvent
 from sgpe.hierarchical import (
     HierarchicalEngine,
     NativeHierarchicalEngine,
@@ -252,7 +253,7 @@ def test_resume_from_another_corpus_fails_alike(
         use_engine(name)
         merges = [tuple(m) for m in sgpe.train(hindi, vocab_size=1500).merges]
         trainer = GPETrainer(TrainSettings(vocab_size=1500), CountOptions())
-        with pytest.raises(ResumeError) as err:
+        with pytest.raises(ResumeMismatch) as err:
             trainer.fit(trainer.count(sinhala), resume_merges=merges)  # type: ignore[arg-type]
         errors.append(str(err.value))
     assert errors[0] == errors[1]

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 import sgpe
+from sgpe.bpe import ResumeMismatch
 from sgpe.corpus.counting import count_jobs
 from sgpe.corpus.readers import CorpusStream
-from sgpe.gpe import GPETrainer, ResumeError, TrainSettings
+from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.hierarchical import HierarchicalEngine, NativeHierarchicalEngine
 from sgpe.metrics import evaluate
 from sgpe.pieces import MAX_SUPERWORD_WORDS, get_word_splitter, is_span, span_regex
@@ -200,7 +201,7 @@ def test_resume_across_the_transition_is_exact(si_docs: list[str]) -> None:
         assert resumed.to_dict() == full.to_dict()
     # A checkpoint with superword merges does not fit a run without superwords.
     plain = TrainSettings(vocab_size=2600)
-    with pytest.raises(ResumeError, match="has count 0"):
+    with pytest.raises(ResumeMismatch, match="has count 0"):
         GPETrainer(plain).fit(GPETrainer(plain).count(si_docs), resume_merges=saved[-1])
 
 

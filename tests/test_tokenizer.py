@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import sgpe
 from sgpe import Tokenizer
-from sgpe.hierarchical import bpe_heap, bpe_with_sizes
+from sgpe.bpe import bpe_heap, bpe_with_sizes
 
 DOCS = [
     "ශ්‍රී ලංකාව සුන්දර රටකි. ශ්‍රී ලංකාවේ ජනතාව",

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import sgpe
 from sgpe._files import byte_token
 from sgpe._reference import reference_pieces, reference_syllabify, reference_train
-from sgpe.gpe import FALLBACK_ASCII, GPETrainer, ResumeError, TrainSettings
+from sgpe.bpe import ResumeMismatch
+from sgpe.gpe import FALLBACK_ASCII, GPETrainer, TrainSettings
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 
 
@@ -196,7 +197,7 @@ def test_resume_from_checkpoint_is_byte_identical(tmp_path, shared_corpora):
 
 def test_resume_with_foreign_checkpoint_is_refused():
     trainer = GPETrainer(TrainSettings(vocab_size=700, mode="paper", prune_freq=1))
-    with pytest.raises(ResumeError, match="another corpus"):
+    with pytest.raises(ResumeMismatch, match="another corpus"):
         trainer.fit(trainer.count(["ශ්‍රී ලංකාව"]), resume_merges=[("x", "y")])
 
 

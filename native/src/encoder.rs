@@ -29,7 +29,7 @@ use crate::syllables::{Kind, Syllabifier};
 /// times per piece, and SipHash cost more than the rest of a lookup.
 pub type Ranks = HashMap<(u32, u32), (u32, u32), FxBuild>;
 
-/// Join runs longer than this merge with the heap (`LONG_RUN` in `sgpe/hierarchical/encoder.py`,
+/// Join runs longer than this merge with the heap (`LONG_RUN` in `sgpe/bpe.py`,
 /// the threshold of the merge rule both modes' encoders call; `tests/test_constants.py` keeps
 /// the two languages equal).
 const LONG_RUN: usize = 24;

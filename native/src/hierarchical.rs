@@ -720,11 +720,6 @@ impl Engine {
         }
         freq
     }
-
-    /// Each merge as its pair's symbol ids, with its kind (as made so far).
-    pub fn merge_ids(&self) -> &[(u32, u32, u8)] {
-        &self.merges
-    }
 }
 
 #[cfg(test)]

@@ -4,12 +4,11 @@
 //! without Python, with one error type (`error::Error`); the PyO3 bindings live in `py/`
 //! alone (built with the default `python` feature).
 
-pub mod bytebpe;
+pub mod bpe;
 pub mod encoder;
 pub mod error;
 pub mod hash;
 pub mod hierarchical;
-pub mod paper;
 pub mod pieces;
 pub mod syllables;
 pub mod units;

@@ -5,9 +5,21 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use _native::bytebpe::{ByteBpeTrainer, Merge};
+use _native::bpe::{BpeTrainer, Merge, Stop};
 use _native::error::Error;
-use _native::paper::{PaperTrainer, Stop};
+
+/// The byte-level baseline's loop in one call of `learn` (no symbol target): the merges
+/// and whether it finished.
+fn learn_bytes(
+    t: &mut BpeTrainer,
+    max_merges: usize,
+    min_freq: i64,
+    budget: Option<Duration>,
+) -> (Vec<Merge>, bool) {
+    let (made, stop) = t.learn(usize::MAX, min_freq, max_merges, budget);
+    assert!(!matches!(stop, Stop::Failed(_)), "{stop:?}");
+    (made, stop == Stop::Finished)
+}
 
 /// Left to right without overlaps.
 fn merge_word(word: &[u32], left: u32, right: u32, new: u32) -> Vec<u32> {
@@ -55,7 +67,12 @@ fn reference_bytebpe(words: &[(&[u8], i64)], merges: usize, min_freq: i64) -> Ve
         for (w, _) in &mut state {
             *w = merge_word(w, left, right, new);
         }
-        out.push(Merge { left, right, count });
+        out.push(Merge {
+            left,
+            right,
+            count,
+            merged: new,
+        });
     }
     out
 }
@@ -83,9 +100,9 @@ fn sample_words() -> Vec<(Vec<u8>, i64)> {
 #[test]
 fn bytebpe_docstring_example() {
     let words: Vec<(&[u8], i64)> = vec![(b"ab", 1), (b" ab", 2), (b"", 4)];
-    let mut t = ByteBpeTrainer::new(words);
-    assert_eq!(t.unique_words(), 2);
-    let (made, finished) = t.learn(10, 1, None);
+    let mut t = BpeTrainer::bytes(words);
+    assert_eq!(t.word_count(), 2);
+    let (made, finished) = learn_bytes(&mut t, 10, 1, None);
     assert!(finished);
     assert_eq!(
         made,
@@ -93,12 +110,14 @@ fn bytebpe_docstring_example() {
             Merge {
                 left: 97,
                 right: 98,
-                count: 3
+                count: 3,
+                merged: 256
             },
             Merge {
                 left: 32,
                 right: 256,
-                count: 2
+                count: 2,
+                merged: 257
             }
         ]
     );
@@ -111,11 +130,11 @@ fn bytebpe_equals_recounting_reference() {
     for min_freq in [1, 2, 9] {
         let expected = reference_bytebpe(&words, 200, min_freq);
         assert!(expected.len() > 20);
-        let mut t = ByteBpeTrainer::new(words.clone());
+        let mut t = BpeTrainer::bytes(words.clone());
         // In batches of 7 merges: the same as one run.
         let mut made = Vec::new();
         loop {
-            let (batch, finished) = t.learn(7.min(200 - made.len()), min_freq, None);
+            let (batch, finished) = learn_bytes(&mut t, 7.min(200 - made.len()), min_freq, None);
             made.extend(batch);
             if finished || made.len() == 200 {
                 break;
@@ -129,16 +148,16 @@ fn bytebpe_equals_recounting_reference() {
 fn bytebpe_replay_continues_exactly() {
     let owned = sample_words();
     let words: Vec<(&[u8], i64)> = owned.iter().map(|(w, c)| (w.as_slice(), *c)).collect();
-    let mut whole = ByteBpeTrainer::new(words.clone());
-    let (all, _) = whole.learn(60, 1, Some(Duration::from_mins(1)));
-    let mut resumed = ByteBpeTrainer::new(words.clone());
+    let mut whole = BpeTrainer::bytes(words.clone());
+    let (all, _) = learn_bytes(&mut whole, 60, 1, Some(Duration::from_mins(1)));
+    let mut resumed = BpeTrainer::bytes(words.clone());
     for m in &all[..25] {
-        assert_eq!(resumed.replay(m.left, m.right, 1), Ok(m.count));
+        assert_eq!(resumed.replay(m.left, m.right, 1), Ok(*m));
     }
-    let (rest, _) = resumed.learn(35, 1, None);
+    let (rest, _) = learn_bytes(&mut resumed, 35, 1, None);
     assert_eq!(rest, all[25..]);
     // A pair that does not occur is refused with its count.
-    let mut fresh = ByteBpeTrainer::new(words);
+    let mut fresh = BpeTrainer::bytes(words);
     assert_eq!(fresh.replay(300, 7, 1), Err(Error::Mismatch { count: 0 }));
 }
 
@@ -192,7 +211,7 @@ fn paper_equals_recounting_reference_with_existing_symbols() {
         assert!(expected
             .iter()
             .any(|&(l, r, _, new)| (l, r) == (0, 1) && new == 3));
-        let mut t = PaperTrainer::new(
+        let mut t = BpeTrainer::strings(
             symbols.iter().map(ToString::to_string).collect(),
             words.iter().map(|(w, _)| w.clone()).collect(),
             words.iter().map(|(_, c)| *c).collect(),
@@ -220,7 +239,7 @@ fn paper_equals_recounting_reference_with_existing_symbols() {
 fn paper_replay_and_errors() {
     let symbols: Vec<String> = ["a", "b"].iter().map(ToString::to_string).collect();
     let words = vec![vec![0, 1, 0, 1], vec![0, 1]];
-    let mut t = PaperTrainer::new(symbols.clone(), words.clone(), vec![2, 3]).unwrap();
+    let mut t = BpeTrainer::strings(symbols.clone(), words.clone(), vec![2, 3]).unwrap();
     assert_eq!(t.count(0, 1), 7);
     assert_eq!(
         t.replay(1, 0, 3),
@@ -236,7 +255,7 @@ fn paper_replay_and_errors() {
     assert_eq!((made[0].left, made[0].right, made[0].count), (2, 2, 2));
     assert_eq!(t.usage(), vec![0, 0, 3, 2]);
     assert!(matches!(
-        PaperTrainer::new(symbols, vec![vec![5]], vec![1]),
+        BpeTrainer::strings(symbols, vec![vec![5]], vec![1]),
         Err(Error::BadSymbol(5))
     ));
 }

@@ -34,10 +34,9 @@ to Hugging Face `tokenizer.json`.
 
 from __future__ import annotations
 
-import heapq
 import json
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from operator import add
@@ -49,7 +48,13 @@ import regex
 from sgpe.engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
-from .._files import merge_counts_of, write_text_atomic
+from .._files import (
+    BYTE_LEVEL_LAYOUT,
+    dumps_json,
+    merge_counts_of,
+    write_text_atomic,
+)
+from ..bpe import PairMerges, ResumeMismatch, bpe
 from .._surrogates import names_lone_surrogate
 from ..protocol import (
     FORMAT_NAME,
@@ -67,7 +72,7 @@ from .patterns import compile_pattern as _compile
 from .patterns import resolve_pattern as _resolve_pattern
 
 if TYPE_CHECKING:
-    from sgpe.engine import ByteBpeTrainer as NativeByteBpeTrainer
+    from sgpe.engine import BpeTrainer as NativeBpeTrainer
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -77,7 +82,6 @@ __all__ = [
     "ByteBPETokenizer",
     "MergeCallback",
     "ProgressCallback",
-    "ResumeMismatch",
 ]
 
 # ============================================================================ constants
@@ -94,9 +98,6 @@ _BYTE_TOKENS = 256
 _MAX_VOCAB_SIZE = MAX_VOCAB_SIZE
 # Encoded chunks remembered by `encode`; the cache is emptied when it reaches this size.
 _CACHE_SIZE = 65536
-# Chunks up to this many bytes use the rescan loop in `_merge_chunk` (each pass runs in
-# C); longer ones use the heap + linked-list encoder, which is O(n log n).
-_RESCAN_MAX_BYTES = 512
 
 #: ``progress(step, (left, right), count, elapsed_seconds)``, called once per merge:
 #: ``step`` counts merges learned so far (1 for the first), ``left``/``right`` are the
@@ -105,10 +106,6 @@ ProgressCallback = Callable[[int, tuple[str, str], int, float], None]
 #: ``on_merge(step, left_id, right_id, count)``: the same event with token ids (what a
 #: checkpoint records; display strings cannot be mapped back to ids).
 MergeCallback = Callable[[int, int, int, int], None]
-
-
-class ResumeMismatch(ValueError):
-    """Merges given to resume from are not the ones this corpus and these settings learn."""
 
 
 # ============================================================================ pre-tokenizer
@@ -153,130 +150,62 @@ def _learn_merges(
     on_merge: MergeCallback | None = None,
     replay: Sequence[Pair] = (),
 ) -> list[Pair]:
-    """Learn up to `num_merges` merges over unique words weighted by their counts.
-
-    Each word is a str whose code points are token ids, so ``str.replace`` applies a merge
-    (left to right, without overlaps) in C, and a pair of tokens is a 2-char str that
-    compares like the ``(left_id, right_id)`` tuple. State kept across merges:
-
-    * ``pair_counts``: weighted count of every adjacent pair;
-    * ``pair_to_words``: pair -> indices of words that may contain it (never pruned;
-      a word that lost the pair is skipped by a substring test);
-    * ``queue``: a heap of ``(-count, pair)``. Counts only grow for pairs that contain
-      the new token, and those are pushed again after each merge; an entry whose count
-      is stale is re-pushed with the current count when it reaches the top (lazy refresh).
-
-    A merge touches only the words that contain its pair, and only the pairs next to each
-    merge site. ``on_merge(step, left_id, right_id, count)`` is called after each merge.
+    """Learn up to `num_merges` merges over unique words weighted by their counts, with
+    the BPE loop the paper mode uses too (:class:`sgpe.bpe.PairMerges`; each word is a
+    str whose code points are token ids, here the bytes and the merged tokens). Merge
+    ``i`` always makes the new token ``256 + i``, even when its bytes equal an earlier
+    token's. ``on_merge(step, left_id, right_id, count)`` is called after each merge.
 
     ``replay``: merges already learned (a checkpoint). They are applied first without
-    searching the queue (the queue entries they leave stale are dropped by the lazy
-    refresh), so training continues exactly as if it had never stopped. A replayed pair
-    that does not occur at least ``min_freq`` times raises :class:`ResumeMismatch`.
+    searching the heap (the entries they leave stale are refreshed when they reach the
+    top), so training continues exactly as if it had never stopped. A
+    replayed pair that does not occur at least ``min_freq`` times raises
+    :class:`sgpe.bpe.ResumeMismatch`.
     """
-    words = list(word_counts)
-    weights = [word_counts[w] for w in words]
-    pair_counts: defaultdict[str, int] = defaultdict(int)
-    pair_to_words: defaultdict[str, list[int]] = defaultdict(list)
-    for index, word in enumerate(words):
-        if len(word) < 2:
-            continue
-        weight = weights[index]
-        pairs = list(map(add, word, word[1:]))
-        for pair in pairs:
-            pair_counts[pair] += weight
-        for pair in set(pairs):
-            pair_to_words[pair].append(index)
-
-    queue = [(-count, pair) for pair, count in pair_counts.items()]
-    heapq.heapify(queue)
+    loop = PairMerges(list(word_counts), list(word_counts.values()))
     merges: list[Pair] = []
     if len(replay) > num_merges:
         raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
-    while len(merges) < num_merges:
-        best = ""
-        count = 0
-        if len(merges) < len(replay):
-            left_id, right_id = replay[len(merges)]
-            best = chr(left_id) + chr(right_id)
-            count = pair_counts.get(best, 0)
-            if count < max(min_freq, 1):
-                raise ResumeMismatch(
-                    f"merge {len(merges) + 1} {replay[len(merges)]} to resume from occurs "
-                    f"{count} times in this corpus"
-                )
-        while queue and not best:
-            neg_count, pair = heapq.heappop(queue)
-            count = pair_counts.get(pair, 0)
-            if count == -neg_count:
-                best = pair
-                break
-            if count > 0:
-                heapq.heappush(queue, (-count, pair))
-        if not best or count < min_freq:
-            break
 
-        left, right = best[0], best[1]
-        new = chr(_BYTE_TOKENS + len(merges))
-        merges.append((ord(left), ord(right)))
-        grown: set[str] = set()
-        for index in pair_to_words.pop(best, []):
-            word = words[index]
-            if best not in word:
-                continue
-            word = word.replace(best, new)
-            words[index] = word
-            weight = weights[index]
-            last = len(word) - 1
-            site = word.find(new)
-            while site >= 0:
-                # The pairs around each merge site change; `best` itself is dropped below.
-                if site > 0:
-                    before = word[site - 1]
-                    if before == new:  # "a b a b" -> "X X": (b, a) becomes (X, X)
-                        pair_counts[right + left] -= weight
-                        gained = new + new
-                    else:
-                        pair_counts[before + left] -= weight
-                        gained = before + new
-                    pair_counts[gained] += weight
-                    pair_to_words[gained].append(index)
-                    grown.add(gained)
-                if site < last:
-                    after = word[site + 1]
-                    if after != new:  # a following merge site counts (X, X) itself
-                        pair_counts[right + after] -= weight
-                        gained = new + after
-                        pair_counts[gained] += weight
-                        pair_to_words[gained].append(index)
-                        grown.add(gained)
-                site = word.find(new, site + 1)
-        # Every occurrence of `best` is gone (no (a, b) survives a left-to-right merge),
-        # including those the neighbour updates above may have touched.
-        pair_counts.pop(best, None)
-        for pair in grown:
-            heapq.heappush(queue, (-pair_counts[pair], pair))
+    def merge(left_id: int, right_id: int, count: int) -> None:
+        merges.append((left_id, right_id))
+        loop.merge(chr(left_id) + chr(right_id), chr(_BYTE_TOKENS + len(merges) - 1))
         if on_merge is not None:
-            on_merge(len(merges), ord(left), ord(right), count)
+            on_merge(len(merges), left_id, right_id, count)
+
+    for left_id, right_id in replay:
+        count = loop.count(chr(left_id) + chr(right_id))
+        if count < max(min_freq, 1):
+            raise ResumeMismatch(
+                f"merge {len(merges) + 1} {(left_id, right_id)} to resume from occurs "
+                f"{count} times in this corpus"
+            )
+        merge(left_id, right_id, count)
+    while len(merges) < num_merges:
+        best = loop.best()
+        if best is None or best[1] < min_freq:
+            break
+        pair, count = best
+        merge(ord(pair[0]), ord(pair[1]), count)
     return merges
 
 
 def _learn_merges_natively(
-    native: NativeByteBpeTrainer,
+    native: NativeBpeTrainer,
     num_merges: int,
     min_freq: int,
     on_merge: MergeCallback,
     replay: Sequence[Pair],
 ) -> list[Pair]:
-    """`_learn_merges` with the native core's loop: the same merges, counts, callbacks and
-    errors. The loop runs in batches (`sgpe.engine.run_in_batches`), without the GIL;
-    ``on_merge`` is then called for each merge of the batch, so a signal handler or a
-    progress display waits at most one batch."""
+    """`_learn_merges` with the native core's loop (the same BPE loop, native/src/bpe.rs):
+    the same merges, counts, callbacks and errors. The loop runs in batches
+    (`sgpe.engine.run_in_batches`), without the GIL; ``on_merge`` is then called for each
+    merge of the batch, so a signal handler or a progress display waits at most one batch."""
     if len(replay) > num_merges:
         raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
     merges: list[Pair] = []
     for left_id, right_id in replay:
-        applied, count = native.replay(left_id, right_id, min_freq)
+        applied, count, _ = native.replay(left_id, right_id, max(min_freq, 1))
         if not applied:
             raise ResumeMismatch(
                 f"merge {len(merges) + 1} {(left_id, right_id)} to resume from occurs "
@@ -284,16 +213,16 @@ def _learn_merges_natively(
             )
         merges.append((left_id, right_id))
         on_merge(len(merges), left_id, right_id, count)
+    target = _BYTE_TOKENS + num_merges  # merge i makes id 256 + i
 
     def step(most: int, seconds: float) -> bool:
-        wanted = min(num_merges - len(merges), most)
-        if wanted <= 0:
-            return True
-        batch, finished = native.learn(wanted, min_freq, seconds)
-        for left_id, right_id, count in batch:
+        batch, finished, error = native.learn(target, min_freq, most, seconds)
+        for left_id, right_id, count, _ in batch:
             merges.append((left_id, right_id))
             on_merge(len(merges), left_id, right_id, count)
-        return finished or len(merges) >= num_merges
+        if error is not None:
+            raise error
+        return finished
 
     run_in_batches(step)
     return merges
@@ -348,10 +277,9 @@ class ByteBPETokenizer:
         self._eot_id = len(token_bytes)
         token_bytes.append(END_OF_TEXT.encode("utf-8"))
         self._token_bytes = token_bytes
-        # Merge table keyed like the training state: 2-char str -> 1-char str of the new id.
-        self._ranks: dict[str, str] = {
-            chr(left) + chr(right): chr(_BYTE_TOKENS + rank)
-            for rank, (left, right) in enumerate(self._merges)
+        # The encoder's table (sgpe.bpe.bpe): (left, right) -> (rank, the id it makes).
+        self._ranks: dict[Pair, tuple[int, TokenId]] = {
+            pair: (rank, _BYTE_TOKENS + rank) for rank, pair in enumerate(self._merges)
         }
         self._cache: dict[str, list[TokenId]] = {}
 
@@ -579,59 +507,8 @@ class ByteBPETokenizer:
         return ids
 
     def _encode_chunk(self, chunk: str) -> list[TokenId]:
-        symbols = _byte_string(chunk)
-        if len(symbols) <= _RESCAN_MAX_BYTES:
-            return list(map(ord, self._merge_chunk(symbols)))
-        return self._merge_long_chunk(symbols)
-
-    def _merge_chunk(self, symbols: str) -> str:
-        # Each pass finds the lowest-ranked pair present and merges all its occurrences
-        # left to right. Same result as merging one leftmost occurrence at a time: pairs
-        # made by the merge contain the new token and so have a higher rank.
-        ranks = self._ranks
-        while len(symbols) > 1:
-            present = ranks.keys() & map(add, symbols, symbols[1:])
-            if not present:
-                break
-            best = min(present, key=ranks.__getitem__)
-            symbols = symbols.replace(best, ranks[best])
-        return symbols
-
-    def _merge_long_chunk(self, symbols: str) -> list[TokenId]:
-        # Heap of (merged token, position) over a doubly linked list of symbols: the
-        # lowest rank pops first, and the leftmost position on ties.
-        ranks = self._ranks
-        tokens = list(symbols)
-        size = len(tokens)
-        after = list(range(1, size + 1))
-        before = list(range(-1, size - 1))
-        queue = [
-            (ranks[pair], position)
-            for position, pair in enumerate(map(add, symbols, symbols[1:]))
-            if pair in ranks
-        ]
-        heapq.heapify(queue)
-        while queue:
-            merged, position = heapq.heappop(queue)
-            nxt = after[position]
-            if (
-                nxt >= size
-                or tokens[position] == ""
-                or ranks.get(tokens[position] + tokens[nxt]) != merged
-            ):
-                continue  # stale: a neighbour was merged away since this entry was pushed
-            tokens[position] = merged
-            tokens[nxt] = ""
-            after[position] = after[nxt]
-            if after[nxt] < size:
-                before[after[nxt]] = position
-            prev = before[position]
-            if prev >= 0 and (rank := ranks.get(tokens[prev] + merged)) is not None:
-                heapq.heappush(queue, (rank, prev))
-            nxt = after[position]
-            if nxt < size and (rank := ranks.get(merged + tokens[nxt])) is not None:
-                heapq.heappush(queue, (rank, position))
-        return [ord(token) for token in tokens if token]
+        # The same merge rule as SGPE's encoders: lowest rank first, leftmost on ties.
+        return bpe(list(chunk.encode("utf-8")), self._ranks)
 
     # ------------------------------------------------------------------------ decoding
 
@@ -718,9 +595,9 @@ class ByteBPETokenizer:
                 best_rank = -1
                 best_position = -1
                 for position in range(len(tokens) - 1):
-                    merged = self._ranks.get(chr(tokens[position]) + chr(tokens[position + 1]))
-                    if merged is not None and (best_rank < 0 or ord(merged) < best_rank):
-                        best_rank, best_position = ord(merged), position
+                    found = self._ranks.get((tokens[position], tokens[position + 1]))
+                    if found is not None and (best_rank < 0 or found[1] < best_rank):
+                        best_rank, best_position = found[1], position
                 if best_rank < 0:
                     break
                 pair = (show(tokens[best_position]), show(tokens[best_position + 1]))
@@ -768,7 +645,7 @@ class ByteBPETokenizer:
         `training` argument if given, else `self.training`). Identical models give
         byte-identical files.
         """
-        write_text_atomic(path, _format_json(self.to_dict(training)))
+        write_text_atomic(path, dumps_json(self.to_dict(training), layout=BYTE_LEVEL_LAYOUT))
 
     @classmethod
     def _from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> ByteBPETokenizer:
@@ -853,26 +730,3 @@ def _check_merges(merges: object, key: str, source: str | None = None) -> list[P
     if _BYTE_TOKENS + len(checked) > _MAX_VOCAB_SIZE:
         raise ValueError(f"{where}: too many merges ({len(checked)})")
     return checked
-
-
-def _format_json(data: Mapping[str, Any]) -> str:
-    """JSON with one top-level key per line and one list item / dict entry per line."""
-
-    def compact(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-    lines = ["{"]
-    items = list(data.items())
-    for number, (key, value) in enumerate(items):
-        comma = "," if number < len(items) - 1 else ""
-        head = f" {compact(key)}: "
-        if isinstance(value, list) and value:
-            body = ",\n".join(f"  {compact(item)}" for item in value)
-            lines.append(f"{head}[\n{body}\n ]{comma}")
-        elif isinstance(value, dict) and value:
-            body = ",\n".join(f"  {compact(k)}: {compact(v)}" for k, v in value.items())
-            lines.append(f"{head}{{\n{body}\n }}{comma}")
-        else:
-            lines.append(f"{head}{compact(value)}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"

@@ -85,7 +85,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .encoder import HierarchicalEncoder, bpe, bpe_heap, bpe_with_sizes
+    from .encoder import HierarchicalEncoder
     from .engine import (
         BatchHook,
         CheckpointHook,
@@ -93,11 +93,9 @@ if TYPE_CHECKING:
         NativeHierarchicalEngine,
         ProgressBatches,
         ProgressHook,
-        ResumeMismatch,
         merge_engine,
         merged_symbol,
         paused_gc,
-        pop_fresh,
         resume_mismatch,
     )
     from .rules import (
@@ -123,7 +121,7 @@ if TYPE_CHECKING:
 # Each name's module, imported on first use: loading a vocabulary needs the encoder alone,
 # not the merge loop (engine.py) nor the corpus units (units.py), which training imports.
 _HOMES = {
-    **dict.fromkeys(("HierarchicalEncoder", "bpe", "bpe_heap", "bpe_with_sizes"), "encoder"),
+    "HierarchicalEncoder": "encoder",
     **dict.fromkeys(
         (
             "BatchHook",
@@ -132,11 +130,9 @@ _HOMES = {
             "NativeHierarchicalEngine",
             "ProgressBatches",
             "ProgressHook",
-            "ResumeMismatch",
             "merge_engine",
             "merged_symbol",
             "paused_gc",
-            "pop_fresh",
             "resume_mismatch",
         ),
         "engine",
@@ -191,11 +187,7 @@ __all__ = [
     "NativeHierarchicalEngine",
     "ProgressBatches",
     "ProgressHook",
-    "ResumeMismatch",
     "SuperwordSpans",
-    "bpe",
-    "bpe_heap",
-    "bpe_with_sizes",
     "build_state",
     "code_spans",
     "corpus_units",
@@ -204,7 +196,6 @@ __all__ = [
     "merge_kind",
     "merged_symbol",
     "paused_gc",
-    "pop_fresh",
     "resume_mismatch",
     "split_spans",
     "superword_words",

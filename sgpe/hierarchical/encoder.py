@@ -3,9 +3,9 @@ across whole units (sgpe/hierarchical/__init__.py)."""
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Sequence
 
+from ..bpe import bpe, bpe_with_sizes
 from ..engine import merge_kinds
 from ..syllables import get_syllabifier
 from .rules import PART, MergeKind, merge_kind, wholeness
@@ -158,99 +158,3 @@ def _flush(
     for n in sizes:
         lengths.append(sum(run_len[pos : pos + n]))
         pos += n
-
-
-#: Runs longer than this merge with the heap (the rescan is quadratic); the native core uses
-#: the same threshold (tests/test_constants.py).
-LONG_RUN = 24
-
-# ============================================================================
-# The encoder's merge rule, for both modes: the paper mode's encoder in sgpe/tokenizer.py
-# applies every merge with it, the hierarchical one each phase
-# ============================================================================
-
-
-def bpe(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """Merge the leftmost lowest-ranked pair until none applies (the original SGPE encoder's
-    rule). ``ranks`` maps a pair of ids to ``(rank, merged id)``; ranks are unique, so the
-    leftmost occurrence of the best pair wins. A run longer than :data:`LONG_RUN` takes
-    :func:`bpe_heap`, the same merges in O(n log n)."""
-    n = len(ids)
-    if n < 2:
-        return ids
-    if n == 2:  # most runs: one lookup
-        r = ranks.get((ids[0], ids[1]))
-        return [r[1]] if r is not None else ids
-    if n > LONG_RUN:
-        return bpe_heap(ids, ranks)
-    return bpe_with_sizes(ids, ranks)[0]
-
-
-def bpe_with_sizes(
-    ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]
-) -> tuple[list[int], list[int]]:
-    """The rescan of :func:`bpe` at any length, also returning how many input symbols each
-    output token covers: find the lowest-ranked adjacent pair, merge it, scan again."""
-    ids = list(ids)
-    sizes = [1] * len(ids)
-    get = ranks.get
-    while len(ids) > 1:
-        best = None
-        at = 0
-        prev = ids[0]
-        for i in range(1, len(ids)):
-            cur = ids[i]
-            r = get((prev, cur))
-            if r is not None and (best is None or r < best):
-                best, at = r, i - 1
-            prev = cur
-        if best is None:
-            break
-        ids[at : at + 2] = [best[1]]
-        sizes[at : at + 2] = [sizes[at] + sizes[at + 1]]
-    return ids, sizes
-
-
-def bpe_heap(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """:func:`bpe` in O(n log n) for long runs: a heap of (rank, position) over a doubly
-    linked list; entries made stale by earlier merges are skipped when popped. The same
-    merges as the rescan (``tests/test_tokenizer.py`` compares them on long runs)."""
-    n = len(ids)
-    tok = list(ids)
-    nxt = [*list(range(1, n)), -1]
-    prv = list(range(-1, n - 1))
-    alive = [True] * n
-    heap: list[tuple[int, int]] = []
-    for i in range(n - 1):
-        r = ranks.get((tok[i], tok[i + 1]))
-        if r is not None:
-            heap.append((r[0], i))
-    heapq.heapify(heap)
-    while heap:
-        rank, i = heapq.heappop(heap)
-        j = nxt[i] if alive[i] else -1
-        if j < 0:
-            continue
-        r = ranks.get((tok[i], tok[j]))
-        if r is None or r[0] != rank:
-            continue
-        tok[i] = r[1]
-        alive[j] = False
-        k = nxt[j]
-        nxt[i] = k
-        if k >= 0:
-            prv[k] = i
-            r2 = ranks.get((tok[i], tok[k]))
-            if r2 is not None:
-                heapq.heappush(heap, (r2[0], i))
-        p = prv[i]
-        if p >= 0:
-            r2 = ranks.get((tok[p], tok[i]))
-            if r2 is not None:
-                heapq.heappush(heap, (r2[0], p))
-    out = []
-    i = 0
-    while i >= 0:
-        out.append(tok[i])
-        i = nxt[i]
-    return out

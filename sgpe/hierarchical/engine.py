@@ -12,8 +12,9 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar, cast
+from typing import Any
 
+from ..bpe import ResumeMismatch
 from ..engine import BATCH_MERGES, BATCH_SECONDS, dispatch, native_hierarchical, run_in_batches
 from ..pieces import MAX_SUPERWORD_WORDS
 from ..syllables import Syllabifier
@@ -43,10 +44,6 @@ ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
 # started at the last of them); see ProgressBatches.
 BatchHook = Callable[[int, int, list[tuple[str, str]], list[int], float], None]
 CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
-
-
-class ResumeMismatch(ValueError):
-    """A checkpoint's merges do not fit this corpus and these settings."""
 
 
 def resume_mismatch(n: int, merge: tuple[str, ...], count: int) -> str:
@@ -97,25 +94,6 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-HeapEntry = TypeVar("HeapEntry", bound=tuple[Any, ...])
-
-
-def pop_fresh(
-    heap: list[HeapEntry], count_of: Callable[[HeapEntry], int]
-) -> tuple[HeapEntry, int] | None:
-    """Pop the best entry ``(-count, ...)`` whose count is current (lazy refresh): a stale
-    entry is pushed back with its current count, a consumed one (count 0) dropped. Shared
-    by both training modes' merge engines."""
-    while heap:
-        entry = heapq.heappop(heap)
-        actual = count_of(entry)
-        if actual == -entry[0]:
-            return entry, actual
-        if actual > 0:
-            heapq.heappush(heap, cast(HeapEntry, (-actual, *entry[1:])))
-    return None
 
 
 def _unit_words(state: HierarchicalState) -> list[list[int]]:

@@ -54,7 +54,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._files import dumps_json, read_json, write_folder_atomic
+from .._files import BYTE_LEVEL_LAYOUT, dumps_json, read_json, write_folder_atomic
 from .._version import package_version
 from ..tokenizer import Tokenizer
 from .folder_reader import (
@@ -311,9 +311,7 @@ def _vocabulary_bytes(tokenizer: Tokenizer | ByteBPETokenizer) -> bytes:
     """The vocabulary file as the model's own ``save`` writes it."""
     if isinstance(tokenizer, Tokenizer):
         return dumps_json(tokenizer.to_dict()).encode("utf-8")
-    from ..baselines.bytebpe import _format_json
-
-    return _format_json(tokenizer.to_dict()).encode("utf-8")
+    return dumps_json(tokenizer.to_dict(), layout=BYTE_LEVEL_LAYOUT).encode("utf-8")
 
 
 def _settings(tokenizer: Tokenizer | ByteBPETokenizer) -> dict[str, Any]:

@@ -288,7 +288,8 @@ class RunWorker:
         return corpus_source(self.run_dir, self.config)
 
     def _train_sgpe(self, resume: bool) -> str:
-        from ..gpe import GPETrainer, ResumeError
+        from ..bpe import ResumeMismatch
+        from ..gpe import GPETrainer
 
         try:
             trainer = GPETrainer(self.config.train_settings(), self.config.counting)
@@ -341,7 +342,7 @@ class RunWorker:
                 progress_batch=self._on_merges,
                 resume_merges=list(self.merges[: self.checkpoint_step]),
             )
-        except ResumeError as err:
+        except ResumeMismatch as err:
             raise _InputError(f"cannot resume: {err}") from None
         except ValueError as err:  # e.g. vocab_size below the base vocabulary
             raise _InputError(str(err)) from None
@@ -490,7 +491,8 @@ class RunWorker:
 
     # ------------------------------------------------------------------ byte-level BPE
     def _train_bytebpe(self, resume: bool) -> str:
-        from ..baselines.bytebpe import ByteBPETokenizer, ResumeMismatch
+        from ..baselines.bytebpe import ByteBPETokenizer
+        from ..bpe import ResumeMismatch
         from ..protocol import display_bytes
 
         cfg = self.config

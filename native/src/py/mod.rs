@@ -9,11 +9,10 @@
 //! converts the result.
 
 mod args;
-mod byte_bpe_trainer;
+mod bpe_trainer;
 mod error;
 mod functions;
 mod hierarchical_trainer;
-mod paper_trainer;
 mod piece_counter;
 mod syllabifier;
 mod text_encoder;
@@ -26,8 +25,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<syllabifier::PySyllabifier>()?;
-    m.add_class::<byte_bpe_trainer::PyByteBpeTrainer>()?;
-    m.add_class::<paper_trainer::PyPaperTrainer>()?;
+    m.add_class::<bpe_trainer::PyBpeTrainer>()?;
     m.add_class::<hierarchical_trainer::PyHierarchicalTrainer>()?;
     m.add_class::<piece_counter::PyPieceCounter>()?;
     m.add_class::<text_encoder::PyTextEncoder>()?;
