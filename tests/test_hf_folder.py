@@ -100,7 +100,9 @@ def test_folder_matches_sgpe_on_the_first_lines_of_every_corpus_file(
     shared_corpora, vocabularies, tmp_path, name
 ):
     files = hf_bench.corpus_files(shared_corpora)
-    assert len(files) == 17  # 3 dev files + 14 multi/ files, Thai and Lao among them (SOURCES.md lists them)
+    assert (
+        len(files) == 17
+    )  # 3 dev files + 14 multi/ files, Thai and Lao among them (SOURCES.md lists them)
     rows = hf_bench.check_vocabulary(vocabularies[name], files, tmp_path, FAST_LINES)
     assert_all_zero(rows, lines_per_file(files, FAST_LINES))
     lossless = name != "fresh_hier_unk_8k"

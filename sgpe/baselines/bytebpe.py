@@ -34,12 +34,10 @@ to Hugging Face `tokenizer.json`.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
-from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,8 +52,8 @@ from .._files import (
     merge_counts_of,
     write_text_atomic,
 )
-from ..bpe import PairMerges, ResumeMismatch, bpe
 from .._surrogates import names_lone_surrogate
+from ..bpe import PairMerges, ResumeMismatch, bpe
 from ..protocol import (
     FORMAT_NAME,
     MergeStep,
