@@ -7,7 +7,7 @@ platform, as HF ``tokenizers`` and tiktoken ship theirs. Why setuptools-rust and
 docs/decisions.md ("The native core ships in the wheel").
 
 * No Rust toolchain (no ``cargo`` on PATH, or ``$CARGO``): the package installs without the
-  extension and runs its pure-Python engine, with the same results (sgpe/engine.py); this
+  extension and runs its pure-Python engine, with the same results (sgpe/_engine.py); this
   file says so in one line.
 * ``SGPE_NO_NATIVE=1``: the same, on purpose (a pure-Python install where Rust exists).
 * A toolchain that fails to build the crate is an error (pip shows cargo's output), never a

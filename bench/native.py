@@ -160,7 +160,7 @@ def _interleaved_rates(
 
 
 def measure(text: str, repeats: int) -> dict[str, float]:
-    from sgpe import engine
+    from sgpe import _engine as engine
 
     module = engine.native_module()
     if module is None:
@@ -263,7 +263,7 @@ def measure_one_thread(text: Path, repeats: int) -> dict[str, dict[str, float]]:
 
 
 def measure_batch(lines: list[str], repeats: int) -> dict[str, float]:
-    from sgpe.engine import native_module
+    from sgpe._engine import native_module
 
     from .peers import load_encoding
 
@@ -325,7 +325,7 @@ def measure_capacity(text: str, repeats: int) -> dict[str, float]:
     does all the work). On a loaded machine the first is the ceiling of any 2/1 ratio."""
     import threading
 
-    from sgpe import engine
+    from sgpe import _engine as engine
 
     module = engine.native_module()
     syl = module.Syllabifier(list(engine.builtin_tables("auto")), False)

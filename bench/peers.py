@@ -437,9 +437,9 @@ def splitter(kind: str) -> Callable[[str], list[Any]]:
 def syllabifier(script: str = "auto") -> Any:
     """A fresh syllabifier of the Python engine with an empty word cache (``obj(text)``;
     ``obj._findall(text)`` is the compiled grammar regex alone), made under
-    ``SGPE_ENGINE=python`` (the only switch, sgpe/engine.py) and kept after the variable is
+    ``SGPE_ENGINE=python`` (the only switch, sgpe/_engine.py) and kept after the variable is
     restored."""
-    from sgpe.engine import engine_set_to
+    from sgpe._engine import engine_set_to
     from sgpe.syllables import Syllabifier
 
     with engine_set_to("python"):

@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
         sys.path = [p for p in sys.path if Path(p or ".").resolve() not in (ROOT, ROOT / "scripts")]
         os.chdir(tmp)  # not the checkout: `import sgpe` must find the installed package
         import sgpe
-        from sgpe import engine
+        from sgpe import _engine as engine
 
         sys.path.append(str(ROOT))  # after sgpe is imported: for bench/ alone
         where = Path(sgpe.__file__).resolve()

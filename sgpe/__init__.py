@@ -7,7 +7,7 @@ learns merges that respect them (:func:`train`, configured by :class:`TrainSetti
 :class:`Tokenizer` encodes and decodes with the result. :func:`load` is the one way to load
 a saved vocabulary; what it returns meets :class:`TokenizerProtocol` (Hugging Face and
 tiktoken conventions). ``sgpe.engine()`` says which engine runs
-(``"native"`` or ``"python"``, :mod:`sgpe.engine`). Everything else lives in the
+(``"native"`` or ``"python"``). Everything else lives in the
 sub-modules named in ``docs/architecture.md``.
 """
 
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from . import engine, shipped
+    from . import shipped
+    from ._engine import engine
     from .gpe import TrainSettings, train
     from .protocol import TokenizerProtocol
     from .syllables import syllabify, syllable_spans
@@ -30,7 +31,7 @@ _HOMES = {
     "Tokenizer": ".tokenizer",
     "TokenizerProtocol": ".protocol",
     "TrainSettings": ".settings",
-    "engine": ".engine",
+    "engine": "._engine",
     "shipped": ".shipped",
     "syllabify": ".syllables",
     "syllable_spans": ".syllables",
@@ -46,7 +47,7 @@ def __getattr__(name: str) -> Any:
         value: Any = package_version()
     elif name in _HOMES:
         module = import_module(_HOMES[name], __name__)
-        value = module if name in ("engine", "shipped") else getattr(module, name)
+        value = module if name == "shipped" else getattr(module, name)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value

@@ -1,5 +1,5 @@
 # Types of the native core (its bindings: native/src/py/, one file per class; built into
-# sgpe/_native.abi3.so by scripts/build_native.sh). Only sgpe/engine.py imports it.
+# sgpe/_native.abi3.so by scripts/build_native.sh). Only sgpe/_engine.py imports it.
 
 from collections.abc import Sequence
 

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._engine import dispatch, native_paper_trainer, run_in_batches
 from ._files import byte_token
 from .bpe import PairMerges, ResumeMismatch
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
-from .engine import dispatch, native_paper_trainer, run_in_batches
 from .hierarchical import (
     BatchHook,
     MergeKind,
@@ -74,8 +74,8 @@ if TYPE_CHECKING:
     # Only for the checker: typing.Unpack is 3.11+, and the annotation is never evaluated.
     from typing_extensions import Unpack
 
+    from ._engine import BpeTrainer as NativeBpeTrainer
     from .baselines.bytebpe import ByteBPETokenizer
-    from .engine import BpeTrainer as NativeBpeTrainer
 
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
 # carriage return) with character tokens rather than bytes; the space is needed anyway for
@@ -603,7 +603,7 @@ def _report(
 class _NativeMergeEngine:
     """`_MergeEngine` with the native core's loop (``sgpe._native.BpeTrainer``): the same
     merges, symbols, counts, progress events, checkpoints and errors. The loop runs in
-    batches (``sgpe.engine.run_in_batches``), without the GIL;
+    batches (``sgpe._engine.run_in_batches``), without the GIL;
     the progress and checkpoint callbacks are then called for each merge of the batch, so
     a signal handler or a progress display waits at most one batch. The state's symbols,
     symbol ids and merges are kept up to date here; its segments stay as prepared (the

@@ -34,14 +34,14 @@ from collections.abc import Callable, Iterable
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
-from .engine import native_corpus_units, native_piece_counter
+from ._engine import native_corpus_units, native_piece_counter
 from .schema import char_set, schemas_for
 from .settings import MAX_PIECE_UNITS as MAX_PIECE_UNITS  # re-exported: its old home
 from .settings import check_max_units
 from .syllables import get_syllabifier
 
 if TYPE_CHECKING:
-    from .engine import PieceCounter as NativePieceCounter
+    from ._engine import PieceCounter as NativePieceCounter
     from .syllables import Syllabifier
 
 #: A superword holds at most this many words (the trainer does not learn a longer one):
@@ -110,7 +110,7 @@ class WordSplitter:
     def native_counter(self, prefix: str = "") -> NativePieceCounter | None:
         """A native counter of this splitter's raw pieces (``prefix`` before every
         non-empty line of a file segment), or None under the Python engine
-        (:func:`sgpe.engine.native_piece_counter`)."""
+        (:func:`sgpe._engine.native_piece_counter`)."""
         word_chars = None
         if self.mode == "script":
             word_chars = frozenset().union(*(s.word_chars for s in schemas_for(self.script)))
@@ -121,7 +121,7 @@ class WordSplitter:
 
     def native_units(self) -> Callable[..., Any] | None:
         """The native :func:`sgpe.hierarchical.corpus_units` with this splitter's
-        syllabifier, or None under the Python engine (:func:`sgpe.engine.native_corpus_units`)."""
+        syllabifier, or None under the Python engine (:func:`sgpe._engine.native_corpus_units`)."""
         return native_corpus_units(self.script, self.leading_space)
 
     def pieces(self, text: str) -> list[str]:

@@ -61,7 +61,7 @@ from itertools import accumulate, islice
 from operator import iadd
 from typing import Literal, NamedTuple
 
-from .engine import dispatch, native_syllabifier
+from ._engine import dispatch, native_syllabifier
 from .schema import OTHER, Schema, schemas_for
 
 Kind = Literal["syllable", "orphan", "passthrough", "whitespace"]
@@ -109,7 +109,7 @@ class Syllabifier:
         schemas: tuple[Schema, ...] | None = None,
     ) -> None:
         """``schemas`` replaces the built-in ones (a linguist's own schema on the Grammar page).
-        Which engine answers is ``SGPE_ENGINE``'s choice (sgpe/engine.py); the differential
+        Which engine answers is ``SGPE_ENGINE``'s choice (sgpe/_engine.py); the differential
         tests make the Python reference under ``SGPE_ENGINE=python``."""
         self.script = script
         self.leading_space = leading_space
@@ -129,7 +129,7 @@ class Syllabifier:
         self._span_pattern = span_pattern
         self._words: dict[str, tuple[str, ...]] = {}  # part -> tokens of " " + part
         self._heads: dict[str, list[str]] = {}  # part -> its tokens (a text's first part)
-        # The native core's DFA over the same schema tables (sgpe/engine.py), for the
+        # The native core's DFA over the same schema tables (sgpe/_engine.py), for the
         # built-in schemas under the native engine; None otherwise.
         self._native = native_syllabifier(script, leading_space, custom=not self._builtin)
         if schemas:

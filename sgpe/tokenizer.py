@@ -29,6 +29,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
+from ._engine import (
+    dispatch,
+    native_file_encoder,
+    native_text_encoder,
+)
 from ._files import (
     BYTE_TOKEN,
     byte_token,
@@ -41,11 +46,6 @@ from ._files import (
 from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
 from ._surrogates import lone_surrogate_error, names_lone_surrogate
 from .bpe import bpe
-from .engine import (
-    dispatch,
-    native_file_encoder,
-    native_text_encoder,
-)
 from .hierarchical import HierarchicalEncoder
 from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
 from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace, check_num_threads, is_token_id
@@ -54,7 +54,7 @@ from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old h
 from .spans import Encoded
 
 if TYPE_CHECKING:
-    from .engine import TextEncoder, VocabFile
+    from ._engine import TextEncoder, VocabFile
     from .hierarchical import MergeKind
 
 FORMAT_VERSION = 1
@@ -241,7 +241,7 @@ class Tokenizer:
 
     @cached_property
     def _native_pieces(self) -> TextEncoder | None:
-        """Its native twin (sgpe/engine.py), or None: encode and encode_batch go there whole
+        """Its native twin (sgpe/_engine.py), or None: encode and encode_batch go there whole
         (pieces, piece cache and merges in Rust), and new pieces of the Python paths too.
         A loaded file's encoder is built from the native reader's file: the Python tables
         (``_hier``, ``_ranks``) are then made only for the Python paths that read them."""
@@ -366,7 +366,7 @@ class Tokenizer:
         With the vocabulary's ``prepend_space`` (the default for new vocabularies) a
         non-empty text is encoded as ``" " + text``; :meth:`decode` removes that space.
         Pass ``prepend_space=False`` to encode a fragment of a longer text as it stands.
-        The native engine encodes in Rust (``sgpe.engine.native_text_encoder``), alike."""
+        The native engine encodes in Rust (``sgpe._engine.native_text_encoder``), alike."""
         pre = self.prepend_space if prepend_space is None else prepend_space
         try:
             return dispatch(

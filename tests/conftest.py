@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import settings
 
-import sgpe.engine as _engine
+import sgpe._engine as _engine
 
 if TYPE_CHECKING:
     from sgpe.syllables import Syllabifier
@@ -42,7 +42,7 @@ def require_native_core() -> None:
     """At the top of a differential test module: skip it (with the reason) where the native
     core is not built, but fail where it should be (cargo on PATH, the engine not forced
     to Python): a build that silently went missing must not pass as a skip."""
-    from sgpe import engine
+    from sgpe import _engine as engine
 
     if engine.engine() == "native":
         return
@@ -66,7 +66,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         require_native_core()
 
 
-# The one way to switch engines inside a process is the engine module's (sgpe/engine.py).
+# The one way to switch engines inside a process is the engine module's (sgpe/_engine.py).
 engine_set_to = _engine.engine_set_to
 
 

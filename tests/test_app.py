@@ -136,11 +136,11 @@ def test_the_sidebar_only_reads_the_runs(runs_dir: Path) -> None:
 def test_the_sidebar_names_the_engine(choice: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from sgpe import engine
+    from sgpe import _engine as engine
     from sgpe_explorer.ui.render import md_escape
 
     monkeypatch.setenv("SGPE_ENGINE", choice)
-    engine.reset()  # the choice is cached per process (sgpe/engine.py)
+    engine.reset()  # the choice is cached per process (sgpe/_engine.py)
     try:
         at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
         assert not at.exception, [e.value for e in at.exception]

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from sgpe import load, syllabify
+from sgpe._engine import describe
 from sgpe.cli import main
-from sgpe.engine import describe
 from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.runs import read_status
 

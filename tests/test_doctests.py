@@ -14,7 +14,7 @@ MODULES = [
     "sgpe",
     "sgpe._files",
     "sgpe._surrogates",
-    "sgpe.engine",
+    "sgpe._engine",
     "sgpe.baselines.tiktoken_offline",
     "sgpe.baselines.bytebpe",
     "sgpe.interop.hf",

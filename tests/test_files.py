@@ -94,7 +94,7 @@ def test_the_fast_paths_of_long_lists_and_dicts(
 
 
 def test_a_saved_vocabulary_is_the_same_bytes_under_both_engines(tmp_path: Path) -> None:
-    from sgpe import engine
+    from sgpe import _engine as engine
     from tests.conftest import require_native_core
 
     require_native_core()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import subprocess
 import sys
@@ -47,9 +48,10 @@ def test_public_api():
         sgpe.nope  # noqa: B018
     # dir() shows the promise alone, not what the package imports for itself (Path, Any).
     assert dir(sgpe) == sorted(sgpe.__all__)
-    # The engine module answers when called, and stays a module (sgpe/engine.py).
+    # sgpe.engine is a plain function; its module is private (sgpe/_engine.py).
     assert sgpe.engine() in ("native", "python")
-    assert sgpe.engine() == sgpe.engine.engine()
+    assert sgpe.engine() == sgpe._engine.engine()
+    assert not inspect.ismodule(sgpe.engine) and sgpe.engine is sgpe._engine.engine
 
 
 def test_no_public_name_shadows_a_module():

@@ -84,7 +84,7 @@ def test_the_layer_table_is_read() -> None:
 
 def test_every_module_is_in_one_layer() -> None:
     layer = _layer_of()
-    assert layer["sgpe.engine"] < layer["sgpe.syllables"] < layer["sgpe.tokenizer"]
+    assert layer["sgpe._engine"] < layer["sgpe.syllables"] < layer["sgpe.tokenizer"]
     assert layer["sgpe.tokenizer"] < layer["sgpe.runs.worker"] < layer["sgpe.cli"]
 
 

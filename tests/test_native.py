@@ -2,7 +2,7 @@
 
 The reference is the Python engine of the same setting (a ``Syllabifier`` made under
 ``SGPE_ENGINE=python``: its grammar regex for the tokens, its ``spans`` for the kinds); the native side is what
-``sgpe.engine`` hands out. Inputs: every real corpus file of the shared corpora (the dev
+``sgpe._engine`` hands out. Inputs: every real corpus file of the shared corpora (the dev
 files and multi/ by default, the training files with --runslow), every code point, and
 hypothesis text (any code point, Python's whitespace, lone surrogates, long and empty
 texts). The seam itself (``SGPE_ENGINE``) is tested in subprocesses, as it is read once.
@@ -28,7 +28,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import sgpe
-from sgpe import engine
+from sgpe import _engine as engine
 from sgpe.schema import BUILTIN_SCRIPTS
 from sgpe.syllables import Span, Syllabifier
 
@@ -217,7 +217,9 @@ def _engine_in_subprocess(value: str | None, code: str) -> subprocess.CompletedP
 
 
 def test_sgpe_engine_variable() -> None:
-    code = "import sgpe.engine as e; print(e.engine(), e.native_syllabifier('auto', False) is None)"
+    code = (
+        "import sgpe._engine as e; print(e.engine(), e.native_syllabifier('auto', False) is None)"
+    )
     assert _engine_in_subprocess(None, code).stdout == "native False\n"
     assert _engine_in_subprocess("native", code).stdout == "native False\n"
     assert _engine_in_subprocess("python", code).stdout == "python True\n"
@@ -230,7 +232,7 @@ def test_sgpe_engine_native_fails_clearly_without_the_extension() -> None:
     there): native is refused with how to build it, auto falls back to Python."""
     code = (
         "import sys; sys.modules['sgpe._native'] = None; "
-        "import sgpe.engine as e; print(e.engine()); print(e.describe())"
+        "import sgpe._engine as e; print(e.engine()); print(e.describe())"
     )
     fallback = _engine_in_subprocess("auto", code)
     assert fallback.stdout.splitlines()[0] == "python", fallback.stderr

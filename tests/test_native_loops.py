@@ -2,7 +2,7 @@
 
 Two loops: the byte-level BPE baseline's (``_learn_merges`` of sgpe/baselines/bytebpe.py)
 and the paper mode's (``_MergeEngine`` of sgpe/gpe.py). Each is trained twice on the same
-input, once as ``sgpe.engine`` hands it out and once under ``SGPE_ENGINE=python``, and
+input, once as ``sgpe._engine`` hands it out and once under ``SGPE_ENGINE=python``, and
 everything a caller sees must be equal: the saved vocabulary file byte for byte, the
 merge counts, every progress event and checkpoint, the errors. Inputs: the first lines of
 the real corpora (si_train, hi_train, several ``multi/`` languages) at small sizes,
@@ -29,7 +29,7 @@ from conftest import engine_set_to, require_native_core
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sgpe import engine
+from sgpe import _engine as engine
 from sgpe.baselines.bytebpe import ByteBPETokenizer
 from sgpe.bpe import ResumeMismatch
 from sgpe.corpus.readers import CorpusError
@@ -338,7 +338,7 @@ def test_batches_of_a_few_merges_change_nothing(
     counts = trainer.count(texts)
     whole = train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)
     assert len(whole[0][1]) > 100 and len(whole[1][1]) > 100  # merges: many batches of 7
-    monkeypatch.setattr(engine, "BATCH_MERGES", 7)  # the one batch driver's (sgpe/engine.py)
+    monkeypatch.setattr(engine, "BATCH_MERGES", 7)  # the one batch driver's (sgpe/_engine.py)
     assert (train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)) == whole
     with python_engine():
         assert (train_bytebpe(texts, 700, tmp_path), fit_paper(trainer, counts, tmp_path)) == whole

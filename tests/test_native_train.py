@@ -26,7 +26,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import sgpe
-from sgpe import engine
+from sgpe import _engine as engine
 from sgpe.bpe import ResumeMismatch
 from sgpe.gpe import GPETrainer, ProgressBatch, ProgressEvent
 from sgpe.hierarchical import (
@@ -179,7 +179,7 @@ def test_the_native_engine_is_the_one_that_trains(
     use_engine: Callable[[str], None], shared_corpora: Path
 ) -> None:
     """merge_engine hands out the native loop under the native engine, the Python one
-    under SGPE_ENGINE=python (the only switch: sgpe/engine.py)."""
+    under SGPE_ENGINE=python (the only switch: sgpe/_engine.py)."""
     trainer = GPETrainer(TrainSettings(vocab_size=2000), CountOptions())
     counts = trainer.count(_lines(shared_corpora / "si_dev.txt", 200))
     syll = get_syllabifier("auto", True)

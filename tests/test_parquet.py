@@ -176,7 +176,7 @@ def test_both_engines_write_the_same_run_directory_files(tmp_path: Path) -> None
     from tests.conftest import require_native_core
 
     require_native_core()
-    from sgpe import engine
+    from sgpe import _engine as engine
     from sgpe.cli import main
 
     corpus = tmp_path / "c.txt"

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import sgpe
-from sgpe import engine
+from sgpe import _engine as engine
 from sgpe._surrogates import LoneSurrogateError
 
 ENGINES = ["python", pytest.param("native", marks=pytest.mark.native)]

@@ -12,7 +12,7 @@ import pytest
 from conftest import BOTH_ENGINES
 
 import sgpe
-from sgpe.engine import engine as running_engine
+from sgpe._engine import engine as running_engine
 from sgpe.gpe import GPETrainer
 from sgpe.settings import CountOptions, TrainSettings
 from sgpe.tokenizer import Tokenizer

@@ -70,7 +70,7 @@ pub struct Splitter {
 }
 
 impl Splitter {
-    /// A splitter from code point ranges, as `sgpe/engine.py` passes them.
+    /// A splitter from code point ranges, as `sgpe/_engine.py` passes them.
     pub fn from_ranges(
         word_chars: Option<&[(u32, u32)]>,
         leading_space: bool,

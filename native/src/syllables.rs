@@ -1,7 +1,7 @@
 //! Layer 1 natively: the table-driven DFA of `sgpe/syllables.py` (`_dfa_longest`,
 //! `_dfa_tokens`), run over UTF-8 text.
 //!
-//! The tables are not written here: `sgpe/engine.py` reads them from the parsed schema
+//! The tables are not written here: `sgpe/_engine.py` reads them from the parsed schema
 //! (`sgpe/schemas/*.json`: classes, units, DFA) and hands them over as a [`SchemaSpec`].
 //! The Python DFA is tested equal to the grammar regex (`tests/test_syllabify.py`,
 //! `tests/test_scripts.py`); this one is tested equal to both (`tests/test_native.py`).
@@ -35,7 +35,7 @@ const FLAG_BITS: u32 = 2;
 const NO_STEP: u32 = u32::MAX;
 const NO_SCHEMA: u8 = u8::MAX;
 
-/// One schema's tables as plain data (what `sgpe/engine.py` builds from a `Schema`).
+/// One schema's tables as plain data (what `sgpe/_engine.py` builds from a `Schema`).
 #[derive(Debug, Clone, Default)]
 pub struct SchemaSpec {
     /// class letter -> inclusive code point ranges

@@ -1,4 +1,4 @@
-//! The syllabifier on the shipped schemas (read from sgpe/schemas/*.json, as sgpe/engine.py
+//! The syllabifier on the shipped schemas (read from sgpe/schemas/*.json, as sgpe/_engine.py
 //! hands them over) with the examples of sgpe/syllables.py's docstrings and
 //! tests/test_syllabify.py. The exhaustive comparison with the Python engine is
 //! tests/test_native.py; these check the Rust core alone, without Python.

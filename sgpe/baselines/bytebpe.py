@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
-from sgpe.engine import dispatch, native_bytebpe_trainer, run_in_batches
+from sgpe._engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
 from .._files import (
@@ -70,7 +70,7 @@ from .patterns import compile_pattern as _compile
 from .patterns import resolve_pattern as _resolve_pattern
 
 if TYPE_CHECKING:
-    from sgpe.engine import BpeTrainer as NativeBpeTrainer
+    from sgpe._engine import BpeTrainer as NativeBpeTrainer
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -197,7 +197,7 @@ def _learn_merges_natively(
 ) -> list[Pair]:
     """`_learn_merges` with the native core's loop (the same BPE loop, native/src/bpe.rs):
     the same merges, counts, callbacks and errors. The loop runs in batches
-    (`sgpe.engine.run_in_batches`), without the GIL; ``on_merge`` is then called for each
+    (`sgpe._engine.run_in_batches`), without the GIL; ``on_merge`` is then called for each
     merge of the batch, so a signal handler or a progress display waits at most one batch."""
     if len(replay) > num_merges:
         raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")

@@ -37,9 +37,9 @@ class _VersionAction(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
         from .. import __version__
-        from ..engine import describe
+        from .._engine import describe
 
-        # The engine line says once where the native core is missing (sgpe/engine.py).
+        # The engine line says once where the native core is missing (sgpe/_engine.py).
         print(f"sgpe {__version__}, {describe()}")
         parser.exit()
 

@@ -41,7 +41,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine import dispatch
+from .._engine import dispatch
 from ..settings import BACKENDS, check_count_options
 from .readers import (
     DEFAULT_MAX_LINE_BYTES,
@@ -55,7 +55,7 @@ from .readers import (
 )
 
 if TYPE_CHECKING:
-    from ..engine import PieceCounter as NativePieceCounter
+    from .._engine import PieceCounter as NativePieceCounter
     from ..settings import CountOptions, TrainSettings
 
 __all__ = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from .._engine import merge_kinds
 from ..bpe import bpe, bpe_with_sizes
-from ..engine import merge_kinds
 from ..syllables import get_syllabifier
 from .rules import PART, MergeKind, merge_kind, wholeness
 

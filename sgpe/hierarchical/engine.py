@@ -1,7 +1,7 @@
 """The merge loop of the hierarchical mode: the Python reference
 (:class:`HierarchicalEngine`), written to be read, and the interface of the native loop
 over the same state (:class:`NativeHierarchicalEngine`); :func:`merge_engine` asks the
-engine seam (sgpe/engine.py) which one runs."""
+engine seam (sgpe/_engine.py) which one runs."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from .._engine import BATCH_MERGES, BATCH_SECONDS, dispatch, native_hierarchical, run_in_batches
 from ..bpe import ResumeMismatch
-from ..engine import BATCH_MERGES, BATCH_SECONDS, dispatch, native_hierarchical, run_in_batches
 from ..pieces import MAX_SUPERWORD_WORDS
 from ..syllables import Syllabifier
 from .rules import (
@@ -551,7 +551,7 @@ class HierarchicalEngine(_MergeLoop):
 
 class ProgressBatches:
     """A :data:`ProgressHook` that hands the merges on to a :data:`BatchHook` in batches:
-    every ``sgpe.engine.BATCH_MERGES`` merges or ``BATCH_SECONDS`` seconds (the native
+    every ``sgpe._engine.BATCH_MERGES`` merges or ``BATCH_SECONDS`` seconds (the native
     loops' batches), and when flushed (at a checkpoint and at the end). A caller with work per report (the run
     worker's status) does it once per batch."""
 
@@ -590,7 +590,7 @@ def _both(first: ProgressHook, second: ProgressHook) -> ProgressHook:
 
 class NativeHierarchicalEngine(_MergeLoop):
     """:class:`HierarchicalEngine`'s interface (``run``, ``merge_list``, ``usage``,
-    ``merge_counts``) over the native merge loop (``sgpe.engine.native_hierarchical``): the
+    ``merge_counts``) over the native merge loop (``sgpe._engine.native_hierarchical``): the
     same merges, counts and symbols. The loop runs without Python and comes back in
     batches, so the progress callback is called for every merge, in order, with the time
     each merge was made, but a batch at a time; a checkpoint step always ends a batch, so

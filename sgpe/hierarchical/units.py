@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import dispatch
+from .._engine import dispatch
 from .rules import _BARRIER, _FIRST_PLACEHOLDER, unit_joinable
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from .._engine import native_vocab_file
 from .._files import parse_json, read_json
-from ..engine import native_vocab_file
 from ..settings import UNRECORDED
 
 FOLDER_FORMAT = "sgpe-hf-folder"
@@ -36,7 +36,7 @@ class Loads(Protocol):
 
 def load_vocabulary_file(path: str | Path, sgpe_class: Loads) -> Any:
     """A vocabulary file of this project, as :func:`sgpe.load` loads a file: SGPE, read by
-    the native core where it answers (``sgpe.engine.native_vocab_file``: it declines under
+    the native core where it answers (``sgpe._engine.native_vocab_file``: it declines under
     the Python engine, for a file it does not accept, whose errors the Python reader then
     words, and for another model's file), else parsed here and made with
     ``sgpe_class._from_dict``; or byte-level BPE, by the file's ``model`` key."""

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from sgpe.engine import describe
+from sgpe._engine import describe
 from sgpe.protocol import one_line
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe_explorer.ui import owner, render, resources, state, style

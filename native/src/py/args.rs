@@ -10,7 +10,7 @@ use crate::syllables::SchemaSpec;
 
 type ClassArg = (char, Vec<(u32, u32)>);
 type EdgesArg = (String, Vec<(char, String)>);
-/// A schema as `sgpe/engine.py` passes it: (classes, units, start, transitions, accept,
+/// A schema as `sgpe/_engine.py` passes it: (classes, units, start, transitions, accept,
 /// orphan_states).
 pub(crate) type SpecArg = (
     Vec<ClassArg>,

@@ -78,7 +78,7 @@ impl PySyllabifier {
     }
 
     /// The tokens of `text` as strings. A lone surrogate raises UnicodeEncodeError
-    /// (UTF-8 cannot hold it); `sgpe/engine.py` then uses the Python engine.
+    /// (UTF-8 cannot hold it); `sgpe/_engine.py` then uses the Python engine.
     fn syllabify<'py>(
         &self,
         py: Python<'py>,

@@ -148,7 +148,7 @@ type Tables = (
     Option<HashMap<Box<str>, u32, FxBuild>>,
 );
 
-/// The syllabifier of the schema tables (`sgpe.engine.builtin_tables`).
+/// The syllabifier of the schema tables (`sgpe._engine.builtin_tables`).
 fn syllabifier_of(schemas: Vec<SpecArg>, leading_space: bool) -> PyResult<syllables::Syllabifier> {
     let specs = specs_of(schemas);
     Ok(guarded("TextEncoder()", || {
@@ -242,7 +242,7 @@ impl PyTextEncoder {
         )
     }
 
-    /// The encoder of a file the native reader read (`sgpe.engine.native_file_encoder`),
+    /// The encoder of a file the native reader read (`sgpe._engine.native_file_encoder`),
     /// with the tables `native_text_encoder` would take computed here from the file: the
     /// single-character tokens, and the merges' ranks split by `merge_kinds` (or, with
     /// `paper`, every merge in one table and the whole vocabulary for the syllables).

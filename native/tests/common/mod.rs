@@ -1,5 +1,5 @@
 //! What the integration tests share: the shipped schemas (sgpe/schemas/*.json) read as
-//! sgpe/engine.py hands them over, and the syllabifier of the "auto" setting.
+//! sgpe/_engine.py hands them over, and the syllabifier of the "auto" setting.
 #![allow(dead_code)] // each test file uses its own share
 
 use _native::syllables::{SchemaSpec, Syllabifier};

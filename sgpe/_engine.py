@@ -10,16 +10,10 @@ switch:
   how to build it) when it is missing;
 * unset, empty or ``auto``: the native core if present, else Python.
 
-The module is callable: ``sgpe.engine()`` is :func:`engine`. Why a module and not a plain
-function: ``sgpe.engine`` cannot be a function while this module is ``sgpe/engine.py``.
-Python's import system sets a package's attribute to its submodule whenever the submodule
-is first imported (every ``from .engine import dispatch`` in the package may be that first
-import), so a function of that name in ``sgpe/__init__.py`` would be replaced by the
-module at a moment that depends on import order; and no public name of ``sgpe`` may hide a
-module of that name (tests/test_imports.py). A plain function needs the module under
-another name (importers of ``sgpe.engine``: 30 files), which is the one clean alternative;
-until then ``sgpe.engine`` is the module, ``sgpe.engine.engine()`` the function, and
-calling the module calls it.
+The module is private (``sgpe._engine``) so that the public name ``sgpe.engine`` can be
+the plain function :func:`engine`: a package's attribute is set to its submodule whenever
+that submodule is first imported, so a public module of the same name would replace the
+function at a moment that depends on import order.
 
 The Python engine is the reference, written to be read; the native core is the fast twin.
 No code outside this module asks which engine runs. It holds what a ``native_*`` function
@@ -40,7 +34,6 @@ asked (the variable is read once per process; :func:`reset` is for tests).
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache, partial
@@ -496,14 +489,3 @@ def merge_kinds(
     """``merge_kind`` of every merge: :func:`native_merge_kinds`, or the Python reference
     ``python()`` where it gives None."""
     return dispatch(native_merge_kinds(script, leading_space, merges), lambda kinds: kinds, python)
-
-
-class _CallableModule(ModuleType):
-    """This module, callable: ``sgpe.engine()`` answers as :func:`engine` does, and
-    ``from sgpe.engine import ...`` and ``sgpe.engine.reset()`` keep working."""
-
-    def __call__(self) -> Engine:
-        return engine()
-
-
-sys.modules[__name__].__class__ = _CallableModule
