@@ -55,7 +55,7 @@ def corpus_files(corpora: Path) -> list[Path]:
 def fresh_vocabulary(corpora: Path, name: str) -> Any:
     """A vocabulary trained now on the first lines of the training files."""
     import sgpe
-    from sgpe._files import read_lines
+    from sgpe._text import read_lines
 
     docs: list[str] = []
     for path in require(corpora, *TRAIN_FILES):
@@ -102,7 +102,7 @@ def load_pair(folder: Path, resaved_dir: Path) -> tuple[Any, Any]:
 def check_file(tok: Any, hf: Any, resaved: Any, path: Path, limit: int | None = None) -> Counts:
     """Compare ``tok`` with its exported folder on the lines of ``path`` (the first
     ``limit`` lines, or all)."""
-    from sgpe._files import read_lines
+    from sgpe._text import read_lines
 
     lines = list(itertools.islice(read_lines(path), limit))
     ours = [tok.encode(line) for line in lines]

@@ -32,7 +32,7 @@ from typing import Any
 
 import sgpe
 from sgpe import __version__ as SGPE_VERSION
-from sgpe._files import file_sha256
+from sgpe._atomic import file_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 VOCAB_SIZE = 32_000

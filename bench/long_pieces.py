@@ -1,4 +1,4 @@
-"""The piece cap (``sgpe.pieces.MAX_PIECE_UNITS``): training time on text without spaces,
+"""The piece cap (``sgpe.settings.MAX_PIECE_UNITS``): training time on text without spaces,
 and what the cap costs text that is written without spaces (Khmer).
 
     python -m bench long-pieces [--corpora ../shared/corpora] [--vocab-size 8000]

@@ -360,7 +360,7 @@ def derive_bytebpe(src: Path, vocab_size: int, out: Path) -> int:
 
 
 def file_sha256(path: Path) -> str:
-    from sgpe._files import file_sha256 as sha256_of_file
+    from sgpe._atomic import file_sha256 as sha256_of_file
 
     return sha256_of_file(path)
 

@@ -46,8 +46,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._files import BYTE_TOKEN
-from .protocol import TokenizerLike
+from .protocol import BYTE_TOKEN, TokenizerLike
 from .spans import (
     ByteSpan,
     Encoded,

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._engine import dispatch, native_paper_trainer, run_in_batches
-from ._files import byte_token
 from .bpe import PairMerges, ResumeMismatch
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
@@ -55,10 +54,12 @@ from .hierarchical import (
     split_spans,
 )
 from .pieces import get_word_splitter
+from .protocol import byte_token
 from .schema import schemas_for
 from .settings import (
     COUNT_FIELDS,
     MODES,
+    SPECIAL_TOKENS,
     TRAIN_FIELDS,
     CountOptions,
     Mode,
@@ -68,7 +69,7 @@ from .settings import (
     default_min_freq,
 )
 from .syllables import get_syllabifier
-from .tokenizer import FALLBACK_BYTES, SPECIAL_TOKENS, Tokenizer
+from .tokenizer import FALLBACK_BYTES, Tokenizer
 
 if TYPE_CHECKING:
     # Only for the checker: typing.Unpack is 3.11+, and the annotation is never evaluated.

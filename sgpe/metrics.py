@@ -63,7 +63,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from ._files import read_lines
+from ._text import read_lines
 from .adapters import as_tokenizer
 from .spans import (  # re-exported: the metrics' record and span helpers
     ByteSpan,

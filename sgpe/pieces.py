@@ -36,8 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._engine import native_corpus_units, native_piece_counter
 from .schema import char_set, schemas_for
-from .settings import MAX_PIECE_UNITS as MAX_PIECE_UNITS  # re-exported: its old home
-from .settings import check_max_units
+from .settings import MAX_PIECE_UNITS, check_max_units
 from .syllables import get_syllabifier
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ both models to it, under both engines).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Protocol, runtime_checkable
 from .spans import ByteSpan, Encoded, TokenId
 
 __all__ = [
+    "BYTE_TOKEN",
     "FORMAT_NAME",
     "ByteSpan",
     "Encoded",
@@ -29,6 +31,7 @@ __all__ = [
     "TokenizerProtocol",
     "TraceableTokenizer",
     "WordTrace",
+    "byte_token",
     "check_num_threads",
     "display_bytes",
     "is_token_id",
@@ -173,6 +176,19 @@ class TraceableTokenizer(TokenizerLike, Protocol):
     def save(self, path: str | Path) -> None: ...
 
 
+#: A byte token as it appears in token strings: ``<0xE0>`` (upper-case hex, two digits).
+BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def byte_token(b: int) -> str:
+    """The token string of one byte: ``<0xNN>``.
+
+    >>> byte_token(0xE0)
+    '<0xE0>'
+    """
+    return f"<0x{b:02X}>"
+
+
 def display_bytes(data: bytes) -> str:
     """Show bytes as text: valid UTF-8 runs decode, every other byte becomes ``<0xNN>``.
 
@@ -193,6 +209,6 @@ def display_bytes(data: bytes) -> str:
         except UnicodeDecodeError as err:
             out.append(data[i : i + err.start].decode("utf-8"))
             bad_end = i + max(err.end, err.start + 1)
-            out.extend(f"<0x{b:02X}>" for b in data[i + err.start : bad_end])
+            out.extend(map(byte_token, data[i + err.start : bad_end]))
             i = bad_end
     return "".join(out)

@@ -24,7 +24,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from ._files import parse_json
+from ._json import parse_json
 
 SCHEMA_FORMAT = "sgpe-schema"
 SCHEMA_FORMAT_VERSION = 1

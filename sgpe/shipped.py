@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._files import split_lines
+from ._text import split_lines
 
 if TYPE_CHECKING:
     from .settings import TrainSettings

@@ -34,23 +34,30 @@ from ._engine import (
     native_file_encoder,
     native_text_encoder,
 )
-from ._files import (
-    BYTE_TOKEN,
-    byte_token,
-    json_kind,
-    optional_key,
-    optional_str,
-    required_key,
-    write_json_atomic,
-)
-from ._files import merge_counts_of as merge_counts_of  # re-exported: its old home
+from ._json import write_json_atomic
 from ._surrogates import lone_surrogate_error, names_lone_surrogate
+from ._vocab_keys import json_kind, merge_counts_of, optional_key, optional_str, required_key
 from .bpe import bpe
 from .hierarchical import HierarchicalEncoder
-from .pieces import MAX_PIECE_UNITS, get_word_splitter, span_letters
-from .protocol import FORMAT_NAME, MergeStep, TokenId, WordTrace, check_num_threads, is_token_id
-from .settings import ORIGINAL_TRAINER, UNRECORDED, default, default_min_freq
-from .settings import SPECIAL_TOKENS as SPECIAL_TOKENS  # re-exported: its old home
+from .pieces import get_word_splitter, span_letters
+from .protocol import (
+    BYTE_TOKEN,
+    FORMAT_NAME,
+    MergeStep,
+    TokenId,
+    WordTrace,
+    byte_token,
+    check_num_threads,
+    is_token_id,
+)
+from .settings import (
+    MAX_PIECE_UNITS,
+    ORIGINAL_TRAINER,
+    SPECIAL_TOKENS,
+    UNRECORDED,
+    default,
+    default_min_freq,
+)
 from .spans import Encoded
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = [
     "sgpe",
-    "sgpe._files",
     "sgpe._surrogates",
+    "sgpe._text",
     "sgpe._engine",
     "sgpe.baselines.tiktoken_offline",
     "sgpe.baselines.bytebpe",

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 import sgpe
 from sgpe import Tokenizer
-from sgpe._files import byte_token
 from sgpe.baselines.bytebpe import SPLIT_PATTERNS, ByteBPETokenizer
 from sgpe.gpe import GPETrainer, TrainSettings
 from sgpe.interop.hf import MAX_RUN, ExportError, check_parity, load_hf, save_hf, to_hf
+from sgpe.protocol import byte_token
 
 tokenizers = pytest.importorskip("tokenizers")
 

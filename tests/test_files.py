@@ -1,4 +1,4 @@
-"""The canonical JSON writer (sgpe/_files.py): its fast item encoder spells every item
+"""The canonical JSON writer (sgpe/_json.py): its fast item encoder spells every item
 exactly as ``json.dumps(item, ensure_ascii=False)`` does. And the run tables
 (sgpe/runs/files.py): Arrow columns built from buffers write the bytes ``pyarrow.table``
 writes."""
@@ -15,8 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sgpe
-import sgpe._files as files
-from sgpe._files import _item_json, dumps_json
+import sgpe._json as json_module
+from sgpe._atomic import write_folder_atomic
+from sgpe._json import _item_json, dumps_json
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VOCABS = sorted((REPO_ROOT / "sample_data" / "vocab").glob("sgpe_*.json"))  # dumps_json files
@@ -30,10 +31,10 @@ def reference_dumps(data: dict[str, Any]) -> str:
         return json.dumps(v, ensure_ascii=False)
 
     with (
-        patch.object(files, "_item_json", item),
-        patch.object(files, "_list_items", lambda vs: map(item, vs)),
+        patch.object(json_module, "_item_json", item),
+        patch.object(json_module, "_list_items", lambda vs: map(item, vs)),
         patch.object(
-            files, "_dict_items", lambda d: (f"{item(k)}: {item(v)}" for k, v in d.items())
+            json_module, "_dict_items", lambda d: (f"{item(k)}: {item(v)}" for k, v in d.items())
         ),
     ):
         return dumps_json(data)
@@ -170,22 +171,22 @@ def test_writing_word_counts_does_not_import_pandas(tmp_path: Path) -> None:
 
 def test_a_folder_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     target = tmp_path / "folder"
-    files.write_folder_atomic(target, {"a.json": b"{}\n", "b.txt": b"old"})
+    write_folder_atomic(target, {"a.json": b"{}\n", "b.txt": b"old"})
     assert sorted(p.name for p in target.iterdir()) == ["a.json", "b.txt"]
-    files.write_folder_atomic(target, {"c.txt": b"new"})  # replaced whole
+    write_folder_atomic(target, {"c.txt": b"new"})  # replaced whole
     assert [p.name for p in target.iterdir()] == ["c.txt"]
     # The second file fails mid-write (str, not bytes) after the first is on disk in the
     # temp directory: the target keeps its old files and no temp directory is left.
     with pytest.raises(TypeError):
-        files.write_folder_atomic(target, {"a.txt": b"1", "z.txt": "not bytes"})  # type: ignore[dict-item]
+        write_folder_atomic(target, {"a.txt": b"1", "z.txt": "not bytes"})  # type: ignore[dict-item]
     assert [p.name for p in target.iterdir()] == ["c.txt"]
     assert [p.name for p in tmp_path.iterdir()] == ["folder"]
     with pytest.raises(TypeError):
-        files.write_folder_atomic(tmp_path / "new", {"a.txt": b"1", "z.txt": "not bytes"})  # type: ignore[dict-item]
+        write_folder_atomic(tmp_path / "new", {"a.txt": b"1", "z.txt": "not bytes"})  # type: ignore[dict-item]
     assert [p.name for p in tmp_path.iterdir()] == ["folder"]
     for bad in ("", ".", "..", "a/b", "a\\b"):
         with pytest.raises(ValueError, match="a folder file name must be a plain name"):
-            files.write_folder_atomic(tmp_path / "x", {bad: b""})
+            write_folder_atomic(tmp_path / "x", {bad: b""})
     assert [p.name for p in tmp_path.iterdir()] == ["folder"]
 
 

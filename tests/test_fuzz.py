@@ -36,7 +36,8 @@ from sgpe.interop.hf import load_hf
 from sgpe.runs import Checkpoint, RunConfig, RunError, decode_table, encode_table
 from sgpe.runs.intake import validate_corpus
 from sgpe.schema import load_schema
-from sgpe.tokenizer import SPECIAL_TOKENS, Tokenizer
+from sgpe.settings import SPECIAL_TOKENS
+from sgpe.tokenizer import Tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_LINES = (REPO_ROOT / "sample_data" / "sinhala.txt").read_text(encoding="utf-8").split("\n")[

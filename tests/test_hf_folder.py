@@ -85,7 +85,7 @@ def assert_all_zero(rows: list[Any], expected_lines: dict[str, int]) -> None:
 
 
 def lines_per_file(files: list[Path], limit: int | None) -> dict[str, int]:
-    from sgpe._files import read_lines
+    from sgpe._text import read_lines
 
     out = {}
     for path in files:

@@ -51,7 +51,8 @@ import sgpe
 from sgpe import engine, syllabify
 from sgpe.metrics import broken_boundaries, encode_for_metrics
 from sgpe.schema import load_schema
-from sgpe.tokenizer import SPECIAL_TOKENS, Tokenizer
+from sgpe.settings import SPECIAL_TOKENS
+from sgpe.tokenizer import Tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO_ROOT / "sample_data"

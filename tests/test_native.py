@@ -434,7 +434,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 @cache
 def _variant(name: str, python: bool) -> Any:
     import sgpe
-    from sgpe._files import read_json
+    from sgpe._json import read_json
 
     settings = dict(VARIANTS[name])
     data = read_json(ROOT / "sample_data" / "vocab" / settings.pop("file", "sgpe_4k.json"))
@@ -585,7 +585,7 @@ def test_encode_batch_flat_refuses_an_id_of_minus_one() -> None:
     uint32 flat form cannot hold it, and both engines say so. (A vocabulary that passes
     its checks has every byte token it needs: the byte ids are emptied here by hand.)"""
     import sgpe
-    from sgpe._files import read_json
+    from sgpe._json import read_json
 
     data = read_json(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
     texts = ["ක", "ක \U0001f600"]
@@ -704,8 +704,8 @@ def test_merge_kinds_of_a_loaded_vocabulary_are_identical(script: str, leading_s
     import random
 
     from sgpe.hierarchical import merge_kind
+    from sgpe.settings import SPECIAL_TOKENS
     from sgpe.syllables import get_syllabifier
-    from sgpe.tokenizer import SPECIAL_TOKENS
 
     tok = sgpe.load(ROOT / "sample_data" / "vocab" / "sgpe_4k.json")
     tokens = [t for t in tok.vocab if t not in SPECIAL_TOKENS]

@@ -20,7 +20,7 @@ from conftest import engine_set_to, require_native_core
 
 import sgpe
 from sgpe import shipped
-from sgpe._files import read_json
+from sgpe._json import read_json
 from sgpe.tokenizer import Tokenizer
 
 require_native_core()

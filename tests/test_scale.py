@@ -23,8 +23,8 @@ import sgpe
 from sgpe.corpus import CorpusError, CorpusStream, corpus_files, iter_documents, read_corpus
 from sgpe.corpus.counting import count_files_dask, count_jobs, count_pieces
 from sgpe.gpe import GPETrainer
-from sgpe.pieces import MAX_PIECE_UNITS, get_word_splitter
-from sgpe.settings import CountOptions, TrainSettings
+from sgpe.pieces import get_word_splitter
+from sgpe.settings import MAX_PIECE_UNITS, CountOptions, TrainSettings
 
 SETTINGS = TrainSettings(vocab_size=2000)
 

@@ -10,10 +10,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import sgpe
-from sgpe._files import byte_token
 from sgpe._reference import reference_pieces, reference_syllabify, reference_train
 from sgpe.bpe import ResumeMismatch
 from sgpe.gpe import FALLBACK_ASCII, GPETrainer, TrainSettings
+from sgpe.protocol import byte_token
 from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 
 

@@ -46,13 +46,10 @@ import regex
 from sgpe._engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
-from .._files import (
-    BYTE_LEVEL_LAYOUT,
-    dumps_json,
-    merge_counts_of,
-    write_text_atomic,
-)
+from .._atomic import write_text_atomic
+from .._json import BYTE_LEVEL_LAYOUT, dumps_json
 from .._surrogates import names_lone_surrogate
+from .._vocab_keys import merge_counts_of
 from ..bpe import PairMerges, ResumeMismatch, bpe
 from ..protocol import (
     FORMAT_NAME,

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from .._files import split_lines
+from .._text import split_lines
 
 
 class UsageError(Exception):

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._files import SUPPORTED_SUFFIXES, parse_json
+from .._json import parse_json
+from .._text import SUPPORTED_SUFFIXES
 from ..interop.hf_folder import ROLES as _ROLES  # one --ROLE flag each
 from ._common import (
     UsageError,

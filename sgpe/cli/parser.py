@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._files import SUPPORTED_SUFFIXES
+from .._text import SUPPORTED_SUFFIXES
 from ..interop.hf_folder import ROLES as _ROLES  # one --ROLE flag each
 from ..settings import (
     ENCODE_HELP,

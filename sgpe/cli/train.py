@@ -370,7 +370,7 @@ def _undo_bad_corpus_run(out: Path, existed: bool, corpus: Path) -> None:
     import shutil
 
     from ..corpus import CorpusError
-    from ..runs.format import _find_table
+    from ..runs.files import _find_table
     from ..runs.intake import validate_corpus
 
     if _find_table(out, "word_counts") is not None:

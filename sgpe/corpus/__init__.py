@@ -4,11 +4,11 @@ cores or a Dask cluster (:mod:`sgpe.corpus.counting`)."""
 
 from __future__ import annotations
 
+from .._text import SUPPORTED_SUFFIXES
 from .readers import (
     BLOCK_BYTES,
     CHUNK_CHARS,
     DEFAULT_MAX_LINE_BYTES,
-    SUPPORTED_SUFFIXES,
     CorpusError,
     CorpusInfo,
     CorpusStream,

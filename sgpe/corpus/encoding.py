@@ -44,7 +44,8 @@ from itertools import accumulate, chain, islice
 from pathlib import Path
 from typing import Any, cast
 
-from .._files import file_sha256, write_json_atomic, write_text_atomic
+from .._atomic import file_sha256, write_text_atomic
+from .._json import write_json_atomic
 from ..settings import default
 from .readers import (
     CorpusError,

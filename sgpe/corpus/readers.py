@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import SUPPORTED_SUFFIXES as SUPPORTED_SUFFIXES  # re-exported: its old home
-from .._files import parse_json
+from .._json import parse_json
+from .._text import SUPPORTED_SUFFIXES
 from ..protocol import one_line
 from ..settings import default
 

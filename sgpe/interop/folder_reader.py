@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .._engine import native_vocab_file
-from .._files import parse_json, read_json
+from .._json import parse_json, read_json
 from ..settings import UNRECORDED
 
 FOLDER_FORMAT = "sgpe-hf-folder"

@@ -16,8 +16,9 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._files import BYTE_TOKEN, byte_token, write_text_atomic
+from .._atomic import write_text_atomic
 from ..pieces import get_word_splitter, span_regex
+from ..protocol import BYTE_TOKEN, byte_token
 from ..schema import schemas_for
 from ..syllables import get_syllabifier
 from ..tokenizer import Tokenizer

@@ -54,7 +54,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._files import BYTE_LEVEL_LAYOUT, dumps_json, read_json, write_folder_atomic
+from .._atomic import write_folder_atomic
+from .._json import BYTE_LEVEL_LAYOUT, dumps_json, read_json
 from .._version import package_version
 from ..tokenizer import Tokenizer
 from .folder_reader import (

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._files import read_json, write_json_atomic
+from .._json import read_json, write_json_atomic
 from ..baselines.tiktoken_offline import EncodingName
 from ..protocol import TokenId, display_bytes
 from ..schema import SCRIPT_BLOCKS, schemas_for

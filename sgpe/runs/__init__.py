@@ -16,7 +16,7 @@ explorer's (``sgpe_explorer.runs.manager``), not the library's.
 
 from __future__ import annotations
 
-from .._files import atomic_write, file_sha256
+from .._atomic import atomic_write, file_sha256
 from ..settings import MODELS
 from .format import (
     ACTIVE_STATES,

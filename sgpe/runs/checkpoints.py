@@ -13,7 +13,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from .._files import TOO_DEEP, _encode_str
+from .._json import TOO_DEEP, _encode_str
 from .constants import CHECKPOINT, CHECKPOINT_FORMAT, CHECKPOINT_PREV, FORMAT_VERSION
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import TOO_DEEP
+from .._json import TOO_DEEP
 from ..protocol import one_line
 from ..settings import _NOTHING as _NO_ABSENT
 from ..settings import (

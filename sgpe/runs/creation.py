@@ -11,7 +11,8 @@ import shutil
 import time
 from pathlib import Path
 
-from .._files import atomic_write, dumps_json, file_sha256
+from .._atomic import atomic_write, file_sha256
+from .._json import dumps_json
 from ..corpus.readers import CorpusError
 from .config import RunConfig
 from .constants import CONFIG, LOCK, RunError

@@ -14,7 +14,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from .._files import TOO_DEEP, dumps_json
+from .._json import TOO_DEEP, dumps_json
 from ..protocol import one_line
 from .constants import FAIL_WRITE_ENV
 

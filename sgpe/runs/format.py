@@ -94,19 +94,10 @@ from .creation import (
     staging_dir,
     verify_corpus,
 )
-from .files import _find_table as _find_table
-from .files import _have_pyarrow as _have_pyarrow
-from .files import _remove_temp_files as _remove_temp_files
-from .files import _table_suffix as _table_suffix
-from .files import _Writes as _Writes
 from .files import decode_table, encode_table
 from .locks import run_lock
 from .merges_table import MERGE_COLUMNS, read_merges
-from .merges_table import _merge_columns as _merge_columns
-from .merges_table import _parts as _parts
 from .status import RunStatus, lock_held, pid_alive, pid_stopped, read_status, write_status
-from .status import _read_status_file as _read_status_file
-from .status import _StatusFile as _StatusFile
 from .word_counts import read_word_counts, write_word_counts
 
 __all__ = [

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import file_sha256
+from .._atomic import file_sha256
 from ..corpus.readers import CorpusError, corpus_files
 
 #: How a recorded problem ends: what the owner of the run can do about it.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write
+from .._atomic import atomic_write
 from ..settings import MAX_INTERVAL_SECONDS
 from .constants import (
     ACTIVE_STATES,

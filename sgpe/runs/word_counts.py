@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write
+from .._atomic import atomic_write
 from ..corpus.readers import CorpusInfo
 from .files import (
     _canonical,

@@ -20,9 +20,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
-from .._files import atomic_write
+from .._atomic import atomic_write
 from ..corpus.readers import CorpusError, CorpusInfo, corpus_files, iter_documents
 from ..settings import info
+from .files import _find_table, _have_pyarrow, _remove_temp_files, _table_suffix, _Writes
 from .format import (
     ACTIVE_STATES,
     CHECKPOINT,
@@ -38,14 +39,6 @@ from .format import (
     CheckpointChoice,
     RunConfig,
     RunError,
-    _find_table,
-    _have_pyarrow,
-    _parts,
-    _read_status_file,
-    _remove_temp_files,
-    _StatusFile,
-    _table_suffix,
-    _Writes,
     corpus_source,
     pick_checkpoint,
     read_config,
@@ -56,7 +49,8 @@ from .format import (
     write_status,
     write_word_counts,
 )
-from .merges_table import encode_merges
+from .merges_table import _parts, encode_merges
+from .status import _read_status_file, _StatusFile
 
 
 class Display(Protocol):

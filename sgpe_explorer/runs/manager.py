@@ -73,7 +73,7 @@ from typing import BinaryIO
 
 import sgpe
 import sgpe_explorer
-from sgpe._files import atomic_write
+from sgpe._atomic import atomic_write
 from sgpe.corpus.readers import CorpusError, corpus_format
 from sgpe.protocol import one_line
 from sgpe.runs.format import (
@@ -84,7 +84,6 @@ from sgpe.runs.format import (
     VOCAB,
     RunError,
     RunStatus,
-    _read_status_file,
     init_run_dir,
     read_config,
     read_status,
@@ -103,6 +102,7 @@ from sgpe.runs.intake import (
     validate_corpus,
 )
 from sgpe.runs.sources import CorpusFile, manifest, manifest_sha256, resolve
+from sgpe.runs.status import _read_status_file
 from sgpe.runs.system import try_lock, unlock
 
 from .records import (

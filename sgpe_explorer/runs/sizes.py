@@ -58,7 +58,7 @@ def size_range(corpus: str | Path, settings: TrainSettings) -> SizeRange:
     tenth of a second per MB of text with the native core); the app runs it on a large
     upload in a worker process (sgpe_explorer/ui/train_form.py, corpus_range)."""
     from sgpe.gpe import GPETrainer
-    from sgpe.tokenizer import SPECIAL_TOKENS
+    from sgpe.settings import SPECIAL_TOKENS
 
     everything = settings.replace(vocab_size=MAX_VOCAB_SIZE)
     if settings.model == "bytebpe":

@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sgpe._files import BYTE_TOKEN
+from sgpe.protocol import BYTE_TOKEN
 
 from .style import KIND_COLOURS, KIND_HELP, TOKEN_COLOURS
 
