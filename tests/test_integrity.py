@@ -48,7 +48,8 @@ from pathlib import Path
 import pytest
 
 import sgpe
-from sgpe import engine, syllabify
+from sgpe import syllabify
+from sgpe._engine import native_syllabifier
 from sgpe.metrics import broken_boundaries, encode_for_metrics
 from sgpe.schema import load_schema
 from sgpe.settings import SPECIAL_TOKENS
@@ -307,7 +308,7 @@ def _check_one_syllable(strings: Iterable[str], stride: int = 1) -> tuple[int, l
     of both scripts take 50 s; ``--runslow`` checks them all)."""
     n = 0
     bad: list[str] = []
-    native = engine.native_syllabifier("auto", False)
+    native = native_syllabifier("auto", False)
     chunk: list[str] = []
 
     def check_native() -> None:
