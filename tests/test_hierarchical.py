@@ -398,7 +398,7 @@ def test_no_output_depends_on_the_unit_numbering(
     """Unit types are numbered by first appearance (``_Coder``), but any numbering gives
     the same vocabulary, merge counts and ids, for either merge loop: a placeholder never
     forms a counted pair and is replaced by its unit's symbol once the unit is one token."""
-    from sgpe import engine as seam
+    from sgpe import _engine as seam
     from sgpe import gpe
     from sgpe.hierarchical import CorpusUnits
 
