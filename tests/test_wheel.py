@@ -82,13 +82,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     venv = tmp / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])
     python = venv / "bin" / "python"
-    # The wheel, then the app's lock (its pins and hashes, nothing unpinned).
+    # The wheel, then the app's lock (its pins and hashes, nothing unpinned). Without
+    # PYTHONPATH: a checkout on it, with the egg-info an in-tree build leaves, would look
+    # installed to pip, which would then skip the wheel.
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     _run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-          "--no-deps", str(wheel)])  # fmt: skip
+          "--no-deps", str(wheel)], env=clean)  # fmt: skip
     lock = tmp / "app-lock.txt"
     lock.write_text((ROOT / "requirements" / "app.txt").read_text(encoding="utf-8"))
     _run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-          "--no-deps", "--require-hashes", "-r", str(lock)])  # fmt: skip
+          "--no-deps", "--require-hashes", "-r", str(lock)], env=clean)  # fmt: skip
     cwd = tmp / "elsewhere"
     cwd.mkdir()
     env = {
