@@ -40,7 +40,7 @@ from functools import cache, partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from .schema import BUILTIN_SCRIPTS, code_point_ranges, schemas_for
+from .schema import code_point_ranges, is_known_script, schemas_for
 
 if TYPE_CHECKING:
     # The trainers' types, re-exported for the type hints of their callers.
@@ -239,7 +239,7 @@ def native_syllabifier(
     module = native_module()
     if module is None or custom:
         return None
-    if script != "auto" and script not in BUILTIN_SCRIPTS:
+    if not is_known_script(script):
         return None
     tables = builtin_tables(script)
     made: NativeSyllabifier = module.Syllabifier(tables, leading_space)
@@ -268,7 +268,7 @@ def native_text_encoder(
     merge in ``part_ranks``). A byte token or ``[UNK]`` the vocabulary lacks is spelled -1
     by both engines."""
     module = native_module()
-    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+    if module is None or not is_known_script(script):
         return None
     schemas = schemas_for(script)
     tables = builtin_tables(script)
@@ -324,7 +324,7 @@ def native_file_encoder(
     encoder, its tables (single-character ids, merge kinds, ranks) made in Rust from the
     file instead of from the Python tables; None for a schema that is not built in."""
     module = native_module()
-    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+    if module is None or not is_known_script(script):
         return None
     word_chars = (
         code_point_ranges(frozenset().union(*(s.word_chars for s in schemas_for(script))))
@@ -395,7 +395,7 @@ def native_hierarchical(
     ``script`` setting, or None under the Python engine. Also None when a symbol is a lone
     surrogate (UTF-8 cannot hold it): the Python engine trains that corpus."""
     module = native_module()
-    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+    if module is None or not is_known_script(script):
         return None
     try:
         "".join(symbols).encode("utf-8")
@@ -437,7 +437,7 @@ def native_piece_counter(
     ``prefix`` before every non-empty line of a file segment; or None under the Python
     engine or for a schema that is not built in."""
     module = native_module()
-    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+    if module is None or not is_known_script(script):
         return None
     made: NativePieceCounter = module.PieceCounter(
         None if word_chars is None else code_point_ranges(word_chars),
@@ -469,7 +469,7 @@ def native_merge_kinds(
     computes when it loads a ``vocab.json`` (which has no kind column). None under the
     Python engine, or when a merge holds a lone surrogate (the Python twin answers)."""
     module = native_module()
-    if module is None or (script != "auto" and script not in BUILTIN_SCRIPTS):
+    if module is None or not is_known_script(script):
         return None
     tables = builtin_tables(script)
     try:

@@ -55,3 +55,42 @@ def optional_key(data: dict[str, Any], key: str, kind: type, default: Any, sourc
 def optional_str(data: dict[str, Any], key: str, default: str, source: str) -> str:
     """A string setting of a vocabulary file, ``default`` when the key is absent."""
     return str(optional_key(data, key, str, default, source))
+
+
+def schema_record(script: str) -> dict[str, Any]:
+    """The keys a vocabulary of a linguist's own schema adds beside ``scripts`` (its key):
+    ``schema_sha256`` (sha256 of the schema's canonical JSON, sgpe/schema.py) and
+    ``schema``, the document whole, so the file encodes the same ids anywhere without the
+    schema file. Empty for a built-in script: those files keep their bytes."""
+    from .schema import custom_schema, schema_digest, schema_document
+
+    schema = custom_schema(script)
+    if schema is None:
+        return {}
+    return {"schema_sha256": schema_digest(schema), "schema": schema_document(schema)}
+
+
+def recorded_script(data: dict[str, Any], default: str, source: str) -> str:
+    """The ``scripts`` key of a vocabulary file; for a file that records its own schema
+    (:func:`schema_record`), the schema is checked against its digest and registered, and
+    its key (``name@digest``) is what ``scripts`` must say."""
+    script = optional_str(data, "scripts", default, source)
+    if "schema" not in data and "schema_sha256" not in data:
+        return script
+    from .schema import parse_schema, register_schema, schema_digest
+
+    document = required_key(data, "schema", dict, source)
+    digest = required_key(data, "schema_sha256", str, source)
+    schema = parse_schema(document, f"{source}: key 'schema'")
+    if schema_digest(schema) != digest:
+        raise ValueError(
+            f"{source}: key 'schema' does not match its sha256 in 'schema_sha256' (the "
+            "schema was edited after training); restore the file, or train again with the "
+            "edited schema"
+        )
+    key = register_schema(schema)
+    if script != key:
+        raise ValueError(
+            f"{source}: key 'scripts' is {script!r}, but the recorded schema's key is {key!r}"
+        )
+    return key

@@ -16,7 +16,10 @@ This module only loads, validates and classifies. Matching lives in ``syllabify.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -112,6 +115,9 @@ class Schema:
     dfa_accept: frozenset[str]
     dfa_orphan_states: frozenset[str]
     _char_class: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # The JSON document it was parsed from, kept whole: what a vocabulary trained with a
+    # linguist's own schema records (see schema_document below).
+    _document: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def classify(self, ch: str) -> str:
         """Class letter of one character, ``"O"`` if the schema does not claim it."""
@@ -355,6 +361,8 @@ def parse_schema(data: Any, source: str = "<schema>", *, builtin: bool = False) 
         dfa_orphan_states=orphan_states,
     )
     schema._char_class.update(owner)
+    # A built-in schema's document is only read; a user's may be edited after this call.
+    schema._document.update(data if builtin else copy.deepcopy(data))
     return schema
 
 
@@ -383,7 +391,89 @@ def load_schema(name: str) -> Schema:
 
 
 def schemas_for(script: str) -> tuple[Schema, ...]:
-    """The schemas a ``script`` option selects: one script, or all of them for ``"auto"``."""
+    """The schemas a ``script`` option selects: one script, or all of them for ``"auto"``,
+    or a linguist's own schema by the key :func:`register_schema` gave it."""
     if script == "auto":
         return tuple(load_schema(n) for n in BUILTIN_SCRIPTS)
+    custom = _CUSTOM.get(script)
+    if custom is not None:
+        return (custom,)
     return (load_schema(script),)
+
+
+# ============================================================================
+# A linguist's own schema, wherever a script name goes
+# ============================================================================
+
+# A schema given as a file or a parsed schema gets a ``script`` key of its own,
+# ``<name>@<first 16 hex digits of its digest>``: every part of sgpe that takes a script
+# name (the syllabifier, the word splitter, the trainer, the encoder, both engines, the HF
+# export) then takes the schema through it, and the caches keyed by that name can never
+# mix two schemas, as the key changes with any change to the schema.
+_CUSTOM: dict[str, Schema] = {}
+_KEY_DIGITS = 16
+
+
+def schema_document(schema: Schema) -> dict[str, Any]:
+    """The JSON document ``schema`` was parsed from (a copy), as a vocabulary records it."""
+    return copy.deepcopy(schema._document)
+
+
+def canonical_schema_json(document: Mapping[str, Any]) -> str:
+    """The canonical JSON text of a schema document: keys sorted, no spaces, UTF-8 as is.
+    Two documents with the same content give the same text whatever their layout."""
+    return json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def schema_digest(schema: Schema) -> str:
+    """sha256 (hex) of the canonical JSON of the schema's document."""
+    text = canonical_schema_json(schema._document)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def register_schema(schema: Schema) -> str:
+    """The ``script`` key of a schema that is not built in (``name@digest``), by which
+    every ``script`` option of sgpe then selects it in this process."""
+    key = f"{schema.name}@{schema_digest(schema)[:_KEY_DIGITS]}"
+    _CUSTOM.setdefault(key, schema)
+    return key
+
+
+def custom_schema(script: str) -> Schema | None:
+    """The schema a :func:`register_schema` key stands for; None for a built-in name."""
+    return _CUSTOM.get(script)
+
+
+def is_known_script(script: str) -> bool:
+    """``"auto"``, a built-in script, or the key of a registered schema."""
+    return script == "auto" or script in BUILTIN_SCRIPTS or script in _CUSTOM
+
+
+def resolve_schema(value: Any) -> Schema:
+    """A schema given as a file path, a parsed :class:`Schema` or a schema document (a
+    dict, as a vocabulary or a run's ``config.json`` records it). A bad one raises
+    :class:`SchemaError` saying what is wrong, where, and how to fix it."""
+    if isinstance(value, Schema):
+        return value
+    if isinstance(value, Mapping):
+        return parse_schema(dict(value), "<schema>")
+    if isinstance(value, (str, os.PathLike)):
+        path = Path(value)
+        try:
+            return load_schema_file(path)
+        except FileNotFoundError:
+            raise SchemaError(f"{path}: schema file not found") from None
+        except IsADirectoryError:
+            raise SchemaError(f"{path}: is a directory; give a schema JSON file") from None
+        except UnicodeDecodeError as err:
+            raise SchemaError(
+                f"{path}: not UTF-8 text ({err.reason} at byte {err.start})"
+            ) from None
+    raise SchemaError(
+        f"a schema must be a file path, a parsed Schema or a schema document, got {value!r:.60}"
+    )
+
+
+def schema_key(value: Any) -> str:
+    """The ``script`` key of a schema given as :func:`resolve_schema` takes it."""
+    return register_schema(resolve_schema(value))

@@ -29,10 +29,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+if TYPE_CHECKING:
+    from .schema import Schema
 
 # The tokens every vocabulary starts with (ids 0..4). Declared here, below sgpe/tokenizer.py
 # (which re-exports them), because the settings check vocab_size against their number.
@@ -218,6 +222,18 @@ class TrainSettings:
             models=("sgpe",),
         ),
     )
+    # After construction: the schema's JSON document (a dict), or None for a built-in
+    # script; ``script`` then holds the schema's key (sgpe.schema.register_schema).
+    schema: str | os.PathLike[str] | Mapping[str, Any] | Schema | None = field(
+        default=None,
+        metadata=about(
+            help="a schema JSON file, a linguist's own grammar (docs/scripts.md), instead of "
+            "--script; the vocabulary records it whole, so it encodes without the file",
+            models=("sgpe",),
+            metavar="FILE",
+            absent=None,  # runs made before a schema could be given used a built-in script
+        ),
+    )
     pieces: str = field(
         default="whitespace",
         metadata=about(
@@ -262,6 +278,8 @@ class TrainSettings:
     )
 
     def __post_init__(self) -> None:
+        if self.model == "sgpe":
+            _resolve_schema(self)
         for f in dataclasses.fields(self):
             meta = info(f)
             value = getattr(self, f.name)
@@ -360,6 +378,29 @@ class TrainSettings:
             "pieces": self.pieces,
             "superwords_from": self.superwords_from,
         }
+
+
+def _resolve_schema(s: TrainSettings) -> None:
+    """``schema`` given (a path, a parsed schema or a document): check it (a bad one is a
+    :class:`sgpe.schema.SchemaError` that says what to fix), keep its document and put its
+    key in ``script``. ``script`` naming a registered schema's key: fill in its document,
+    so the settings always carry the schema they name (a run's config.json records it)."""
+    from .schema import custom_schema, register_schema, resolve_schema, schema_document
+
+    if s.schema is None:
+        found = custom_schema(s.script)
+        if found is not None:
+            object.__setattr__(s, "schema", schema_document(found))
+        return
+    schema = resolve_schema(s.schema)
+    key = register_schema(schema)
+    if s.script not in ("auto", key):
+        raise ValueError(
+            f"schema and script: give one of them, not both (script is {s.script!r}; "
+            "a schema brings its own grammar)"
+        )
+    object.__setattr__(s, "schema", schema_document(schema))
+    object.__setattr__(s, "script", key)
 
 
 def _check_superwords(s: TrainSettings) -> None:
@@ -552,6 +593,7 @@ class TrainKeywords(TypedDict, total=False):
     prepend_space: bool | None
     oov_policy: OOVPolicy
     script: str
+    schema: str | os.PathLike[str] | Mapping[str, Any] | Schema | None
     pieces: str
     pattern: str
     max_piece_units: int

@@ -59,10 +59,10 @@ from dataclasses import dataclass
 from functools import cache, cached_property, reduce
 from itertools import accumulate, islice
 from operator import iadd
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from ._engine import dispatch, native_syllabifier
-from .schema import OTHER, Schema, schemas_for
+from .schema import OTHER, Schema, schema_key, schemas_for
 
 Kind = Literal["syllable", "orphan", "passthrough", "whitespace"]
 # As in the original SGPE, only these four characters take part in leading-space handling.
@@ -312,8 +312,14 @@ def get_syllabifier(script: str = "auto", leading_space: bool = False) -> Syllab
     return Syllabifier(script, leading_space)
 
 
-def syllabify(text: str, script: str = "auto", leading_space: bool = False) -> list[str]:
+def syllabify(
+    text: str, script: str = "auto", leading_space: bool = False, *, schema: Any = None
+) -> list[str]:
     """Split ``text`` into syllables, orphans, passthrough and whitespace tokens.
+
+    ``schema`` replaces ``script`` with a linguist's own grammar: a schema file's path, a
+    parsed :class:`~sgpe.schema.Schema` or a schema document (a bad one raises
+    :class:`~sgpe.schema.SchemaError`, which says what to fix).
 
     >>> syllabify("ශ්‍රී ලංකාව")
     ['ශ්\u200dරී', ' ', 'ලං', 'කා', 'ව']
@@ -322,6 +328,10 @@ def syllabify(text: str, script: str = "auto", leading_space: bool = False) -> l
     >>> syllabify("क्षत्रिय नमस्ते")
     ['क्ष', 'त्रि', 'य', ' ', 'न', 'म', 'स्ते']
     """
+    if schema is not None:
+        if script != "auto":
+            raise ValueError("give script or schema, not both")
+        script = schema_key(schema)
     return get_syllabifier(script, leading_space)(text)
 
 

@@ -29,14 +29,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
-from ._engine import (
-    dispatch,
-    native_file_encoder,
-    native_text_encoder,
-)
+from ._engine import dispatch, native_file_encoder, native_text_encoder
 from ._json import write_json_atomic
 from ._surrogates import lone_surrogate_error, names_lone_surrogate
-from ._vocab_keys import json_kind, merge_counts_of, optional_key, optional_str, required_key
+from ._vocab_keys import (
+    json_kind,
+    merge_counts_of,
+    optional_key,
+    optional_str,
+    recorded_script,
+    required_key,
+    schema_record,
+)
 from .bpe import bpe
 from .hierarchical import HierarchicalEncoder
 from .pieces import get_word_splitter, span_letters
@@ -758,6 +762,7 @@ class Tokenizer:
             "min_freq": self.min_freq,
             "leading_space": self.leading_space,
             "scripts": self.script,
+            **schema_record(self.script),  # a linguist's own schema, whole (else nothing)
             "pieces": self.pieces,
             "prepend_space": self.prepend_space,
             "oov_policy": self.oov_policy,
@@ -846,7 +851,7 @@ class Tokenizer:
                 vocab=vocab,
                 merges=merges,
                 leading_space=required_key(data, "leading_space", bool, source),
-                script=optional_str(data, "scripts", UNRECORDED["script"], source),
+                script=recorded_script(data, UNRECORDED["script"], source),
                 pieces=optional_str(data, "pieces", UNRECORDED["pieces"], source),
                 prepend_space=optional_key(
                     data, "prepend_space", bool, UNRECORDED["prepend_space"], source

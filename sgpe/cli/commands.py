@@ -33,10 +33,23 @@ def _cmd_syllabify(args: argparse.Namespace) -> int:
     from ..syllables import get_syllabifier
 
     try:
-        split = get_syllabifier(args.script, args.leading_space)
+        split = get_syllabifier(_grammar(args), args.leading_space)
     except ValueError as err:
         raise UsageError(str(err)) from None
     return _emit_lines(_json_line(split(line)) for _, line in _input_lines())
+
+
+def _grammar(args: argparse.Namespace, vocabulary_script: str = "auto") -> str:
+    """The ``script`` of ``--script`` or ``--schema FILE`` (the schema's key: a bad file is
+    a usage error that says what to fix); neither: ``vocabulary_script``."""
+    if args.schema is not None:
+        from ..schema import SchemaError, schema_key
+
+        try:
+            return schema_key(args.schema)
+        except SchemaError as err:
+            raise UsageError(str(err)) from None
+    return str(args.script) if args.script is not None else vocabulary_script
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
@@ -128,6 +141,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     except ImportError as err:
         raise RuntimeError(f"eval needs sgpe.metrics, which cannot be imported: {err}") from None
     tok = _load_vocab(args.vocab)
+    from ..schema import custom_schema
+
+    # A vocabulary of its own schema finds boundaries by it; any other, by every script.
+    own = getattr(tok, "script", "auto")
+    script = _grammar(args, own if custom_schema(own) is not None else "auto")
     path = Path(args.text)
     if not path.exists():
         raise UsageError(f"{path}: file not found")
@@ -137,7 +155,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         lines: Iterator[str] = iter_documents(path)
     else:
         lines = iter(_read_text_lines(path))
-    result = evaluate(tok, lines, script=args.script)
+    result = evaluate(tok, lines, script=script)
     out = _stdout_bytes()
     out.write((json.dumps(result, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     out.flush()

@@ -72,6 +72,11 @@ def _shipped_by_name(args: argparse.Namespace) -> None:
         args.vocab = str(shipped.path_of(vocab))
 
 
+#: The help of ``--schema`` where it stands beside ``--script`` (train and count take theirs
+#: from the setting, sgpe/settings.py).
+SCHEMA_HELP = "a schema JSON file (a linguist's own grammar, docs/scripts.md) instead of --script"
+
+
 #: What ``sgpe app`` says where the explorer is not installed (double quotes: the one spelling
 #: that works in the shells of every system, Windows' cmd included).
 APP_MISSING = 'sgpe: error: the explorer is not installed: pip install "sgpe-explorer[app]"'
@@ -129,12 +134,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="stdin lines -> JSON lists of syllables",
         description="Split each stdin line into syllables; print one JSON list per line.",
     )
-    p.add_argument(
+    grammar = p.add_mutually_exclusive_group()
+    grammar.add_argument(
         "--script",
         choices=choices("script"),
         default=default("script"),
         help="grammar to use; auto picks one per character run",
     )
+    grammar.add_argument("--schema", metavar="FILE", help=SCHEMA_HELP)
     p.add_argument(
         "--leading-space",
         action="store_true",
@@ -256,12 +263,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help=VOCAB_HELP,
     )  # fmt: skip
     p.add_argument("--text", metavar="FILE", required=True, help="evaluation text")
-    p.add_argument(
+    grammar = p.add_mutually_exclusive_group()
+    grammar.add_argument(
         "--script",
         choices=choices("script"),
-        default=default("script"),
-        help="grammar used to find syllable boundaries",
+        default=None,
+        help="grammar used to find syllable boundaries (default: the schema the vocabulary "
+        "records, if it was trained with its own; else auto)",
     )
+    grammar.add_argument("--schema", metavar="FILE", help=SCHEMA_HELP)
     p.set_defaults(func=_cmd_eval)
 
     p = command_parser(

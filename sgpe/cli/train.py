@@ -156,6 +156,8 @@ def _config_from_args(args: argparse.Namespace) -> Any:
 def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
     """With --resume the run's config.json rules; a flag that contradicts it is an error."""
     given = _given_settings(args)
+    if "schema" in given:
+        _check_resume_schema(given.pop("schema"), config)
     for f in settings_fields():
         if f.name not in given or given[f.name] == getattr(config, f.name):
             continue
@@ -179,6 +181,21 @@ def _check_resume_flags(args: argparse.Namespace, config: Any) -> None:
             )
 
 
+def _check_resume_schema(path: str, config: Any) -> None:
+    """``--resume --schema FILE``: the file must hold the schema the run recorded."""
+    from ..schema import SchemaError, resolve_schema, schema_document
+
+    try:
+        document = schema_document(resolve_schema(path))
+    except SchemaError as err:
+        raise UsageError(str(err)) from None
+    if document != config.schema:
+        raise UsageError(
+            f"--schema {path} differs from the schema the run's config.json records; a "
+            "resumed run keeps its schema: omit the flag, or start a new run with another --out"
+        )
+
+
 #: The counting options batch encoding takes (it reads a corpus the same way).
 ENCODE_OPTIONS = ("workers", "backend", "scheduler")
 
@@ -188,7 +205,8 @@ ENCODE_OPTIONS = ("workers", "backend", "scheduler")
 # superwords_from: with it, count keeps each superword span as one key (sgpe/pieces.py),
 # which train --word-counts --superwords-from needs.
 PIECE_SETTINGS = (
-    "script", "pieces", "leading_space", "prepend_space", "max_piece_units", "superwords_from",
+    "script", "schema", "pieces", "leading_space", "prepend_space", "max_piece_units",
+    "superwords_from",
 )  # fmt: skip
 
 
@@ -335,7 +353,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
             summary = validate_corpus(corpus, max_bytes=None, require_script=False, whole=False)
             if summary.partial:
                 partly_checked = corpus
-            if summary.script_characters == 0:
+            if summary.script_characters == 0 and config.schema is None:
                 print(
                     f"sgpe: warning: {corpus.name} has no character of a script SGPE has a "
                     f"schema for ({', '.join(BUILTIN_SCRIPTS)}); it will learn merges of "

@@ -160,6 +160,8 @@ class RunConfig:
         flat = self.settings.to_dict()
         if flat["prepend_space"] is None:  # bytebpe: not used; written as before
             flat["prepend_space"] = flat["leading_space"]
+        if flat["schema"] is None:  # a built-in script: config.json is written as before
+            del flat["schema"]
         data = {
             "format": CONFIG_FORMAT,
             "format_version": 1 if self.has_copy else 2,
@@ -243,6 +245,12 @@ def _typed(value: Any, f: dataclasses.Field[Any], source: str) -> Any:
     where a float is expected is taken; anything else that differs is an error)."""
     if value is None and f.name == "superwords_from":
         return None  # a setting whose value may be None: no superwords
+    if f.name == "schema":  # a linguist's own schema, recorded whole (TrainSettings checks it)
+        if not isinstance(value, dict):
+            raise RunError(
+                f"{source}: key 'schema' must be a schema (an object), got {value!r:.60}"
+            )
+        return value
     example = f.default if f.default is not None else (True if f.name == "prepend_space" else 1)
     kind = type(example)
     if kind is float and isinstance(value, int) and not isinstance(value, bool):

@@ -607,7 +607,8 @@ def _describe(config: RunConfig) -> str:
     parts = [
         f"{f.name}={getattr(s, f.name)}"
         for f in dataclasses.fields(s)
-        if f.name != "model" and s.model in info(f).models
+        # (A schema is named by its key in ``script``, name@digest; its document is long.)
+        if f.name not in ("model", "schema") and s.model in info(f).models
     ]
     return f"{s.model} " + " ".join(parts)
 
