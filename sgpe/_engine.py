@@ -221,9 +221,9 @@ def schema_tables(schema: Schema) -> SchemaTables:
 
 @cache
 def builtin_tables(script: str) -> list[SchemaTables]:
-    """The tables of a built-in ``script`` setting's schemas (one script, or all for
-    ``"auto"``), made once per process: every native object of the setting is built from
-    them."""
+    """The tables of a ``script`` setting's schemas (one built-in script, all of them for
+    ``"auto"``, or a linguist's own by its key, sgpe/schema.py ``register_schema``), made
+    once per process: every native object of the setting is built from them."""
     return [schema_tables(s) for s in schemas_for(script)]
 
 
@@ -231,9 +231,9 @@ def builtin_tables(script: str) -> list[SchemaTables]:
 def native_syllabifier(
     script: str, leading_space: bool, custom: bool = False
 ) -> NativeSyllabifier | None:
-    """The native DFA syllabifier of a built-in ``script`` setting (one script or
-    ``"auto"``), or None under the Python engine and for ``custom`` schemas (a linguist's
-    own, which the core does not hold). Its ``syllabify``/``spans`` give what
+    """The native DFA syllabifier of a ``script`` setting (a built-in script, ``"auto"``
+    or a registered schema's key), or None under the Python engine and for ``custom``
+    schemas handed to a syllabifier without a key (the Grammar page's while it is edited). Its ``syllabify``/``spans`` give what
     :class:`sgpe.syllables.Syllabifier` gives; a text with a lone surrogate (which UTF-8
     cannot hold) raises ``UnicodeEncodeError``, and :func:`dispatch` runs Python's instead."""
     module = native_module()

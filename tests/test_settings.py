@@ -335,7 +335,7 @@ def test_the_shipped_vocabularies_record_their_settings():
 #: the ones added since (``--superwords-from``).
 TRAIN_FLAGS = {
     "--model", "--vocab-size", "--mode", "--prune-freq", "--min-freq", "--oov", "--script",
-    "--pieces", "--no-leading-space", "--no-prepend-space", "--pattern", "--checkpoint-every",
+    "--schema", "--pieces", "--no-leading-space", "--no-prepend-space", "--pattern", "--checkpoint-every",
     "--checkpoint-seconds", "--heartbeat-seconds", "--max-piece-units", "--superwords-from",
 }  # fmt: skip
 #: The counting flags (CountOptions) that train shares with count: a run records them.

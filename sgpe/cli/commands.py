@@ -144,8 +144,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ..schema import custom_schema
 
     # A vocabulary of its own schema finds boundaries by it; any other, by every script.
-    own = getattr(tok, "script", "auto")
-    script = _grammar(args, own if custom_schema(own) is not None else "auto")
+    own = getattr(tok, "script", None)  # byte-level BPE has none
+    script = _grammar(args, own) if own and custom_schema(own) else _grammar(args)
     path = Path(args.text)
     if not path.exists():
         raise UsageError(f"{path}: file not found")
