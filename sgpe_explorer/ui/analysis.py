@@ -25,7 +25,7 @@ import regex
 
 from sgpe import metrics
 from sgpe.protocol import WordTrace
-from sgpe.schema import CLASS_LETTERS, load_schema
+from sgpe.schema import CLASS_LETTERS, custom_schema, load_schema
 from sgpe.syllables import Span, syllable_ends, syllable_spans, trace
 
 from .render import TokenView, UnitView, char_name, code_points, token_title, visible
@@ -157,6 +157,14 @@ def char_rows(unit: str, script: str = "auto", leading_space: bool = False) -> l
 # ============================================================================ coverage
 
 
+def vocabulary_grammar(tokenizer: Any) -> str:
+    """The ``script`` a page uses for a vocabulary's syllables: the vocabulary's own schema
+    when it was trained with one (its key, sgpe.schema.register_schema), else ``"auto"``,
+    as for every vocabulary of the built-in scripts."""
+    script = getattr(tokenizer, "script", None)  # byte-level BPE has none
+    return str(script) if script and custom_schema(script) is not None else "auto"
+
+
 def syllable_coverage(tokenizer: Any, text: str) -> dict[str, int]:
     """How a tokenizer covers the syllables of ``text`` (units of the ``syllable`` kind):
     ``whole`` — exactly one token; ``joined`` — inside a token that holds whole syllables;
@@ -168,13 +176,15 @@ def syllable_coverage(tokenizer: Any, text: str) -> dict[str, int]:
     # A token " X" (leading space or Metaspace) starts the syllable X after its space.
     starts |= {s + 1 for s in starts if s < len(raw) and raw[s] == 0x20}
     ends = {e for s, e in encoded.spans if s < e}
-    result = metrics.broken_boundaries(text, encoded.spans)
+    # The syllables of the vocabulary's own schema, if it was trained with one.
+    script = vocabulary_grammar(tokenizer)
+    result = metrics.broken_boundaries(text, encoded.spans, script=script)
     torn_at = set(result.straddling_at)
     out = {"syllables": 0, "whole": 0, "joined": 0, "parts": 0, "torn": 0}
     offsets = [0]
     for ch in text:
         offsets.append(offsets[-1] + len(ch.encode("utf-8")))
-    for span in syllable_spans(text):
+    for span in syllable_spans(text, script):
         if span.kind != "syllable":
             continue
         out["syllables"] += 1

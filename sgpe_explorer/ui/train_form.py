@@ -18,6 +18,7 @@ or the mode's default), never 0.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -242,7 +243,8 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
     size = getattr(corpus, "size", None)
     if size is None or size <= BACKGROUND_BYTES:
         return _range(identity, corpus, name, data)
-    key = (*identity, tuple(sorted(data.items())))
+    # As JSON text: a linguist's own schema is a dict (the settings' ``schema``).
+    key = (*identity, json.dumps(data, sort_keys=True))
     checks = _checks()
     with checks.lock:
         future = checks.futures.get(key)

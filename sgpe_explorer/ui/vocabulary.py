@@ -14,6 +14,8 @@ from typing import Any
 from sgpe.protocol import display_bytes
 from sgpe.syllables import syllabify, syllable_spans
 
+from .analysis import vocabulary_grammar
+
 KIND_ORDER = (
     "special",
     "byte fallback",
@@ -53,6 +55,7 @@ def vocab_table(tokenizer: Any) -> list[dict[str, Any]]:
         # Tokens made by joining whole syllables (every merge of the paper mode).
         merged = {a + b for (a, b), k in zip(tokenizer.merges, kinds) if k == "join"}
         ls = tokenizer.leading_space
+        script = vocabulary_grammar(tokenizer)  # its own schema, if it was trained with one
         for token_id in range(tokenizer.vocab_size):
             token = tokenizer.id_to_token(token_id)
             kind = _token_kind_sgpe(tokenizer, token_id, token, merged)
@@ -62,7 +65,7 @@ def vocab_table(tokenizer: Any) -> list[dict[str, Any]]:
                     "id": token_id,
                     "token": token,
                     "kind": kind,
-                    "syllables": len(syllabify(token, leading_space=ls)) if plain else None,
+                    "syllables": len(syllabify(token, script, ls)) if plain else None,
                     "code points": len(token) if plain else None,
                     "bytes": len(tokenizer.token_bytes([token_id])[0]),
                 }

@@ -31,13 +31,17 @@ CHARTS = ["straddling_per_1k", "spelled_per_1k", "twr", "cpt", "tokens"]
 
 
 @st.cache_data(show_spinner="Tokenizing…", max_entries=24)
-def analyse(name: str, key: str, _tokenizer: Any, text: str) -> analysis.TokenAnalysis:
-    return analysis.analyse_tokens(name, _tokenizer, text, limit=RENDER_LIMIT)
+def analyse(
+    name: str, key: str, _tokenizer: Any, text: str, script: str = "auto"
+) -> analysis.TokenAnalysis:
+    return analysis.analyse_tokens(name, _tokenizer, text, limit=RENDER_LIMIT, script=script)
 
 
 @st.cache_data(show_spinner="Evaluating on the corpus…", max_entries=16)
-def evaluate(key: str, _tokenizer: Any, lines: tuple[str, ...]) -> dict[str, Any]:
-    return metrics.evaluate(_tokenizer, lines)
+def evaluate(
+    key: str, _tokenizer: Any, lines: tuple[str, ...], script: str = "auto"
+) -> dict[str, Any]:
+    return metrics.evaluate(_tokenizer, lines, script=script)
 
 
 def parse_pick(raw: str) -> list[str]:
@@ -61,6 +65,9 @@ st.caption(
 
 text = state.text_area("cmp", height=110)
 active = resources.active()
+# Syllables by the active vocabulary's own schema when it was trained with one (every
+# tokenizer is judged by the same syllables).
+grammar_of = analysis.vocabulary_grammar(active.sgpe)
 entries, problems = resources.catalogue(active)
 for problem in problems:
     st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
@@ -113,7 +120,7 @@ elif chosen:
             "with byte tokens (the dotted underlines below). Train a vocabulary on text of "
             "that script on the Train page to compare like with like."
         )
-    results = [analyse(e.name, e.cache_key, e.tokenizer, text) for e in chosen]
+    results = [analyse(e.name, e.cache_key, e.tokenizer, text, grammar_of) for e in chosen]
     summary = pd.DataFrame([{"tokenizer": r.name, **r.counts} for r in results]).set_index(
         "tokenizer"
     )
@@ -211,7 +218,7 @@ else:
 if lines is not None and chosen:
     rows = []
     for entry in chosen:
-        m = evaluate(entry.cache_key, entry.tokenizer, lines)
+        m = evaluate(entry.cache_key, entry.tokenizer, lines, grammar_of)
         rows.append({"tokenizer": entry.name, **m})
     table = pd.DataFrame(rows)
     names = {  # the rule, the budget, then the cuts of both kinds (see the docstring)

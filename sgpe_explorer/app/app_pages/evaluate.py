@@ -35,8 +35,10 @@ CHARTS = ["straddling_per_1k", "twr", "cpt", "broken_per_1k", "roundtrip_fail"]
 
 
 @st.cache_data(show_spinner="Evaluating…", max_entries=64)
-def evaluate(key: str, _tokenizer: Any, lines: tuple[str, ...]) -> dict[str, Any]:
-    return metrics.evaluate(_tokenizer, lines)
+def evaluate(
+    key: str, _tokenizer: Any, lines: tuple[str, ...], script: str = "auto"
+) -> dict[str, Any]:
+    return metrics.evaluate(_tokenizer, lines, script=script)
 
 
 st.title("Evaluate")
@@ -49,6 +51,9 @@ st.caption(
 )
 
 active = resources.active()
+# Syllables by the active vocabulary's own schema when it was trained with one (every
+# tokenizer is judged by the same syllables).
+grammar_of = analysis.vocabulary_grammar(active.sgpe)
 entries, problems = resources.catalogue(active)
 for problem in problems:
     st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
@@ -136,7 +141,7 @@ elif lines is not None:
         st.warning(render.md_escape(owner.shown(problem)), icon=":material/warning:")
     for entry in chosen:
         for script, group in groups.items():
-            m = evaluate(entry.cache_key, entry.tokenizer, tuple(group))
+            m = evaluate(entry.cache_key, entry.tokenizer, tuple(group), grammar_of)
             rows.append({"vocabulary": entry.name, "script": script, **m})
     table = pd.DataFrame(rows)
     shown = table[["vocabulary", "script", *COLUMNS]].rename(columns=COLUMNS)

@@ -11,7 +11,7 @@ import streamlit as st
 
 from sgpe.schema import BUILTIN_SCRIPTS, SchemaError, load_schema
 from sgpe.syllables import Syllabifier, get_syllabifier
-from sgpe_explorer.ui import grammar, render, state
+from sgpe_explorer.ui import grammar, own_schema, render, state
 
 # The script a visitor sees first: the main script of the text all pages share (a visitor
 # reading Hindi on Syllables opens Grammar on Devanagari), else Tamil,
@@ -111,7 +111,11 @@ with own_tab:
         st.error(f"This schema is not valid: {err}")
     else:
         mine = Syllabifier(own.name, schemas=(own,))
-        st.success(f"Valid schema {own.name!r}: {len(own.classes)} classes, {len(own.dfa)} states.")
+        own_schema.keep_validated(raw, source)
+        st.success(
+            f"Valid schema {own.name!r}: {len(own.classes)} classes, {len(own.dfa)} states. "
+            "The Train page can train with it (Your own schema)."
+        )
         left, right = st.columns(2)
         left.markdown("**Your schema**")
         left.html(render.syllables_html(grammar.unit_views(sample, mine)))

@@ -29,7 +29,16 @@ from sgpe_explorer.runs.manager import (
     check_label,
     read_owner,
 )
-from sgpe_explorer.ui import charts, downloads, owner, render, resources, state, train_form
+from sgpe_explorer.ui import (
+    charts,
+    downloads,
+    own_schema,
+    owner,
+    render,
+    resources,
+    state,
+    train_form,
+)
 
 ACTIVE = ("queued", "counting", "merging")
 STATE_ICONS = {
@@ -223,7 +232,8 @@ with st.container(border=True):
         if picked:
             corpus, name = files[picked], picked
             sample_param = picked if picked != next(iter(files)) else None
-    script = str(state.option("script", default("script")))
+    # The sidebar's script, or the schema the Grammar page validated ("Your own schema").
+    script, grammar_note = own_schema.train_grammar(str(state.option("script", default("script"))))
     values = train_form.form_values()
     baseline = st.toggle(
         "Also train the byte-level baseline",
@@ -236,10 +246,7 @@ with st.container(border=True):
         placeholder="e.g. Sinhala news, 8k",
         help="Shown on the pages instead of the corpus name (the baseline gets it too).",
     )
-    st.caption(
-        f"Script grammar: {script} (chosen in the sidebar). The baseline uses the same "
-        "corpus and vocabulary size."
-    )
+    st.caption(f"{grammar_note} The baseline uses the same corpus and vocabulary size.")
     problems: list[str] = []
     settings: TrainSettings | None = None
     base_settings: TrainSettings | None = None
