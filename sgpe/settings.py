@@ -665,6 +665,8 @@ def default_text(name: str) -> str:
         return "same as leading space"
     if name == "superwords_from":
         return "off"
+    if name == "schema":
+        return "none, the --script grammar"
     value = default(name)
     if isinstance(value, bool):
         return "on" if value else "off"

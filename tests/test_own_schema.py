@@ -320,3 +320,23 @@ def test_a_run_with_its_own_schema_resumes_without_the_file(
     mine = json.loads((out / "vocab.json").read_text(encoding="utf-8"))
     theirs = json.loads((ref / "vocab.json").read_text(encoding="utf-8"))
     assert mine["merges"] == theirs["merges"] and mine["vocab"] == theirs["vocab"]
+
+
+def test_the_meta_vocabulary_sends_a_schema_of_ones_own_to_sgpe(tmp_path: Path) -> None:
+    """The o200k_base + SGPE meta-vocabulary routes the characters of a vocabulary's own
+    schema to SGPE (a schema has no Unicode block in sgpe.schema.SCRIPT_BLOCKS)."""
+    pytest.importorskip("tiktoken")
+    from sgpe.interop.meta import MetaTokenizer
+
+    lines = [line for line in MIXED.read_text(encoding="utf-8").split("\n") if line]
+    own = MetaTokenizer(
+        sgpe.train(lines, vocab_size=3000, schema=copy_of_sinhala(tmp_path, "sinhala_meta"))
+    )
+    builtin = MetaTokenizer(sgpe.train(lines, vocab_size=3000, script="sinhala"))
+    text = "ශ්‍රී ලංකාව नमस्ते । Hello ලංකා!"
+    segments = own.segment(text)
+    assert [(s.text, s.kind) for s in segments if s.kind == "sgpe"] == [
+        ("ශ්\u200dරී", "sgpe"), ("ලංකාව", "sgpe"), ("।", "sgpe"), ("ලංකා", "sgpe"),
+    ]  # fmt: skip
+    assert own.segment(text) == builtin.segment(text)
+    assert own.encode(text) == builtin.encode(text)

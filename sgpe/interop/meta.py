@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._json import read_json, write_json_atomic
 from ..baselines.tiktoken_offline import EncodingName
 from ..protocol import TokenId, display_bytes
-from ..schema import SCRIPT_BLOCKS, schemas_for
+from ..schema import SCRIPT_BLOCKS, code_point_ranges, custom_schema, schemas_for
 from ..tokenizer import Tokenizer
 from .folder_reader import load_vocabulary_file
 
@@ -125,8 +125,12 @@ class MetaTokenizer:
         # Only the scripts the SGPE vocabulary knows go to SGPE: a vocabulary trained on
         # Sinhala would spell Tamil in byte tokens, where o200k_base does better.
         letters = set().union(*map(set, sgpe.vocab)) - set(JOINERS)
-        self.scripts = tuple(s.name for s in schemas_for(sgpe.script) if s.code_points & letters)
+        known = [s for s in schemas_for(sgpe.script) if s.code_points & letters]
+        self.scripts = tuple(s.name for s in known)
         ranges = [r for name in self.scripts for r in SCRIPT_BLOCKS.get(name, ())]
+        if custom_schema(sgpe.script) is not None:
+            # A linguist's own schema has no block here: its own characters go to SGPE.
+            ranges = code_point_ranges(set().union(*(s.code_points for s in known)) - set(JOINERS))
         indic = _range_class(ranges, DANDAS)
         run = f"{indic}[{indic[1:-1]}{JOINERS}]*"
         if sgpe.superwords_from is not None:
