@@ -1,6 +1,5 @@
-"""The app trains with the schema the Grammar page validated (issue 44's "done when": "the
-app trains with a Grammar-page schema in the browser test"). The server, browser and tab
-fixtures are tests/test_browser.py's.
+"""The app trains with the schema the Grammar page validated (the Train page's "Your own
+schema", docs/scripts.md). The server, browser and tab fixtures are tests/test_browser.py's.
 """
 
 from __future__ import annotations

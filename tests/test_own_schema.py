@@ -1,4 +1,4 @@
-"""A linguist's own schema wherever a script name goes (issue 44, part 1): ``--schema FILE``
+"""A linguist's own schema wherever a script name goes: ``--schema FILE``
 on the command line, ``sgpe.syllabify(schema=...)``, ``TrainSettings(schema=...)``, the
 schema recorded whole in ``vocab.json`` and a run's ``config.json``, and a vocabulary that
 encodes the same ids after the schema file is gone, under both engines and in the HF export.
@@ -104,7 +104,7 @@ def encode_elsewhere(vocab: Path, text: Path, engine: str) -> dict[str, object]:
 def test_train_with_a_copied_schema_equals_the_script_and_encodes_without_the_file(
     engine: str, tmp_path: Path
 ) -> None:
-    """Issue 44's "done when": ``sgpe train --schema`` with a copy of the Sinhala schema under
+    """``sgpe train --schema`` with a copy of the Sinhala schema under
     another name gives the merges of ``--script sinhala``, and the vocabulary encodes the
     same ids after the file is deleted (a fresh process, under each engine)."""
     schema = copy_of_sinhala(tmp_path)
