@@ -1,4 +1,4 @@
-"""The Train page and the runs on the server (issue 43), under ``streamlit.testing.v1.AppTest``:
+"""The Train page and the runs on the server, under ``streamlit.testing.v1.AppTest``:
 
 * a run whose ``status.json`` cannot be read is named as damaged, not shown as queued;
 * once the form has said where training stops, the run's progress counts toward that size;

@@ -1,6 +1,6 @@
-"""The operator's runs in a browser (issue 43, items 1, 2, 6 and 9): what a fresh visitor
-sees on the Train page of a server whose runs folder holds runs made with `sgpe train`.
-The server, browser and tab fixtures are tests/test_browser.py's (one app for the file).
+"""The operator's runs in a browser: what a fresh visitor sees on the Train page of a
+server whose runs folder holds runs made with `sgpe train`. The server, browser and tab
+fixtures are tests/test_browser.py's (one app for the file).
 """
 
 from __future__ import annotations

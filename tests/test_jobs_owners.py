@@ -1,4 +1,4 @@
-"""The run manager and the runs an operator makes on the server (issue 43): a run made with
+"""The run manager and the runs an operator makes on the server: a run made with
 ``sgpe train --out <runs>/<any-name>`` is listed whatever its folder's name, but it is the
 administrator's alone (no visitor cancels, resumes or deletes it, or counts it as theirs);
 a run whose ``status.json`` cannot be read is named as damaged, never read as queued; a
