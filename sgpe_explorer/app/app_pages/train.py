@@ -595,7 +595,8 @@ def runs_panel() -> None:
         st.warning(
             render.md_escape(
                 owner.shown(
-                    f"Run {run.id} cannot be shown: {reason}. Its files are untouched; restore "
+                    f"Run {run.id} cannot be shown: {reason.rstrip('.')}"
+                    f"{'' if reason.endswith('?') else '.'} Its files are untouched; restore "
                     f"the file from a backup, or {fix}."
                 )
             )
