@@ -28,10 +28,10 @@ output to ``<dir>/train.log``.
   nobody claims it. An upload with no recorded owner is left to a call without
   ``as_owner`` (the library's, an administrator's).
 * **Which folders are runs.** Every folder directly under the root that holds a
-  ``config.json`` (what :func:`sgpe.runs.init_run_dir` writes first, so also a run made with
-  ``sgpe train --out <root>/<any-name>``), whatever its name, except hidden folders (the
-  manager's staging) and ``uploads/``. :meth:`skipped_dirs` names the other folders, with
-  why. A run whose ``config.json`` or ``status.json`` cannot be read is left out of
+  ``config.json`` (what :func:`sgpe.runs.format.init_run_dir` writes first, so also a run
+  made with ``sgpe train --out <root>/<any-name>``), whatever its name, except hidden
+  folders (the manager's staging) and ``uploads/``. :meth:`skipped_dirs` names the other
+  folders, with why. A run whose ``config.json`` or ``status.json`` cannot be read is left out of
   :meth:`list_runs` and named, with the reason, by :meth:`damaged_runs`.
 * **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
   beyond that leaves the run ``queued``. The queue moves without any page open: a trainer
