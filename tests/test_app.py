@@ -11,6 +11,7 @@ run manager and reruns the script itself. Runs go to a temporary ``SGPE_RUNS_DIR
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -892,8 +893,10 @@ def test_train_run_and_use_it(runs_dir: Path) -> None:
     assert at.sidebar.selectbox(key="side_tok").value == sgpe_run.run.id
     trained = sgpe.load(sgpe_run.run.path / "vocab.json")
     side = at.sidebar.selectbox(key="side_tok")
+    # Name and start first: the sidebar cuts a choice at about 38 characters.
     assert side.format_func(side.value) == (
-        f"<b>Sinhala</b> 2.5k, {trained.vocab_size:,} tokens · SGPE hierarchical · {when}"
+        f"<b>Sinhala</b> 2.5k · {when[:6]}{when[11:17]} · {trained.vocab_size:,} tokens · "
+        "SGPE hierarchical"
     )
     # The trained size (min_freq may stop a small corpus just short of the requested size).
     assert 2400 < trained.vocab_size <= 2500
@@ -923,7 +926,8 @@ def test_train_form_defaults_come_from_the_settings(runs_dir: Path) -> None:
     at = open_page("train.py")
     s = TrainSettings()
     assert at.radio(key="train_mode").value == s.mode
-    assert at.text_input(key="train_vocab_size").value == str(s.vocab_size)
+    # The form's own default size, which its first corpus reaches (tests/test_app_runs.py)
+    assert at.text_input(key="train_vocab_size").value == str(defaults.DEFAULT_VOCAB_SIZE)
     assert at.text_input(key="train_prune_freq").value == str(s.prune_freq)
     assert default("min_freq") is None  # the mode's: an empty box
     assert at.text_input(key="train_min_freq").value == ""
@@ -1060,6 +1064,7 @@ def test_the_train_page_lists_runs_without_launching_them(runs_dir: Path) -> Non
     corpus = defaults.SAMPLE_DATA / "sinhala.txt"
     create_run(run_dir, RunRequest(corpus, vocab_size=400).config(), corpus)
     before = (run_dir / "status.json").read_bytes()
+    at.session_state["train_server"] = True  # a run without an owner: opened, it is drawn
     for _ in range(3):
         at.run()
         assert not at.exception, [e.value for e in at.exception]
@@ -1070,7 +1075,7 @@ def test_the_train_page_lists_runs_without_launching_them(runs_dir: Path) -> Non
 def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: Any) -> None:
     """No Resume for a run that failed because of its settings. Another visitor's runs are
     not listed, except their finished vocabularies, read-only (Use, no Cancel, Resume or
-    Delete); SGPE_ADMIN=1 manages every run."""
+    Delete); a run without an owner is read-only too; SGPE_ADMIN=1 manages every run."""
     import json as json_
 
     from sgpe_explorer.runs.manager import RunManager, RunRequest
@@ -1086,9 +1091,10 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     keys = {b.key for b in at.button}
     assert f"use_{theirs.id}" not in keys  # others' runs are drawn once their list is opened
     at.session_state["train_shared"] = True  # what opening that expander sets
+    at.session_state["train_server"] = True
     at.run()
     keys = {b.key for b in at.button}
-    assert f"resume_{failed.id}" not in keys and f"delete_{failed.id}" in keys
+    assert f"resume_{failed.id}" not in keys and f"delete_{failed.id}" not in keys
     assert f"use_{theirs.id}" in keys
     for label in ("cancel", "resume", "delete"):
         assert f"{label}_{theirs.id}" not in keys and f"{label}_{stopped.id}" not in keys
@@ -1102,6 +1108,7 @@ def test_resume_and_delete_only_where_they_apply(runs_dir: Path, monkeypatch: An
     at.run()
     keys = {b.key for b in at.button}
     assert {f"delete_{theirs.id}", f"resume_{stopped.id}", f"delete_{stopped.id}"} <= keys
+    assert f"delete_{failed.id}" in keys and f"resume_{failed.id}" not in keys
     at.button(key=f"delete_{theirs.id}").click().run()
     assert not theirs.path.exists()
     assert json_.loads((failed.path / "status.json").read_text())["resumable"] is False
@@ -1253,7 +1260,16 @@ def test_a_damaged_merges_file_is_a_warning_on_the_pages(finished_run: Any) -> N
     for page in ("train.py", "merges.py"):
         at = open_page(page, tok=finished_run.id)
         assert not at.exception, [e.value for e in at.exception]
-    at = open_page("train.py", tok=finished_run.id)
+    # The merge curve is drawn for the visitor's own runs: this visitor's, by its owner key.
+    key = "0123456789abcdef" * 2
+    owner = hashlib.sha256(f"sgpe-owner:{key}".encode()).hexdigest()[:32]
+    (finished_run.path / "owner.json").write_text(json.dumps({"owner": owner}), "utf-8")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["owner_key"] = key
+    at.query_params["tok"] = finished_run.id
+    at.run()
+    at.switch_page("app_pages/train.py").run()
+    assert not at.exception, [e.value for e in at.exception]
     warnings = [w.value.replace("\\", "") for w in at.warning]
     assert any(
         w.startswith("The merge curve cannot be shown: merges.parquet: not a readable parquet file")

@@ -366,6 +366,7 @@ def test_runs_say_why_they_stopped_and_what_they_wait_for_in_words(
     assert trained is not None and trained < largest + 100
     queued = runs_dir / new_run_id()
     create_run(queued, RunRequest(small, vocab_size=400, owner=ME).config(), small)
+    (queued / "owner.json").write_text(json.dumps({"owner": ME}), "utf-8")  # as start() does
 
     at = open_page("train.py")
     heads = " ".join(m.value.replace("\\", "") for m in at.markdown)

@@ -236,6 +236,7 @@ def test_the_default_form_says_where_both_runs_stop(runs_dir: Path) -> None:
 
     at = open_page("train.py")
     at.selectbox(key="train_sample").set_value("sinhala.txt").run()
+    at.text_input(key="train_vocab_size").set_value("32000").run()  # not the form's default
     said = {}
     for w in warnings(at):
         found = re.fullmatch(

@@ -106,7 +106,7 @@ def run() -> None:
         tok_id = st.selectbox(
             "Tokenizer (SGPE)",
             list(sgpe_choices),
-            format_func=lambda k: sgpe_choices[k].label,
+            format_func=lambda k: sgpe_choices[k].menu or sgpe_choices[k].label,
             key=state.init_widget("side_tok", "tok", resources.DEFAULT_ID, allowed=sgpe_choices),
             help="The shipped vocabulary is trained on sample_data/. Train your own on the "
             "Train page and press “use this vocabulary”.",
@@ -119,7 +119,9 @@ def run() -> None:
             "Byte-level baseline",
             base_options,
             format_func=lambda k: (
-                "auto: same corpus and size" if k == resources.AUTO_ID else base_choices[k].label
+                "auto: same corpus and size"
+                if k == resources.AUTO_ID
+                else base_choices[k].menu or base_choices[k].label
             ),
             key=state.init_widget("side_base", "base", resources.AUTO_ID, allowed=base_options),
             help="Byte-level BPE (GPT-style) to compare against. Auto picks the byte-level run "

@@ -27,6 +27,12 @@ output to ``<dir>/train.log``.
   :meth:`delete_unused_uploads` only gives up that owner's claim, removing the file once
   nobody claims it. An upload with no recorded owner is left to a call without
   ``as_owner`` (the library's, an administrator's).
+* **Which folders are runs.** Every folder directly under the root that holds a
+  ``config.json`` (what :func:`sgpe.runs.format.init_run_dir` writes first, so also a run
+  made with ``sgpe train --out <root>/<any-name>``), whatever its name, except hidden
+  folders (the manager's staging) and ``uploads/``. :meth:`skipped_dirs` names the other
+  folders, with why. A run whose ``config.json`` or ``status.json`` cannot be read is left out of
+  :meth:`list_runs` and named, with the reason, by :meth:`damaged_runs`.
 * **Concurrency.** At most ``max_running`` trainers run at once (default 1). A start
   beyond that leaves the run ``queued``. The queue moves without any page open: a trainer
   that ends (done, failed or cancelled) launches the oldest queued runs its slot frees
@@ -40,8 +46,9 @@ output to ``<dir>/train.log``.
   owner key, see :mod:`sgpe_explorer.ui.owner`). :meth:`cancel`, :meth:`resume`, :meth:`delete`
   and :meth:`delete_finished` take ``as_owner``: given, they refuse a run whose recorded
   owner differs (a :class:`RunError`, before any signal or change), so a visitor cannot
-  stop, restart or remove another visitor's run whatever buttons a page shows. Runs
-  without an owner (started by the CLI or a library caller) may be managed by any caller.
+  stop, restart or remove another visitor's run whatever buttons a page shows. A run
+  without an owner (started by the CLI or a library caller: the server's operator) is
+  refused too: on a shared server, a run everyone may delete is nobody's safe run.
   ``as_owner=None`` is the library's and an administrator's call: no check.
 
 The run records (:class:`Run`, :class:`RunInfo`, labels and owners, :class:`RunRequest`)
@@ -109,15 +116,20 @@ from .records import (
     LABEL_FILE,
     LABEL_MAX,
     OWNER_FILE,
+    REACH_FILE,
+    UPLOADS_DIR,
     Run,
     RunInfo,
     RunRequest,
     _forget_meta,
     _run_meta,
     check_label,
+    is_run_name,
     new_run_id,
     read_label,
     read_owner,
+    status_problem,
+    status_suspect,
 )
 from .sizes import SizeRange, size_range, upload_size_range
 
@@ -129,6 +141,7 @@ __all__ = [
     "LABEL_MAX",
     "OWNER_FILE",
     "QUEUE_FILE",
+    "REACH_FILE",
     "SUPPORTED_SCRIPTS",
     "UPLOADS_DIR",
     "UPLOAD_OWNERS_SUFFIX",
@@ -150,13 +163,10 @@ __all__ = [
 ]
 
 DEFAULT_ROOT = Path("runs")
-_RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
 _ROOT_LOCK = ".jobs.lock"
 #: ``{"max_running": N}``: how many trainers a runs root may run at once, for the trainers
 #: that start queued runs when they end.
 QUEUE_FILE = ".queue.json"
-#: Uploads, stored once each under the runs root as ``<sha256><ext>``.
-UPLOADS_DIR = "uploads"
 _UPLOAD = re.compile(r"^[0-9a-f]{64}\.(txt|txt\.gz|jsonl|csv|parquet)$")
 #: Beside each stored upload: ``{"owners": [...]}``, who stored it (see Disk above).
 UPLOAD_OWNERS_SUFFIX = ".owners.json"
@@ -204,23 +214,38 @@ class RunManager:
 
     # ------------------------------------------------------------------ lookup
     def run(self, run: Run | str) -> Run:
-        """The :class:`Run` for an id (checked: an id never leads outside the root)."""
+        """The :class:`Run` for an id, the name of its folder under the root (checked: an
+        id never leads outside the root)."""
         if isinstance(run, Run):
             return run
-        if not _RUN_ID.match(run):
-            raise RunError(f"{run!r} is not a run id (expected e.g. 20261121-061500-ab12cd)")
+        if not is_run_name(run):
+            raise RunError(
+                f"{run!r} is not a run id (the name of a run's folder under the runs folder, "
+                "e.g. 20261121-061500-ab12cd)"
+            )
         path = self.root / run
-        if not (path / CONFIG).exists():
+        if not (path.is_dir() and (path / CONFIG).exists()):
             raise RunError(f"no run {run} under {self.root}")
         return Run(run, path)
 
     def _run_dirs(self) -> list[Run]:
+        """The run directories under the root (the module docstring's "Which folders")."""
         if not self.root.is_dir():
             return []
         return [
             Run(p.name, p)
             for p in sorted(self.root.iterdir())
-            if _RUN_ID.match(p.name) and (p / CONFIG).exists()
+            if is_run_name(p.name) and p.is_dir() and (p / CONFIG).exists()
+        ]
+
+    def skipped_dirs(self) -> list[tuple[str, str]]:
+        """The visible folders under the root that are not runs, each with why (read only)."""
+        if not self.root.is_dir():
+            return []
+        return [
+            (p.name, f"not a run directory: it has no {CONFIG}")
+            for p in sorted(self.root.iterdir())
+            if is_run_name(p.name) and p.is_dir() and not (p / CONFIG).exists()
         ]
 
     def vocab_path(self, run: Run | str) -> Path | None:
@@ -291,6 +316,11 @@ class RunManager:
             if request.owner is not None:
                 atomic_write(
                     staging / OWNER_FILE, json.dumps({"owner": request.owner}).encode("utf-8")
+                )
+            if request.reachable is not None:
+                atomic_write(
+                    staging / REACH_FILE,
+                    json.dumps({"largest": request.reachable}).encode("utf-8"),
                 )
             if request.label is not None:
                 atomic_write(
@@ -398,6 +428,8 @@ class RunManager:
                     st = read_status(run.path)
                 except RunError:
                     continue
+                if status_suspect(st) and status_problem(run.path) is not None:
+                    continue  # damaged: named on the Train page, its files untouched
                 if st.alive:
                     running += 1
                 elif st.state == "queued" and st.phase != "launching":
@@ -483,10 +515,13 @@ class RunManager:
         runs = self._run_dirs()
         for run in runs:
             try:
-                config, owner, label = _run_meta(run.path)
-                info = RunInfo(run, config, read_status(run.path), owner, label)
+                config, owner, label, reachable = _run_meta(run.path)
+                status = read_status(run.path)
             except RunError:
                 continue
+            if status_suspect(status) and status_problem(run.path) is not None:
+                continue  # named by damaged_runs
+            info = RunInfo(run, config, status, owner, label, reachable)
             out.append(info)
         _forget_meta(self.root, {run.path for run in runs})
         return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
@@ -501,6 +536,10 @@ class RunManager:
                 read_status(run.path)
             except RunError as err:
                 out.append((run, str(err)))
+                continue
+            problem = status_problem(run.path)
+            if problem is not None:
+                out.append((run, problem))
         return out
 
     def wait(self, run: Run | str, timeout: float = 60.0, interval: float = 0.1) -> RunStatus:
@@ -539,7 +578,12 @@ class RunManager:
         if as_owner is None:
             return
         owner = read_owner(run.path)
-        if owner is not None and owner != as_owner:
+        if owner is None:
+            raise RunError(
+                f"run {run.id} was started on the server (e.g. with `sgpe train`), not in a "
+                f"browser session; only an administrator can {action} it"
+            )
+        if owner != as_owner:
             raise RunError(
                 f"run {run.id} was started in another browser session; only its owner or an "
                 f"administrator can {action} it"
@@ -640,12 +684,12 @@ class RunManager:
     def disk_use(self, *, as_owner: str | None = None) -> DiskUse:
         """Bytes on disk of the run directories and of the stored uploads (read only).
 
-        With ``as_owner``, only what that owner manages: their runs and ownerless ones
-        (as :meth:`delete`), and the uploads they stored (as :meth:`delete_unused_uploads`).
+        With ``as_owner``, only what that owner manages: their runs (as :meth:`delete`;
+        not ownerless ones) and the uploads they stored (as :meth:`delete_unused_uploads`).
         """
         runs = self._run_dirs()
         if as_owner is not None:
-            runs = [r for r in runs if read_owner(r.path) in (None, as_owner)]
+            runs = [r for r in runs if read_owner(r.path) == as_owner]
         used = self._upload_users()
         files = self._upload_files()
         if as_owner is not None:
@@ -780,7 +824,7 @@ class RunManager:
         self, *, as_owner: str | None = None, keep: frozenset[str] = frozenset()
     ) -> tuple[list[str], int]:
         """Delete the runs that are done or failed (not those in ``keep``; with
-        ``as_owner``, only that owner's and ownerless runs, as :meth:`delete`). Returns the
+        ``as_owner``, only that owner's runs, as :meth:`delete`). Returns the
         ids deleted and the bytes freed. Each run goes whole or not at all."""
         deleted: list[str] = []
         freed = 0
@@ -788,7 +832,7 @@ class RunManager:
             run = info.run
             if info.status.state not in ("done", "failed") or info.status.alive:
                 continue
-            if run.id in keep or (as_owner is not None and info.owner not in (None, as_owner)):
+            if run.id in keep or (as_owner is not None and info.owner != as_owner):
                 continue
             size = _tree_bytes(run.path)
             try:

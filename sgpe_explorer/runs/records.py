@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sgpe.runs.format import CONFIG, RunConfig, RunStatus, read_config
+from sgpe._json import TOO_DEEP
+from sgpe.protocol import one_line
+from sgpe.runs.format import (
+    CONFIG,
+    STATES,
+    STATUS,
+    STATUS_FORMAT,
+    RunConfig,
+    RunStatus,
+    read_config,
+)
 from sgpe.settings import (
     MECHANICS_FIELDS,
     TRAIN_FIELDS,
@@ -29,6 +39,59 @@ OWNER_FILE = "owner.json"
 #: ``{"label": "..."}`` in a run directory: the name its starter gave it (optional).
 LABEL_FILE = "label.json"
 LABEL_MAX = 80  # characters of a run's name
+#: ``{"largest": N}`` in a run directory: the size the Train page said the corpus stops at
+#: (asked for more, the run ends there), so its progress counts toward N.
+REACH_FILE = "reach.json"
+#: The folder of stored uploads under a runs root (never a run).
+UPLOADS_DIR = "uploads"
+
+
+def is_run_name(name: str) -> bool:
+    """Whether a folder named ``name`` directly under a runs root may be a run: any visible
+    name (a run made with ``sgpe train --out <root>/<name>`` keeps its own) except the
+    uploads folder. Hidden names are the manager's own (staging, locks, the queue file),
+    and a name is one path component, so an id never leads outside the root."""
+    return (
+        bool(name)
+        and not name.startswith(".")
+        and name != UPLOADS_DIR
+        and not any(c in name for c in "/\\\0")
+    )
+
+
+def status_problem(run_dir: Path) -> str | None:
+    """Why a run's ``status.json`` cannot be read, in one line (None: it can, or it is not
+    written yet). The library reads an unreadable status file as a run not started yet
+    ("queued"), which showed a damaged run as waiting for a slot, with Cancel; the run
+    manager names such a run as damaged instead (docs/reliability.md)."""
+    path = run_dir / STATUS
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"{path}: cannot be read ({one_line(err)})"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return f"{path}: not UTF-8 text; is the file damaged?"
+    except json.JSONDecodeError as err:
+        return f"{path}: not valid JSON ({err.msg}, line {err.lineno}); is the file damaged?"
+    except RecursionError:
+        return f"{path}: {TOO_DEEP}"
+    if not isinstance(data, dict):
+        return f"{path}: not a JSON object; is the file damaged?"
+    state = data.get("state", "queued")
+    if state not in STATES:
+        return f"{path}: unknown state {state!r} (expected one of {', '.join(STATES)})"
+    return None
+
+
+def status_suspect(status: RunStatus) -> bool:
+    """Whether a status read by the library may hide a damaged file (see
+    :func:`status_problem`): every status file the trainer and the run manager write
+    carries the format tag, and a readable one a known state."""
+    return status.raw.get("format") != STATUS_FORMAT or status.state not in STATES
 
 
 @dataclass(frozen=True)
@@ -47,6 +110,19 @@ class RunInfo:
     owner: str | None = None
     #: the name the run's starter gave it (None: none; pages then name it by its corpus)
     label: str | None = None
+    #: where the Train page said training stops, below the size asked (None: not said)
+    reachable: int | None = None
+
+    @property
+    def goal(self) -> int:
+        """The merges the run will make: its status's target, or fewer when the page said
+        it stops at :attr:`reachable` (the target counts toward the size asked, and each
+        token short of it is one merge fewer, in both models)."""
+        target = self.status.target
+        asked = int(self.config.vocab_size)
+        if self.reachable is None or target <= 0 or self.reachable >= asked:
+            return target
+        return max(self.status.step, target - (asked - self.reachable), 1)
 
 
 def check_label(label: str | None) -> str | None:
@@ -87,12 +163,22 @@ def read_owner(run_dir: Path) -> str | None:
     return _read_str_field(run_dir / OWNER_FILE, "owner")
 
 
+def read_reachable(run_dir: Path) -> int | None:
+    """The size recorded in :data:`REACH_FILE` (None: none, or an unreadable file)."""
+    try:
+        data = json.loads((run_dir / REACH_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    value = data.get("largest") if isinstance(data, dict) else None
+    return value if type(value) is int and value > 0 else None
+
+
 # A run's config.json, owner.json and label.json are written when it is created (config
 # again only when its corpus is relocated): list_runs keeps what it parsed of them, keyed
 # by each file's mtime and size, and reads only status.json afresh. The app lists every
 # run several times per page (sidebar, Train, Compare); parsing 50 configs each time was
 # a large part of the Train page's time (python -m bench app, docs/app.md).
-_RunMeta = tuple[RunConfig, str | None, str | None]
+_RunMeta = tuple[RunConfig, str | None, str | None, int | None]
 _META: dict[Path, tuple[tuple[Any, ...], _RunMeta]] = {}
 _META_LOCK = threading.Lock()
 
@@ -106,13 +192,14 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _run_meta(run_dir: Path) -> _RunMeta:
-    """A run's config, owner and label (RunError for an unreadable config)."""
-    key = tuple(_stamp(run_dir / name) for name in (CONFIG, OWNER_FILE, LABEL_FILE))
+    """A run's config, owner, label and reachable size (RunError for an unreadable
+    config)."""
+    key = tuple(_stamp(run_dir / name) for name in (CONFIG, OWNER_FILE, LABEL_FILE, REACH_FILE))
     with _META_LOCK:
         hit = _META.get(run_dir)
     if hit is not None and hit[0] == key:
         return hit[1]
-    meta = (read_config(run_dir), read_owner(run_dir), read_label(run_dir))
+    meta = (read_config(run_dir), read_owner(run_dir), read_label(run_dir), read_reachable(run_dir))
     with _META_LOCK:
         _META[run_dir] = (key, meta)
     return meta
@@ -147,6 +234,8 @@ class RunRequest:
     counting: CountOptions
     #: a name for the run (see check_label), shown by the app instead of its id
     label: str | None
+    #: the size the page said the corpus stops at, below ``vocab_size`` (see REACH_FILE)
+    reachable: int | None
 
     def __init__(
         self,
@@ -158,6 +247,7 @@ class RunRequest:
         owner: str | None = None,
         counting: CountOptions | None = None,
         label: str | None = None,
+        reachable: int | None = None,
         **options: Any,
     ) -> None:
         train, mech = split_options(options, "RunRequest")
@@ -170,6 +260,9 @@ class RunRequest:
         object.__setattr__(self, "owner", owner)
         object.__setattr__(self, "counting", counting or CountOptions())
         object.__setattr__(self, "label", check_label(label))
+        if reachable is not None and (type(reachable) is not int or reachable < 1):
+            raise ValueError(f"reachable must be a positive integer or None, got {reachable!r}")
+        object.__setattr__(self, "reachable", reachable)
 
     def __getattr__(self, name: str) -> Any:
         if name in TRAIN_FIELDS:

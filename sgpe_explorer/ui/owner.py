@@ -22,10 +22,17 @@ in a URL, a log line or a run directory. Knowing a run's digest does not let any
 as its owner, since the app hashes whatever key a browser presents.
 
 Where it is enforced. :class:`sgpe_explorer.runs.manager.RunManager` refuses cancel, resume and
-delete of a run whose recorded owner differs from the caller's ``as_owner``; the Train
-page passes :func:`owner_id` (or ``None`` for an administrator, :func:`is_admin`).
-Clearing the browser's cookies gives a new key: the old runs then belong to nobody who
-can manage them but an administrator.
+delete of a run whose recorded owner differs from the caller's ``as_owner``, and of a run
+without an owner (one made on the server, e.g. with ``sgpe train``); the Train page passes
+:func:`owner_id` (or ``None`` for an administrator, :func:`is_admin`). Clearing the
+browser's cookies gives a new key: the old runs then belong to nobody who can manage them
+but an administrator.
+
+Who is an administrator. Every session when the server runs with ``SGPE_ADMIN=1`` (a
+single-user install); on a shared server, the sessions whose owner id is listed in
+``SGPE_ADMIN_OWNERS`` (comma-separated): the operator's own browser. The owner id is what
+the runs of that browser record in their ``owner.json`` (the Train page also shows it), so
+the operator names their browser without the key itself leaving it.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ KEY_RE = re.compile(r"[0-9a-f]{32}")
 #: Set to 1 to let every session manage every run (a self-hosted single-user install,
 #: or a shared deployment's administrator).
 ADMIN_ENV = "SGPE_ADMIN"
+#: Owner ids (:func:`owner_id`, comma-separated) whose sessions are administrators: the
+#: operator's own browser on a shared server.
+ADMIN_OWNERS_ENV = "SGPE_ADMIN_OWNERS"
 _SESSION_KEY = "owner_key"
 
 
@@ -76,7 +86,16 @@ def owner_id() -> str:
 
 
 def is_admin() -> bool:
-    return os.environ.get(ADMIN_ENV, "").strip() == "1"
+    """Whether this session manages every run (see the module docstring)."""
+    if os.environ.get(ADMIN_ENV, "").strip() == "1":
+        return True
+    listed = {o.strip() for o in os.environ.get(ADMIN_OWNERS_ENV, "").split(",") if o.strip()}
+    if not listed:
+        return False
+    try:
+        return owner_id() in listed
+    except Exception:  # no script run (a thread without Streamlit's context): no session
+        return False
 
 
 def shown(message: str) -> str:

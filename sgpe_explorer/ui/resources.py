@@ -11,9 +11,11 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,6 +142,9 @@ class Choice:
     vocab_size: int = 0
     short: str = ""  # a run's name and start, for a column title ("mine.txt, 26 Nov 06:42")
     trained_size: int = 0  # what a finished run reached (0: the shipped one, or unknown)
+    #: how the sidebar's menus name it: name and start first (:func:`_menu_head`); for the
+    #: shipped one, the label
+    menu: str = ""
 
 
 def finished_runs() -> list[RunInfo]:
@@ -173,11 +178,12 @@ def run_kind(info: RunInfo) -> str:
     return f"SGPE {cfg.mode}" if cfg.model == "sgpe" else "byte-level BPE"
 
 
-def _run_choice(info: RunInfo) -> Choice:
+def _run_choice(info: RunInfo, with_id: bool = False) -> Choice:
     cfg = info.config
     size = info.status.trained_size or cfg.vocab_size  # what was trained, not what was asked
     label = f"{run_name(info)}, {size:,} tokens · {run_kind(info)} · {run_when(info)}"
     short = f"{run_name(info)}, {run_when(info)[:6]}{run_when(info)[11:17]}"
+    menu = _menu_head(info, with_id)
     return Choice(
         info.run.id,
         label,
@@ -187,7 +193,34 @@ def _run_choice(info: RunInfo) -> Choice:
         cfg.vocab_size,
         short,
         info.status.trained_size or 0,
+        f"{menu} · {size:,} tokens · {run_kind(info)}",
     )
+
+
+#: Characters of a run's name in the sidebar's menus. The sidebar shows about 38
+#: characters of a choice and cuts the rest: "sinhala.txt, 600 tokens · SGPE hierarchic…"
+#: twice over told two runs apart by nothing, the start time being at the end.
+MENU_NAME = 20
+
+
+def _menu_head(info: RunInfo, with_id: bool = False) -> str:
+    """What the sidebar always shows of a run: its name (cut to :data:`MENU_NAME`) and its
+    start; ``with_id``, for runs of one name and minute, the end of its id between them
+    (its random part, or a folder name's last characters)."""
+    name = run_name(info)
+    if len(name) > MENU_NAME:
+        name = name[: MENU_NAME - 1].rstrip() + "…"
+    when = f"{run_when(info)[:6]}{run_when(info)[11:17]}"
+    if not with_id:
+        return f"{name} · {when}"
+    run_id = info.run.id
+    tag = run_id[-6:] if _GENERATED_ID.fullmatch(run_id) else run_id
+    if len(tag) > 12:
+        tag = "…" + tag[-11:]
+    return f"{name} · {tag} · {when}"
+
+
+_GENERATED_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}")  # records.new_run_id
 
 
 def choices(model: str) -> dict[str, Choice]:
@@ -203,9 +236,15 @@ def choices(model: str) -> dict[str, Choice]:
             defaults.DEFAULT_VOCAB_SIZE,
         )
     }
-    for info in finished_runs():
-        if info.config.model == model and (info.run.path / "vocab.json").exists():
-            out[info.run.id] = _run_choice(info)
+    runs = [
+        info
+        for info in finished_runs()
+        if info.config.model == model and (info.run.path / "vocab.json").exists()
+    ]
+    # Runs of one name started in the same minute: their ids tell them apart.
+    heads = collections.Counter(_menu_head(info) for info in runs)
+    for info in runs:
+        out[info.run.id] = _run_choice(info, with_id=heads[_menu_head(info)] > 1)
     return out
 
 

@@ -2,13 +2,14 @@
 
 Whose runs. Every run the page starts records its visitor's owner (a digest of the owner
 key in a long-lived cookie, see sgpe_explorer/ui/owner.py), so a reload or a browser restart keeps
-the visitor's runs theirs. The page lists the visitor's own runs (and ownerless runs,
-started with the CLI) with every control; other visitors' runs are not listed, except
-their finished vocabularies, offered read-only ("use this vocabulary") in a collapsed,
-marked section. Hiding buttons is not the protection: cancel, resume and delete go
-through the run manager with ``as_owner``, which refuses another owner's run
-(sgpe_explorer/runs/manager.py, Ownership); ``SGPE_ADMIN=1`` (a single-user install, or an
-administrator) manages every run.
+the visitor's runs theirs. The page lists the visitor's own runs with every control.
+Runs without an owner (started on the server, e.g. with ``sgpe train --out <runs>/<name>``)
+are listed read-only in their own collapsed section, and other visitors' finished
+vocabularies in another, both offering "use this vocabulary". Hiding buttons is not the
+protection: cancel, resume and delete go through the run manager with ``as_owner``, which
+refuses another owner's run and an ownerless one (sgpe_explorer/runs/manager.py,
+Ownership); an administrator (``SGPE_ADMIN=1``, or an owner id listed in
+``SGPE_ADMIN_OWNERS``, sgpe_explorer/ui/owner.py) manages every run.
 """
 
 from __future__ import annotations
@@ -248,6 +249,10 @@ with st.container(border=True):
     )
     st.caption(f"{grammar_note} The baseline uses the same corpus and vocabulary size.")
     problems: list[str] = []
+    # Where the page says training stops, below the size asked (the runs record it, so
+    # their progress counts toward it): the SGPE run's and the baseline's.
+    reach: int | None = None
+    reach_base: int | None = None
     settings: TrainSettings | None = None
     base_settings: TrainSettings | None = None
     try:
@@ -293,6 +298,7 @@ with st.container(border=True):
             if problem and settings.vocab_size < found.smallest:
                 problems.append(f"Vocabulary size {problem}.")
             elif problem:  # the run stops where this says (sgpe_explorer/runs/sizes.py, size_range)
+                reach = found.largest
                 st.warning(render.md_escape(f"Vocabulary size {problem}."), icon=":material/info:")
             late = settings.superwords_from
             if late is not None and found.largest <= late:
@@ -307,6 +313,7 @@ with st.container(border=True):
         if base_settings is not None and found_base is not None and not isinstance(found_base, str):
             problem = found_base.problem(base_settings.vocab_size)
             if problem:  # the baseline's smallest (257) is checked above
+                reach_base = found_base.largest
                 st.warning(
                     render.md_escape(f"The byte-level baseline: {problem}."),
                     icon=":material/info:",
@@ -331,6 +338,7 @@ if submitted and settings is not None:
                     mechanics=APP_MECHANICS,
                     owner=me,
                     label=label,
+                    reachable=reach,
                 )
             )
         )
@@ -344,6 +352,7 @@ if submitted and settings is not None:
                         mechanics=APP_MECHANICS,
                         owner=me,
                         label=label,
+                        reachable=reach_base,
                     )
                 )
             )
@@ -379,54 +388,76 @@ def _size(info: RunInfo) -> str:
     return f"{cfg.vocab_size:,} tokens requested"
 
 
-def progress_text(stt: RunStatus) -> str:
+def progress_text(stt: RunStatus, goal: int | None = None) -> str:
     """The line under a run's progress bar. Before its first merge a run has no steps to
     count (a queued run said "prepared: step 0 of 0 · – · ETA –"): it says what it waits
-    for instead."""
+    for instead. ``goal`` is the merges the run will make (:attr:`RunInfo.goal`): fewer
+    than its target when the page said the corpus stops short of the size asked, and then
+    the steps and the ETA count toward it (they counted toward the size asked, and the
+    bar jumped to done)."""
+    target = stt.target if goal is None else goal
+    eta = stt.eta_s
+    if eta is not None and target != stt.target and stt.target > stt.step:
+        eta = eta * max(0, target - stt.step) / (stt.target - stt.step)
     rate = f"{stt.merges_per_s:,.0f} merges/s" if stt.merges_per_s else "–"
     if stt.state == "done":
         return f"done: {stt.step:,} merges"
     if stt.state == "queued":
         return "queued: it starts on its own when a training slot is free"
-    if stt.target <= 0:
+    if target <= 0:
         return {
             "counting": "counting: reading the corpus before the first merge",
             "merging": "merging: about to start",
         }.get(stt.state, f"{stt.state} before its first merge")
-    if stt.state == "merging" and stt.eta_s is None:
-        return (
-            f"merging: step {stt.step:,} of {stt.target:,} · {rate} · "
-            "ETA after the first checkpoint"
-        )
-    return (
-        f"{stt.phase or stt.state}: step {stt.step:,} of {stt.target:,} · "
-        f"{rate} · ETA {_eta(stt.eta_s)}"
-    )
+    if stt.state == "merging" and eta is None:
+        return f"merging: step {stt.step:,} of {target:,} · {rate} · ETA after the first checkpoint"
+    return f"{stt.phase or stt.state}: step {stt.step:,} of {target:,} · {rate} · ETA {_eta(eta)}"
+
+
+def _id_md(run_id: str) -> str:
+    """A run id for Markdown: in a code span, unless the folder's name (a run made with
+    ``sgpe train --out`` keeps its own) holds a backtick, which would end the span."""
+    return f"`{run_id}`" if "`" not in run_id else render.md_escape(run_id)
+
+
+def fraction(info: RunInfo) -> float:
+    """How far the bar is: the steps made of :attr:`RunInfo.goal` (1 when done)."""
+    stt, goal = info.status, info.goal
+    if stt.state == "done":
+        return 1.0
+    return min(1.0, stt.step / goal) if goal > 0 else 0.0
 
 
 def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
-    """Whether this visitor manages the run: theirs, ownerless (the CLI's), or any for an
-    administrator. The run manager checks the same again when a button acts."""
-    return admin or info.owner is None or info.owner == me
+    """Whether this visitor manages the run: theirs, or any for an administrator. A run
+    without an owner (started on the server) is read-only to visitors. The run manager
+    checks the same again when a button acts."""
+    return admin or (info.owner is not None and info.owner == me)
 
 
 def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
-    """One run: its state, progress and, for the visitor's own runs, its controls; another
-    visitor's finished run only offers "Use this vocabulary" and its downloads."""
+    """One run: its state, progress and, for the visitor's own runs, its controls; a run
+    that is not theirs only offers "Use this vocabulary" and its downloads."""
     cfg, stt, run_id = info.config, info.status, info.run.id
     model = "SGPE" if cfg.model == "sgpe" else "byte-level BPE"
     with st.container(border=True):
         in_use = " · **in use**" if run_id in active_ids else ""
-        theirs = "" if mine else " · another visitor's run (read-only)"
+        theirs = (
+            ""
+            if mine
+            else " · started on the server (read-only)"
+            if info.owner is None
+            else " · another visitor's run (read-only)"
+        )
         mode = f" · {cfg.mode} mode" if cfg.model == "sgpe" else ""
         st.markdown(
             f"**{render.md_escape(resources.run_name(info))}**{in_use}{theirs}  \n"
             f"{STATE_ICONS.get(stt.state, '')} **{stt.state}** · {model} · "
             f"{render.md_escape(_size(info))}{mode} · corpus "
             f"{render.md_escape(cfg.corpus_name)} · started {resources.run_when(info)} · "
-            f"run `{run_id}`"
+            f"run {_id_md(run_id)}"
         )
-        st.progress(stt.fraction, text=progress_text(stt))
+        st.progress(fraction(info), text=progress_text(stt, info.goal))
         if stt.message:
             st.caption(render.md_escape(stt.message))
         with st.container(horizontal=True):
@@ -530,15 +561,36 @@ def runs_panel() -> None:
     all_infos = mgr.list_runs()
     me, admin = owner.owner_id(), owner.is_admin()
     infos = [i for i in all_infos if is_mine(i, me, admin)]
-    shared = [i for i in all_infos if not is_mine(i, me, admin) and i.status.state == "done"]
-    signature = tuple((i.run.id, i.status.state) for i in [*infos, *shared])
+    server = [i for i in all_infos if not is_mine(i, me, admin) and i.owner is None]
+    shared = [
+        i
+        for i in all_infos
+        if not is_mine(i, me, admin) and i.owner is not None and i.status.state == "done"
+    ]
+    signature = tuple((i.run.id, i.status.state) for i in [*infos, *server, *shared])
     previous = st.session_state.get("train_signature")
     st.session_state["train_signature"] = signature
     if not in_full_run and previous != signature:
         st.rerun(scope="app")  # a run finished or appeared: refresh the sidebar and buttons
-    st.subheader(f"Your runs ({len(infos)})")
+    st.subheader(
+        f"Your runs ({len(infos)})",
+        help=f"Runs started in this browser (owner id {me}, from a key kept in its cookie). "
+        "A server's operator who lists this id in SGPE_ADMIN_OWNERS manages every run from "
+        "this browser.",
+    )
     if admin:  # a visitor gets no server paths (sgpe_explorer/ui/owner.py, shown)
         st.caption(f"Runs directory: {render.md_escape(str(mgr.root))}")
+    st.caption(
+        "Listed: every folder in the runs folder that holds a config.json, whatever its name "
+        "(a run made with `sgpe train --out <runs folder>/<name>` too)."
+    )
+    skipped = mgr.skipped_dirs()
+    if skipped:
+        st.caption(
+            "Not listed: "
+            + "; ".join(render.md_escape(f"{name} ({why})") for name, why in skipped)
+            + "."
+        )
     for run, reason in mgr.damaged_runs():
         if not (admin or read_owner(run.path) in (None, me)):
             continue  # another visitor's run: theirs to see
@@ -550,7 +602,8 @@ def runs_panel() -> None:
         st.warning(
             render.md_escape(
                 owner.shown(
-                    f"Run {run.id} cannot be shown: {reason}. Its files are untouched; restore "
+                    f"Run {run.id} cannot be shown: {reason.rstrip('.')}"
+                    f"{'' if reason.endswith('?') else '.'} Its files are untouched; restore "
                     f"the file from a backup, or {fix}."
                 )
             )
@@ -558,6 +611,22 @@ def runs_panel() -> None:
     act = resources.active()
     active_ids = {act.sgpe_choice.id, act.base_choice.id}
     disk_panel(all_infos, active_ids, me, admin)
+    if server:
+        # Collapsed, as the other visitors' runs below: drawn only once opened.
+        box = st.expander(
+            f"Runs started on the server ({len(server)}, read-only)",
+            key="train_server",
+            on_change="rerun",
+        )
+        if box.open:
+            with box:
+                st.caption(
+                    "Runs without an owner, made on the server (e.g. with `sgpe train`). You "
+                    "can use their vocabularies on the pages; only the server's administrator "
+                    "can cancel or delete them."
+                )
+                for info in server:
+                    show_run(info, active_ids, mine=False)
     if shared:
         # Only counted until the visitor opens it: drawing every other visitor's run made
         # the page's time grow with the whole server's runs (docs/app.md).
