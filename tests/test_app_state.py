@@ -1,5 +1,5 @@
 """What the pages keep and what they say when a vocabulary changes under them, under
-``streamlit.testing.v1.AppTest`` (issue 43, items 3, 4, 5, 7 and 12; the browser side is
+``streamlit.testing.v1.AppTest`` (docs/app.md, section 8a; the browser side is
 tests/test_browser_state.py):
 
 * a chosen run that is deleted, or named by a link but absent, is said on the page,

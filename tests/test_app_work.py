@@ -46,7 +46,8 @@ def warnings(at: AppTest) -> list[str]:
 
 def test_an_edit_of_merges_excerpt_is_every_pages_text_and_can_be_undone() -> None:
     """Merges shows the first 400 characters of a long text. Its edit was the page's own
-    copy, lost on leaving the page (issue 43): one text for all pages, the last edit wins.
+    copy, lost on leaving the page (docs/app.md, section 8): one text for all pages, the last
+    edit wins.
     A Backspace there therefore replaces the long text, so every text page says so and
     brings the long text back at one click."""
     text = LINE * (22_552 // len(LINE) + 1)
