@@ -372,9 +372,9 @@ def say_switches(act: Active) -> None:
                 "its run was deleted (or the link came from another server). The baseline "
                 f"is picked automatically again ({act.base_choice.label})."
             )
-        with st.container(horizontal=True, vertical_alignment="center"):
-            st.warning(md_escape(shown(message)), icon=":material/swap_horiz:", width="stretch")
-            st.button("OK", key=f"vocab_gone_ok_{param}", on_click=_dismiss, args=(param,))
+        note, ok = st.columns([9, 1], vertical_alignment="center")
+        note.warning(md_escape(shown(message)), icon=":material/swap_horiz:")
+        ok.button("OK", key=f"vocab_gone_ok_{param}", on_click=_dismiss, args=(param,))
     for problem in act.problems:
         st.warning(md_escape(shown(problem)), icon=":material/warning:")
 
