@@ -44,32 +44,36 @@ def warnings(at: AppTest) -> list[str]:
 # ============================================================================ the shared text
 
 
-def test_merges_edits_its_excerpt_and_leaves_the_shared_text_whole() -> None:
-    """Merges shows the first 400 characters of a long text. A Backspace there
-    made the text of every page those 399 characters; now it edits the excerpt only,
-    says so, and the excerpt stays edited while the stepper is used."""
+def test_an_edit_of_merges_excerpt_is_every_pages_text_and_can_be_undone() -> None:
+    """Merges shows the first 400 characters of a long text. Its edit was the page's own
+    copy, lost on leaving the page (docs/app.md, section 8): one text for all pages, the last
+    edit wins.
+    A Backspace there therefore replaces the long text, so every text page says so and
+    brings the long text back at one click."""
     text = LINE * (22_552 // len(LINE) + 1)
     at = open_page("syllables.py")
     at.text_area(key="syl_text").set_value(text).run()
     assert characters(at) == f"{len(text):,}"
     at.switch_page("app_pages/merges.py").run()
     assert at.text_area(key="mrg_text").value == text[:400]
+    assert (
+        "The stepper is for a word or a sentence: it steps through the first 400 characters "
+        f"of the shared text ({len(text):,}). The text is one for all pages: an edit here "
+        "replaces it on every page (and the page offers to bring the longer text back)."
+    ) in [c.value for c in at.caption]
     at.text_area(key="mrg_text").set_value(text[:399]).run()  # one Backspace
     assert not at.exception, [e.value for e in at.exception]
     at.button(key="mrg_next").click().run()
     assert at.text_area(key="mrg_text").value == text[:399]
     at.switch_page("app_pages/syllables.py").run()
-    assert characters(at) == f"{len(text):,}"
+    assert characters(at) == "399"
+    assert at.text_area(key="syl_text").value == text[:399]
+    assert any(f"replaced the shared text of {len(text):,} characters" in i.value for i in at.info)
+    at.button(key="syl_text_undo").click().run()
     assert at.text_area(key="syl_text").value == text
-    at.switch_page("app_pages/compare.py").run()
-    assert at.text_area(key="cmp_text").value == text
-    at.switch_page("app_pages/merges.py").run()  # the excerpt again, and what it is
+    assert characters(at) == f"{len(text):,}"
+    at.switch_page("app_pages/merges.py").run()  # the excerpt again
     assert at.text_area(key="mrg_text").value == text[:400]
-    assert (
-        "The stepper is for a word or a sentence: it shows the first 400 characters of the "
-        f"shared text ({len(text):,}). Edits here change only this excerpt; the other pages "
-        "keep the whole text."
-    ) in [c.value for c in at.caption]
 
 
 def test_merges_still_edits_a_short_text_for_every_page() -> None:

@@ -28,6 +28,8 @@ MODULES = [
     "sgpe.settings",
     "sgpe.shipped",
     "sgpe_explorer.ui.render",
+    "sgpe_explorer.ui.analysis",
+    "sgpe_explorer.ui.charts",
 ]
 
 

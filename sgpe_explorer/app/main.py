@@ -101,6 +101,7 @@ def run() -> None:
         # native core or pure Python; the Active line stays last (tests/test_app.py reads it)
         st.caption(f"Engine: {render.md_escape(describe())}.")
         sgpe_choices = resources.choices("sgpe")
+        resources.note_missing("tok", "side_tok", sgpe_choices)  # said on the page, below
         if st.session_state.get("side_tok") not in sgpe_choices:
             st.session_state.pop("side_tok", None)
         tok_id = st.selectbox(
@@ -113,6 +114,7 @@ def run() -> None:
         )
         base_choices = resources.choices("bytebpe")
         base_options = [resources.AUTO_ID, *base_choices]
+        resources.note_missing("base", "side_base", base_options)
         if st.session_state.get("side_base") not in base_options:
             st.session_state.pop("side_base", None)
         base_id = st.selectbox(
@@ -158,6 +160,7 @@ def run() -> None:
             + "."
         )
 
+    resources.say_switches(active)  # a vocabulary gone or replaced, said on the page
     try:
         page.run()
     except Exception as err:  # the last line of defence: a message on the page, never a traceback

@@ -242,6 +242,15 @@ def syllable_status(
     return f"syllables: {whole} whole syllable{'s' if whole != 1 else ''}, none broken"
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and its noun, in the singular for 1 ("1 torn syllable", "2 torn syllables").
+
+    >>> counted(1, "torn syllable"), counted(1234, "token")
+    ('1 torn syllable', '1,234 tokens')
+    """
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
 #: The names of the integrity figures (keys of :attr:`TokenAnalysis.counts`).
 TORN = "torn syllables"
 PARTS = "syllables spelled from their own parts"

@@ -67,6 +67,61 @@ def _zero_from_zero(fig: go.Figure) -> go.Figure:
     return fig
 
 
+#: Below this many, a count axis gets a tick at every whole number; Plotly's own choice
+#: for a small range was 0.2 or 0.5 (half a torn syllable).
+WHOLE_TICKS_UP_TO = 10
+
+
+def count_axis(fig: go.Figure, axis: str, values: Sequence[float]) -> go.Figure:
+    """Make ``axis`` ("yaxis", "yaxis2", "xaxis"...) of a figure of counts show whole
+    numbers only, from 0."""
+    top = max((float(v) for v in values), default=0.0)
+    settings: dict[str, Any] = {"rangemode": "tozero", "tickformat": ",d"}
+    if top <= WHOLE_TICKS_UP_TO:
+        settings.update(tick0=0, dtick=1)
+    fig.update_layout({axis: settings})
+    return fig
+
+
+def log_ticks(low: float, high: float) -> list[int]:
+    """Where a log axis from ``low`` to ``high`` (both > 0) gets labelled ticks.
+
+    Every power of ten over two decades or more; over less, 1, 2 and 5 of each decade,
+    so that at least two labels show. Each is written out whole ("20", "1,000"): Plotly's
+    own labels named the 2 and 5 of each decade without it ("5, 2, 100, 5, 2, 10").
+
+    >>> log_ticks(1, 5000)
+    [1, 10, 100, 1000]
+    >>> log_ticks(3, 40)
+    [2, 5, 10, 20, 50]
+    """
+    import math
+
+    low, high = max(low, 1.0), max(high, 1.0)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    steps = (1,) if math.log10(high / low) >= 2 else (1, 2, 5)
+    ticks = [m * 10**e for e in range(first, last + 1) for m in steps]
+    inside = [t for t in ticks if low / 1.5 <= t <= high * 1.5]
+    return inside or [10**first]
+
+
+def log_axis(fig: go.Figure, axis: str, values: Sequence[float], title: str) -> go.Figure:
+    """A log ``axis`` labelled at :func:`log_ticks`, numbers in full."""
+    positive = [float(v) for v in values if float(v) > 0]
+    ticks = log_ticks(min(positive), max(positive)) if positive else [1, 10]
+    fig.update_layout(
+        {
+            axis: {
+                "type": "log",
+                "title": title,
+                "tickvals": ticks,
+                "ticktext": [f"{t:,}" for t in ticks],
+            }
+        }
+    )
+    return fig
+
+
 def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
     """One bar per tokenizer for one corpus-level metric."""
     fig = px.bar(
@@ -79,7 +134,13 @@ def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
         title=f"{METRIC_TITLES.get(metric, metric)} on {html.escape(corpus)}",
     )
     fig.update_layout(showlegend=False, yaxis_title=None, xaxis_title=None)
+    if metric in COUNT_METRICS:
+        count_axis(fig, "yaxis", list(table[metric]))
     return _layout(fig)
+
+
+#: Metrics that count things (whole numbers); the others are rates or means.
+COUNT_METRICS = frozenset({"tokens", "roundtrip_fail", "straddling", "broken", "spelled_units"})
 
 
 # The rule first (sgpe_explorer/ui/analysis.py: TORN; app_pages/compare.py says why), then the
@@ -116,6 +177,7 @@ def compare_summary(summary: pd.DataFrame) -> go.Figure:
             row=1,
             col=col,
         )
+        count_axis(fig, "yaxis" if col == 1 else f"yaxis{col}", values)
     fig.update_xaxes(tickangle=-30)
     fig = _layout(fig, 320)
     # Two-line titles, small, above the bars: they fit a third of a phone's width.
@@ -138,6 +200,9 @@ def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
         title=title,
     )
     fig.update_layout(yaxis_title=None, xaxis_title=None, legend={"orientation": "h", "y": -0.2})
+    if metric in COUNT_METRICS:
+        count_axis(fig, "yaxis", list(table[metric]))
+        fig.update_traces(texttemplate="%{y:,d}")
     return _layout(fig, 380)
 
 
@@ -148,7 +213,8 @@ def merge_curve(steps: Sequence[int], counts: Sequence[int], title: str) -> go.F
         frame, x="step", y="count", log_y=True, title=html.escape(title), render_mode="svg"
     )
     fig.update_traces(line={"color": "#2f6f8f"})
-    fig.update_layout(yaxis_title="pair count (log)", xaxis_title="merge step")
+    fig.update_layout(xaxis_title="merge step")
+    log_axis(fig, "yaxis", list(counts), "pair count (log scale)")
     return _layout(fig, 300)
 
 
@@ -159,6 +225,7 @@ def length_histogram(rows: pd.DataFrame, column: str, title: str) -> go.Figure:
     fig = px.bar(frame, x=column, y="tokens", title=title)
     fig.update_traces(marker_color="#2f6f8f")
     fig.update_layout(xaxis={"dtick": 1} if len(frame) <= 25 else {})
+    count_axis(fig, "yaxis", list(frame["tokens"]))
     return _layout(fig, 300)
 
 
@@ -199,6 +266,8 @@ def zipf_plot(
             )
         )
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
+    log_axis(fig, "xaxis", list(ranks), "rank (log scale)")
+    log_axis(fig, "yaxis", list(freqs), "frequency (log scale)")
     return _layout(fig, 360)
 
 
@@ -210,6 +279,7 @@ def composition_bar(table: pd.DataFrame) -> go.Figure:
         yaxis={"categoryorder": "array", "categoryarray": list(table["kind"])[::-1]},
         yaxis_title=None,
     )
+    count_axis(fig, "xaxis", list(table["tokens"]))
     return _layout(fig, 300)
 
 

@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -278,21 +278,25 @@ class Active:
 
 
 def resolve(tok_id: str, base_id: str) -> Active:
-    """The active tokenizers for the sidebar's choices (unknown ids fall back to shipped)."""
+    """The active tokenizers for the sidebar's choices (unknown ids fall back to shipped).
+
+    "auto" picks its baseline for the SGPE vocabulary actually used: when the chosen run's
+    file is damaged and the shipped one stands in, the auto baseline is the shipped one
+    too (it was the damaged run's 2,000-token baseline beside the shipped 4,000 tokens,
+    and Evaluate compared them without a word). A baseline chosen by name stays, and
+    ``base_matched`` then says it was not trained like the SGPE one."""
     sgpe_choices = choices("sgpe")
-    sgpe_choice = sgpe_choices.get(tok_id, sgpe_choices[DEFAULT_ID])
     base_choices = choices("bytebpe")
+    problems: list[str] = []
+    sgpe_tok, sgpe_choice = _load_or_shipped(
+        sgpe_choices.get(tok_id, sgpe_choices[DEFAULT_ID]), sgpe_choices, problems
+    )
     if base_id in base_choices and base_id != AUTO_ID:
         base_choice = base_choices[base_id]
-        matched = _same_training(sgpe_choice, base_choice)
     else:
         base_choice = matching_baseline(sgpe_choice, base_choices)
-        matched = _same_training(sgpe_choice, base_choice)
-    problems: list[str] = []
-    sgpe_tok, sgpe_choice = _load_or_shipped(sgpe_choice, sgpe_choices, problems)
-    base_tok, used = _load_or_shipped(base_choice, base_choices, problems)
-    if used is not base_choice:
-        base_choice, matched = used, _same_training(sgpe_choice, used)
+    base_tok, base_choice = _load_or_shipped(base_choice, base_choices, problems)
+    matched = _same_training(sgpe_choice, base_choice)
     return Active(sgpe_tok, sgpe_choice, base_tok, base_choice, matched, tuple(problems))
 
 
@@ -334,7 +338,84 @@ def active() -> Active:
     """The active tokenizers, as last chosen in the sidebar or with "use this vocabulary"
     (``st.session_state["opts"]``, see :mod:`sgpe_explorer.ui.state`)."""
     opts = st.session_state.get("opts", {})
-    return resolve(str(opts.get("tok") or DEFAULT_ID), str(opts.get("base") or AUTO_ID))
+    act = resolve(str(opts.get("tok") or DEFAULT_ID), str(opts.get("base") or AUTO_ID))
+    # What each run in use is called, so a note can name it once the run is gone.
+    labels: dict[str, str] = st.session_state.setdefault(_LABELS, {})
+    for choice in (act.sgpe_choice, act.base_choice):
+        if choice.id != DEFAULT_ID:
+            labels[choice.id] = choice.label
+    return act
+
+
+# ============================================================================ a choice gone
+
+_GONE = "vocab_gone"  # session state: "tok"/"base" -> the id of a chosen run no longer there
+_LABELS = "vocab_labels"  # session state: run id -> its label while it was in use
+#: What stands in for a choice that is gone: the sidebar's defaults.
+FALLBACK = {"tok": DEFAULT_ID, "base": AUTO_ID}
+
+
+def note_missing(param: str, widget: str, offered: Collection[str]) -> None:
+    """Remember that the vocabulary this visitor chose for ``param`` (``tok`` or ``base``)
+    is no longer offered, before the sidebar drops the choice (app main.py).
+
+    A run chosen with "Use this vocabulary" can be deleted by its owner in another
+    session, and a link can name a run this server does not have; the sidebar then falls
+    back to its default, which used to happen without a word. :func:`say_switches` says it
+    on the page."""
+    ss = st.session_state
+    if widget in ss:
+        wanted = ss[widget]
+    elif param not in ss.get("url_seen", ()) and st.query_params.get(param):
+        wanted = st.query_params.get(param)  # a link's choice, on the session's first run
+    else:
+        wanted = ss.get("opts", {}).get(param)
+    if wanted is None or str(wanted) in offered or str(wanted) == FALLBACK[param]:
+        return
+    ss.setdefault(_GONE, {})[param] = str(wanted)
+
+
+def _dismiss(param: str) -> None:
+    st.session_state.get(_GONE, {}).pop(param, None)
+
+
+def say_switches(act: Active) -> None:
+    """On the page itself, above its title: a chosen vocabulary that is gone (see
+    :func:`note_missing`) and a damaged one replaced by the shipped one, each with what
+    is used instead. The sidebar is closed on a phone, so its warning alone went unseen.
+
+    A note about a gone run stays until the visitor chooses another vocabulary or
+    presses "OK"."""
+    from .owner import shown
+    from .render import md_escape
+
+    gone: dict[str, str] = st.session_state.get(_GONE, {})
+    opts = st.session_state.get("opts", {})
+    labels: dict[str, str] = st.session_state.get(_LABELS, {})
+    for param, run_id in list(gone.items()):
+        if str(opts.get(param) or FALLBACK[param]) != FALLBACK[param]:
+            del gone[param]  # chosen anew since
+            continue
+        was = labels.get(run_id)
+        named = f"run {run_id}" + (f" ({was})" if was else "")
+        if param == "tok":
+            message = (
+                f"The SGPE vocabulary you chose, {named}, is no longer on this server: its "
+                "run was deleted (or the link came from another server). The shipped "
+                f"vocabulary is used instead ({act.sgpe_choice.label}); choose another in "
+                "the sidebar or on the Train page."
+            )
+        else:
+            message = (
+                f"The byte-level baseline you chose, {named}, is no longer on this server: "
+                "its run was deleted (or the link came from another server). The baseline "
+                f"is picked automatically again ({act.base_choice.label})."
+            )
+        note, ok = st.columns([9, 1], vertical_alignment="center")
+        note.warning(md_escape(shown(message)), icon=":material/swap_horiz:")
+        ok.button("OK", key=f"vocab_gone_ok_{param}", on_click=_dismiss, args=(param,))
+    for problem in act.problems:
+        st.warning(md_escape(shown(problem)), icon=":material/warning:")
 
 
 def sample_files() -> list[Path]:

@@ -5,8 +5,12 @@ widget its first value -- from the URL when the session starts on a link, else f
 value the option had last (``st.session_state["opts"]``, shared by all pages), else a
 default -- and writes the current values back to ``st.query_params`` after the page ran.
 
-The text is shared by all pages (edit it on Syllables, see it on Compare). It goes into
-the URL only up to :data:`TEXT_URL_LIMIT` characters; longer text is kept in the session.
+The text is one for all pages (edit it on Syllables, see it on Compare): the visitor's
+last edit, on any page, is the text of every page. Merges shows only the first
+characters of a long text; an edit there too replaces the whole text, and the pages then
+offer to bring the longer one back (:func:`text_area`). It goes into the URL up to
+:data:`TEXT_URL_LIMIT` characters; a longer text is kept on the server for a reload, its
+link holding only a random ``?textid=`` (:mod:`sgpe_explorer.ui.kept_text`).
 
 Leaving a page and coming back. Streamlit deletes the session-state value of every
 widget that a script run did not draw, so a page's widgets would start from their
@@ -31,6 +35,10 @@ from typing import Any
 import streamlit as st
 
 TEXT_URL_LIMIT = 4000  # characters of text put into ?text= (a link stays a few KB)
+TEXT_ID = "textid"  # the link's token of a longer text kept on the server
+_TOKEN = "text_token"  # session state: this session's TEXT_ID
+_LOST = "text_lost"  # session state: a link's TEXT_ID named no text kept for this visitor
+_UNDO = "text_undo"  # session state: (the text before, the excerpt's edit that replaced it)
 GLOBAL_PARAMS = ("tok", "base", "script")  # besides "text": the sidebar's choices
 
 # "ශ්‍රී ලංකාව ..." (Sinhala, with its ZWJ written out) and a Hindi line, all in the shipped
@@ -157,14 +165,47 @@ def shared_text() -> str:
     opts = _opts()
     if "text" not in opts:
         raw = st.query_params.get("text")
+        if raw is None:
+            raw = _kept_text()
         opts["text"] = raw if raw is not None else DEFAULT_TEXT
-        st.session_state.setdefault("url_seen", set()).add("text")
+        st.session_state.setdefault("url_seen", set()).update(("text", TEXT_ID))
     return str(opts["text"])
+
+
+def _kept_text() -> str | None:
+    """The long text the link's ``?textid=`` names, if this visitor kept it (a reload)."""
+    token = st.query_params.get(TEXT_ID)
+    if not token:
+        return None
+    from . import kept_text, owner
+
+    text = kept_text.get(owner.owner_id(), token)
+    if text is None:  # another browser's link, or forgotten: said by text_area
+        st.session_state[_LOST] = True
+        return None
+    st.session_state[_TOKEN] = token  # this session keeps the text under it from now on
+    return text
+
+
+def _keep_long_text(text: str) -> str | None:
+    """Keep a text too long for the link on the server; its token for the link, or None
+    when it is too long to keep (see :mod:`sgpe_explorer.ui.kept_text`)."""
+    from . import kept_text, owner
+
+    token = st.session_state.get(_TOKEN)
+    if len(text) <= TEXT_URL_LIMIT:
+        if token:
+            kept_text.drop(owner.owner_id(), str(token))
+        return None
+    if not token:
+        token = st.session_state[_TOKEN] = kept_text.new_token()
+    return str(token) if kept_text.put(owner.owner_id(), str(token), text) else None
 
 
 def set_shared_text(text: str) -> None:
     """Make ``text`` the text of every page (e.g. loaded from a share file)."""
     _opts()["text"] = text
+    st.session_state.pop(_UNDO, None)
     for key in [k for k in st.session_state if str(k).endswith("_text_shared")]:
         del st.session_state[key]
     for page in TEXT_PAGES:
@@ -214,9 +255,10 @@ def text_area(
     offers it as a share file (plain UTF-8 text), which "Open a share file" loads back.
 
     With ``max_chars``, a longer shared text is shown as its first ``max_chars``
-    characters, and an edit changes that excerpt only (the page's own copy, which the
-    page should say): writing it back shortened the text of every page to the excerpt
-    (Merges turned 22,552 characters into 399 at one Backspace).
+    characters. An edit there is the visitor's last edit, so it becomes the text of every
+    page (it was the page's own copy, lost on leaving the page and never seen elsewhere);
+    since one Backspace in the excerpt would drop a long text, the text pages then offer
+    to bring the longer text back until the text changes again.
     """
     key = f"{page}_text"
     mark = f"{page}_text_shared"  # the shared text (its excerpt) the area last took
@@ -236,16 +278,35 @@ def text_area(
         f"{TEXT_URL_LIMIT:,} characters.",
     )
     value = value or ""
-    if not excerpt:  # the whole text: an edit is every page's text
+    if not excerpt or value != shared:  # the whole text, or an edit of the excerpt
+        if excerpt:
+            st.session_state[_UNDO] = (full, value)
         remember("text", value)
         st.session_state[mark] = value
     full = str(_opts().get("text", value))
+    _offer_undo(page, full)
+    if st.session_state.pop(_LOST, False):
+        st.info(
+            "This link named a long text that this server does not keep for you: it is "
+            "kept only for the browser that made the link, and not over a restart of the "
+            "server. The default sample is shown; open the text's share file with “Open a "
+            "share file”.",
+            icon=":material/link_off:",
+        )
     if len(full) > TEXT_URL_LIMIT:
+        from .kept_text import MAX_TEXT_CHARS
+
+        kept = (
+            "the page keeps it for this browser, so a reload brings it back"
+            if len(full) <= MAX_TEXT_CHARS
+            else f"it is also too long to keep over a reload (at most {MAX_TEXT_CHARS:,})"
+        )
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
         c1.warning(
             f"This text has {len(full):,} characters, more than the {TEXT_URL_LIMIT:,} a "
-            "link can carry, so the page's link does not hold it. To share it, download "
-            "the share file and send it with the link; open it with “Open a share file”.",
+            f"link can carry, so the page's link does not hold it ({kept}). To share it, "
+            "download the share file and send it with the link; open it with “Open a share "
+            "file”.",
             icon=":material/link_off:",
         )
         c2.download_button(
@@ -272,6 +333,34 @@ def text_area(
     return value
 
 
+def _bring_back(before: str) -> None:
+    set_shared_text(before)
+
+
+def _offer_undo(page: str, full: str) -> None:
+    """After an edit of Merges' excerpt replaced a longer text: say so, and offer it back."""
+    undo = st.session_state.get(_UNDO)
+    if not undo:
+        return
+    before, edit = undo
+    if full != edit:  # the text changed since: the offer is over
+        st.session_state.pop(_UNDO, None)
+        return
+    c1, c2 = st.columns([3, 1], vertical_alignment="center")
+    c1.info(
+        f"Your edit of the excerpt replaced the shared text of {len(before):,} characters: "
+        f"every page now has the edited text ({len(edit):,} characters).",
+        icon=":material/edit_note:",
+    )
+    c2.button(
+        f"Bring back the {len(before):,} characters",
+        key=f"{page}_text_undo",
+        on_click=_bring_back,
+        args=(before,),
+        width="stretch",
+    )
+
+
 def sync_url(page_params: dict[str, str | None]) -> None:
     """Make the URL hold the global options and this page's options (and nothing else).
 
@@ -282,6 +371,9 @@ def sync_url(page_params: dict[str, str | None]) -> None:
     text = str(opts.get("text", ""))
     if text and text != DEFAULT_TEXT and len(text) <= TEXT_URL_LIMIT:
         desired["text"] = text
+    token = _keep_long_text(text) if text else None
+    if token:
+        desired[TEXT_ID] = token
     for name in GLOBAL_PARAMS:
         value = opts.get(name)
         if value and value not in ("default", "auto"):

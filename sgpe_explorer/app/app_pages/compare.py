@@ -137,9 +137,9 @@ elif chosen:
             st.markdown(f"**{render.md_escape(entry.name)}**")
             st.caption(render.md_escape(entry.label))  # its size is in it
             st.markdown(
-                f"**{int(counts[analysis.TORN]):,} torn syllables** · "
+                f"**{analysis.counted(int(counts[analysis.TORN]), 'torn syllable')}** · "
                 f"{int(counts[analysis.PARTS]):,} spelled from their own parts · "
-                f"{int(counts['tokens']):,} tokens · TWR {counts['TWR']:.2f}"
+                f"{analysis.counted(int(counts['tokens']), 'token')} · TWR {counts['TWR']:.2f}"
             )
             st.html(
                 render.tokens_html(
@@ -172,7 +172,8 @@ elif chosen:
         width="stretch",
     )
     st.caption(
-        f"{len(text):,} characters, {int(results[0].counts['words']):,} words. Torn "
+        f"{analysis.counted(len(text), 'character')}, "
+        f"{analysis.counted(int(results[0].counts['words']), 'word')}. Torn "
         "syllables: cut by a token that reaches across the syllable's edge (SGPE: always "
         "0). Spelled from their own parts: whole, in several tokens that each lie inside "
         "it. Token boundaries inside syllables: the cuts of both kinds. TWR = tokens per "

@@ -44,10 +44,13 @@ def evaluate(
 st.title("Evaluate")
 st.caption(
     "Why syllables matter, in numbers: the same text through several vocabularies, per "
-    "script. **TWR** = tokens per word (fewer is cheaper), **chars/token** (more is "
-    "better), **broken boundaries** = token boundaries strictly inside a syllable (a model "
-    "then sees pieces of a letter, not the letter), **round-trip failures** = lines that "
-    "do not decode back to themselves."
+    "script. The table's columns: **cuts that tear a syllable** = token boundaries inside "
+    "a syllable next to a token that reaches across its edge (SGPE: always 0); **syllables "
+    "spelled from their own parts** = whole, in several tokens that each lie inside it; "
+    "**token boundaries inside syllables** = the cuts of both kinds (a model then sees "
+    "pieces of a letter, not the letter); **TWR** = tokens per word (fewer is cheaper); "
+    "**chars/token** (more is better); **round-trip failures** = lines that do not decode "
+    "back to themselves."
 )
 
 active = resources.active()
@@ -97,6 +100,16 @@ pick = st.multiselect(
 )
 pick = [k for k in pick if k in entries]
 state.remember("ev", pick)
+if "sgpe" in pick and "base" in pick and not active.base_matched:
+    # e.g. the chosen run's vocab.json was damaged and the shipped SGPE one stands in
+    # beside a baseline chosen by name: the two sizes are not one budget.
+    st.info(
+        f"Not the same corpus: SGPE ({render.md_escape(active.sgpe_choice.label)}) and the "
+        f"byte-level baseline ({render.md_escape(active.base_choice.label)}) were not trained "
+        "on the same corpus at the same size, so their rows do not compare like with like. "
+        "Choose “auto” as the baseline in the sidebar for the matching one.",
+        icon=":material/info:",
+    )
 
 files = {p.name: p for p in resources.sample_files()}
 sources = [*files, SHARED, UPLOAD]

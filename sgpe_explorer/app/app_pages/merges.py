@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from sgpe_explorer.ui import analysis, render, resources, state
+from sgpe_explorer.ui.analysis import counted
 
 MAX_CHARS = 400  # the stepper is for a word or a sentence
 #: Play speeds: steps per second -> seconds between steps.
@@ -30,7 +31,7 @@ def show_side(
     done = min(k, len(steps))
     if done == 0:
         tokens: tuple[str, ...] = initial
-        st.caption(f"Step 0 of {len(steps)}: the {len(initial)} {unit} before any merge.")
+        st.caption(f"Step 0 of {len(steps):,}: the {counted(len(initial), unit)} before any merge.")
         new = None
     else:
         step = steps[done - 1]
@@ -43,37 +44,49 @@ def show_side(
             "super": "joined whole syllables across a space (a superword)",
         }.get(step.kind, "merged")
         st.caption(
-            f"Step {done} of {len(steps)}{finished}: {what}, "
+            f"Step {done:,} of {len(steps):,}{finished}: {what}, "
             f"“{render.md_escape(render.visible(step.pair[0]))}” + "
             f"“{render.md_escape(render.visible(step.pair[1]))}”, "
             f"rank {step.rank:,}" + (f", training count {count:,}" if count is not None else "")
         )
     st.html(render.step_tokens_html(tokens, new, steps[done - 1].kind if done else "join"))
-    st.caption(f"{len(tokens)} tokens")
+    st.caption(counted(len(tokens), "token"))
 
 
 st.title("Merges")
 st.caption(
     "How the encoder turns a word into tokens: it starts from **characters** (SGPE, "
     "hierarchical mode), **syllables** (SGPE, paper mode) or **bytes** (byte-level BPE) and "
-    "repeatedly merges the adjacent pair with the lowest rank (the earliest learned). SGPE "
-    "first builds each syllable from its parts (blue steps), then joins whole syllables "
-    "(yellow steps); no step ever joins part of one syllable to another. Step through both "
-    "side by side, or press Play."
+    "repeatedly merges the adjacent pair with the lowest rank (the earliest learned). Each "
+    "token is a grey chip; the token the step just made is coloured by what the step did: "
+    "**blue** when SGPE builds a syllable from its parts, **yellow** when it joins whole "
+    "syllables (and for every byte-level merge), **purple** when it joins whole syllables "
+    "of two words across a space (a superword, an opt-in training setting; a superword "
+    "keeps a purple overline after its step). No SGPE step ever joins part of one "
+    "syllable to another. **Boxed hex** like `E0 B6` are bytes that are not a whole "
+    "character. Step through both side by side, or press Play."
 )
 active = resources.active()
 words = state.text_area("mrg", "A word or a sentence (the text all pages share)", 80, MAX_CHARS)
 if len(state.shared_text()) > MAX_CHARS:
     st.caption(
-        f"The stepper is for a word or a sentence: it shows the first {MAX_CHARS} characters "
-        f"of the shared text ({len(state.shared_text()):,}). Edits here change only this "
-        "excerpt; the other pages keep the whole text."
+        f"The stepper is for a word or a sentence: it steps through the first "
+        f"{MAX_CHARS:,} characters of the shared text ({len(state.shared_text()):,}). The "
+        "text is one for all pages: an edit here replaces it on every page (and the page "
+        "offers to bring the longer text back)."
     )
 
 initial_s, steps_s = analysis.flatten_trace(active.sgpe.merge_trace(words))
 initial_b, steps_b = analysis.flatten_trace(active.base.merge_trace(words))
 last = max(len(steps_s), len(steps_b))
-sgpe_unit = "characters" if getattr(active.sgpe, "mode", "paper") == "hierarchical" else "syllables"
+sgpe_unit = "character" if getattr(active.sgpe, "mode", "paper") == "hierarchical" else "syllable"
+# With a leading space the vocabulary puts a space before the first word: 400 characters
+# of text start as 401 (the page said "the first 400 characters", then "from 401").
+space_note = (
+    f" (the text's {len(words):,} and the space put before its first word)"
+    if sgpe_unit == "character" and len(initial_s) == len(words) + 1
+    else ""
+)
 state.init_widget("mrg_step", "step", 0, int)  # keeps a value the buttons set, too
 st.session_state["mrg_step"] = max(0, min(last, int(st.session_state["mrg_step"])))
 playing = bool(st.session_state.get("mrg_playing")) and last > 0
@@ -200,9 +213,10 @@ def stepper() -> None:
     final_s = steps_s[-1].tokens if steps_s else initial_s
     final_b = steps_b[-1].tokens if steps_b else initial_b
     st.caption(
-        f"In all: SGPE goes from {len(initial_s)} {sgpe_unit} to {len(final_s)} tokens in "
-        f"{len(steps_s)} merges; byte-level BPE from {len(initial_b)} bytes to "
-        f"{len(final_b)} tokens in {len(steps_b)} merges."
+        f"In all: SGPE goes from {counted(len(initial_s), sgpe_unit)}{space_note} to "
+        f"{counted(len(final_s), 'token')} in {counted(len(steps_s), 'merge')}; byte-level "
+        f"BPE from {counted(len(initial_b), 'byte')} to {counted(len(final_b), 'token')} in "
+        f"{counted(len(steps_b), 'merge')}."
     )
     # Side by side on a phone too (the stylesheet keeps these two columns in one row):
     # stacked, SGPE's steps scrolled away while Play ran BPE's.
@@ -217,7 +231,7 @@ def stepper() -> None:
             steps_b,
             k,
             active.counts("base"),
-            "bytes (stray bytes shown as hex)",
+            "byte",
         )
 
 

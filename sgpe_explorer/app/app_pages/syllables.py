@@ -91,8 +91,9 @@ if missing:
 for script_name, chars, count in grammar.unknown_characters(text, spans):
     shown_chars = chars if len(chars) <= 40 else chars[:40] + "…"
     st.warning(
-        f"**{render.md_escape(script_name)}**: no grammar for these {count:,} characters, so "
-        f"each is shown as a passthrough unit (one character, not a syllable): "
+        f"**{render.md_escape(script_name)}**: no grammar for "
+        + ("this character, so it is" if count == 1 else f"these {count:,} characters, so each is")
+        + " shown as a passthrough unit (one character, not a syllable): "
         f"{render.md_escape(shown_chars)}"
         + (
             ""

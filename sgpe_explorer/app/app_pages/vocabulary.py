@@ -25,6 +25,23 @@ def encode(key: str, _tok: Any, text: str) -> list[int]:
     return list(_tok.encode(text))
 
 
+#: The length columns: empty for a token that is no text (a special token, a byte, part
+#: of a character), which the table showed as "None".
+LENGTHS = ("syllables", "code points")
+NO_TEXT = (
+    "0 syllables and 0 code points: a special token, a stray byte or part of a character "
+    "(no whole character of text)."
+)
+
+
+def for_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as the tables show it: invisible characters marked, lengths whole numbers."""
+    return frame.assign(
+        token=frame["token"].map(lambda t: render.visible(t, viramas=False)),
+        **{c: frame[c].fillna(0).astype(int) for c in LENGTHS if c in frame},
+    )
+
+
 def to_parquet(frame: pd.DataFrame) -> bytes | None:
     buffer = io.BytesIO()
     try:
@@ -133,11 +150,7 @@ else:
 never = vocab[(vocab["frequency"] == 0) & (vocab["kind"] != "special")]
 with st.expander(f"Tokens never used on this text ({len(never):,})"):
     st.dataframe(
-        never.drop(columns=["frequency"])
-        .head(2000)
-        .assign(token=lambda f: f["token"].map(lambda t: render.visible(t, viramas=False))),
-        hide_index=True,
-        width="stretch",
+        for_table(never.drop(columns=["frequency"]).head(2000)), hide_index=True, width="stretch"
     )
 
 st.divider()
@@ -163,9 +176,11 @@ if needle:
     table = table[table["token"].str.contains(needle, regex=False, na=False)]
 if kinds_on:
     table = table[table["kind"].isin(kinds_on)]
-st.caption(f"{len(table):,} of {len(vocab):,} tokens; frequency = uses on {source}.")
-shown_table = table.assign(token=table["token"].map(lambda t: render.visible(t, viramas=False)))
-st.dataframe(shown_table, hide_index=True, width="stretch", height=360)
+st.caption(
+    f"{len(table):,} of {len(vocab):,} tokens; frequency = uses on {render.md_escape(source)}. "
+    + NO_TEXT
+)
+st.dataframe(for_table(table), hide_index=True, width="stretch", height=360)
 
 st.subheader("Downloads")
 downloads.show(
