@@ -15,7 +15,6 @@ batch.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -132,42 +131,3 @@ def run_merges(
                     on_checkpoint(step, list(merged))
         if error is not None:
             raise error
-
-
-class StepLoop:
-    """``learn`` for a loop written in Python, which merges one pair per :meth:`_step`:
-    the batches, the time budget and the errors as the native core's ``learn`` has them."""
-
-    _started: float | None = None
-
-    @property
-    def symbols(self) -> list[str]:
-        raise NotImplementedError
-
-    def _step(self, min_freq: int) -> tuple[int, int, int] | None:
-        """Merge the best pair if it occurs at least ``min_freq`` times: its ids and
-        count, or None (no such pair is left)."""
-        raise NotImplementedError
-
-    def learn(
-        self, target_symbols: int, min_freq: int, most: int, seconds: float
-    ) -> tuple[list[Learned], bool, Exception | None]:
-        now = time.perf_counter
-        called = now()
-        if self._started is None:
-            self._started = called
-        started = self._started
-        symbols = self.symbols
-        made: list[Learned] = []
-        try:
-            while len(symbols) < target_symbols and len(made) < most:
-                merge = self._step(min_freq)
-                if merge is None:
-                    return made, True, None
-                t = now()
-                made.append((merge[0], merge[1], merge[2], t - started))
-                if t - called >= seconds:
-                    break
-        except ValueError as error:  # a vocabulary beyond the symbol limit
-            return made, True, error
-        return made, len(symbols) >= target_symbols, None

@@ -36,9 +36,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._driver import Learned, MergeLoop, StepLoop, run_merges
+from ._driver import Learned, MergeLoop, run_merges
 from ._engine import dispatch, native_paper_trainer
-from .bpe import PairMerges
+from .bpe import BpeTrainer
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
 from .hierarchical import (
@@ -48,7 +48,6 @@ from .hierarchical import (
     corpus_units,
     merge_engine,
     merge_kind,
-    merged_symbol,
     paused_gc,
     split_spans,
 )
@@ -273,14 +272,15 @@ class GPETrainer:
                 "prune_freq to drop rare syllables."
             )
 
-        def python_loop() -> _MergeEngine | _NativeMergeEngine:
-            return _MergeEngine(state)
+        def python_twin() -> NativeBpeTrainer | BpeTrainer:
+            return BpeTrainer(state.symbols, state.words, state.counts)
 
-        engine = dispatch(
+        trainer = dispatch(
             native_paper_trainer(state.symbols, state.words, state.counts),
-            lambda native: _NativeMergeEngine(state, native),
-            python_loop,
+            lambda native: native,
+            python_twin,
         )
+        engine = _PaperLoop(state, trainer)
         learn(engine, target_symbols, resume_merges)
         return self._build_tokenizer(state, pruned, engine.merge_counts, engine.usage())
 
@@ -484,66 +484,18 @@ def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
 # ============================================================================
 
 
-class _MergeEngine(StepLoop):
-    """The paper mode's merge loop in Python: plain BPE (:class:`sgpe.bpe.PairMerges`)
-    over the segments, a merge's symbol being the concatenation of the pair's strings (an
-    existing id when that string is a symbol already, see ``merged_symbol``). It offers
-    the interface of :class:`sgpe._driver.MergeLoop`, which :func:`sgpe._driver.run_merges`
-    drives."""
+class _PaperLoop:
+    """The paper mode's merge loop over the segments, with the interface of
+    :class:`sgpe._driver.MergeLoop`: plain BPE (``BpeTrainer``: the native core's, or its
+    Python twin in sgpe/bpe.py), a merge's symbol being the concatenation of the pair's
+    strings (an existing id when that string is a symbol already). The state's symbols,
+    symbol ids and merges are kept up to date here; its segments stay as prepared (the
+    trainer holds the merged ones, and `usage` counts them)."""
 
-    def __init__(self, state: _State) -> None:
+    def __init__(self, state: _State, trainer: NativeBpeTrainer | BpeTrainer) -> None:
         self.st = state
+        self.trainer = trainer
         self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
-        self.loop = PairMerges(state.words, state.counts)
-
-    @property
-    def symbols(self) -> list[str]:
-        return self.st.symbols
-
-    def usage(self) -> list[int]:
-        """How often each symbol occurs in the segments now."""
-        return self.loop.usage(len(self.st.symbols))
-
-    def _merge(self, pair: str, count: int) -> None:
-        st = self.st
-        new = merged_symbol(st.symbols, st.symbol_id, pair, 0x110000)
-        st.merges.append((ord(pair[0]), ord(pair[1])))
-        self.merge_counts.append(count)
-        self.loop.merge(pair, new)
-
-    def replay(self, merges: Sequence[tuple[str, ...]], min_freq: int) -> tuple[int, int] | None:
-        # The same updates as the original run, the pair taken from the list.
-        st = self.st
-        for k, (left, right) in enumerate(merges):
-            left_id, right_id = st.symbol_id.get(left), st.symbol_id.get(right)
-            pair = "" if left_id is None or right_id is None else chr(left_id) + chr(right_id)
-            count = self.loop.count(pair)
-            if count < min_freq:
-                return k, count
-            self._merge(pair, count)
-        if merges:
-            self.loop.rebuild_heap()
-        return None
-
-    def _step(self, min_freq: int) -> tuple[int, int, int] | None:
-        best = self.loop.best()
-        if best is None or best[1] < min_freq:
-            return None
-        pair, count = best
-        self._merge(pair, count)
-        return ord(pair[0]), ord(pair[1]), count
-
-
-class _NativeMergeEngine:
-    """`_MergeEngine`'s interface over the native core's loop (``sgpe._native.BpeTrainer``):
-    the same merges, symbols and counts. The state's symbols, symbol ids and merges are
-    kept up to date here; its segments stay as prepared (the native side holds the merged
-    ones, and `usage` counts them)."""
-
-    def __init__(self, state: _State, native: NativeBpeTrainer) -> None:
-        self.st = state
-        self.native = native
-        self.merge_counts: list[int] = []
         self._started: float | None = None
 
     @property
@@ -551,7 +503,7 @@ class _NativeMergeEngine:
         return self.st.symbols
 
     def usage(self) -> list[int]:
-        return self.native.usage()
+        return self.trainer.usage()
 
     def _record(self, left: int, right: int, count: int, merged: int) -> None:
         st = self.st
@@ -563,17 +515,18 @@ class _NativeMergeEngine:
             st.symbol_id[symbol] = merged
 
     def replay(self, merges: Sequence[tuple[str, ...]], min_freq: int) -> tuple[int, int] | None:
+        # The same updates as the original run, the pair taken from the list.
         st = self.st
         for k, (left, right) in enumerate(merges):
             left_id, right_id = st.symbol_id.get(left), st.symbol_id.get(right)
             if left_id is None or right_id is None:
                 return k, 0
-            applied, count, merged = self.native.replay(left_id, right_id, min_freq)
+            applied, count, merged = self.trainer.replay(left_id, right_id, min_freq)
             if not applied:
                 return k, count
             self._record(left_id, right_id, count, merged)
         if merges:
-            self.native.rebuild_heap()
+            self.trainer.rebuild_heap()
         return None
 
     def learn(
@@ -582,11 +535,12 @@ class _NativeMergeEngine:
         called = time.perf_counter()
         if self._started is None:
             self._started = called
-        batch, finished, error = self.native.learn(target_symbols, min_freq, most, seconds)
-        elapsed = time.perf_counter() - self._started  # the core does not time each merge
+        batch, finished, error = self.trainer.learn(target_symbols, min_freq, most, seconds)
+        # Every merge of the batch is timed at its end: the native core does not time each.
+        elapsed = time.perf_counter() - self._started
         for left, right, count, merged in batch:
             self._record(left, right, count, merged)
-        return [(a, b, c, elapsed) for a, b, c, _ in batch], bool(finished), error
+        return [(a, b, c, elapsed) for a, b, c, _ in batch], finished, error
 
 
 def train(

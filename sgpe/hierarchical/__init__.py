@@ -90,7 +90,6 @@ if TYPE_CHECKING:
         HierarchicalEngine,
         NativeHierarchicalEngine,
         merge_engine,
-        merged_symbol,
         paused_gc,
     )
     from .rules import (
@@ -122,7 +121,6 @@ _HOMES = {
             "HierarchicalEngine",
             "NativeHierarchicalEngine",
             "merge_engine",
-            "merged_symbol",
             "paused_gc",
         ),
         "engine",
@@ -180,7 +178,6 @@ __all__ = [
     "joinable_span",
     "merge_engine",
     "merge_kind",
-    "merged_symbol",
     "paused_gc",
     "split_spans",
     "superword_words",

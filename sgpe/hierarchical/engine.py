@@ -9,12 +9,13 @@ import gc
 import heapq
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from .._driver import Learned, StepLoop
+from .._driver import Learned
 from .._engine import dispatch, native_hierarchical
+from ..bpe import StepLoop, merged_symbol
 from ..pieces import MAX_SUPERWORD_WORDS
 from ..syllables import Syllabifier
 from .rules import (
@@ -46,21 +47,6 @@ _SYMBOL_PAIRS = re.compile("(?=([\\x00-\\U0007ffff]{2}))").findall
 def _pairs(s: str) -> list[str]:
     """Adjacent pairs of symbol ids in a level string, skipping placeholders and barriers."""
     return _SYMBOL_PAIRS(s) if len(s) > 1 else []
-
-
-def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limit: int) -> str:
-    """The symbol (as ``chr(id)``) for merging the two symbols of ``pair``: an existing id
-    when the concatenation is already a symbol, else a new id appended. Shared by both
-    training modes' merge engines."""
-    merged = symbols[ord(pair[0])] + symbols[ord(pair[1])]
-    sid = symbol_id.get(merged)
-    if sid is None:
-        sid = len(symbols)
-        if sid >= limit:
-            raise ValueError(f"vocab_size above {limit:,} is not supported")
-        symbols.append(merged)
-        symbol_id[merged] = sid
-    return chr(sid)
 
 
 @contextmanager
@@ -105,12 +91,16 @@ class _MergeLoop:
     def symbols(self) -> list[str]:
         return self.st.symbols
 
+    @property
+    def symbol_count(self) -> int:
+        return len(self.st.symbols)
+
     def merge_list(self) -> list[tuple[str, str, MergeKind]]:
         sy = self.st.symbols
         return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
 
 
-class HierarchicalEngine(_MergeLoop, StepLoop):
+class HierarchicalEngine(_MergeLoop, StepLoop[Learned]):
     """The incremental two-level merge loop, with the interface of
     :class:`sgpe._driver.MergeLoop` (which :func:`sgpe._driver.run_merges` drives)."""
 
@@ -479,7 +469,7 @@ class HierarchicalEngine(_MergeLoop, StepLoop):
             self._rebuild_heap()
         return None
 
-    def _step(self, min_freq: int) -> tuple[int, int, int] | None:
+    def _step(self, min_freq: int, elapsed: Callable[[], float]) -> Learned | None:
         if self._transition_due():
             self._to_spans()
         best = self._pop_best()
@@ -488,7 +478,7 @@ class HierarchicalEngine(_MergeLoop, StepLoop):
         pair, kind, count = best
         self.apply(pair, kind)
         self.merge_counts.append(count)
-        return ord(pair[0]), ord(pair[1]), count
+        return ord(pair[0]), ord(pair[1]), count, elapsed()
 
     def usage(self) -> list[int]:
         """How often each symbol is used in the final segmentation of the corpus."""
