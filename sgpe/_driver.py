@@ -7,10 +7,9 @@ sgpe/hierarchical/engine.py), in either engine, offer one small interface,
 and the native one then differ only in how they merge; which one runs is decided by
 sgpe/_engine.py (:func:`sgpe._engine.dispatch`), never here.
 
-The loop learns in batches (at most ``sgpe._engine.BATCH_MERGES`` merges or about
-``BATCH_SECONDS`` seconds, and a checkpoint step always ends one), so a progress display
-or a signal handler waits at most one batch; without a progress callback it learns in one
-batch.
+The loop learns in batches (``sgpe._engine.run_in_batches``; a checkpoint step always ends
+one), so a progress display or a signal handler waits at most one batch; without a
+progress callback it learns in one batch.
 """
 
 from __future__ import annotations
@@ -18,12 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from ._engine import BATCH_MERGES, BATCH_SECONDS
+from ._engine import run_in_batches
 from .bpe import ResumeMismatch
 
-# Without a progress callback the loop learns in one batch: no limit of merges or seconds
-# (a billion seconds is about thirty years, and a time the core's Duration still holds).
-_NO_LIMIT = 1_000_000_000
 # A learned merge as a loop hands it back: left id, right id, its pair count, and the
 # seconds since the loop started learning.
 Learned = tuple[int, int, int, float]
@@ -108,12 +104,12 @@ def run_merges(
     # The merges so far as strings, kept only for the checkpoints.
     merged: list[tuple[str, str]] = [(m[0], m[1]) for m in resume] if every else []
     step = len(resume)
-    most, seconds = (BATCH_MERGES, BATCH_SECONDS) if report else (_NO_LIMIT, _NO_LIMIT)
-    done = False
-    while not done:
-        # A checkpoint step ends a batch, so the checkpoint sees the state of that step.
-        batch = min(most, every - step % every) if every else most
-        made, done, error = loop.learn(target_symbols, min_freq, batch, seconds)
+
+    def one_batch(most: int, seconds: float) -> bool:
+        nonlocal step
+        if every:  # a checkpoint step ends a batch: the checkpoint sees that step's state
+            most = min(most, every - step % every)
+        made, done, error = loop.learn(target_symbols, min_freq, most, seconds)
         first = step + 1
         step += len(made)
         if report or every:
@@ -125,9 +121,12 @@ def run_merges(
                 counts = [count for _, _, count, _ in made]
                 progress_batch(first, target, pairs, counts, made[-1][3])
             if every:
-                merged += pairs
+                merged.extend(pairs)
                 if made and step % every == 0:
                     assert on_checkpoint is not None
                     on_checkpoint(step, list(merged))
         if error is not None:
             raise error
+        return done
+
+    run_in_batches(one_batch, report=report)

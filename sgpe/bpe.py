@@ -1,13 +1,17 @@
 """Plain BPE, written once for every model that uses it.
 
-* :class:`PairMerges`, the training loop's state: the paper mode's merge loop
-  (``_MergeEngine`` in sgpe/gpe.py, its alphabet the syllables) and the byte-level
-  baseline's (``_learn_merges`` in sgpe/baselines/bytebpe.py, its alphabet the 256 bytes)
-  both drive it. The rule: the adjacent pair with the highest count wins, ties go to the
-  smallest pair of symbol ids, and a merge is applied to every word left to right without
-  overlaps. The two drivers differ only in the id a merge makes (the byte baseline always
-  appends one, ``256 + rank``; the paper mode reuses the id of a symbol whose string the
-  merge spells again) and in when they stop; both are the caller's.
+* :class:`PairMerges`, the training loop's state, and :class:`BpeTrainer`, the loop over
+  it with the interface of the native core's (``replay``, ``learn`` in batches, ``usage``):
+  the paper mode's merge loop (``_PaperLoop`` in sgpe/gpe.py, its alphabet the syllables)
+  and the byte-level baseline's (``_learn_merges`` in sgpe/baselines/bytebpe.py, its
+  alphabet the 256 bytes) drive either. The rule: the adjacent pair with the highest count
+  wins, ties go to the smallest pair of symbol ids, and a merge is applied to every word
+  left to right without overlaps. The two models differ only in the id a merge makes (the
+  byte baseline always appends one, ``256 + rank``; the paper mode reuses the id of a
+  symbol whose string the merge spells again, :func:`merged_symbol`) and in when they
+  stop; both are the trainer's settings.
+* :class:`StepLoop`, ``learn`` in batches for a Python loop that merges one pair at a time
+  (:class:`BpeTrainer` and the hierarchical mode's loop).
 * :func:`bpe`, the encoder's merge rule: the lowest-ranked adjacent pair first, the
   leftmost on ties, rescanning short runs and using a heap over a linked list for long
   ones. The hierarchical encoder (sgpe/hierarchical/encoder.py), the paper mode's
@@ -15,7 +19,7 @@
 * :class:`ResumeMismatch`, the one error of a checkpoint that does not fit the corpus,
   whichever model or engine replays it.
 
-The native core has the same loop (native/src/bpe.rs) and the same encoder rule
+The native core has the same loops (native/src/bpe.rs, native/src/hierarchical.rs) and the same encoder rule
 (native/src/encoder.rs).
 """
 
