@@ -22,8 +22,8 @@ take the input) and asks :func:`dispatch` for an operation, giving it both twins
 native call and the Python reference; no public method takes or returns a native object
 (``sgpe.load`` is the one way to load). :func:`dispatch` is the one place that decides which answers,
 including the two fallbacks (an input too small to pay for a native call, and a lone
-surrogate, which UTF-8 cannot hold). The native merge loops report their merges in
-batches through the one driver :func:`run_in_batches`. Nothing else imports
+surrogate, which UTF-8 cannot hold). The merge loops of either engine report their
+merges in batches through the one driver :func:`run_in_batches`. Nothing else imports
 ``sgpe._native``. Both engines give identical results (``tests/test_native.py`` and the
 other differential tests compare them on the real corpora and on generated text).
 
@@ -184,20 +184,22 @@ def dispatch(
     return python()
 
 
-# The native merge loops run without the GIL and hand their merges back to Python at most
-# this many at a time, or after about this many seconds of work (a checkpoint step ends a
-# batch too): a progress display or a signal handler waits at most one batch. The Python
-# reference's progress batches (sgpe/hierarchical/engine.py, ProgressBatches) use the same.
+# The merge loops (the native ones without the GIL) hand their merges back at most this
+# many at a time, or after about this many seconds of work (a checkpoint step ends a batch
+# too): a progress display or a signal handler waits at most one batch.
 BATCH_MERGES = 4096
 BATCH_SECONDS = 0.1
+# No limit: a billion merges (beyond every vocabulary) or seconds (about thirty years, a
+# time the core's Duration still holds).
+_NO_LIMIT = 1_000_000_000
 
 
 def run_in_batches(step: Callable[[int, float], bool], *, report: bool = True) -> None:
-    """Run a native merge loop to its end: ``step(most, seconds)`` runs it for at most
-    ``most`` merges or about ``seconds`` (handing the batch's merges to its callbacks) and
-    says whether the loop is done. Without ``report`` (no callback wants the merges) the
-    loop runs in one batch."""
-    most, seconds = (BATCH_MERGES, BATCH_SECONDS) if report else (1 << 62, 1e300)
+    """Run a merge loop (either engine's) to its end: ``step(most, seconds)`` runs it for
+    at most ``most`` merges or about ``seconds`` (handing the batch's merges to its
+    callbacks) and says whether the loop is done. Without ``report`` (no callback wants
+    the merges) the loop runs in one batch."""
+    most, seconds = (BATCH_MERGES, BATCH_SECONDS) if report else (_NO_LIMIT, _NO_LIMIT)
     while not step(most, seconds):
         pass
 
@@ -361,7 +363,7 @@ def native_bytebpe_trainer(chunk_counts: dict[str, int]) -> BpeTrainer | None:
 def native_paper_trainer(
     symbols: list[str], words: list[str], counts: list[int]
 ) -> BpeTrainer | None:
-    """The native BPE merge loop of the paper mode (``_MergeEngine`` of :mod:`sgpe.gpe`) over
+    """The native BPE merge loop of the paper mode (``_PaperLoop`` of :mod:`sgpe.gpe`) over
     the prepared segments (strings of ``chr(symbol id)``), or None under the Python engine
     and for a symbol table Rust cannot hold (a symbol with a lone surrogate: the Python
     engine trains those)."""

@@ -1,13 +1,17 @@
 """Plain BPE, written once for every model that uses it.
 
-* :class:`PairMerges`, the training loop's state: the paper mode's merge loop
-  (``_MergeEngine`` in sgpe/gpe.py, its alphabet the syllables) and the byte-level
-  baseline's (``_learn_merges`` in sgpe/baselines/bytebpe.py, its alphabet the 256 bytes)
-  both drive it. The rule: the adjacent pair with the highest count wins, ties go to the
-  smallest pair of symbol ids, and a merge is applied to every word left to right without
-  overlaps. The two drivers differ only in the id a merge makes (the byte baseline always
-  appends one, ``256 + rank``; the paper mode reuses the id of a symbol whose string the
-  merge spells again) and in when they stop; both are the caller's.
+* :class:`PairMerges`, the training loop's state, and :class:`BpeTrainer`, the loop over
+  it with the interface of the native core's (``replay``, ``learn`` in batches, ``usage``):
+  the paper mode's merge loop (``_PaperLoop`` in sgpe/gpe.py, its alphabet the syllables)
+  and the byte-level baseline's (``_learn_merges`` in sgpe/baselines/bytebpe.py, its
+  alphabet the 256 bytes) drive either. The rule: the adjacent pair with the highest count
+  wins, ties go to the smallest pair of symbol ids, and a merge is applied to every word
+  left to right without overlaps. The two models differ only in the id a merge makes (the
+  byte baseline always appends one, ``256 + rank``; the paper mode reuses the id of a
+  symbol whose string the merge spells again, :func:`merged_symbol`) and in when they
+  stop; both are the trainer's settings.
+* :class:`StepLoop`, ``learn`` in batches for a Python loop that merges one pair at a time
+  (:class:`BpeTrainer` and the hierarchical mode's loop).
 * :func:`bpe`, the encoder's merge rule: the lowest-ranked adjacent pair first, the
   leftmost on ties, rescanning short runs and using a heap over a linked list for long
   ones. The hierarchical encoder (sgpe/hierarchical/encoder.py), the paper mode's
@@ -15,25 +19,29 @@
 * :class:`ResumeMismatch`, the one error of a checkpoint that does not fit the corpus,
   whichever model or engine replays it.
 
-The native core has the same loop (native/src/bpe.rs) and the same encoder rule
+The native core has the same loops (native/src/bpe.rs, native/src/hierarchical.rs) and the same encoder rule
 (native/src/encoder.rs).
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from operator import add
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 __all__ = [
     "LONG_RUN",
+    "BpeTrainer",
     "PairMerges",
     "ResumeMismatch",
+    "StepLoop",
     "bpe",
     "bpe_heap",
     "bpe_with_sizes",
+    "merged_symbol",
     "pop_fresh",
 ]
 
@@ -45,6 +53,7 @@ class ResumeMismatch(ValueError):
 # ============================================================================ training
 
 HeapEntry = TypeVar("HeapEntry", bound=tuple[Any, ...])
+Made = TypeVar("Made")  # what a loop's learn hands back for one merge
 
 
 def pop_fresh(
@@ -173,6 +182,149 @@ class PairMerges:
             for ch in word:
                 freq[ord(ch)] += count
         return freq
+
+
+class StepLoop(Generic[Made]):
+    """``learn`` for a merge loop written in Python, which merges one pair per
+    :meth:`_step`: in batches, with a time budget and an error after the batch, as the
+    native core's loops learn (native/src/bpe.rs, native/src/hierarchical.rs)."""
+
+    _started: float | None = None
+
+    @property
+    def symbol_count(self) -> int:
+        """How many symbols the vocabulary holds now."""
+        raise NotImplementedError
+
+    def _step(self, min_freq: int, elapsed: Callable[[], float]) -> Made | None:
+        """Merge the best pair if it occurs at least ``min_freq`` times and say what was
+        merged (``elapsed()``: the seconds since the loop started learning), or None when
+        no such pair is left."""
+        raise NotImplementedError
+
+    def learn(
+        self, target_symbols: int, min_freq: int, max_merges: int, seconds: float | None = None
+    ) -> tuple[list[Made], bool, ValueError | None]:
+        """Learn while there are fewer than ``target_symbols`` symbols, at most
+        ``max_merges`` merges, stopping after ``seconds`` (None: no limit): the merges,
+        whether the loop is finished, and the ``ValueError`` of the merge after them (a
+        vocabulary beyond the symbol limit), or None."""
+        now = time.perf_counter
+        called = now()
+        if self._started is None:
+            self._started = called
+        started = self._started
+
+        def elapsed() -> float:
+            return now() - started
+
+        budget = float("inf") if seconds is None else seconds
+        made: list[Made] = []
+        try:
+            while self.symbol_count < target_symbols and len(made) < max_merges:
+                merge = self._step(min_freq, elapsed)
+                if merge is None:
+                    return made, True, None
+                made.append(merge)
+                if now() - called >= budget:
+                    break
+        except ValueError as error:
+            return made, True, error
+        return made, self.symbol_count >= target_symbols, None
+
+
+def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limit: int) -> str:
+    """The symbol (as ``chr(id)``) for merging the two symbols of ``pair``: an existing id
+    when the concatenation is already a symbol, else a new id appended. Shared by both
+    training modes' merge loops."""
+    merged = symbols[ord(pair[0])] + symbols[ord(pair[1])]
+    sid = symbol_id.get(merged)
+    if sid is None:
+        sid = len(symbols)
+        if sid >= limit:
+            raise ValueError(f"vocab_size above {limit:,} is not supported")
+        symbols.append(merged)
+        symbol_id[merged] = sid
+    return chr(sid)
+
+
+class BpeTrainer(StepLoop[tuple[int, int, int, int]]):
+    """The Python twin of the native core's ``sgpe._native.BpeTrainer``
+    (native/src/bpe.rs), with its interface: :class:`PairMerges` and the ids its merges
+    make, replayed and learned in batches. Made with a symbol table (the paper mode: a
+    merge reuses the id of a symbol whose string it spells again) or by :meth:`of_chunks`
+    (the byte-level baseline: merge ``i`` makes id ``256 + i``)."""
+
+    def __init__(self, symbols: Sequence[str], words: list[str], counts: Sequence[int]) -> None:
+        self.loop = PairMerges(words, counts)
+        # None for the byte-level baseline, whose ids need no strings.
+        self._symbols: list[str] | None = list(symbols)
+        self._symbol_id = {s: i for i, s in enumerate(symbols)}
+        self._count = len(symbols)
+
+    @classmethod
+    def of_chunks(cls, chunks: Sequence[str], counts: Sequence[int]) -> BpeTrainer:
+        """The byte-level baseline's loop: the unique chunks of the pre-tokenized corpus
+        and their counts, each chunk counted as its UTF-8 bytes (a lone surrogate raises
+        ``UnicodeEncodeError``)."""
+        words: dict[str, int] = {}
+        for chunk, count in zip(chunks, counts):
+            if chunk:
+                word = chunk.encode("utf-8").decode("latin-1")  # one code point per byte
+                words[word] = words.get(word, 0) + count
+        made = cls((), list(words), list(words.values()))
+        made._symbols, made._count = None, 256
+        return made
+
+    @property
+    def symbol_count(self) -> int:
+        return self._count
+
+    @property
+    def unique_words(self) -> int:
+        return len(self.loop.words)
+
+    def _merge(self, pair: str) -> int:
+        if self._symbols is None:
+            if self._count >= 0x110000:
+                raise ValueError("vocab_size above 1,114,112 is not supported")
+            new = chr(self._count)
+        else:
+            new = merged_symbol(self._symbols, self._symbol_id, pair, 0x110000)
+        self._count = max(self._count, ord(new) + 1)
+        self.loop.merge(pair, new)
+        return ord(new)
+
+    def replay(self, left: int, right: int, min_freq: int) -> tuple[bool, int, int]:
+        """Replay a checkpoint's next merge: (True, count, merged id) when it occurs at
+        least ``min_freq`` times (it is applied), else (False, count, 0)."""
+        if left >= self._count or right >= self._count:
+            raise ValueError(
+                f"merge ({left}, {right}) names a symbol that does not exist "
+                f"(ids 0..{self._count - 1})"
+            )
+        pair = chr(left) + chr(right)
+        count = self.loop.count(pair)
+        if count < min_freq:
+            return False, count, 0
+        return True, count, self._merge(pair)
+
+    def rebuild_heap(self) -> None:
+        """The heap from the current counts (after a replay)."""
+        self.loop.rebuild_heap()
+
+    def _step(
+        self, min_freq: int, elapsed: Callable[[], float]
+    ) -> tuple[int, int, int, int] | None:
+        best = self.loop.best()
+        if best is None or best[1] < min_freq:
+            return None
+        pair, count = best
+        return ord(pair[0]), ord(pair[1]), count, self._merge(pair)
+
+    def usage(self) -> list[int]:
+        """How often each symbol occurs in the words now."""
+        return self.loop.usage(self._count)
 
 
 # ============================================================================ encoding

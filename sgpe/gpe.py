@@ -32,25 +32,23 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._engine import dispatch, native_paper_trainer, run_in_batches
-from .bpe import PairMerges, ResumeMismatch
+from ._driver import Learned, MergeLoop, run_merges
+from ._engine import dispatch, native_paper_trainer
+from .bpe import BpeTrainer
 from .corpus import CorpusInfo
 from .corpus.counting import count_pieces
 from .hierarchical import (
-    BatchHook,
     MergeKind,
-    ProgressBatches,
     build_state,
     code_spans,
     corpus_units,
     merge_engine,
     merge_kind,
-    merged_symbol,
     paused_gc,
-    resume_mismatch,
     split_spans,
 )
 from .pieces import get_word_splitter
@@ -249,24 +247,16 @@ class GPETrainer:
         ``progress`` is called once per merge, ``progress_batch`` once per batch of merges
         (:class:`ProgressBatch`); each sees every merge, in order."""
         s = self.settings
-        batch_hook = None
-        if progress_batch is not None:
-            hook = progress_batch
-
-            def batch_hook(
-                first: int, target: int, pairs: list[tuple[str, str]], counts: list[int], t: float
-            ) -> None:
-                hook(ProgressBatch(first, target, pairs, counts, t))
-
+        learn = partial(
+            self._learn,
+            progress=progress,
+            progress_batch=progress_batch,
+            checkpoint_every=checkpoint_every,
+            on_checkpoint=on_checkpoint,
+        )
         if s.hierarchical:
-            return self._fit_hierarchical(
-                piece_counts,
-                progress=progress,
-                checkpoint_every=checkpoint_every,
-                on_checkpoint=on_checkpoint,
-                resume_merges=resume_merges,
-                progress_batch=batch_hook,
-            )
+            with paused_gc():
+                return self._fit_units(piece_counts, learn, resume_merges)
         if piece_counts and max(map(len, piece_counts)) > self.splitter.max_units:
             piece_counts = self.splitter.cap_counts(Counter(piece_counts))
         state, pruned = self._prepare(piece_counts)
@@ -282,41 +272,16 @@ class GPETrainer:
                 "prune_freq to drop rare syllables."
             )
 
-        def python_loop() -> _MergeEngine | _NativeMergeEngine:
-            return _MergeEngine(state)
+        def python_twin() -> NativeBpeTrainer | BpeTrainer:
+            return BpeTrainer(state.symbols, state.words, state.counts)
 
-        engine = dispatch(
+        trainer = dispatch(
             native_paper_trainer(state.symbols, state.words, state.counts),
-            lambda native: _NativeMergeEngine(state, native),
-            python_loop,
+            lambda native: native,
+            python_twin,
         )
-        batches = ProgressBatches(batch_hook) if batch_hook is not None else None
-        each = progress
-        if batches is not None:
-            # The paper mode's loop reports each merge: gathered into batches here, flushed
-            # before each checkpoint and at the end.
-            def each(event: ProgressEvent) -> None:
-                if progress is not None:
-                    progress(event)
-                batches(event.step, event.target, event.pair, event.count, event.elapsed)
-
-            if on_checkpoint is not None:
-                save = on_checkpoint
-
-                def on_checkpoint(step: int, merges: list[tuple[str, str]]) -> None:
-                    batches.flush()
-                    save(step, merges)
-
-        engine.run(
-            target_symbols=target_symbols,
-            min_freq=s.min_count,
-            progress=each,
-            checkpoint_every=checkpoint_every,
-            on_checkpoint=on_checkpoint,
-            resume=resume_merges,
-        )
-        if batches is not None:
-            batches.flush()
+        engine = _PaperLoop(state, trainer)
+        learn(engine, target_symbols, resume_merges)
         return self._build_tokenizer(state, pruned, engine.merge_counts, engine.usage())
 
     def train(
@@ -365,35 +330,49 @@ class GPETrainer:
             base += [byte_token(b) for b in FALLBACK_BYTES]
         return base
 
-    def _fit_hierarchical(
+    def _learn(
         self,
-        piece_counts: Counter[str],
+        engine: MergeLoop,
+        target_symbols: int,
+        resume: Sequence[tuple[str, ...]],
         *,
         progress: ProgressFn | None,
+        progress_batch: ProgressBatchFn | None,
         checkpoint_every: int,
         on_checkpoint: CheckpointFn | None,
-        resume_merges: Sequence[tuple[str, str]],
-        progress_batch: BatchHook | None = None,
-    ) -> Tokenizer:
-        with paused_gc():
-            return self._fit_units(
-                piece_counts,
-                progress=progress,
-                checkpoint_every=checkpoint_every,
-                on_checkpoint=on_checkpoint,
-                resume_merges=resume_merges,
-                progress_batch=progress_batch,
-            )
+    ) -> None:
+        """Run either mode's merge loop (in either engine) with the caller's callbacks."""
+        each = batch = None
+        if progress is not None:
+            on_each = progress
+
+            def each(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
+                on_each(ProgressEvent(step, target, pair, count, t))
+
+        if progress_batch is not None:
+            on_batch = progress_batch
+
+            def batch(
+                first: int, target: int, pairs: list[tuple[str, str]], counts: list[int], t: float
+            ) -> None:
+                on_batch(ProgressBatch(first, target, pairs, counts, t))
+
+        run_merges(
+            engine,
+            target_symbols=target_symbols,
+            min_freq=self.settings.min_count,
+            resume=resume,
+            progress=each,
+            progress_batch=batch,
+            checkpoint_every=checkpoint_every,
+            on_checkpoint=on_checkpoint,
+        )
 
     def _fit_units(
         self,
         piece_counts: Counter[str],
-        *,
-        progress: ProgressFn | None,
-        checkpoint_every: int,
-        on_checkpoint: CheckpointFn | None,
+        learn: Callable[[MergeLoop, int, Sequence[tuple[str, ...]]], None],
         resume_merges: Sequence[tuple[str, str]],
-        progress_batch: BatchHook | None = None,
     ) -> Tokenizer:
         s = self.settings
         span_counts: Counter[str] = Counter()
@@ -432,23 +411,7 @@ class GPETrainer:
         del units  # the state holds its own copy of the words
         engine = merge_engine(state, syll, s.script, s.leading_space, spans)
 
-        def hook(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
-            assert progress is not None
-            progress(ProgressEvent(step, target, pair, count, t))
-
-        def save(step: int, merges: list[tuple[str, str, MergeKind]]) -> None:
-            assert on_checkpoint is not None
-            on_checkpoint(step, [(a, b) for a, b, _ in merges])
-
-        engine.run(
-            target_symbols=target_symbols,
-            min_freq=s.min_count,
-            progress=hook if progress is not None else None,
-            checkpoint_every=checkpoint_every,
-            on_checkpoint=save if on_checkpoint is not None else None,
-            resume=[(a, b, merge_kind(a, b, syll)) for a, b in resume_merges],
-            progress_batch=progress_batch,
-        )
+        learn(engine, target_symbols, [(a, b, merge_kind(a, b, syll)) for a, b in resume_merges])
         freq = engine.usage()
         symbols = state.symbols
         learned = engine.merge_list()
@@ -521,102 +484,26 @@ def _spell(unit: str, symbol_id: dict[str, int]) -> list[str]:
 # ============================================================================
 
 
-class _MergeEngine:
-    """The paper mode's merge loop in Python: plain BPE (:class:`sgpe.bpe.PairMerges`)
-    over the segments, a merge's symbol being the concatenation of the pair's strings (an
-    existing id when that string is a symbol already, see ``merged_symbol``)."""
-
-    def __init__(self, state: _State) -> None:
-        self.st = state
-        self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
-        self.loop = PairMerges(state.words, state.counts)
-
-    def usage(self) -> list[int]:
-        """How often each symbol occurs in the segments now."""
-        return self.loop.usage(len(self.st.symbols))
-
-    def _merge(self, pair: str, count: int) -> None:
-        st = self.st
-        st.merges.append((ord(pair[0]), ord(pair[1])))
-        self.merge_counts.append(count)
-        self.loop.merge(pair, merged_symbol(st.symbols, st.symbol_id, pair, 0x110000))
-
-    def run(
-        self,
-        *,
-        target_symbols: int,
-        min_freq: int,
-        progress: ProgressFn | None,
-        checkpoint_every: int,
-        on_checkpoint: CheckpointFn | None,
-        resume: Sequence[tuple[str, str]],
-    ) -> None:
-        st = self.st
-        loop = self.loop
-        target = max(0, target_symbols - len(st.symbols))
-        # Replay a checkpoint: the same updates as the original run, the pair taken from the list.
-        for k, (left, right) in enumerate(resume):
-            left_id, right_id = st.symbol_id.get(left), st.symbol_id.get(right)
-            pair = "" if left_id is None or right_id is None else chr(left_id) + chr(right_id)
-            count = loop.count(pair)
-            if count < min_freq:
-                raise ResumeMismatch(resume_mismatch(k, (left, right), count))
-            self._merge(pair, count)
-        if resume:
-            loop.rebuild_heap()
-        start = time.perf_counter()
-        while len(st.symbols) < target_symbols:
-            best = loop.best()
-            if best is None or best[1] < min_freq:
-                break
-            pair, count = best
-            self._merge(pair, count)
-            _report(st, target, count, start, progress, checkpoint_every, on_checkpoint)
-
-
-def _report(
-    st: _State,
-    target: int,
-    count: int,
-    start: float,
-    progress: ProgressFn | None,
-    checkpoint_every: int,
-    on_checkpoint: CheckpointFn | None,
-) -> None:
-    """After the paper mode's merge (the last of ``st.merges``, of either engine): its
-    progress event and, at a checkpoint step, the checkpoint."""
-    step = len(st.merges)
-    left, right = st.merges[-1]
-    if progress is not None:
-        progress(
-            ProgressEvent(
-                step,
-                target,  # merges in all, replayed ones included
-                (st.symbols[left], st.symbols[right]),
-                count,
-                time.perf_counter() - start,
-            )
-        )
-    if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
-        on_checkpoint(step, [(st.symbols[x], st.symbols[y]) for x, y in st.merges])
-
-
-class _NativeMergeEngine:
-    """`_MergeEngine` with the native core's loop (``sgpe._native.BpeTrainer``): the same
-    merges, symbols, counts, progress events, checkpoints and errors. The loop runs in
-    batches (``sgpe._engine.run_in_batches``), without the GIL;
-    the progress and checkpoint callbacks are then called for each merge of the batch, so
-    a signal handler or a progress display waits at most one batch. The state's symbols,
+class _PaperLoop:
+    """The paper mode's merge loop over the segments, with the interface of
+    :class:`sgpe._driver.MergeLoop`: plain BPE (``BpeTrainer``: the native core's, or its
+    Python twin in sgpe/bpe.py), a merge's symbol being the concatenation of the pair's
+    strings (an existing id when that string is a symbol already). The state's symbols,
     symbol ids and merges are kept up to date here; its segments stay as prepared (the
-    native side holds the merged ones, and `usage` counts them)."""
+    trainer holds the merged ones, and `usage` counts them)."""
 
-    def __init__(self, state: _State, native: NativeBpeTrainer) -> None:
+    def __init__(self, state: _State, trainer: NativeBpeTrainer | BpeTrainer) -> None:
         self.st = state
-        self.native = native
-        self.merge_counts: list[int] = []
+        self.trainer = trainer
+        self.merge_counts: list[int] = []  # the pair count of each merge when it was chosen
+        self._started: float | None = None
+
+    @property
+    def symbols(self) -> list[str]:
+        return self.st.symbols
 
     def usage(self) -> list[int]:
-        return self.native.usage()
+        return self.trainer.usage()
 
     def _record(self, left: int, right: int, count: int, merged: int) -> None:
         st = self.st
@@ -627,44 +514,33 @@ class _NativeMergeEngine:
             st.symbols.append(symbol)
             st.symbol_id[symbol] = merged
 
-    def run(
-        self,
-        *,
-        target_symbols: int,
-        min_freq: int,
-        progress: ProgressFn | None,
-        checkpoint_every: int,
-        on_checkpoint: CheckpointFn | None,
-        resume: Sequence[tuple[str, str]],
-    ) -> None:
+    def replay(self, merges: Sequence[tuple[str, ...]], min_freq: int) -> tuple[int, int] | None:
+        # The same updates as the original run, the pair taken from the list.
         st = self.st
-        native = self.native
-        target = max(0, target_symbols - len(st.symbols))
-        for k, (left, right) in enumerate(resume):
+        for k, (left, right) in enumerate(merges):
             left_id, right_id = st.symbol_id.get(left), st.symbol_id.get(right)
-            applied, count, merged = (
-                (False, 0, 0)
-                if left_id is None or right_id is None
-                else native.replay(left_id, right_id, min_freq)
-            )
+            if left_id is None or right_id is None:
+                return k, 0
+            applied, count, merged = self.trainer.replay(left_id, right_id, min_freq)
             if not applied:
-                raise ResumeMismatch(resume_mismatch(k, (left, right), count))
-            assert left_id is not None and right_id is not None
+                return k, count
             self._record(left_id, right_id, count, merged)
-        if resume:
-            native.rebuild_heap()
-        start = time.perf_counter()
+        if merges:
+            self.trainer.rebuild_heap()
+        return None
 
-        def step(most: int, seconds: float) -> bool:
-            batch, finished, error = native.learn(target_symbols, min_freq, most, seconds)
-            for left_id, right_id, count, merged in batch:
-                self._record(left_id, right_id, count, merged)
-                _report(st, target, count, start, progress, checkpoint_every, on_checkpoint)
-            if error is not None:
-                raise error
-            return bool(finished)
-
-        run_in_batches(step)
+    def learn(
+        self, target_symbols: int, min_freq: int, most: int, seconds: float
+    ) -> tuple[list[Learned], bool, Exception | None]:
+        called = time.perf_counter()
+        if self._started is None:
+            self._started = called
+        batch, finished, error = self.trainer.learn(target_symbols, min_freq, most, seconds)
+        # Every merge of the batch is timed at its end: the native core does not time each.
+        elapsed = time.perf_counter() - self._started
+        for left, right, count, merged in batch:
+            self._record(left, right, count, merged)
+        return [(a, b, c, elapsed) for a, b, c, _ in batch], finished, error
 
 
 def train(

@@ -11,8 +11,10 @@ both models to it, under both engines).
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -34,6 +36,7 @@ __all__ = [
     "byte_token",
     "check_num_threads",
     "display_bytes",
+    "flat_ids",
     "is_token_id",
     "one_line",
 ]
@@ -134,6 +137,20 @@ def check_num_threads(num_threads: object) -> None:
         raise ValueError(
             f"num_threads must be at least 1 (or None: all cores), got {num_threads!r}"
         )
+
+
+def flat_ids(lists: Sequence[Sequence[TokenId]]) -> tuple[array[int], array[int]]:
+    """``encode_batch``'s lists in the flat form of ``encode_batch_flat``: every id one
+    after the other (``array("I")``, uint32) and the offsets where each list starts, with
+    one more entry for the end (``array("q")``, int64)."""
+    try:
+        ids = array("I", chain.from_iterable(lists))
+    except OverflowError:
+        raise ValueError(
+            "encode_batch_flat: this vocabulary spells a character with a byte token or "
+            "[UNK] it lacks (id -1), which the uint32 ids cannot hold; use encode_batch"
+        ) from None
+    return ids, array("q", accumulate(map(len, lists), initial=0))
 
 
 @runtime_checkable

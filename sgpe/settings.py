@@ -59,7 +59,7 @@ PIECE_MODES: tuple[str, ...] = ("whitespace", "script")
 MIN_FREQ_DEFAULTS: Mapping[str, int] = {"hierarchical": 1, "paper": 2, "bytebpe": 1}
 
 #: The largest ``vocab_size`` of either model: both trainers keep a token id in one Unicode
-#: code point while they learn (sgpe/hierarchical/engine.py, merged_symbol; sgpe/baselines/bytebpe.py),
+#: code point while they learn (sgpe/bpe.py, merged_symbol and BpeTrainer),
 #: so a larger size would fail once the run got there, after a long count.
 MAX_VOCAB_SIZE = 0x110000
 

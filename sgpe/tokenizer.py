@@ -24,7 +24,7 @@ import time
 from array import array
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from itertools import accumulate, chain
+from itertools import chain
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
@@ -52,6 +52,7 @@ from .protocol import (
     WordTrace,
     byte_token,
     check_num_threads,
+    flat_ids,
     is_token_id,
 )
 from .settings import (
@@ -476,15 +477,7 @@ class Tokenizer:
 
     def _encode_batch_flat(self, texts: Sequence[str], pre: bool) -> tuple[array[int], array[int]]:
         """The Python reference of :meth:`encode_batch_flat`."""
-        lists = self._encode_batch(texts, pre)
-        try:
-            ids = array("I", chain.from_iterable(lists))
-        except OverflowError:
-            raise ValueError(
-                "encode_batch_flat: this vocabulary spells a character with a byte token or "
-                "[UNK] it lacks (id -1), which the uint32 ids cannot hold; use encode_batch"
-            ) from None
-        return ids, array("q", accumulate(map(len, lists), initial=0))
+        return flat_ids(self._encode_batch(texts, pre))
 
     def _encode_new_pieces(self, pieces: list[str]) -> list[list[int]]:
         """The ids of pieces not cached yet: natively on all cores where Rust can take them,

@@ -1,7 +1,7 @@
 """The native training merge loops against the Python engine: exact equality.
 
 Two loops: the byte-level BPE baseline's (``_learn_merges`` of sgpe/baselines/bytebpe.py)
-and the paper mode's (``_MergeEngine`` of sgpe/gpe.py). Each is trained twice on the same
+and the paper mode's (``_PaperLoop`` of sgpe/gpe.py). Each is trained twice on the same
 input, once as ``sgpe._engine`` hands it out and once under ``SGPE_ENGINE=python``, and
 everything a caller sees must be equal: the saved vocabulary file byte for byte, the
 merge counts, every progress event and checkpoint, the errors. Inputs: the first lines of

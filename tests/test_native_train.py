@@ -237,8 +237,9 @@ def test_progress_checkpoints_and_resume_are_identical(
         step, merges = saved[3]
         again, later, _ = _events_and_checkpoints(corpus, merges)
         assert again.to_dict() == tok.to_dict()
-        # Progress goes on from the checkpoint's step (its target: the merges still to go).
-        assert [(s, p, c) for s, _, p, c in later] == [(s, p, c) for s, _, p, c in events[step:]]
+        # Progress goes on from the checkpoint's step, towards the same target (the merges
+        # in all, replayed ones included: sgpe/_driver.py).
+        assert later == events[step:]
         runs[name] = (tok.to_dict(), events, saved)
     assert runs["native"] == runs["python"]
 

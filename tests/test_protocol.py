@@ -4,6 +4,8 @@ the real text of sgpe/sample_data."""
 
 from __future__ import annotations
 
+from array import array
+from itertools import accumulate, pairwise
 from pathlib import Path
 
 import pytest
@@ -105,3 +107,26 @@ def test_the_other_entry_points_are_private() -> None:
     for cls in (sgpe.Tokenizer, ByteBPETokenizer):
         for name in ("load", "load_file", "from_dict"):
             assert not hasattr(cls, name), f"{cls.__name__}.{name}"
+
+
+@pytest.mark.parametrize("engine", BOTH_ENGINES)
+@pytest.mark.parametrize("name", ["sgpe-4k", "bytebpe-4k"])
+def test_both_models_offer_the_flat_batch_and_the_spans(engine: str, name: str) -> None:
+    """``encode_batch_flat`` and ``encode_with_spans`` are on both models, beyond the
+    protocol (docs/decisions.md): the flat batch holds encode_batch's ids, and the spans
+    cut the text's UTF-8 bytes into one piece per id, in order."""
+    with engine_set_to(engine):
+        tok = sgpe.load(name)
+        texts = _texts()
+        lists = tok.encode_batch(texts)
+        ids, offsets = tok.encode_batch_flat(texts, num_threads=2)
+        assert (ids.typecode, offsets.typecode) == ("I", "q")
+        assert [list(ids[a:b]) for a, b in pairwise(offsets)] == lists
+        assert list(offsets) == [0, *accumulate(map(len, lists))]
+        assert tok.encode_batch_flat([]) == (array("I"), array("q", [0]))
+        for text, want in zip(texts, lists):
+            got, spans = tok.encode_with_spans(text)
+            data = text.encode("utf-8")
+            assert got == want and len(spans) == len(got)
+            assert spans[0][0] == 0 and spans[-1][1] == len(data)
+            assert all(a[1] == b[0] for a, b in pairwise(spans))

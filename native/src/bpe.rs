@@ -1,9 +1,10 @@
 //! Plain BPE training, once for both models that use it: [`BpeTrainer`] is the merge
-//! loop of the paper mode (`_MergeEngine` of `sgpe/gpe.py`, its alphabet the syllables)
+//! loop of the paper mode (`_PaperLoop` of `sgpe/gpe.py`, its alphabet the syllables)
 //! and of the byte-level baseline (`_learn_merges` of `sgpe/baselines/bytebpe.py`, its
-//! alphabet the 256 bytes), over [`PairMerges`] (`PairMerges` of `sgpe/bpe.py`): the same
-//! counts, the same choices in the same order. The two differ only in the id a merge makes
-//! ([`Symbols`]) and in when their callers stop.
+//! alphabet the 256 bytes), over [`PairMerges`]; `sgpe/bpe.py` has their Python twins
+//! (`BpeTrainer` over `PairMerges`): the same counts, the same choices in the same order.
+//! The two differ only in the id a merge makes ([`Symbols`]) and in when their callers
+//! stop.
 //!
 //! The rule: the adjacent pair with the highest count wins, ties go to the smallest
 //! `(left, right)`; a merge is applied to every word left to right without overlaps. The
@@ -211,7 +212,7 @@ enum Symbols {
     /// The paper mode: every id has a string, and a merge's symbol is the concatenation
     /// of the pair's strings, an existing id when that string is a symbol already (the
     /// symbol count then does not grow), else a new id appended (`merged_symbol` of
-    /// `sgpe/hierarchical/`).
+    /// `sgpe/bpe.py`).
     Strings {
         symbols: Vec<String>,
         symbol_id: HashMap<String, u32>,

@@ -67,6 +67,19 @@ pub fn bpe_rescan(ids: &mut Vec<u32>, ranks: &Ranks) {
     }
 }
 
+/// The merge rule on one run of ids (`bpe` of `sgpe/bpe.py`), as every encoder applies
+/// it: the rescan for a short run, the heap for a long one. The merged ids go to `out`, and
+/// the run is left empty.
+fn bpe_run(run: &mut Vec<u32>, ranks: &Ranks, out: &mut Vec<u32>) {
+    if run.len() > LONG_RUN {
+        out.extend(bpe_heap(run, ranks));
+    } else {
+        bpe_rescan(run, ranks);
+        out.extend_from_slice(run);
+    }
+    run.clear();
+}
+
 /// The same merges in O(n log n) (`bpe_heap`): a heap of (rank, position) over a linked
 /// list; entries made stale by earlier merges are skipped when popped.
 pub fn bpe_heap(ids: &[u32], ranks: &Ranks) -> Vec<u32> {
@@ -164,16 +177,6 @@ impl PieceEncoder {
         ids.append(&mut run);
         let joinable = known && ids.len() == 1 && self.whole(unit);
         (ids, joinable)
-    }
-
-    fn join_run(&self, run: &mut Vec<u32>, out: &mut Vec<u32>) {
-        if run.len() > LONG_RUN {
-            out.extend(bpe_heap(run, &self.join));
-        } else {
-            bpe_rescan(run, &self.join);
-            out.extend_from_slice(run);
-        }
-        run.clear();
     }
 }
 
@@ -421,15 +424,7 @@ impl TextEncoder {
     ) {
         let enc = &self.encoder;
         let space = vocab.get(" ").copied();
-        let flush = |run: &mut Vec<u32>, out: &mut Vec<u32>| {
-            if run.len() > LONG_RUN {
-                out.extend(bpe_heap(run, &enc.part));
-            } else {
-                bpe_rescan(run, &enc.part);
-                out.extend_from_slice(run);
-            }
-            run.clear();
-        };
+        let flush = |run: &mut Vec<u32>, out: &mut Vec<u32>| bpe_run(run, &enc.part, out);
         let mut run = Vec::new();
         enc.syllabifier.for_each_token(piece, |t| {
             let mut u = &piece[t.start..t.end];
@@ -515,14 +510,14 @@ impl TextEncoder {
                         return;
                     }
                     if !run.is_empty() {
-                        enc.join_run(&mut run, out);
+                        bpe_run(&mut run, &enc.join, out);
                     }
                     out.extend_from_slice(ids);
                 },
             );
         });
         if !run.is_empty() {
-            enc.join_run(&mut run, out);
+            bpe_run(&mut run, &enc.join, out);
         }
     }
 

@@ -35,6 +35,7 @@ to Hugging Face `tokenizer.json`.
 from __future__ import annotations
 
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
@@ -50,7 +51,7 @@ from .._atomic import write_text_atomic
 from .._json import BYTE_LEVEL_LAYOUT, dumps_json
 from .._surrogates import names_lone_surrogate
 from .._vocab_keys import merge_counts_of
-from ..bpe import PairMerges, ResumeMismatch, bpe
+from ..bpe import BpeTrainer, ResumeMismatch, bpe
 from ..protocol import (
     FORMAT_NAME,
     MergeStep,
@@ -59,9 +60,10 @@ from ..protocol import (
     WordTrace,
     check_num_threads,
     display_bytes,
+    flat_ids,
     is_token_id,
 )
-from ..spans import Encoded, measure_by_token_bytes
+from ..spans import Encoded, measure_by_token_bytes, spans_from_token_bytes
 from .patterns import SPLIT_PATTERNS
 from .patterns import compile_pattern as _compile
 from .patterns import resolve_pattern as _resolve_pattern
@@ -139,68 +141,30 @@ def _byte_string(chunk: str) -> str:
 
 
 def _learn_merges(
-    word_counts: Mapping[str, int],
-    num_merges: int,
-    min_freq: int,
-    on_merge: MergeCallback | None = None,
-    replay: Sequence[Pair] = (),
-) -> list[Pair]:
-    """Learn up to `num_merges` merges over unique words weighted by their counts, with
-    the BPE loop the paper mode uses too (:class:`sgpe.bpe.PairMerges`; each word is a
-    str whose code points are token ids, here the bytes and the merged tokens). Merge
-    ``i`` always makes the new token ``256 + i``, even when its bytes equal an earlier
-    token's. ``on_merge(step, left_id, right_id, count)`` is called after each merge.
-
-    ``replay``: merges already learned (a checkpoint). They are applied first without
-    searching the heap (the entries they leave stale are refreshed when they reach the
-    top), so training continues exactly as if it had never stopped. A
-    replayed pair that does not occur at least ``min_freq`` times raises
-    :class:`sgpe.bpe.ResumeMismatch`.
-    """
-    loop = PairMerges(list(word_counts), list(word_counts.values()))
-    merges: list[Pair] = []
-    if len(replay) > num_merges:
-        raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
-
-    def merge(left_id: int, right_id: int, count: int) -> None:
-        merges.append((left_id, right_id))
-        loop.merge(chr(left_id) + chr(right_id), chr(_BYTE_TOKENS + len(merges) - 1))
-        if on_merge is not None:
-            on_merge(len(merges), left_id, right_id, count)
-
-    for left_id, right_id in replay:
-        count = loop.count(chr(left_id) + chr(right_id))
-        if count < max(min_freq, 1):
-            raise ResumeMismatch(
-                f"merge {len(merges) + 1} {(left_id, right_id)} to resume from occurs "
-                f"{count} times in this corpus"
-            )
-        merge(left_id, right_id, count)
-    while len(merges) < num_merges:
-        best = loop.best()
-        if best is None or best[1] < min_freq:
-            break
-        pair, count = best
-        merge(ord(pair[0]), ord(pair[1]), count)
-    return merges
-
-
-def _learn_merges_natively(
-    native: NativeBpeTrainer,
+    trainer: NativeBpeTrainer | BpeTrainer,
     num_merges: int,
     min_freq: int,
     on_merge: MergeCallback,
     replay: Sequence[Pair],
 ) -> list[Pair]:
-    """`_learn_merges` with the native core's loop (the same BPE loop, native/src/bpe.rs):
-    the same merges, counts, callbacks and errors. The loop runs in batches
-    (`sgpe._engine.run_in_batches`), without the GIL; ``on_merge`` is then called for each
-    merge of the batch, so a signal handler or a progress display waits at most one batch."""
+    """Learn up to `num_merges` merges with the BPE loop the paper mode uses too (the
+    native core's ``BpeTrainer``, or its Python twin in sgpe/bpe.py), over the chunks as
+    bytes. Merge ``i`` always makes the new token ``256 + i``, even when its bytes equal
+    an earlier token's. ``on_merge(step, left_id, right_id, count)`` is called after each
+    merge, replayed ones included; the loop runs in batches
+    (`sgpe._engine.run_in_batches`), so a signal handler or a progress display waits at
+    most one batch.
+
+    ``replay``: merges already learned (a checkpoint). They are applied first without
+    searching the heap, so training continues exactly as if it had never stopped. A
+    replayed pair that does not occur at least ``min_freq`` times raises
+    :class:`sgpe.bpe.ResumeMismatch`.
+    """
     if len(replay) > num_merges:
         raise ResumeMismatch(f"{len(replay)} merges to resume from, but only {num_merges} wanted")
     merges: list[Pair] = []
     for left_id, right_id in replay:
-        applied, count, _ = native.replay(left_id, right_id, max(min_freq, 1))
+        applied, count, _ = trainer.replay(left_id, right_id, max(min_freq, 1))
         if not applied:
             raise ResumeMismatch(
                 f"merge {len(merges) + 1} {(left_id, right_id)} to resume from occurs "
@@ -211,7 +175,7 @@ def _learn_merges_natively(
     target = _BYTE_TOKENS + num_merges  # merge i makes id 256 + i
 
     def step(most: int, seconds: float) -> bool:
-        batch, finished, error = native.learn(target, min_freq, most, seconds)
+        batch, finished, error = trainer.learn(target, min_freq, most, seconds)
         for left_id, right_id, count, _ in batch:
             merges.append((left_id, right_id))
             on_merge(len(merges), left_id, right_id, count)
@@ -364,33 +328,13 @@ class ByteBPETokenizer:
 
         num_merges = vocab_size - _BYTE_TOKENS - 1
 
-        def learn_in_python() -> tuple[list[Pair], int]:
-            word_counts: dict[str, int] = {}
-            for chunk, count in chunk_counts.items():
-                if chunk:
-                    word = _byte_string(chunk)
-                    word_counts[word] = word_counts.get(word, 0) + count
-            replay = _check_merges(list(resume_merges), "resume_merges")
-            return _learn_merges(word_counts, num_merges, min_freq, record, replay), len(
-                word_counts
-            )
+        def python_twin() -> NativeBpeTrainer | BpeTrainer:
+            return BpeTrainer.of_chunks(list(chunk_counts), list(chunk_counts.values()))
 
-        # The callbacks have run by the time an error comes back: it is the caller's.
-        merges, unique_chunks = dispatch(
-            native,
-            lambda n: (
-                _learn_merges_natively(
-                    n,
-                    num_merges,
-                    min_freq,
-                    record,
-                    _check_merges(list(resume_merges), "resume_merges"),
-                ),
-                n.unique_words,
-            ),
-            learn_in_python,
-            surrogate_fallback=False,
-        )
+        trainer = dispatch(native, lambda n: n, python_twin, surrogate_fallback=False)
+        replay = _check_merges(list(resume_merges), "resume_merges")
+        merges = _learn_merges(trainer, num_merges, min_freq, record, replay)
+        unique_chunks = trainer.unique_words
         training = {
             "requested_vocab_size": vocab_size,
             "min_freq": min_freq,
@@ -491,9 +435,32 @@ class ByteBPETokenizer:
         check_num_threads(num_threads)
         return list(map(self.encode, texts))
 
+    def encode_batch_flat(
+        self, texts: Sequence[str], *, num_threads: int | None = None
+    ) -> tuple[array[int], array[int]]:
+        """:meth:`encode_batch` as two flat arrays, as :meth:`sgpe.Tokenizer.encode_batch_flat`
+        gives them: ``ids`` (``array("I")``), every text's ids one after the other, and
+        ``offsets`` (``array("q")``, one more entry than ``texts``): text ``k``'s ids are
+        ``ids[offsets[k]:offsets[k + 1]]``."""
+        return flat_ids(self.encode_batch(texts, num_threads=num_threads))
+
+    def encode_with_spans(self, text: str) -> tuple[list[TokenId], list[tuple[int, int]]]:
+        """Ids and each token's span in the UTF-8 bytes of ``text``, as
+        :meth:`sgpe.Tokenizer.encode_with_spans` gives them (a token may cut a character:
+        its span is its own bytes).
+
+        >>> ByteBPETokenizer([(97, 98)]).encode_with_spans("abc")
+        ([256, 99], [(0, 2), (2, 3)])
+        """
+        ids = self.encode(text)
+        return ids, spans_from_token_bytes(self.token_bytes(ids))
+
     @names_lone_surrogate
     def encode_with_special(self, text: str) -> list[TokenId]:
-        """Like `encode`, but each literal ``<|endoftext|>`` becomes `eot_id`."""
+        """Like `encode`, but each literal ``<|endoftext|>`` becomes `eot_id`. Specific to
+        this model (tiktoken's convention: the document separator may stand in the text);
+        an SGPE vocabulary's special tokens are never read from text, a post-processor
+        adds them (docs/decisions.md)."""
         ids: list[TokenId] = []
         for position, part in enumerate(text.split(END_OF_TEXT)):
             if position:

@@ -87,16 +87,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .encoder import HierarchicalEncoder
     from .engine import (
-        BatchHook,
-        CheckpointHook,
         HierarchicalEngine,
         NativeHierarchicalEngine,
-        ProgressBatches,
-        ProgressHook,
         merge_engine,
-        merged_symbol,
         paused_gc,
-        resume_mismatch,
     )
     from .rules import (
         JOIN,
@@ -124,16 +118,10 @@ _HOMES = {
     "HierarchicalEncoder": "encoder",
     **dict.fromkeys(
         (
-            "BatchHook",
-            "CheckpointHook",
             "HierarchicalEngine",
             "NativeHierarchicalEngine",
-            "ProgressBatches",
-            "ProgressHook",
             "merge_engine",
-            "merged_symbol",
             "paused_gc",
-            "resume_mismatch",
         ),
         "engine",
     ),
@@ -177,16 +165,12 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "JOIN",
     "PART",
-    "BatchHook",
-    "CheckpointHook",
     "CorpusUnits",
     "HierarchicalEncoder",
     "HierarchicalEngine",
     "HierarchicalState",
     "MergeKind",
     "NativeHierarchicalEngine",
-    "ProgressBatches",
-    "ProgressHook",
     "SuperwordSpans",
     "build_state",
     "code_spans",
@@ -194,9 +178,7 @@ __all__ = [
     "joinable_span",
     "merge_engine",
     "merge_kind",
-    "merged_symbol",
     "paused_gc",
-    "resume_mismatch",
     "split_spans",
     "superword_words",
     "unit_joinable",

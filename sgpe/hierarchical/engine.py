@@ -8,14 +8,14 @@ from __future__ import annotations
 import gc
 import heapq
 import re
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from .._engine import BATCH_MERGES, BATCH_SECONDS, dispatch, native_hierarchical, run_in_batches
-from ..bpe import ResumeMismatch
+from .._driver import Learned
+from .._engine import dispatch, native_hierarchical
+from ..bpe import StepLoop, merged_symbol
 from ..pieces import MAX_SUPERWORD_WORDS
 from ..syllables import Syllabifier
 from .rules import (
@@ -39,23 +39,6 @@ _NO_FLOOR = 1 << 62  # above every count: at first every pair waits in the pool
 # merge queue orders pairs by it, which is the order of their two-character strings.
 _PAIR_MASK = (1 << PAIR_SHIFT) - 1
 
-ProgressHook = Callable[[int, int, tuple[str, str], int, float], None]
-# Consecutive merges at once: (first step, target, pairs, counts, seconds since the loop
-# started at the last of them); see ProgressBatches.
-BatchHook = Callable[[int, int, list[tuple[str, str]], list[int], float], None]
-CheckpointHook = Callable[[int, list[tuple[str, str, MergeKind]]], None]
-
-
-def resume_mismatch(n: int, merge: tuple[str, ...], count: int) -> str:
-    """The message of a checkpoint's merge ``n`` (from 0) that the corpus has only
-    ``count`` times: both engines and both modes say it alike."""
-    shown = ", ".join(map(repr, merge))
-    return (
-        f"checkpoint merge {n + 1} ({shown}) has count {count} in this corpus; the "
-        "checkpoint belongs to another corpus or other settings"
-    )
-
-
 # Every pair of adjacent symbol ids (placeholders and barriers are at or above _LIMIT), by
 # one regex call: a zero-width match at each position captures the two characters there.
 _SYMBOL_PAIRS = re.compile("(?=([\\x00-\\U0007ffff]{2}))").findall
@@ -64,21 +47,6 @@ _SYMBOL_PAIRS = re.compile("(?=([\\x00-\\U0007ffff]{2}))").findall
 def _pairs(s: str) -> list[str]:
     """Adjacent pairs of symbol ids in a level string, skipping placeholders and barriers."""
     return _SYMBOL_PAIRS(s) if len(s) > 1 else []
-
-
-def merged_symbol(symbols: list[str], symbol_id: dict[str, int], pair: str, limit: int) -> str:
-    """The symbol (as ``chr(id)``) for merging the two symbols of ``pair``: an existing id
-    when the concatenation is already a symbol, else a new id appended. Shared by both
-    training modes' merge engines."""
-    merged = symbols[ord(pair[0])] + symbols[ord(pair[1])]
-    sid = symbol_id.get(merged)
-    if sid is None:
-        sid = len(symbols)
-        if sid >= limit:
-            raise ValueError(f"vocab_size above {limit:,} is not supported")
-        symbols.append(merged)
-        symbol_id[merged] = sid
-    return chr(sid)
 
 
 @contextmanager
@@ -114,18 +82,27 @@ def _pair_code(pair: str) -> int:
 
 
 class _MergeLoop:
-    """What both merge loops hand back alike: the merges so far, read from the state (the
-    native loop's are brought into it after every batch)."""
+    """What both merge loops hand back alike: the symbols and the merges so far, read from
+    the state (the native loop's are brought into it after every batch)."""
 
     st: HierarchicalState
+
+    @property
+    def symbols(self) -> list[str]:
+        return self.st.symbols
+
+    @property
+    def symbol_count(self) -> int:
+        return len(self.st.symbols)
 
     def merge_list(self) -> list[tuple[str, str, MergeKind]]:
         sy = self.st.symbols
         return [(sy[a], sy[b], _CODE_KIND[k]) for a, b, k in self.st.merges]
 
 
-class HierarchicalEngine(_MergeLoop):
-    """The incremental two-level merge loop."""
+class HierarchicalEngine(_MergeLoop, StepLoop[Learned]):
+    """The incremental two-level merge loop, with the interface of
+    :class:`sgpe._driver.MergeLoop` (which :func:`sgpe._driver.run_merges` drives)."""
 
     def __init__(
         self,
@@ -475,24 +452,9 @@ class HierarchicalEngine(_MergeLoop):
                 i = old.find(pair, i + 2)
 
     # ------------------------------------------------------------------ loop
-    def run(
-        self,
-        *,
-        target_symbols: int,
-        min_freq: int,
-        progress: ProgressHook | None = None,
-        checkpoint_every: int = 0,
-        on_checkpoint: CheckpointHook | None = None,
-        resume: Sequence[tuple[str, str, str]] = (),
-        progress_batch: BatchHook | None = None,
-    ) -> None:
+    def replay(self, merges: Sequence[tuple[str, ...]], min_freq: int) -> tuple[int, int] | None:
         st = self.st
-        batches = None
-        if progress_batch is not None:
-            batches = ProgressBatches(progress_batch)
-            each = progress
-            progress = batches if each is None else _both(each, batches)
-        for n, (left, right, kind_name) in enumerate(resume):
+        for n, (left, right, kind_name) in enumerate(merges):
             if self._transition_due():
                 self._to_spans()
             kind = _KIND_CODE.get(kind_name)  # type: ignore[call-overload]
@@ -500,32 +462,23 @@ class HierarchicalEngine(_MergeLoop):
             pair = "" if a is None or b is None else chr(a) + chr(b)
             count = self.counts[kind].get(pair, 0) if kind is not None else 0
             if count < min_freq:
-                raise ResumeMismatch(resume_mismatch(n, (left, right, kind_name), count))
+                return n, count
             self.apply(pair, kind)
             self.merge_counts.append(count)
-        if resume:
+        if merges:
             self._rebuild_heap()
-        target = max(0, target_symbols - len(st.symbols))
-        start = time.perf_counter()
-        while len(st.symbols) < target_symbols:
-            if self._transition_due():
-                self._to_spans()
-            best = self._pop_best()
-            if best is None or best[2] < min_freq:
-                break
-            pair, kind, count = best
-            self.apply(pair, kind)
-            self.merge_counts.append(count)
-            step = len(st.merges)
-            if progress is not None:
-                shown = (st.symbols[ord(pair[0])], st.symbols[ord(pair[1])])
-                progress(step, target, shown, count, time.perf_counter() - start)
-            if checkpoint_every and on_checkpoint is not None and step % checkpoint_every == 0:
-                if batches is not None:
-                    batches.flush()
-                on_checkpoint(step, self.merge_list())
-        if batches is not None:
-            batches.flush()
+        return None
+
+    def _step(self, min_freq: int, elapsed: Callable[[], float]) -> Learned | None:
+        if self._transition_due():
+            self._to_spans()
+        best = self._pop_best()
+        if best is None or best[2] < min_freq:
+            return None
+        pair, kind, count = best
+        self.apply(pair, kind)
+        self.merge_counts.append(count)
+        return ord(pair[0]), ord(pair[1]), count, elapsed()
 
     def usage(self) -> list[int]:
         """How often each symbol is used in the final segmentation of the corpus."""
@@ -549,102 +502,34 @@ class HierarchicalEngine(_MergeLoop):
         return freq
 
 
-class ProgressBatches:
-    """A :data:`ProgressHook` that hands the merges on to a :data:`BatchHook` in batches:
-    every ``sgpe._engine.BATCH_MERGES`` merges or ``BATCH_SECONDS`` seconds (the native
-    loops' batches), and when flushed (at a checkpoint and at the end). A caller with work per report (the run
-    worker's status) does it once per batch."""
-
-    def __init__(self, hook: BatchHook) -> None:
-        self.hook = hook
-        self.first = self.target = 0
-        self.pairs: list[tuple[str, str]] = []
-        self.counts: list[int] = []
-        self.elapsed = 0.0
-        self.last = time.perf_counter()
-
-    def __call__(self, step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
-        if not self.pairs:
-            self.first = step
-        self.target = target
-        self.pairs.append(pair)
-        self.counts.append(count)
-        self.elapsed = t
-        if len(self.pairs) >= BATCH_MERGES or time.perf_counter() - self.last >= BATCH_SECONDS:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.pairs:
-            self.hook(self.first, self.target, self.pairs, self.counts, self.elapsed)
-            self.pairs, self.counts = [], []
-        self.last = time.perf_counter()
-
-
-def _both(first: ProgressHook, second: ProgressHook) -> ProgressHook:
-    def both(step: int, target: int, pair: tuple[str, str], count: int, t: float) -> None:
-        first(step, target, pair, count, t)
-        second(step, target, pair, count, t)
-
-    return both
-
-
 class NativeHierarchicalEngine(_MergeLoop):
-    """:class:`HierarchicalEngine`'s interface (``run``, ``merge_list``, ``usage``,
-    ``merge_counts``) over the native merge loop (``sgpe._engine.native_hierarchical``): the
-    same merges, counts and symbols. The loop runs without Python and comes back in
-    batches, so the progress callback is called for every merge, in order, with the time
-    each merge was made, but a batch at a time; a checkpoint step always ends a batch, so
-    ``on_checkpoint`` sees the same steps and merge lists."""
+    """:class:`HierarchicalEngine`'s interface (:class:`sgpe._driver.MergeLoop`,
+    ``merge_list``) over the native merge loop (``sgpe._engine.native_hierarchical``): the
+    same merges, counts and symbols, brought into the state after every batch."""
 
     def __init__(self, native: Any, state: HierarchicalState) -> None:
         self.native = native
         self.st = state
         self.merge_counts: list[int] = []
 
-    def run(
-        self,
-        *,
-        target_symbols: int,
-        min_freq: int,
-        progress: ProgressHook | None = None,
-        checkpoint_every: int = 0,
-        on_checkpoint: CheckpointHook | None = None,
-        resume: Sequence[tuple[str, str, str]] = (),
-        progress_batch: BatchHook | None = None,
-    ) -> None:
-        native, st = self.native, self.st
-        if resume:
-            codes = [(a, b, _KIND_CODE.get(k, 2)) for a, b, k in resume]  # type: ignore[call-overload]
-            bad = native.resume(codes, min_freq)
-            if bad is not None:
-                n, count = bad
-                raise ResumeMismatch(resume_mismatch(n, resume[n], count))
-            self._sync()
-        target = max(0, target_symbols - native.symbol_count())
-        every = checkpoint_every if on_checkpoint is not None else 0
-        report = progress is not None or progress_batch is not None
-
-        def one_batch(batch: int, seconds: float) -> bool:
-            done: bool = native.run(target_symbols, min_freq, batch, seconds, every)
-            if report or every:
-                first = len(st.merges) + 1
-                made = self._sync()
-                sy = st.symbols
-                if progress is not None:
-                    for step, (a, b, _, count, elapsed) in enumerate(made, first):
-                        progress(step, target, (sy[a], sy[b]), count, elapsed)
-                if progress_batch is not None and made:
-                    pairs = [(sy[a], sy[b]) for a, b, _, _, _ in made]
-                    counts = [c for _, _, _, c, _ in made]
-                    progress_batch(first, target, pairs, counts, made[-1][4])
-                merged = len(st.merges)
-                if every and made and merged % every == 0:
-                    assert on_checkpoint is not None
-                    on_checkpoint(merged, self.merge_list())
-            return done
-
-        run_in_batches(one_batch, report=report)
+    def replay(self, merges: Sequence[tuple[str, ...]], min_freq: int) -> tuple[int, int] | None:
+        if not merges:
+            return None
+        codes = [(a, b, _KIND_CODE.get(k, 2)) for a, b, k in merges]  # type: ignore[call-overload]
+        bad: tuple[int, int] | None = self.native.resume(codes, min_freq)
         self._sync()
+        return bad
+
+    def learn(
+        self, target_symbols: int, min_freq: int, most: int, seconds: float
+    ) -> tuple[list[Learned], bool, Exception | None]:
+        error = None
+        try:
+            done = bool(self.native.run(target_symbols, min_freq, most, seconds, 0))
+        except ValueError as err:  # a vocabulary beyond the symbol limit
+            done, error = True, err
+        made = self._sync()
+        return [(a, b, count, t) for a, b, _, count, t in made], done, error
 
     def _sync(self) -> list[tuple[int, int, int, int, float]]:
         """Bring the state's symbols and merges and the merge counts up to the native

@@ -1,5 +1,5 @@
 //! `sgpe._native.BpeTrainer`: the plain BPE merge loop ([`crate::bpe`]) of the paper mode
-//! (`sgpe/gpe.py`, `_NativeMergeEngine`) and of the byte-level baseline
+//! (`sgpe/gpe.py`, `_PaperLoop`) and of the byte-level baseline
 //! (`sgpe/baselines/bytebpe.py`), which step it in batches.
 
 use pyo3::prelude::*;
