@@ -20,8 +20,8 @@ def atomic_write(
     The temp file sits next to the target (``.<name>.<pid>.<thread>.<random>.tmp``, so a
     run directory can tell a dead writer's leftovers from its own) and is created with
     mode 0644 under the umask, like any new file. With ``keep_previous`` the old file is
-    first moved there; the new file is complete and synced before anything is renamed, so
-    at every moment one of the two is valid. Errors name ``path``, never the temp file.
+    kept there too (see :func:`_keep_as`); the new file is complete and synced before
+    anything is renamed, so at every moment ``path`` holds the old file or the new one. Errors name ``path``, never the temp file.
     """
     path = Path(path)
     if path.is_dir():
@@ -43,7 +43,7 @@ def atomic_write(
         finally:
             os.close(fd)
         if keep_previous is not None and path.exists():
-            os.replace(path, keep_previous)
+            _keep_as(path, keep_previous)
         os.replace(tmp, path)
     except BaseException as err:
         with contextlib.suppress(OSError):
@@ -51,6 +51,27 @@ def atomic_write(
         if isinstance(err, OSError) and err.filename != str(path):  # e.g. ENOSPC mid-write
             raise OSError(err.errno, err.strerror, str(path)) from err
         raise
+
+
+def _keep_as(path: Path, keep: Path) -> None:
+    """Give the current ``path`` the name ``keep`` as well, without ever leaving ``path``
+    missing: a hard link under a temp name, renamed over ``keep``. A reader (or a resume
+    after a kill) then always finds ``path``, old or new. Where the file system has no hard
+    links the old file is moved instead, and ``path`` is missing only until the next rename.
+    """
+    link = keep.with_name(f".{keep.name}.{os.getpid()}.{os.urandom(3).hex()}.tmp")
+    try:
+        os.link(path, link)
+    except OSError:
+        os.replace(path, keep)
+        return
+    try:
+        os.replace(link, keep)
+    finally:
+        # Where ``keep`` already names the same file (a write killed before its last
+        # rename), the rename does nothing and leaves ``link``: remove that extra name.
+        with contextlib.suppress(OSError):
+            os.unlink(link)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

@@ -6,6 +6,7 @@ writes."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 import sgpe
 import sgpe._json as json_module
-from sgpe._atomic import write_folder_atomic
+from sgpe._atomic import atomic_write, write_folder_atomic
 from sgpe._json import _item_json, dumps_json
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -232,3 +233,25 @@ def test_a_trained_runs_checkpoint_is_written_as_before() -> None:
     body = CheckpointBody()
     for end in (1000, 2000, 2000, len(merges)):
         assert body(merges[:end], counts[:end]) == Checkpoint._body(merges[:end], counts[:end])
+
+
+def test_keep_previous_never_leaves_the_file_missing(tmp_path: Path) -> None:
+    """A checkpoint write is killed between keeping the old file and renaming the new one
+    in (the last rename fails here): the run directory still has the old checkpoint under
+    its own name and under the kept name, and no temp file is left."""
+    path, keep = tmp_path / "checkpoint.json", tmp_path / "checkpoint.prev.json"
+    atomic_write(path, b"old")
+    real_replace = os.replace
+
+    def killed_before_the_new_file(src: Any, dst: Any) -> None:
+        if Path(dst) == path:
+            raise KeyboardInterrupt
+        real_replace(src, dst)
+
+    with patch("os.replace", killed_before_the_new_file), pytest.raises(KeyboardInterrupt):
+        atomic_write(path, b"new", keep_previous=keep)
+    assert path.read_bytes() == b"old" and keep.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([keep.name, path.name])
+    atomic_write(path, b"new", keep_previous=keep)
+    assert path.read_bytes() == b"new" and keep.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([keep.name, path.name])
