@@ -123,8 +123,11 @@ def measure(corpora_dir: Path, size: int, repeats: int, work: Path) -> dict[str,
         print(rows[-1], flush=True)
     sgpe_row, hf_row = rows
     return {
-        "split": {"train_lines": len(train), "held_out_lines": len(held),
-                  "held_out_topic": " / ".join(HELD_OUT_TOPIC)},  # fmt: skip
+        "split": {
+            "train_lines": len(train),
+            "held_out_lines": len(held),
+            "held_out_topic": " / ".join(HELD_OUT_TOPIC),
+        },
         "thai": rows,
         "tokens_vs_hf": round(sgpe_row["tokens"] / hf_row["tokens"], 4),
         "train_time_vs_hf": round(sgpe_row["train_s"] / hf_row["train_s"], 3),

@@ -440,7 +440,9 @@ def dfa_from_grammar(grammar: str, orphans: list[str]) -> dict[str, object]:
             target = transitions["START"][letter]
             into = [s for s, edges in transitions.items() for t in edges.values() if t == target]
             if letter != "L" or len(into) != 1:
-                raise SystemExit(f"gen_schemas: class {letter} both starts a syllable and is orphan")
+                raise SystemExit(
+                    f"gen_schemas: class {letter} both starts a syllable and is orphan"
+                )
             orphan_states.insert(0, target)
             continue
         transitions["START"][letter] = "ORPHAN"
@@ -522,6 +524,7 @@ def render(rules: ScriptRules) -> str:
 # The hand-written rules, per script
 # ============================================================================
 
+
 def _thai_syllable() -> str:
     """The Thai grammar, spelled so that Python's regex (first alternative that matches)
     and the DFA (longest match) read every string alike: where a consonant may be the
@@ -533,9 +536,9 @@ def _thai_syllable() -> str:
     final_then_tail = f"(?:{c}(?:{silenced})?|K)?"  # [final] [tail]
     final_vowel_tail = f"(?:{c}(?:P{tail}|{silenced})?|P{tail}|K)?"  # [final] [ะ] [tail]
     return (
-        f"{c}(?:N(?:M{c})?{tail}|YM?{final_then_tail}|VM?{tail}|M?P?M?{tail})"
-        f"|L{c}(?:V{c}K{c}{tail}|{c}(?:VM?DP?|YM?{c}P?|M?PP){tail}"
-        f"|(?:N|V|Y)M?{final_vowel_tail}|M?P?P?{tail})"
+        f"{c}(?:N(?:M{c})?{tail}|H|YM?{final_then_tail}|VM?{tail}|M?P?M?{tail})"
+        f"|L{c}(?:V{c}K{c}{tail}|{c}(?:VM?DP?|YM?{c}P?|M?PP|H{c}){tail}"
+        f"|(?:N|H|V|Y)M?{final_vowel_tail}|M?P?P?{tail})"
     )
 
 
@@ -713,7 +716,7 @@ SCRIPTS = [
         },
         char_classes={
             0x0E31: ("N", "mai han-akat ั takes the final consonant when a tone follows (กั้น)"),
-            0x0E47: ("N", "maitaikhu ็ after เ or แ takes the final consonant (เก็บ)"),
+            0x0E47: ("H", "maitaikhu ็ after เ or แ takes the final consonant (เก็บ, เสร็จ)"),
             0x0E36: ("Y", "sara ue ึ takes the consonant after it (ถึง)"),
             0x0E37: ("Y", "sara uee ื takes the consonant after it (มือ)"),
             0x0E22: ("D", "yo yak ย is the glide of เ–ีย (เปลี่ยน = เปลี่ย น)"),
@@ -723,12 +726,13 @@ SCRIPTS = [
             "P": "vowel sign after the consonant (ะ า ำ ๅ)",
             "V": "vowel sign above or below (ิ ี ุ ู)",
             "Y": "vowel sign ึ ื (a final consonant follows)",
-            "N": "short vowel sign above (ั ็)",
+            "N": "mai han-akat ั (short vowel above)",
+            "H": "maitaikhu ็ (short vowel above)",
             "M": "tone mark, nikhahit ํ, phinthu ฺ, yamakkan ๎",
             "K": "thanthakhat ์ (silences the consonants under it)",
             "L": "pre-base vowel (เ แ โ ใ ไ, written before its consonant)",
         },
-        orphan="L|P|V|Y|N|M|K",
+        orphan="L|P|V|Y|N|H|M|K",
         # c = (C|D). A consonant with: ั or ็ (and a tone + final: กั้น); ึ ื (+ final:
         # มือ); a vowel above or below and a tone (ที่); a tone and a vowel after (ค่า).
         # A pre-base vowel + consonant with: ิ + final + ์ + consonant (เวิร์ค); a second
@@ -761,8 +765,9 @@ SCRIPTS = [
             "L": "pre-base vowel (ເ ແ ໂ ໃ ໄ, written before its consonant)",
         },
         orphan="L|P|V|Y|M|K",
-        # A mark after the vowel sign after the consonant stays too (\X keeps it: ພາ້ົ).
-        syllable="L?C(?:Y|V|M|K)*(?:P(?:V|M|K)*)?",
+        # A mark after the vowel sign after the consonant stays too (\X keeps it: ພາ້ົ),
+        # and a second such sign (ເ–າະ in ເກາະ is one vowel).
+        syllable="L?C(?:Y|V|M|K)*(?:P(?:V|M|K)*(?:P(?:M|K)*)?)?",
     ),
 ]
 

@@ -272,7 +272,8 @@ def tcc_ends(text: str) -> set[int]:
     dependency, imported only here)."""
     from pythainlp.tokenize.tcc import tcc_pos
 
-    return tcc_pos(text)
+    ends: set[int] = tcc_pos(text)
+    return ends
 
 
 def tcc_tears(text: str, ends: Iterable[int]) -> int:
@@ -285,4 +286,4 @@ def pre_base_ends(script: str, text: str, ends: Iterable[int]) -> int:
     """How many token ``ends`` of ``text`` leave a pre-base vowel at the end of a token,
     apart from the consonant it belongs to."""
     schema = load_schema(script)
-    return sum(1 for e in ends if 0 < e and schema.classify(text[e - 1]) == "L")
+    return sum(1 for e in ends if e > 0 and schema.classify(text[e - 1]) == "L")
