@@ -1,4 +1,4 @@
-"""Thai and Lao: the targets of issue 44 on real text, with the oracles named.
+"""Thai and Lao: their targets on real text, with the oracles named.
 
 Thai (``multi/th.txt``, Thai government news, 299 articles): the articles whose title
 names the Prime Minister (นายกรัฐมนตรี, นรม.) are held out, every other article trains

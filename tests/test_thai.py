@@ -1,6 +1,6 @@
 """Thai and Lao on real text: the Thai units against PyThaiNLP's Thai Character Clusters,
 the Lao syllables against ``\\X`` and the pre-base rule, the targets of ``python -m bench
-thai`` (issue 44), and the Hugging Face export, which refuses what it cannot follow.
+thai``, and the Hugging Face export, which refuses what it cannot follow.
 
 The counts are exact: a change of grammar that tears one more cluster fails here.
 """
@@ -62,7 +62,7 @@ def test_thai_8k_on_held_out_topics(shared_corpora, tmp_path):
     """The 8k vocabulary of the bench, on the held-out articles: lossless, at most 1.02x
     the tokens of HF BPE with byte fallback. The cluster tears are those of syllables that
     training never assembled (448, 12.7 per 1,000 tokens; 13 of them come from the grammar):
-    above the issue's 5, and guarded here so that a change shows."""
+    above the target of 5, and guarded here so that a change shows."""
     pytest.importorskip("pythainlp", reason="the TCC oracle is PyThaiNLP (extra 'oracles')")
     pytest.importorskip("tokenizers")
     from bench.peers import load, run_training
