@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-BENCHES = ["xgenre", "compression", "speed", "scripts", "scripts_speed", "meta", "pieces", "oracles", "scale", "long_pieces", "hf_folder", "superwords", "native", "app"]  # fmt: skip
+BENCHES = ["xgenre", "compression", "speed", "scripts", "scripts_speed", "meta", "pieces", "oracles", "scale", "long_pieces", "hf_folder", "superwords", "native", "app", "thai"]  # fmt: skip
 HELP = "rewrite reports and the docs' generated tables from bench/results"
 
 

@@ -100,6 +100,7 @@ LABELS = {
     "R": "preceding repha",
     "Y": "medial consonant sign",
     "K": "killer (Myanmar asat)",
+    "L": "pre-base vowel (written before the consonant it follows)",
 }
 
 
@@ -129,6 +130,11 @@ class ScriptRules:
     # (class, code points, why).
     extra_units: list[tuple[str, tuple[int, ...], str]] = field(default_factory=list)
     end: int = 0  # last code point of the block; 0: a 128-code-point Indic block
+    # Where a vowel sign's class follows its Indic_Positional_Category (Thai, Lao: a sign
+    # above or below behaves otherwise than one after the consonant): InPC -> class.
+    position_classes: dict[str, str] = field(default_factory=dict)
+    # The orphan classes of a grammar of the script's own, in order ("" : the default).
+    orphan: str = ""
     # Where the script reads an ISC value otherwise than ISC_TO_CLASS (None: passthrough).
     isc_classes: dict[str, str | None] = field(default_factory=dict)
     # Single code points whose class the rules decide: code point -> (class or None, why).
@@ -156,8 +162,15 @@ def unicode_classes(rules: ScriptRules) -> tuple[dict[str, list[int]], dict[str,
         isc = _value(ch, "InSC", _ISC_VALUES)
         if isc not in ISC_TO_CLASS:
             raise SystemExit(f"{rules.name}: U+{cp:04X} has ISC {isc}, which ISC_TO_CLASS lacks")
+        inpc = _value(ch, "InPC", _INPC_VALUES)
         if cp in rules.char_classes:
             letter = rules.char_classes[cp][0]
+        elif isc == "Vowel_Dependent" and inpc == "Visual_Order_Left":
+            # Thai and Lao store these vowels before their consonant (the Unicode
+            # Logical_Order_Exception): a unit starts with one (sgpe/schema.py's PRE_BASE).
+            letter = "L"
+        elif isc == "Vowel_Dependent" and inpc in rules.position_classes:
+            letter = rules.position_classes[inpc]
         else:
             letter = rules.isc_classes.get(isc, ISC_TO_CLASS[isc])
         if letter is None:
@@ -166,7 +179,6 @@ def unicode_classes(rules: ScriptRules) -> tuple[dict[str, list[int]], dict[str,
             continue
         classes.setdefault(letter, []).append(cp)
         word.append(cp)
-        inpc = _value(ch, "InPC", _INPC_VALUES)
         if inpc != "NA":
             positions[f"{cp:04X}"] = inpc
     classes["Z"] = [ZWJ]
@@ -218,7 +230,7 @@ def grammar(
     """
     has = set(classes)
     if rules.syllable:
-        orphan = "|".join(c for c in "PHNMYK" if c in has)
+        orphan = rules.orphan or "|".join(c for c in "PHNMYK" if c in has)
         return rules.syllable, orphan, dfa_from_grammar(rules.syllable, orphan.split("|"))
     base = "(?:RC|C|V)" if "R" in has else "(?:C|V)"
     nukta = "N?" if "N" in has else ""
@@ -298,6 +310,7 @@ STATE_NAMES = {
     "R": "REPHA",
     "Y": "MEDIAL",
     "K": "KILLER",
+    "L": "PRE_BASE_VOWEL",
 }
 _GRAMMAR_TOKEN = regex.compile(r"\(\?:|[A-Z]|[()|*+?]")
 
@@ -370,7 +383,7 @@ def dfa_from_grammar(grammar: str, orphans: list[str]) -> dict[str, object]:
     letters, first, last, follow, nullable = _positions(grammar)
     if nullable:
         raise SystemExit(f"gen_schemas: grammar {grammar!r} accepts the empty syllable")
-    alphabet = sorted(set(letters), key="CVRNHZXKYPMD".index)
+    alphabet = sorted(set(letters), key="CVRNHZXKYPMDL".index)
     start: frozenset[int] = frozenset({-1})
     states: list[frozenset[int]] = [start]
     moves: dict[frozenset[int], dict[str, frozenset[int]]] = {}
@@ -419,18 +432,30 @@ def dfa_from_grammar(grammar: str, orphans: list[str]) -> dict[str, object]:
         name = names[block[state]]
         if name not in transitions:
             transitions[name] = {a: names[block[t]] for a, t in moves[state].items()}
+    orphan_states = ["ORPHAN"]
     for letter in orphans:
         if letter in transitions["START"]:
-            raise SystemExit(f"gen_schemas: class {letter} both starts a syllable and is orphan")
+            # A pre-base vowel starts a syllable, and alone (no consonant after it) it is an
+            # orphan: the state it enters accepts as one, if nothing else leads there.
+            target = transitions["START"][letter]
+            into = [s for s, edges in transitions.items() for t in edges.values() if t == target]
+            if letter != "L" or len(into) != 1:
+                raise SystemExit(
+                    f"gen_schemas: class {letter} both starts a syllable and is orphan"
+                )
+            orphan_states.insert(0, target)
+            continue
         transitions["START"][letter] = "ORPHAN"
     transitions["ORPHAN"] = {}
     accept = [n for n in transitions if n != "START" and n != "ORPHAN"]
-    accept = [n for n in accept if any(names[block[s]] == n for s in accepting)] + ["ORPHAN"]
+    accept = [
+        n for n in accept if n in orphan_states or any(names[block[s]] == n for s in accepting)
+    ] + ["ORPHAN"]
     return {
         "start": "START",
         "transitions": transitions,
         "accept": accept,
-        "orphan_states": ["ORPHAN"],
+        "orphan_states": orphan_states,
     }
 
 
@@ -450,7 +475,7 @@ def build(rules: ScriptRules) -> dict[str, object]:
     for cls, seq, why in rules.extra_units:
         units.append({"class": cls, "sequence": [f"{c:04X}" for c in seq], "why": why})
     syllable, orphan, dfa = grammar(rules, classes)
-    order = "CVPHZXMNDRYK"
+    order = "CVPHZXMNDRYKL"
     return {
         "format": "sgpe-schema",
         "format_version": 1,
@@ -498,6 +523,24 @@ def render(rules: ScriptRules) -> str:
 # ============================================================================
 # The hand-written rules, per script
 # ============================================================================
+
+
+def _thai_syllable() -> str:
+    """The Thai grammar, spelled so that Python's regex (first alternative that matches)
+    and the DFA (longest match) read every string alike: where a consonant may be the
+    final of the syllable or the first of its silenced consonants (ศาสตร์), one
+    alternative reads both, so no branch stops short of a longer match."""
+    c = "(?:C|D)"  # a consonant; D is ย, the glide of เ–ีย
+    silenced = f"{c}?{c}?{c}?V?K"  # the rest of up to three consonants silenced by ์
+    tail = f"(?:K|{c}{silenced[len(c) + 1 :]})?"  # ์ alone, or 1-3 consonants + ์
+    final_then_tail = f"(?:{c}(?:{silenced})?|K)?"  # [final] [tail]
+    final_vowel_tail = f"(?:{c}(?:P{tail}|{silenced})?|P{tail}|K)?"  # [final] [ะ] [tail]
+    return (
+        f"{c}(?:N(?:M{c})?{tail}|H|YM?{final_then_tail}|VM?{tail}|M?P?M?{tail})"
+        f"|L{c}(?:V{c}K{c}{tail}|{c}(?:VM?DP?|YM?{c}P?|M?PP|H{c}){tail}"
+        f"|(?:N|H|V|Y)M?{final_vowel_tail}|M?P?P?{tail})"
+    )
+
 
 SCRIPTS = [
     ScriptRules(
@@ -650,6 +693,81 @@ SCRIPTS = [
         # (H(C|V)(Z?N)?)*  subscripts through the coeng (ស្ត្រី); a final H: a coeng with
         #         nothing below yet. P?M*  one vowel sign, then nikahit, bantoc, reahmuk ...
         syllable="(?:C|V)(?:Z?N)?(?:H(?:C|V)(?:Z?N)?)*(?:H|P?M*)(?:Z|X)?",
+    ),
+    ScriptRules(
+        "thai",
+        "Thai",
+        0x0E00,
+        "Thai syllables from the Unicode data, cut where the Thai Character Cluster rules "
+        "(Theeramunkong et al. 2000, as PyThaiNLP's tcc implements them) allow a cut: a "
+        "pre-base vowel เ แ โ ใ ไ goes with the consonant after it (เก, ไม่); vowel signs "
+        "above and below, tone marks, ็ and ์ stay with their consonant; ึ ื, ั with a tone, "
+        "เ–็ and เ–ิ take the final consonant (มือ, กั้น, เก็บ, เกิด), เ–ีย its ย (เปลี่ย|น); "
+        "consonants silenced by ์ go with the syllable before them (ศาสตร์ is one unit).",
+        end=0x0E7F,
+        # Vowel signs above and below end the cluster; those after it (ะ า ำ ๅ) stay P.
+        position_classes={"Top": "V", "Bottom": "V"},
+        isc_classes={
+            # Thanthakhat ์ silences the consonants under it: the cluster keeps them (k of
+            # the TCC rules), a class of its own.
+            "Consonant_Killer": "K",
+            # Phinthu ฺ and yamakkan ๎ are marks on their consonant, as tone marks are.
+            "Pure_Killer": "M",
+        },
+        char_classes={
+            0x0E31: ("N", "mai han-akat ั takes the final consonant when a tone follows (กั้น)"),
+            0x0E47: ("H", "maitaikhu ็ after เ or แ takes the final consonant (เก็บ, เสร็จ)"),
+            0x0E36: ("Y", "sara ue ึ takes the consonant after it (ถึง)"),
+            0x0E37: ("Y", "sara uee ื takes the consonant after it (มือ)"),
+            0x0E22: ("D", "yo yak ย is the glide of เ–ีย (เปลี่ยน = เปลี่ย น)"),
+        },
+        labels={
+            "D": "yo yak ย (a consonant; the glide of เ–ีย)",
+            "P": "vowel sign after the consonant (ะ า ำ ๅ)",
+            "V": "vowel sign above or below (ิ ี ุ ู)",
+            "Y": "vowel sign ึ ื (a final consonant follows)",
+            "N": "mai han-akat ั (short vowel above)",
+            "H": "maitaikhu ็ (short vowel above)",
+            "M": "tone mark, nikhahit ํ, phinthu ฺ, yamakkan ๎",
+            "K": "thanthakhat ์ (silences the consonants under it)",
+            "L": "pre-base vowel (เ แ โ ใ ไ, written before its consonant)",
+        },
+        orphan="L|P|V|Y|N|H|M|K",
+        # c = (C|D). A consonant with: ั or ็ (and a tone + final: กั้น); ึ ื (+ final:
+        # มือ); a vowel above or below and a tone (ที่); a tone and a vowel after (ค่า).
+        # A pre-base vowel + consonant with: ิ + final + ์ + consonant (เวิร์ค); a second
+        # consonant and ี + ย (เปลี่ย), ึ ื + final, า + ะ (เคราะ) or ็ + final (เสร็จ);
+        # a vowel above + final (เกิด, เสีย, เก็บ); or a tone and า, ะ (เก่า, เกาะ).
+        # Then silenced consonants: ์ or up to three consonants (and a vowel) + ์ (ศาสตร์).
+        syllable=_thai_syllable(),
+    ),
+    ScriptRules(
+        "lao",
+        "Lao",
+        0x0E80,
+        "Lao syllables from the Unicode data: a pre-base vowel ເ ແ ໂ ໃ ໄ goes with the "
+        "consonant after it (ເມືອງ = ເມື ອ ງ); the medials ຼ ຽ, vowel signs above and below, "
+        "tone marks, niggahita ໍ and the cancellation mark ໌ stay with their consonant; a "
+        "vowel sign after it (ະ າ ຳ) ends the syllable. Lao has no cluster rules of the "
+        "standing of Thai's TCC, so a final consonant is a syllable of its own.",
+        end=0x0EFF,
+        position_classes={"Top": "V", "Bottom": "V"},
+        isc_classes={"Pure_Killer": "M"},  # Pali virama ຺, a mark on its consonant
+        char_classes={
+            0x0ECC: ("K", "the cancellation mark ໌ silences the consonant it is written on"),
+        },
+        labels={
+            "P": "vowel sign after the consonant (ະ າ ຳ)",
+            "V": "vowel sign above or below",
+            "Y": "medial (ຼ below, ຽ after)",
+            "M": "tone mark, niggahita ໍ, Pali virama ຺",
+            "K": "cancellation mark ໌",
+            "L": "pre-base vowel (ເ ແ ໂ ໃ ໄ, written before its consonant)",
+        },
+        orphan="L|P|V|Y|M|K",
+        # A mark after the vowel sign after the consonant stays too (\X keeps it: ພາ້ົ),
+        # and a second such sign (ເ–າະ in ເກາະ is one vowel).
+        syllable="L?C(?:Y|V|M|K)*(?:P(?:V|M|K)*(?:P(?:M|K)*)?)?",
     ),
 ]
 

@@ -187,7 +187,7 @@ class GPETrainer:
         if s.oov_policy == "fallback":
             # Code-point fallbacks for Sinhala and Devanagari (as the paper mode always had,
             # so its vocabularies stay as they were) and for the other scripts only when the
-            # corpus is written in them: with twelve schemas under "auto", a Sinhala corpus must
+            # corpus is written in them: with 14 schemas under "auto", a Sinhala corpus must
             # not spend its budget on Tamil letters (unseen text still round-trips in bytes).
             seen = set().union(*map(set, unit_freq))
             extra = sorted(

@@ -145,6 +145,12 @@ class Shaper:
         return any(g.codepoint == self.dotted for g in self._shape(syllable))
 
 
+# Thai and Lao units are not Brahmic syllables: their class letters V, D name a vowel sign
+# and ย, and a Thai cluster keeps its final consonant (กั้น), which the count below would
+# read as a second nucleus. Their third oracle is the cluster rule itself (tcc_tears).
+NO_NUCLEUS_CHECK = frozenset({"thai", "lao"})
+
+
 def nuclei(script: str, syllable: str) -> int:
     """Vowel nuclei of a syllable: independent vowels and consonants no virama kills.
 
@@ -196,7 +202,7 @@ def _check_run(text: str, script: str, shaper: Shaper | None, report: OracleRepo
         report.syllables += 1
         if shaper is not None and shaper.has_dotted_circle(piece):
             report.add("dotted_circle", piece)
-        if nuclei(script, piece) > 1:
+        if script not in NO_NUCLEUS_CHECK and nuclei(script, piece) > 1:
             report.add("two_nuclei", piece)
         if script in GB9C_SCRIPTS and any(s.start < a < s.end for a in starts):
             report.add("spans_graphemes", piece)
@@ -230,6 +236,8 @@ CORPUS_FILES: dict[str, tuple[str, ...]] = {
     "malayalam": ("multi/ml.txt",),
     "myanmar": ("multi/my.txt",),
     "khmer": ("multi/km.txt",),
+    "thai": ("multi/th.txt",),
+    "lao": ("multi/lo_words.txt",),
 }
 # The checks read the first CORPUS_CHARS characters of each file (whole lines), so the
 # table in docs/scripts.md is checked by the test suite in well under a minute.
@@ -256,3 +264,26 @@ def markdown_table(reports: Iterable[OracleReport]) -> str:
             "| " + " | ".join(f"{row[c]:,}" if c != "script" else row[c] for c in COLUMNS) + " |"
         )
     return "\n".join(out) + "\n"
+
+
+def tcc_ends(text: str) -> set[int]:
+    """The ends of the Thai Character Clusters of ``text`` (Theeramunkong et al. 2000), by
+    PyThaiNLP's ``pythainlp.tokenize.tcc``, the implementation Thai NLP uses (a test
+    dependency, imported only here)."""
+    from pythainlp.tokenize.tcc import tcc_pos
+
+    ends: set[int] = tcc_pos(text)
+    return ends
+
+
+def tcc_tears(text: str, ends: Iterable[int]) -> int:
+    """How many of the token ``ends`` of ``text`` fall inside a Thai Character Cluster."""
+    allowed = tcc_ends(text) | {0}
+    return sum(1 for e in ends if e not in allowed)
+
+
+def pre_base_ends(script: str, text: str, ends: Iterable[int]) -> int:
+    """How many token ``ends`` of ``text`` leave a pre-base vowel at the end of a token,
+    apart from the consonant it belongs to."""
+    schema = load_schema(script)
+    return sum(1 for e in ends if e > 0 and schema.classify(text[e - 1]) == "L")

@@ -340,7 +340,7 @@ def test_syllables_name_the_script_and_what_the_vocabulary_lacks() -> None:
         "that script on the Train page, or choose one in the sidebar."
     ]
     at.text_area(key="syl_text").set_value("hello 42").run()
-    assert "This text has no letter of the 12 scripts with a grammar." in [
+    assert "This text has no letter of the 14 scripts with a grammar." in [
         c.value for c in at.caption
     ]
 

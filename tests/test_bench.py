@@ -36,7 +36,8 @@ def test_help_lists_every_command_with_its_line():
         assert f"{name} {module.HELP}" in listed
     assert set(commands()) == {
         "xgenre", "compression", "speed", "scripts", "scripts-speed", "meta", "pieces",
-        "oracles", "scale", "long-pieces", "hf-folder", "superwords", "native", "app", "tables",
+        "oracles", "scale", "long-pieces", "hf-folder", "superwords", "native", "app", "thai",
+        "tables",
     }  # fmt: skip
 
 

@@ -953,7 +953,7 @@ def notdef_count(path: str, text: str) -> int:
 
 def test_each_script_renders_with_its_noto_face(tab: Tab) -> None:
     """Tamil showed tofu boxes (the font stack had no Tamil face). The
-    Syllables page shows each of the 12 scripts' sample words; Chromium reports the face
+    Syllables page shows each of the 14 scripts' sample words; Chromium reports the face
     it rendered each syllable with (DevTools CSS.getPlatformFontsForNode), which must be
     that script's Noto face named in the CSS, and HarfBuzz shaping the syllable with that
     face's file gives no .notdef glyph."""

@@ -91,6 +91,7 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     ("bpe.rs", "SYMBOL_LIMIT"): [settings.MAX_VOCAB_SIZE],
     ("bpe.rs", "BYTE_TOKENS"): [bytebpe._BYTE_TOKENS],
     ("syllables.rs", "CLASS_LETTERS"): ["".join(schema.CLASS_LETTERS)],
+    ("syllables.rs", "PRE_BASE"): [schema.PRE_BASE],
 }
 
 

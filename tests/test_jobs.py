@@ -128,7 +128,8 @@ BAD_UPLOADS = [
         "Sinhala (U+0D80–U+0DFF), Devanagari (U+0900–U+097F), Bengali–Assamese (U+0980–U+09FF), "
         "Gurmukhi (U+0A00–U+0A7F), Gujarati (U+0A80–U+0AFF), Odia (U+0B00–U+0B7F), Tamil "
         "(U+0B80–U+0BFF), Telugu (U+0C00–U+0C7F), Kannada (U+0C80–U+0CFF), Malayalam "
-        "(U+0D00–U+0D7F), Myanmar (U+1000–U+109F) or Khmer (U+1780–U+17FF) text. Check that this is the "
+        "(U+0D00–U+0D7F), Myanmar (U+1000–U+109F), Khmer (U+1780–U+17FF), Thai "
+        "(U+0E00–U+0E7F) or Lao (U+0E80–U+0EFF) text. Check that this is the "
         "right file (not transliterated or in another script)",
         id="no-script",
     ),

@@ -43,7 +43,7 @@ DEV_FILES = [
     "mixed_dev.txt",
     *(
         f"multi/{n}.txt"
-        for n in ["bn", "gu", "km", "kn", "ml", "mr", "my", "ne", "or", "pa", "ta", "te"]
+        for n in ["bn", "gu", "km", "kn", "ml", "mr", "my", "ne", "or", "pa", "ta", "te", "th"]
     ),
 ]
 TRAIN_FILES = [
@@ -122,6 +122,8 @@ def test_dev_corpora_tokens_and_spans_are_identical(shared_corpora: Path, name: 
         ("malayalam", "multi/ml.txt"),
         ("myanmar", "multi/my.txt"),
         ("khmer", "multi/km.txt"),
+        ("thai", "multi/th.txt"),
+        ("lao", "multi/lo_words.txt"),
     ],
 )
 def test_each_script_alone_on_its_own_text(shared_corpora: Path, script: str, name: str) -> None:

@@ -83,5 +83,53 @@ def test_schema_file_errors_name_the_file(tmp_path):
 
 
 def test_unknown_script():
-    with pytest.raises(ValueError, match="unknown script 'thai'"):
-        load_schema("thai")
+    with pytest.raises(ValueError, match="unknown script 'javanese'"):
+        load_schema("javanese")
+
+
+def _pre_base_inside(d):
+    d["dfa"]["transitions"]["CONSONANT_OR_STANDALONE"]["L"] = "PRE_BASE_VOWEL"
+
+
+def _pre_base_accepts(d):
+    d["dfa"]["orphan_states"].remove("PRE_BASE_VOWEL")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_pre_base_inside, r"CONSONANT_OR_STANDALONE\.L reads a pre-base vowel inside"),
+        (_pre_base_accepts, "accepts a syllable that ends in its pre-base vowel"),
+    ],
+)
+def test_bad_pre_base_vowel_is_explained(change, message):
+    """A pre-base vowel (class L) belongs to the consonant after it: a DFA that reads one
+    inside a syllable, or ends a syllable on one, is refused with the reason."""
+    data = copy.deepcopy(_builtin("thai"))
+    parse_schema(data, "test.json")  # the shipped one is fine
+    change(data)
+    with pytest.raises(SchemaError, match=message):
+        parse_schema(data, "test.json")
+
+
+@pytest.mark.parametrize(
+    ("script", "text", "expected"),
+    [
+        # TCC rules: the pre-base vowel goes with the consonant after it; ั with a tone,
+        # ึ ื, เ–็, เ–ิ take the final; เ–ีย its ย; ์ silences consonants of the cluster.
+        ("thai", "เปลี่ยน", ["เปลี่ย", "น"]),
+        ("thai", "กั้น กัน", ["กั้น", " ", "กั", "น"]),
+        ("thai", "เก็บมือถึง", ["เก็บ", "มือ", "ถึง"]),
+        ("thai", "ศาสตร์", ["ศาสตร์"]),
+        ("thai", "ไม่เกาะ", ["ไม่", "เกาะ"]),
+        ("thai", "เa", ["เ", "a"]),  # a pre-base vowel with no consonant: an orphan
+        ("lao", "ເມືອງ", ["ເມື", "ອ", "ງ"]),
+        ("lao", "ຫຼາຍນ້ຳ", ["ຫຼາ", "ຍ", "ນ້ຳ"]),
+    ],
+)
+def test_pre_base_vowel_starts_the_unit(script, text, expected):
+    from sgpe.syllables import syllabify, syllabify_dfa
+
+    assert syllabify(text, script) == expected
+    assert syllabify_dfa(text, script) == expected
+    assert syllabify(text) == expected  # auto-detection finds the script

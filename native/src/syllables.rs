@@ -18,7 +18,10 @@ mod fast;
 use fast::Fast;
 
 /// The class letters a schema may use (`sgpe/schema.py`'s `CLASS_LETTERS`).
-pub const CLASS_LETTERS: &str = "CVPHZXMNDRYK";
+pub const CLASS_LETTERS: &str = "CVPHZXMNDRYKL";
+/// The class of a pre-base vowel (Thai เ, Lao ເ, ...): it starts a syllable and belongs to
+/// the consonant after it (`sgpe/schema.py`'s `PRE_BASE`).
+const PRE_BASE: char = 'L';
 /// The class of a code point no class of the schema claims: a column of the transition
 /// table that is [`NO_STEP`] in every state, so that the DFA step needs no test of its own.
 const NO_CLASS: u8 = CLASS_LETTERS.len() as u8;
@@ -96,6 +99,36 @@ fn class_index(letter: char) -> Result<u8> {
                 "unknown class letter {letter:?}; use one of {CLASS_LETTERS}"
             ))
         })
+}
+
+/// `sgpe/schema.py`'s `_check_pre_base`: a pre-base vowel is read only from the start
+/// state, and the state it enters accepts only as an orphan, so that no syllable ends in
+/// the vowel that belongs to the consonant after it.
+fn check_pre_base(
+    spec: &SchemaSpec,
+    flags: &[u32],
+    state: &impl Fn(&str) -> Result<u16>,
+) -> Result<()> {
+    for (from, edges) in &spec.transitions {
+        for (letter, to) in edges {
+            if *letter != PRE_BASE {
+                continue;
+            }
+            if *from != spec.start {
+                return Err(Error::invalid(format!(
+                    "DFA state {from:?} reads a pre-base vowel ({PRE_BASE}) inside a syllable; \
+                     only the start state may"
+                )));
+            }
+            if flags[state(to)? as usize] & (ACCEPT | ORPHAN) == ACCEPT {
+                return Err(Error::invalid(format!(
+                    "DFA state {to:?} accepts a syllable that ends in its pre-base vowel \
+                     ({PRE_BASE}); it may accept only as an orphan"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A multi-code-point unit, compared as one masked 128-bit load where it fits (units are
@@ -246,6 +279,7 @@ impl Compiled {
         for s in &spec.orphan_states {
             flags[state(s)? as usize] |= ORPHAN;
         }
+        check_pre_base(spec, &flags, &state)?;
         let mut trans = vec![NO_STEP; names.len() * COLS];
         for (from, edges) in &spec.transitions {
             let f = state(from)? as usize;

@@ -81,3 +81,31 @@ fn empty_text_and_bad_tables() {
     let err = Syllabifier::new(&[spec], false).unwrap_err();
     assert!(err.contains("nowhere"), "{err}");
 }
+
+#[test]
+fn pre_base_vowel_starts_a_unit() {
+    // Thai เ and Lao ເ are stored before the consonant they follow (sgpe/schema.py's
+    // PRE_BASE): the unit starts with them; alone, with no consonant after, an orphan.
+    let thai = Syllabifier::new(&[load("thai")], false).unwrap();
+    assert_eq!(thai.syllabify("เปลี่ยนเก็บ"), ["เปลี่ย", "น", "เก็บ"]);
+    let kinds: Vec<Kind> = thai.tokens("เa").iter().map(|t| t.kind).collect();
+    assert_eq!(kinds, [Kind::Orphan, Kind::Passthrough]);
+    assert_eq!(auto(false).syllabify("ເມືອງ"), ["ເມື", "ອ", "ງ"]);
+}
+
+#[test]
+fn a_pre_base_vowel_inside_a_syllable_is_refused() {
+    let mut spec = load("thai");
+    for (state, edges) in &mut spec.transitions {
+        if state != &spec.start {
+            edges.push(('L', "PRE_BASE_VOWEL".to_string()));
+            break;
+        }
+    }
+    let err = Syllabifier::new(&[spec], false).unwrap_err();
+    assert!(err.contains("inside a syllable"), "{err}");
+    let mut spec = load("thai");
+    spec.orphan_states.retain(|s| s != "PRE_BASE_VOWEL");
+    let err = Syllabifier::new(&[spec], false).unwrap_err();
+    assert!(err.contains("ends in its pre-base vowel"), "{err}");
+}

@@ -252,6 +252,26 @@ def _document(
 # ============================================================================
 
 
+def deep_lookahead_scripts(tok: Tokenizer) -> list[str]:
+    """The scripts of ``tok``'s vocabulary whose grammar may need three or more characters
+    to tell where a syllable ends (Thai), which the export cannot follow: it raises
+    :class:`ExportError` for such a vocabulary. For a caller that offers the export (the
+    app) to say so before anyone asks for it."""
+    names = []
+    tokens = "".join(tok.vocab)
+    for schema in schemas_for(tok.script):
+        dfa, accept = schema.dfa, schema.dfa_accept
+        deep = any(
+            t1 not in accept and t2 not in accept and dfa[t2]
+            for edges in dfa.values()
+            for t1 in edges.values()
+            for t2 in dfa[t1].values()
+        )
+        if deep and any(schema.classify(c) != "O" for c in set(tokens)):
+            names.append(schema.title)
+    return names
+
+
 class _Trie:
     __slots__ = ("children", "cont")
 
@@ -317,6 +337,7 @@ class _SgpeExport:
         """Lookahead that holds where ``unit`` ends: the next character does not extend it."""
         if unit == " " and self.tok.leading_space:
             return "(?![^ \\t\\n\\r])"  # a lone space unit: whitespace or the end follows
+        self._check_lookahead(unit)
         n = len(unit)
         extend: list[str] = []
         for rep, chars in self._groups:
@@ -346,6 +367,34 @@ class _SgpeExport:
                 )
         looks = ([f"[{class_body(''.join(extend))}]"] if extend else []) + pairs
         return f"(?!{'|'.join(looks)})" if looks else ""
+
+    def _check_lookahead(self, unit: str) -> None:
+        """Raise if three or more characters may be needed to tell where ``unit`` ends: a
+        grammar whose syllable passes through two states that do not accept (Thai: after
+        เป only ลี่ย makes เปลี่ย one unit). The run regex looks two characters ahead, and
+        the assembly merges of such a unit's prefixes (เป + ล) could join two units, so the
+        export would not give our ids; it says so instead. Every state but the start
+        accepts in the other schemas (or one step leads out of a state that does not, as
+        Sinhala's touching letters), so they never raise."""
+        body = unit.lstrip(" ")
+        schema = self.syllabifier.schema_for(body[0]) if body else None
+        if schema is None:
+            return
+        state = schema.dfa_start
+        for _, cls in schema.symbols(body):
+            state = schema.dfa.get(state, {}).get(cls, "")
+        dfa, accept = schema.dfa, schema.dfa_accept
+        if any(
+            t2 not in accept and dfa[t2]
+            for t1 in dfa.get(state, {}).values()
+            if t1 not in accept
+            for t2 in dfa[t1].values()
+        ):
+            raise ExportError(
+                f"the {schema.name} grammar may need three or more characters after {unit!r} "
+                "to tell where it ends; the Hugging Face export looks two ahead, so it cannot "
+                f"give this vocabulary's ids (docs/scripts.md, {schema.title})"
+            )
 
     def known_unit_regex(self, *, inside_piece: bool = False, exclude: Iterable[str] = ()) -> str:
         """``K``: one known unit at a unit boundary (a trie of the units, each ending in

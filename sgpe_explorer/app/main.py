@@ -97,7 +97,7 @@ def run() -> None:
 
     with st.sidebar:
         st.markdown("### SGPE Explorer")
-        st.caption("Syllable-aware BPE for Sinhala, Devanagari and ten more Brahmic scripts")
+        st.caption("Syllable-aware BPE for Sinhala, Devanagari and twelve more Brahmic scripts")
         # native core or pure Python; the Active line stays last (tests/test_app.py reads it)
         st.caption(f"Engine: {render.md_escape(describe())}.")
         sgpe_choices = resources.choices("sgpe")

@@ -1,4 +1,4 @@
-"""The app's stylesheet: the font stack (a Noto face for each of the 12 scripts), the
+"""The app's stylesheet: the font stack (a Noto face for each built-in script), the
 colours of syllable kinds and tokens, and the CSS of the span views of
 :mod:`sgpe_explorer.ui.render` (including the ``::before``/``::after`` markers that show
 invisible characters without touching the text).
@@ -26,11 +26,13 @@ SCRIPT_FACES: dict[str, tuple[str, ...]] = {
     "malayalam": ("Noto Sans Malayalam",),
     "myanmar": ("Noto Sans Myanmar",),
     "khmer": ("Noto Sans Khmer",),
+    "thai": ("Noto Sans Thai",),
+    "lao": ("Noto Sans Lao",),
 }
 # Latin first (Streamlit's own face), then each script's Noto face: the browser picks a
 # font per character run, so every Abugida cluster goes whole to its script's face. The
 # system faces after them serve machines without Noto (Windows: Iskoola Pota, Nirmala UI,
-# Myanmar Text, Khmer UI).
+# Myanmar Text, Khmer UI, Leelawadee UI for Thai and Lao).
 FONT_STACK = (
     ", ".join(
         f'"{family}"'
@@ -43,6 +45,7 @@ FONT_STACK = (
             "Nirmala UI",
             "Myanmar Text",
             "Khmer UI",
+            "Leelawadee UI",
             "Noto Sans",
         )
     )

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// The built-in scripts in the order of "auto" (`BUILTIN_SCRIPTS` in sgpe/schema.py;
 /// tests/test_constants.py checks the copy).
-pub const SCRIPTS: [&str; 12] = [
+pub const SCRIPTS: [&str; 14] = [
     "sinhala",
     "devanagari",
     "bengali",
@@ -20,6 +20,8 @@ pub const SCRIPTS: [&str; 12] = [
     "malayalam",
     "myanmar",
     "khmer",
+    "thai",
+    "lao",
 ];
 
 fn cp(v: &Value) -> u32 {

@@ -75,7 +75,7 @@ detected = grammar.scripts_line(text)
 st.caption(
     f"Script of this text: {render.md_escape(detected)}."
     if detected
-    else "This text has no letter of the 12 scripts with a grammar."
+    else "This text has no letter of the 14 scripts with a grammar."
 )
 active = resources.active()
 missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
