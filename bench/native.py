@@ -39,7 +39,9 @@ mode), ``--mode paper`` and ``--model bytebpe``, each under ``SGPE_ENGINE=native
 ``SGPE_ENGINE=python`` (the two engines' vocabularies must be byte-identical, or the bench
 fails), and, each in a process of its own, HF ``tokenizers`` BPE with Metaspace and
 byte-level BPE with the o200k split regex (``bench/peers.py``) and SentencePiece BPE (the
-options of ``bench/peers.py``). ``--train-repeats 0`` skips it.
+options of ``bench/peers.py``). ``--train-repeats 0`` skips it; ``--only train`` runs it
+alone and prints it (no file written). Before any timing, ``sgpe`` and ``bench`` are
+compiled to bytecode (:func:`compile_bytecode`), as an installed package is.
 
 Then the training front end on ``si_train.txt`` (seconds, medians of ``--repeats`` runs):
 counting its pieces (the native counter against the Python engine's one process and its
@@ -52,7 +54,8 @@ process and as a whole ``python -m sgpe encode`` process (``bench/load.py``; ``-
 load`` runs that section alone), written to ``native_load.json``.
 
 Writes ``native.json`` and prints the tables, with the ratios the targets are stated in and
-the machine's load average (the machine may be shared). Fails when the native core is not
+the machine's load average (the machine may be shared), then each target of issue 42
+(training against SentencePiece and HF, loading against HF) with its ratio and verdict. Fails when the native core is not
 built.
 """
 
@@ -111,8 +114,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--train-repeats", type=int, default=3, help="0: no training rows")
     ap.add_argument("--train-vocab", type=int, default=32_000)
     ap.add_argument(
-        "--only", choices=("load",), default=None,
-        help="load: only the load section (bench/load.py), written to native_load.json",
+        "--only", choices=("load", "train"), default=None,
+        help="load: only the load section (bench/load.py), written to native_load.json; "
+        "train: only the training rows and their targets, printed (no file written)",
     )  # fmt: skip
     ap.add_argument(
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "sgpe-bench-cache",
@@ -513,6 +517,9 @@ def run(args: argparse.Namespace) -> int:
     if args.only == "load":
         print(load_targets(run_load(args)))
         return 0
+    if args.only == "train":
+        run_train(args)
+        return 0
     started = time.perf_counter()
     rows = []
     for script, text in script_texts(args.corpora):
@@ -581,23 +588,37 @@ def run(args: argparse.Namespace) -> int:
         ref = front["corpus_units native"] if name.startswith("corpus_units") else base
         print(f"| {name} | {sec:.3f} | {sec / ref:.2f} |")
     if training:
-        print(
-            f"\nTraining si_train.txt to {args.train_vocab:,} tokens, whole processes, "
-            f"medians of {args.train_repeats} runs.\n"
-        )
-        print("| trainer | seconds | / its HF peer | python / native |\n|---|---:|---:|---:|")
-        for name in TRAINERS:
-            model, engine = name.split()[0], name.split()[-1]
-            peer = training[PEER[model]] if model in PEER else None
-            vs_peer = "" if peer is None else f"{training[name] / peer:.2f}"
-            speedup = ""
-            if engine == "native":
-                speedup = f"{training[f'{model} python'] / training[name]:.2f}x"
-            print(f"| {name} | {training[name]:.2f} | {vs_peer} | {speedup} |")
-        print(training_targets(training, load["training"]))
+        print_training(training, load["training"], args)
     load_result = run_load(args)
     print(load_targets(load_result))
     return 0
+
+
+def print_training(training: dict[str, float], load: dict[str, Any], args: Any) -> None:
+    print(
+        f"\nTraining si_train.txt to {args.train_vocab:,} tokens, whole processes, "
+        f"medians of {args.train_repeats} runs.\n"
+    )
+    print("| trainer | seconds | / its HF peer | python / native |\n|---|---:|---:|---:|")
+    for name in TRAINERS:
+        model, engine = name.split()[0], name.split()[-1]
+        peer = training[PEER[model]] if model in PEER else None
+        vs_peer = "" if peer is None else f"{training[name] / peer:.2f}"
+        speedup = ""
+        if engine == "native":
+            speedup = f"{training[f'{model} python'] / training[name]:.2f}x"
+        print(f"| {name} | {training[name]:.2f} | {vs_peer} | {speedup} |")
+    print(training_targets(training, load))
+
+
+def run_train(args: argparse.Namespace) -> None:
+    """``--only train``: the training rows and their targets, printed."""
+    corpora.require(args.corpora, "si_train.txt")
+    before = os.getloadavg()
+    training = measure_training(
+        args.corpora / "si_train.txt", args.train_vocab, max(1, args.train_repeats)
+    )
+    print_training(training, {"before": before, "after": os.getloadavg()}, args)
 
 
 # Issue 42's targets: a whole `python -m sgpe train` process at most this many times the
