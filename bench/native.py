@@ -54,8 +54,9 @@ process and as a whole ``python -m sgpe encode`` process (``bench/load.py``; ``-
 load`` runs that section alone), written to ``native_load.json``.
 
 Writes ``native.json`` and prints the tables, with the ratios the targets are stated in and
-the machine's load average (the machine may be shared), then each target of issue 42
-(training against SentencePiece and HF, loading against HF) with its ratio and verdict. Fails when the native core is not
+the machine's load average (the machine may be shared), then each target (training against
+SentencePiece and HF, loading against HF, as docs/performance.md states them) with its ratio
+and verdict. Fails when the native core is not
 built.
 """
 
@@ -621,7 +622,7 @@ def run_train(args: argparse.Namespace) -> None:
     print_training(training, {"before": before, "after": os.getloadavg()}, args)
 
 
-# Issue 42's targets: a whole `python -m sgpe train` process at most this many times the
+# The targets (docs/performance.md): a whole `python -m sgpe train` process at most this many times the
 # peer's in the same run, and loading a 32k vocabulary no slower than HF tokenizers.
 TRAIN_TARGETS = {"sentencepiece bpe": 1.1, "hf bpe metaspace": 0.5}
 
