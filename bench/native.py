@@ -39,7 +39,9 @@ mode), ``--mode paper`` and ``--model bytebpe``, each under ``SGPE_ENGINE=native
 ``SGPE_ENGINE=python`` (the two engines' vocabularies must be byte-identical, or the bench
 fails), and, each in a process of its own, HF ``tokenizers`` BPE with Metaspace and
 byte-level BPE with the o200k split regex (``bench/peers.py``) and SentencePiece BPE (the
-options of ``bench/peers.py``). ``--train-repeats 0`` skips it.
+options of ``bench/peers.py``). ``--train-repeats 0`` skips it; ``--only train`` runs it
+alone and prints it (no file written). Before any timing, ``sgpe`` and ``bench`` are
+compiled to bytecode (:func:`compile_bytecode`), as an installed package is.
 
 Then the training front end on ``si_train.txt`` (seconds, medians of ``--repeats`` runs):
 counting its pieces (the native counter against the Python engine's one process and its
@@ -52,7 +54,9 @@ process and as a whole ``python -m sgpe encode`` process (``bench/load.py``; ``-
 load`` runs that section alone), written to ``native_load.json``.
 
 Writes ``native.json`` and prints the tables, with the ratios the targets are stated in and
-the machine's load average (the machine may be shared). Fails when the native core is not
+the machine's load average (the machine may be shared), then each target (training against
+SentencePiece and HF, loading against HF, as docs/performance.md states them) with its ratio
+and verdict. Fails when the native core is not
 built.
 """
 
@@ -111,8 +115,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--train-repeats", type=int, default=3, help="0: no training rows")
     ap.add_argument("--train-vocab", type=int, default=32_000)
     ap.add_argument(
-        "--only", choices=("load",), default=None,
-        help="load: only the load section (bench/load.py), written to native_load.json",
+        "--only", choices=("load", "train"), default=None,
+        help="load: only the load section (bench/load.py), written to native_load.json; "
+        "train: only the training rows and their targets, printed (no file written)",
     )  # fmt: skip
     ap.add_argument(
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "sgpe-bench-cache",
@@ -378,6 +383,19 @@ def _train_command(name: str, corpus: Path, vocab_size: int, out: Path) -> list[
     ]
 
 
+def compile_bytecode(root: Path) -> None:
+    """Compile this checkout's modules (``sgpe``, ``bench``) into their ``__pycache__``, as
+    pip does when it installs a package: a timed process then reads them compiled, as it
+    reads the peers' modules from site-packages. Where ``PYTHONDONTWRITEBYTECODE`` is set
+    (and nothing compiled them before), every ``python -m sgpe`` process would compile
+    sgpe's modules from source, about 0.3 s of CPU that no installed copy pays."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "sgpe", "bench"],
+        env=env, cwd=root, check=True, capture_output=True,
+    )  # fmt: skip
+
+
 def measure_training(corpus: Path, vocab_size: int, repeats: int) -> dict[str, float]:
     """Seconds of each whole training process, medians of ``repeats`` runs, the trainers'
     runs interleaved; fails when an sgpe model's two engines give different vocabularies."""
@@ -472,8 +490,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def run_load(args: argparse.Namespace) -> None:
-    """The load section: measured, written to ``native_load.json``, printed."""
+def run_load(args: argparse.Namespace) -> dict[str, Any]:
+    """The load section: measured, written to ``native_load.json``, printed, returned."""
     from .load import measure_load, print_load
 
     started = time.perf_counter()
@@ -490,13 +508,18 @@ def run_load(args: argparse.Namespace) -> None:
     )
     records.write_rows(args.out / "native_load.json", [load["seconds"]], meta)
     print_load(load)
+    return load
 
 
 def run(args: argparse.Namespace) -> int:
     from .scripts_speed import script_texts
 
+    compile_bytecode(Path(__file__).resolve().parents[1])  # every timed process reads it
     if args.only == "load":
-        run_load(args)
+        print(load_targets(run_load(args)))
+        return 0
+    if args.only == "train":
+        run_train(args)
         return 0
     started = time.perf_counter()
     rows = []
@@ -524,14 +547,16 @@ def run(args: argparse.Namespace) -> int:
     capacity = measure_capacity(si_dev.read_text(encoding="utf-8"), args.repeats)
     print(capacity, flush=True)
     ratios.update(capacity)
-    load = {"before": load_before, "after": os.getloadavg()}
+    load: dict[str, Any] = {"before": load_before, "after": os.getloadavg()}
     corpora.require(args.corpora, "si_train.txt")
     front = measure_front_end(args.corpora / "si_train.txt", args.repeats)
     training: dict[str, float] = {}
     if args.train_repeats > 0:
+        train_before = os.getloadavg()
         training = measure_training(
             args.corpora / "si_train.txt", args.train_vocab, args.train_repeats
         )
+        load["training"] = {"before": train_before, "after": os.getloadavg()}
     meta = records.run_meta(
         args.invocation,
         started,
@@ -564,21 +589,72 @@ def run(args: argparse.Namespace) -> int:
         ref = front["corpus_units native"] if name.startswith("corpus_units") else base
         print(f"| {name} | {sec:.3f} | {sec / ref:.2f} |")
     if training:
-        print(
-            f"\nTraining si_train.txt to {args.train_vocab:,} tokens, whole processes, "
-            f"medians of {args.train_repeats} runs.\n"
-        )
-        print("| trainer | seconds | / its HF peer | python / native |\n|---|---:|---:|---:|")
-        for name in TRAINERS:
-            model, engine = name.split()[0], name.split()[-1]
-            peer = training[PEER[model]] if model in PEER else None
-            vs_peer = "" if peer is None else f"{training[name] / peer:.2f}"
-            speedup = ""
-            if engine == "native":
-                speedup = f"{training[f'{model} python'] / training[name]:.2f}x"
-            print(f"| {name} | {training[name]:.2f} | {vs_peer} | {speedup} |")
-    run_load(args)
+        print_training(training, load["training"], args)
+    load_result = run_load(args)
+    print(load_targets(load_result))
     return 0
+
+
+def print_training(training: dict[str, float], load: dict[str, Any], args: Any) -> None:
+    print(
+        f"\nTraining si_train.txt to {args.train_vocab:,} tokens, whole processes, "
+        f"medians of {args.train_repeats} runs.\n"
+    )
+    print("| trainer | seconds | / its HF peer | python / native |\n|---|---:|---:|---:|")
+    for name in TRAINERS:
+        model, engine = name.split()[0], name.split()[-1]
+        peer = training[PEER[model]] if model in PEER else None
+        vs_peer = "" if peer is None else f"{training[name] / peer:.2f}"
+        speedup = ""
+        if engine == "native":
+            speedup = f"{training[f'{model} python'] / training[name]:.2f}x"
+        print(f"| {name} | {training[name]:.2f} | {vs_peer} | {speedup} |")
+    print(training_targets(training, load))
+
+
+def run_train(args: argparse.Namespace) -> None:
+    """``--only train``: the training rows and their targets, printed."""
+    corpora.require(args.corpora, "si_train.txt")
+    before = os.getloadavg()
+    training = measure_training(
+        args.corpora / "si_train.txt", args.train_vocab, max(1, args.train_repeats)
+    )
+    print_training(training, {"before": before, "after": os.getloadavg()}, args)
+
+
+# The targets (docs/performance.md): a whole `python -m sgpe train` process at most this many times the
+# peer's in the same run, and loading a 32k vocabulary no slower than HF tokenizers.
+TRAIN_TARGETS = {"sentencepiece bpe": 1.1, "hf bpe metaspace": 0.5}
+
+
+def training_targets(training: dict[str, float], load: dict[str, Any]) -> str:
+    """The training ratios the targets are stated in, each with its verdict."""
+    lines = [
+        "\nTargets, training (sgpe native, the default mode, against each peer in this run; "
+        f"load average before {load['before'][0]:.1f}, after {load['after'][0]:.1f}):"
+    ]
+    for peer, most in TRAIN_TARGETS.items():
+        ratio = training["sgpe native"] / training[peer]
+        verdict = "met" if ratio <= most else "NOT met"
+        lines.append(
+            f"  sgpe native / {peer}: {training['sgpe native']:.2f} s / {training[peer]:.2f} s"
+            f" = {ratio:.2f}x (target <= {most}x): {verdict}"
+        )
+    return "\n".join(lines)
+
+
+def load_targets(load: dict[str, Any]) -> str:
+    """The loading ratios (target: at most HF's time), each with its verdict."""
+    s = load["seconds"]
+    lines = ["\nTargets, loading a 32k vocabulary (sgpe native against HF tokenizers):"]
+    for what, ours, hf in (
+        ("load + first encode, in process", "sgpe native", "hf tokenizers"),
+        ("whole process, encode one line", "sgpe native cli", "hf tokenizers process"),
+    ):
+        ratio = s[ours] / s[hf]
+        verdict = "met" if ratio <= 1.0 else "NOT met"
+        lines.append(f"  {what}: {ratio:.2f}x (target <= 1.0x): {verdict}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:

@@ -491,3 +491,10 @@ def merge_kinds(
     """``merge_kind`` of every merge: :func:`native_merge_kinds`, or the Python reference
     ``python()`` where it gives None."""
     return dispatch(native_merge_kinds(script, leading_space, merges), lambda kinds: kinds, python)
+
+
+def native_json_writer() -> Callable[[list[tuple[str, Any]], str, int, bool], bytes | None] | None:
+    """``sgpe._native.dumps_json`` (the native twin of ``dumps_json``, see
+    ``sgpe._json.json_bytes``), or None under the Python engine."""
+    module = native_module()
+    return None if module is None else module.dumps_json

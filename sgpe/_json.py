@@ -1,7 +1,8 @@
 """The JSON of our files, written and read once for the package.
 
 * :func:`dumps_json`: the canonical JSON text of our files (identical data, identical bytes),
-  :func:`write_json_atomic` writes it whole (sgpe/_atomic.py);
+  the reference; :func:`json_bytes`: the same as UTF-8, spelled natively under the native
+  engine; :func:`write_json_atomic` writes it whole (sgpe/_atomic.py);
 * :func:`parse_json` / :func:`read_json`: JSON with one-line errors that name the file and
   the problem (:data:`TOO_DEEP` for nesting Python's parser cannot follow).
 """
@@ -14,7 +15,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ._atomic import write_text_atomic
+from ._atomic import atomic_write
 
 #: The message for JSON nested deeper than Python's parser can follow (a damaged or hostile
 #: file): every reader of JSON in the package turns that RecursionError into this.
@@ -118,9 +119,26 @@ def dumps_json(data: Any, *, layout: JsonLayout = CANONICAL_LAYOUT) -> str:
     return "\n".join(lines) + "\n"
 
 
+def json_bytes(data: Any, *, layout: JsonLayout = CANONICAL_LAYOUT) -> bytes:
+    """:func:`dumps_json` of ``data`` as UTF-8: spelled by the native core under the native
+    engine (``sgpe._native.dumps_json``, with serde_json's strings: the same bytes,
+    ``tests/test_json_native.py``), by :func:`dumps_json` itself under the Python engine
+    and wherever the core declines (a type other than the built-in ones, a deep value).
+    A lone surrogate is UTF-8's ``UnicodeEncodeError`` under either engine."""
+    from ._engine import dispatch, native_json_writer  # the engine seam imports this module
+
+    # The top-level keys as dumps_json spells them (json.dumps, ASCII escapes included).
+    items = [(json.dumps(key), value) for key, value in data.items()]
+    return dispatch(
+        native_json_writer(),
+        lambda write: write(items, *layout),
+        lambda: dumps_json(data, layout=layout).encode("utf-8"),
+    )
+
+
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    """Write :func:`dumps_json` of ``data`` atomically."""
-    write_text_atomic(path, dumps_json(data))
+    """Write :func:`json_bytes` of ``data`` atomically."""
+    atomic_write(path, json_bytes(data))
 
 
 # ---------------------------------------------------------------------------- reading

@@ -2,6 +2,7 @@
 # sgpe/_native.abi3.so by scripts/build_native.sh). Only sgpe/_engine.py imports it.
 
 from collections.abc import Sequence
+from typing import Any
 
 __version__: str
 
@@ -159,3 +160,6 @@ def corpus_units(
 def merge_kinds(
     schemas: Sequence[SchemaTables], leading_space: bool, pairs: Sequence[tuple[str, str]]
 ) -> list[int]: ...
+def dumps_json(
+    items: Sequence[tuple[str, Any]], key_indent: str, inline_max: int, compact: bool
+) -> bytes | None: ...

@@ -1,8 +1,9 @@
 """The run directory's tables (sgpe/runs/files.py ``encode_table``, written by pyarrow):
 pyarrow and pandas read back exactly the columns, their types and the ``sgpe`` key
 written; an empty table keeps its string columns; a lone surrogate is a ValueError naming
-its place; a training run imports pyarrow on a thread while it counts; where pyarrow is
-not installed the tables are JSON and a run still resumes to the same vocab.json."""
+its place; a training run imports pyarrow and writes its word counts on a thread beside
+the merge loop; where pyarrow is not installed the tables are JSON and a run still
+resumes to the same vocab.json."""
 
 from __future__ import annotations
 
@@ -101,9 +102,13 @@ def test_a_lone_surrogate_is_a_value_error_naming_its_place(parquet: bool) -> No
     )
 
 
-def test_a_training_run_imports_pyarrow_on_a_thread_while_it_counts(tmp_path: Path) -> None:
-    """pyarrow's import (0.1-0.3 s, numpy's included) overlaps the count instead of adding
-    to the run (python -m bench native, the training row); the tables are pyarrow's."""
+def test_a_training_run_imports_pyarrow_and_writes_its_word_counts_beside_the_merge_loop(
+    tmp_path: Path,
+) -> None:
+    """pyarrow's import (0.1-0.3 s, numpy's included) and the word counts' write run on
+    one thread, started after the count (which uses every core) and beside the merge loop
+    (one core, the GIL left free), instead of adding to the run (python -m bench native,
+    the training row); the tables are pyarrow's."""
     pytest.importorskip("pyarrow")
     corpus = tmp_path / "c.txt"
     corpus.write_text(CORPUS, encoding="utf-8")
@@ -112,7 +117,9 @@ def test_a_training_run_imports_pyarrow_on_a_thread_while_it_counts(tmp_path: Pa
         "seen = set()\n"
         "def hook(event, args):\n"
         "    if event == 'import' and args[0].split('.')[0] == 'pyarrow':\n"
-        "        seen.add(threading.current_thread().name)\n"
+        "        seen.add(('import', threading.current_thread().name))\n"
+        "    if event == 'os.rename' and str(args[1]).endswith('word_counts.parquet'):\n"
+        "        seen.add(('write', threading.current_thread().name))\n"
         "sys.addaudithook(hook)\n"
         "from sgpe.cli import main\n"
         f"assert main(['train', '--corpus', {str(corpus)!r}, '--out', {str(tmp_path / 'run')!r},"
@@ -120,7 +127,9 @@ def test_a_training_run_imports_pyarrow_on_a_thread_while_it_counts(tmp_path: Pa
         "print(sorted(seen))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "['import pyarrow.parquet']"
+    assert out.stdout.strip().splitlines()[-1] == (
+        "[('import', 'write word counts'), ('write', 'write word counts')]"
+    )
     got, _, _ = read_back((tmp_path / "run" / "merges.parquet").read_bytes())
     assert set(got) == {"step", "left", "right", "merged", "count"} and got["step"][0] == 1
     got, meta, _ = read_back((tmp_path / "run" / "word_counts.parquet").read_bytes())

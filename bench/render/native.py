@@ -32,7 +32,7 @@ def native_readme(rec: dict[str, Any], load: dict[str, Any] | None = None) -> st
             f"| training si_train.txt → {vocab}, whole `python -m sgpe train` process | "
             f"{nat:.2f} s | {py:.2f} s | HF `tokenizers` BPE + Metaspace {hf:.2f} s | "
             f"{nat / hf:.2f} | ≤ 0.5 |",
-            f"| the same | | | SentencePiece BPE {spm:.2f} s | {nat / spm:.2f} | ≤ 1.0 |",
+            f"| the same | | | SentencePiece BPE {spm:.2f} s | {nat / spm:.2f} | ≤ 1.1 |",
             f"| training, paper mode | {train['paper native']:.2f} s | {train['paper python']:.2f} s "
             f"| HF BPE + Metaspace {hf:.2f} s | {train['paper native'] / hf:.2f} | |",
             f"| training, byte-level BPE baseline | {train['bytebpe native']:.2f} s | "

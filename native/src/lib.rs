@@ -9,6 +9,7 @@ pub mod encoder;
 pub mod error;
 pub mod hash;
 pub mod hierarchical;
+pub mod json_file;
 pub mod pieces;
 pub mod syllables;
 pub mod units;

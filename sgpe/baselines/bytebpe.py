@@ -47,8 +47,8 @@ import regex
 from sgpe._engine import dispatch, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
-from .._atomic import write_text_atomic
-from .._json import BYTE_LEVEL_LAYOUT, dumps_json
+from .._atomic import atomic_write
+from .._json import BYTE_LEVEL_LAYOUT, json_bytes
 from .._surrogates import names_lone_surrogate
 from .._vocab_keys import merge_counts_of
 from ..bpe import BpeTrainer, ResumeMismatch, bpe
@@ -607,7 +607,7 @@ class ByteBPETokenizer:
         `training` argument if given, else `self.training`). Identical models give
         byte-identical files.
         """
-        write_text_atomic(path, dumps_json(self.to_dict(training), layout=BYTE_LEVEL_LAYOUT))
+        atomic_write(path, json_bytes(self.to_dict(training), layout=BYTE_LEVEL_LAYOUT))
 
     @classmethod
     def _from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> ByteBPETokenizer:

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._atomic import write_folder_atomic
-from .._json import BYTE_LEVEL_LAYOUT, dumps_json, read_json
+from .._json import BYTE_LEVEL_LAYOUT, dumps_json, json_bytes, read_json
 from .._version import package_version
 from ..tokenizer import Tokenizer
 from .folder_reader import (
@@ -311,8 +311,8 @@ def _is_our_config(path: Path) -> bool:
 def _vocabulary_bytes(tokenizer: Tokenizer | ByteBPETokenizer) -> bytes:
     """The vocabulary file as the model's own ``save`` writes it."""
     if isinstance(tokenizer, Tokenizer):
-        return dumps_json(tokenizer.to_dict()).encode("utf-8")
-    return dumps_json(tokenizer.to_dict(), layout=BYTE_LEVEL_LAYOUT).encode("utf-8")
+        return json_bytes(tokenizer.to_dict())
+    return json_bytes(tokenizer.to_dict(), layout=BYTE_LEVEL_LAYOUT)
 
 
 def _settings(tokenizer: Tokenizer | ByteBPETokenizer) -> dict[str, Any]:

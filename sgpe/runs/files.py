@@ -54,8 +54,8 @@ def _remove_temp_files(directory: Path) -> None:
 
 def _have_pyarrow() -> bool:
     """Whether pyarrow is installed (the run's tables are Parquet then, JSON otherwise),
-    without importing it (a training run imports it on a thread while it counts:
-    sgpe/runs/worker.py, ``import_pyarrow_in_background``)."""
+    without importing it (a training run imports it on the thread that writes its word
+    counts beside the merge loop: sgpe/runs/worker.py, ``RunWorker._count``)."""
     try:
         return importlib.util.find_spec("pyarrow") is not None
     except (ImportError, ValueError):

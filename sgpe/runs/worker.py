@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import io
 import os
 import shutil
@@ -14,8 +13,9 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
@@ -112,20 +112,29 @@ def _stderr_is(path: Path) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def import_pyarrow_in_background() -> None:
-    """Import pyarrow's Parquet writer (0.1-0.3 s of imports, numpy's included) on a
-    thread of its own, where it is installed. The run's tables need it just after the
-    count, and the native count leaves the GIL free while it reads the corpus, so the
-    import is done by then instead of adding to the run. The import lock makes the
-    writer's own import wait for this one; an import that fails is the writer's to
-    report."""
+# The thread that writes the word counts beside the merge loop (RunWorker._count).
+WORD_COUNTS_THREAD = "write word counts"
 
-    def work() -> None:
-        with contextlib.suppress(ImportError):
-            importlib.import_module("pyarrow.parquet")
 
-    if _have_pyarrow():
-        threading.Thread(target=work, name="import pyarrow.parquet").start()
+class _Background:
+    """One call on a thread of its own; :meth:`wait` joins it and raises what it raised."""
+
+    def __init__(self, name: str, work: Callable[[], object]) -> None:
+        self.error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                work()
+            except BaseException as err:  # handed to the thread that waits
+                self.error = err
+
+        self.thread = threading.Thread(target=run, name=name)
+        self.thread.start()
+
+    def wait(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
 
 
 class RunWorker:
@@ -161,6 +170,7 @@ class RunWorker:
         self.last_checkpoint = time.monotonic()
         self.last_display = 0.0
         self.trained_size = 0  # the finished vocabulary's size
+        self.word_counts_write: _Background | None = None
         # The test hook of sgpe/runs/format.py: seconds to sleep per merge of each batch.
         self.merge_pause = float(os.environ.get(MERGE_PAUSE_ENV) or 0)
 
@@ -245,6 +255,7 @@ class RunWorker:
         message = f"cancelled by {stop}"
         self.log(f"{stop.signal} received", show=False)
         try:
+            self._wait_word_counts()
             if self.status.data["state"] == "merging" and self.merges:
                 self._write_checkpoint(final=True)
                 message += f"; checkpoint at step {len(self.merges)}: resume to continue"
@@ -265,6 +276,8 @@ class RunWorker:
         return TrainResult("cancelled", code, message)
 
     def _end_failed(self, message: str, code: int) -> TrainResult:
+        with contextlib.suppress(Exception):  # the run failed for the reason it gives
+            self._wait_word_counts()
         self.log(f"failed: {message}", show=False)
         try:
             # Exit code 2 is a failure of the run's input (settings, corpus): resuming
@@ -357,7 +370,6 @@ class RunWorker:
         self.log(f"counting pieces of {self.config.corpus_name or path.name}")
         self._show("counting", 0, 0, None)
         self.raise_on_signal = True
-        import_pyarrow_in_background()
         try:
             self._check_stop()
             # Long pieces stay whole: fit() cuts them as it syllabifies them.
@@ -368,9 +380,23 @@ class RunWorker:
         info = CorpusInfo(
             self.config.corpus_name or info.name, info.sha256, info.documents, info.characters
         )
-        write_word_counts(self.run_dir, counts, info, self.fingerprint, self.writes)
         self.log(f"counted {len(counts):,} unique pieces in {info.documents:,} lines")
+        # Written beside the merge loop, which runs on one core and leaves the GIL free,
+        # so that the table, and pyarrow's import (0.1-0.3 s, numpy's included) that it
+        # needs, add nothing to the run; during the count they competed with its two
+        # cores (python -m bench native, the training row). Every later write waits for
+        # it first (_write_checkpoint), so the files keep their order.
+        self.word_counts_write = _Background(
+            WORD_COUNTS_THREAD,
+            partial(write_word_counts, self.run_dir, counts, info, self.fingerprint, self.writes),
+        )
         return counts, info
+
+    def _wait_word_counts(self) -> None:
+        """Wait for the word counts' write (started by :meth:`_count`); raise its error."""
+        job, self.word_counts_write = self.word_counts_write, None
+        if job is not None:
+            job.wait()
 
     def _on_merges(self, batch: Any) -> None:
         """A batch of consecutive merges (``GPETrainer.fit``'s ``progress_batch``): recorded
@@ -453,6 +479,7 @@ class RunWorker:
         self.whole_part = (last, data) if first == 1 else None
 
     def _write_checkpoint(self, final: bool = False) -> None:
+        self._wait_word_counts()
         step = len(self.merges)
         if step == self.checkpoint_step and (self.run_dir / CHECKPOINT).exists():
             return

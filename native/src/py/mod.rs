@@ -13,6 +13,7 @@ mod bpe_trainer;
 mod error;
 mod functions;
 mod hierarchical_trainer;
+mod json_file;
 mod piece_counter;
 mod syllabifier;
 mod text_encoder;
@@ -32,5 +33,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vocab_file::PyVocabFile>()?;
     m.add_function(wrap_pyfunction!(functions::merge_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(functions::corpus_units, m)?)?;
+    m.add_function(wrap_pyfunction!(json_file::dumps_json, m)?)?;
     Ok(())
 }
