@@ -4,9 +4,12 @@ may not draw."""
 
 from __future__ import annotations
 
+import functools
 import html
-from collections.abc import Sequence
-from typing import Any
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import pandas as pd
 import plotly.express as px
@@ -26,6 +29,41 @@ _MORE_COLOURS = ("#be185d", "#4b5563", "#0891b2", "#65a30d", "#9333ea", "#b45309
 def colour(name: str, n: int = 0) -> str:
     """The colour of a tokenizer by its column title (others cycle through a palette)."""
     return COLOURS.get(name, _MORE_COLOURS[n % len(_MORE_COLOURS)])
+
+
+_F = TypeVar("_F", bound=Callable[..., go.Figure])
+KEPT_FIGURES = 64  # figures kept per builder (each a few KB of small tables' bars)
+
+
+def kept(build: _F) -> _F:
+    """``build`` with its figures kept for the same arguments (small DataFrames, strings):
+    Plotly builds a figure in 50 to 150 ms of Python, and Compare drew the same two for
+    every visitor of a classroom and on every rerun (python -m bench app, docs/app.md).
+    The figure is shared: ``st.plotly_chart`` only reads it (``to_dict`` copies)."""
+    figures: OrderedDict[tuple[Any, ...], go.Figure] = OrderedDict()
+    lock = threading.Lock()
+
+    def key_of(value: Any) -> Any:
+        if isinstance(value, pd.DataFrame):  # small tables: their exact text is the key
+            return ("frame", value.to_csv(), tuple(map(str, value.dtypes)))
+        return value
+
+    @functools.wraps(build)
+    def kept_build(*args: Any) -> go.Figure:
+        key = tuple(key_of(a) for a in args)
+        with lock:
+            fig = figures.get(key)
+            if fig is not None:
+                figures.move_to_end(key)
+                return fig
+        fig = build(*args)
+        with lock:
+            figures[key] = fig
+            while len(figures) > KEPT_FIGURES:
+                figures.popitem(last=False)
+        return fig
+
+    return kept_build  # type: ignore[return-value]
 
 
 METRIC_TITLES = {
@@ -67,6 +105,7 @@ def _zero_from_zero(fig: go.Figure) -> go.Figure:
     return fig
 
 
+@kept
 def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
     """One bar per tokenizer for one corpus-level metric."""
     fig = px.bar(
@@ -91,6 +130,7 @@ SUMMARY_METRICS = (
 )
 
 
+@kept
 def compare_summary(summary: pd.DataFrame) -> go.Figure:
     """Torn syllables, syllables spelled from their own parts and tokens per tokenizer
     (index), as three small bar charts side by side: fewer is better in each."""
