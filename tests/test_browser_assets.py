@@ -165,7 +165,7 @@ def test_on_a_phone_no_plotly_toolbar_covers_a_chart_title(
         wait_for_app_idle(page)
         charts = page.locator("[data-testid=stPlotlyChart]")
         charts.first.wait_for(timeout=SCRIPT_RUN_TIMEOUT_MS)
-        page.locator("[data-testid=stPlotlyChart] g.g-gtitle").first.wait_for(
+        page.locator("[data-testid=stPlotlyChart] text.gtitle").first.wait_for(
             timeout=SCRIPT_RUN_TIMEOUT_MS
         )
         wait_for_app_idle(page)
