@@ -109,3 +109,24 @@ def test_the_favicon_is_an_emoji() -> None:
     from sgpe_explorer.app import main
 
     assert is_emoji(main.PAGE_ICON)
+
+
+def test_the_served_index_names_the_server(tmp_path: Path) -> None:
+    """A page's link (``/compare``) made the frontend probe ``/compare/_stcore/health``
+    and ``/compare/_stcore/host-config`` (two 404s) unless the page names the server."""
+    from streamlit import file_util
+
+    from sgpe_explorer.app import serve
+
+    source = Path(file_util.get_static_dir())
+    out = serve.static_dir(source, "", cache=tmp_path)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    head = index.split("<head>", 1)[1]
+    assert head.lstrip().startswith(serve.MARK + "<script>window.__streamlit=")
+    assert 'BACKEND_BASE_URL:window.location.origin+""' in head
+    assert head.index("BACKEND_BASE_URL") < head.index('type="module"')
+    others = sorted(p.name for p in out.iterdir() if p.name != "index.html")
+    assert others == sorted(p.name for p in source.iterdir() if p.name != "index.html")
+    assert all((out / name).resolve() == (source / name).resolve() for name in others)
+    assert serve.static_dir(source, "", cache=tmp_path) == out  # made once
+    assert 'origin+"/lab"' in serve.base_script("/lab/")
