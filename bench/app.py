@@ -502,8 +502,8 @@ def _p95(xs: list[float]) -> float:
 
 
 def _main_thread_cpu(proc: Any) -> float:
-    """CPU seconds of the server's main thread: Streamlit's Tornado loop (static files,
-    websockets, protobuf); the rest of the process's time is its script runs."""
+    """CPU seconds of the server's main thread: Streamlit's server loop (Starlette
+    and uvicorn: requests, websockets); the rest of the process's time is its script runs."""
     return sum(t.user_time + t.system_time for t in proc.threads() if t.id == proc.pid)
 
 
@@ -610,7 +610,7 @@ def _classroom_line(c: dict[str, Any]) -> str:
         f"{c['runs_started']} ({c['runs_wall_s']:.0f} s) | server CPU per visitor "
         f"{c['server_cpu_s_per_visitor_pages']:.2f} s (pages; each classroom "
         f"{c.get('cpu_pages_each', [])}; budget {CLASSROOM_BUDGET_CPU_S} s {met}; of it the "
-        f"main thread, Tornado: {c.get('server_cpu_s_per_visitor_main_thread', float('nan')):.2f}"
+        f"main thread, the server loop: {c.get('server_cpu_s_per_visitor_main_thread', float('nan')):.2f}"
         " s), "
         f"{c['server_cpu_s_per_visitor_all']:.2f} s (until every run ended) | load {c['load']}"
     )

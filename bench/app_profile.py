@@ -3,13 +3,14 @@
     python -m bench.app_profile OUT.prof [streamlit flags...]
 
 Runs what ``sgpe app`` runs (``streamlit run sgpe_explorer/app/main.py`` with the app's
-settings, sgpe_explorer/app/launch.py) in this process, with one profiler on the main
-thread (Streamlit's server: Tornado, websockets, static files, protobuf) and one on each
-script run (Streamlit's ScriptRunner thread: the pages' Python). cProfile follows one
-thread only, so each script run gets its own, and the lot is merged into ``OUT.prof``
-when the server stops (SIGTERM, as ``python -m bench app --profile`` stops it).
-The profiler slows Python down: its seconds show where the time goes, not how much;
-the bench's CPU figures are measured without it.
+settings, sgpe_explorer/app/launch.py) in this process, with one profiler on each script
+run (Streamlit's ScriptRunner thread: the pages' Python) and one on the main thread
+(Streamlit's server loop; it runs on uvloop, whose C loop the profiler sees only in
+part: ``python -m bench app`` measures that thread's CPU share with psutil instead).
+cProfile follows one thread only, so each script run gets its own, and the lot is merged
+into ``OUT.prof`` when the server stops (SIGTERM, as ``python -m bench app --profile``
+stops it). The profiler slows Python down: its seconds show where the time goes, not how
+much; the bench's CPU figures are measured without it.
 """
 
 from __future__ import annotations
