@@ -644,8 +644,8 @@ def render(record: dict[str, Any]) -> str:
             out.append("")
         c = rec.get("classroom")
         if c:
-            out += [f"Classroom: {c['visitors']} visitors, medians of {c.get('repeats', 1)}: "
-                    f"{_classroom_line(c)}.", "",
+            out += [f"Classroom: {c['visitors']} visitors, errors {len(c['errors'])}; medians of "
+                    f"{c.get('repeats', 1)} classrooms: {_classroom_line(c)}.", "",
                     "| step | median (s) | p95 (s) |", "|---|---:|---:|"]  # fmt: skip
             for step, s in c["steps"].items():
                 if s["n"]:

@@ -134,7 +134,7 @@ def bench_memory(root: Path, args: Any, work: Path) -> dict[str, Any]:
                 "workers_left": [" ".join(p.cmdline()[:4]) for p in workers],
             })  # fmt: skip
     row = {
-        "runs": TOUR_RUNS,
+        "runs": len([p for p in runs_dir.iterdir() if p.is_dir()]),
         "upload_mb": UPLOAD_MB,
         "repeats": args.repeats,
         "rss_mb": statistics.median(s["rss_mb"] for s in samples),
