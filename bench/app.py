@@ -82,6 +82,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument("--label", default="", help="a name for this measurement (e.g. before)")
     ap.add_argument(
+        "--step-timeout",
+        type=float,
+        default=STEP_TIMEOUT_MS / 1000,
+        help="seconds one visitor's step may take (default: %(default)s; more on a busy machine)",
+    )
+    ap.add_argument(
         "--no-wait-runs",
         dest="wait_runs",
         action="store_false",
@@ -557,6 +563,8 @@ def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[st
     """``--repeats`` classrooms; the server's CPU seconds per visitor are their median."""
     if not CHROMIUM.exists():
         raise SystemExit(f"bench app: {CHROMIUM} not found (scripts/install_browser.sh)")
+    global STEP_TIMEOUT_MS
+    STEP_TIMEOUT_MS = round(1000 * getattr(args, "step_timeout", STEP_TIMEOUT_MS / 1000))
     repeats = 1 if getattr(args, "profile", None) else args.repeats
     rounds = [_classroom_once(root, args, work) for _ in range(repeats)]
     visits = [v for r in rounds for v in r["visits"]]

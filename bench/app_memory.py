@@ -122,6 +122,9 @@ def bench_memory(root: Path, args: Any, work: Path) -> dict[str, Any]:
                 errors += visit(chromium, url, owner_key(1), f"?tok={sgpe_run}", None, proc, peak)
             finally:
                 chromium.close()
+            # The server and every process under it (a size check still running) now.
+            family = [proc, *proc.children(recursive=True)]
+            with_children = sum(p.memory_info().rss for p in family if p.is_running()) / 1e6
             deadline = time.monotonic() + 60
             while True:  # the size check's worker exits when it is done
                 workers = [p for p in proc.children(recursive=True) if p.is_running()]
@@ -131,6 +134,7 @@ def bench_memory(root: Path, args: Any, work: Path) -> dict[str, Any]:
             rss = proc.memory_info().rss / 1e6
             samples.append({
                 "rss_mb": rss, "peak_mb": max([rss, *peak]), "errors": errors, "load": load,
+                "with_children_mb": with_children,
                 "workers_left": [" ".join(p.cmdline()[:4]) for p in workers],
             })  # fmt: skip
     row = {
@@ -140,6 +144,7 @@ def bench_memory(root: Path, args: Any, work: Path) -> dict[str, Any]:
         "rss_mb": statistics.median(s["rss_mb"] for s in samples),
         "peak_mb": statistics.median(s["peak_mb"] for s in samples),
         "rss_mb_each": [round(s["rss_mb"]) for s in samples],
+        "with_children_mb": statistics.median(s["with_children_mb"] for s in samples),
         "workers_left": sorted({w for s in samples for w in s["workers_left"]}),
         "errors": [e for s in samples for e in s["errors"]],
         "load": statistics.median(s["load"] for s in samples),
@@ -154,7 +159,9 @@ def memory_line(row: dict[str, Any]) -> str:
     return (
         f"\n== memory: {row['runs']} runs, 7 pages, two visitors, a {row['upload_mb']} MB upload "
         f"checked | server RSS after the tour {row['rss_mb']:.0f} MB (each: "
-        f"{row['rss_mb_each']}; peak {row['peak_mb']:.0f} MB) | budget {row['budget_mb']:.0f} MB "
+        f"{row['rss_mb_each']}; peak {row['peak_mb']:.0f} MB; with the processes under it "
+        f"at the tour's end {row.get('with_children_mb', float('nan')):.0f} MB) | budget "
+        f"{row['budget_mb']:.0f} MB "
         f"{met} | processes left under the server: {row['workers_left'] or 'none'} | errors "
         f"{len(row['errors'])}{': ' + '; '.join(row['errors'][:3]) if row['errors'] else ''} "
         f"| load {row['load']:.1f}"
