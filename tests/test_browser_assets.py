@@ -135,10 +135,14 @@ def assert_titles_clear(page: Any, charts: Any) -> int:
             continue
         frame = _box(chart.locator(".main-svg").first)
         text_box = _box(title.first)
-        modebar = chart.locator(".modebar-container")
-        if modebar.count():
-            bar = _box(modebar.first)
-            assert not _overlap(bar, text_box), (i, title.first.text_content(), bar, text_box)
+        # Plotly's buttons (".modebar"; its container is a zero-height strip), and
+        # Streamlit's own toolbar of the element (full screen), shown with them.
+        for bar in (chart.locator(".modebar"), page.get_by_test_id("stElementToolbar")):
+            for k in range(bar.count()):
+                box = bar.nth(k).bounding_box()
+                if box is None or box["width"] == 0 or box["height"] == 0:
+                    continue
+                assert not _overlap(box, text_box), (i, title.first.text_content(), box, text_box)
         assert text_box["x"] >= frame["x"] - 0.5, (i, title.first.text_content(), text_box, frame)
         assert text_box["x"] + text_box["width"] <= frame["x"] + frame["width"] + 0.5, (
             i,

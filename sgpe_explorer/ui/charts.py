@@ -83,40 +83,31 @@ def _layout(fig: go.Figure, height: int = 320) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         font={"family": FONT_STACK},  # a Noto face for each script (sgpe_explorer/ui/style.py)
     )
-    _title_below_toolbar(fig)
+    _title_clear_of_toolbar(fig)
     return _zero_from_zero(fig)
 
 
 #: Characters of a title line: a phone's chart (390 px less the page's padding) holds
-#: about 40 of the title's 16 px Latin letters.
+#: about 40 of the title's 15 px Latin letters beside Plotly's toolbar.
 TITLE_LINE_CHARS = 34
-#: Plotly's toolbar (its "modebar", top right, on hover or tap) is 26 px tall: a title
-#: starts below it.
-TOOLBAR_PX = 28
 TITLE_LINE_PX = 20
 
 
-def _title_below_toolbar(fig: go.Figure) -> None:
-    """Put the figure's title below Plotly's toolbar and break it into lines that fit a
-    phone: at 390 px the toolbar covered the titles of Vocabulary's and Compare's charts,
-    and Compare's corpus title ran off the chart ("…on sinhala.tx")."""
+def _title_clear_of_toolbar(fig: go.Figure) -> None:
+    """Stand Plotly's toolbar (its "modebar", shown on hover or a tap) upright at the
+    chart's right edge, and break the title into lines that fit a phone: at 390 px the
+    toolbar, lying across the top, covered the titles of Vocabulary's and Compare's
+    charts, and Compare's corpus title ran off the chart ("…on sinhala.tx"). Streamlit's
+    chart theme places the title itself (a title's own position is not kept), so the
+    toolbar moves instead."""
+    fig.update_layout(modebar={"orientation": "v"})
     text = fig.layout.title.text
     if not text:
         return
     lines = textwrap.wrap(str(text), TITLE_LINE_CHARS, break_long_words=False) or [str(text)]
     fig.update_layout(
-        title={
-            "text": "<br>".join(lines),
-            "font": {"size": 15},
-            "x": 0,
-            "xanchor": "left",
-            "xref": "paper",
-            "y": 1,
-            "yanchor": "top",
-            "yref": "container",
-            "pad": {"t": TOOLBAR_PX},
-        },
-        margin={"t": TOOLBAR_PX + TITLE_LINE_PX * len(lines) + 12},
+        title={"text": "<br>".join(lines), "font": {"size": 15}},
+        margin={"t": TITLE_LINE_PX * len(lines) + 20},
     )
 
 
