@@ -68,7 +68,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 CLASSROOM_TEXT_CHARS = 20_000
 STEP_TIMEOUT_MS = 180_000  # one visitor's step, under a whole classroom on two cores
 RUNS_TIMEOUT_S = 900.0
-# The server's CPU seconds per classroom visitor (pages), issue 43's budget.
+# The server's CPU seconds per classroom visitor (pages): the budget (docs/app.md, section 11).
 CLASSROOM_BUDGET_CPU_S = 0.6  # every classroom run finished (they queue: one trains at a time)
 
 

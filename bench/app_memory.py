@@ -1,6 +1,6 @@
 """The app's memory after a tour: ``python -m bench app --only memory``.
 
-The tour of issue 43, on a real server (``sgpe app`` on loopback) and Debian's Chromium:
+A visitor tour, on a real server (``sgpe app`` on loopback) and Debian's Chromium:
 
 * ``TOUR_RUNS`` finished runs in the runs folder (the first of the bench's cached runs);
 * two visitors, each in their own browser context with their own owner cookie; the second

@@ -1,4 +1,4 @@
-"""What a classroom and a phone need of the app's server, without a browser (issue 43):
+"""What a classroom and a phone need of the app's server, without a browser:
 
 * chart titles break into lines that fit a phone, beside Plotly's upright toolbar;
 * Compare's figures are built once per data, and the finished runs are read once while

@@ -1,4 +1,4 @@
-"""What a browser fetches and what a phone shows of the charts (issue 43, items 10 and 13):
+"""What a browser fetches and what a phone shows of the charts:
 
 * a page load and a page's own link (``/compare``) fetch nothing from another host (the
   favicon came from a third-party font host) and get no 404 (the frontend asked for two

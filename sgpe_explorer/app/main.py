@@ -45,7 +45,7 @@ def run() -> None:
     st.set_page_config(
         page_title="SGPE Explorer",
         # An emoji: the browser draws it from a data: URI. A ":material/…:" icon made
-        # every page load fetch the favicon from a third-party font host (issue 43).
+        # every page load fetch the favicon from a third-party font host.
         page_icon=PAGE_ICON,
         layout="wide",
         # "auto": open on a desktop, closed on a phone, where it would cover the page.

@@ -4,7 +4,7 @@
 
 A page's own link (``/compare``) made Streamlit's frontend look for the server under the
 page's path first: ``/compare/_stcore/health`` and ``/compare/_stcore/host-config``, two
-404s on every such load, before it tried ``/`` (issue 43). The frontend skips that search
+404s on every such load, before it tried ``/``. The frontend skips that search
 when ``window.__streamlit.BACKEND_BASE_URL`` is set before its code runs, and Streamlit
 has no setting for it. So this module serves Streamlit's own static folder with one file
 changed: a copy of ``index.html`` whose first script sets it to the page's origin and the
