@@ -12,6 +12,7 @@ piles up. An earlier page showed "SGPE: 5 broken boundaries" next to "cl100k: 20
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,21 @@ def column(
 
 
 @st.cache_data(show_spinner="Evaluating on the corpus…", max_entries=16)
-def evaluate(key: str, _tokenizer: Any, lines: tuple[str, ...]) -> dict[str, Any]:
-    return metrics.evaluate(_tokenizer, lines)
+def evaluate(key: str, corpus: str, _tokenizer: Any, _lines: tuple[str, ...]) -> dict[str, Any]:
+    """The corpus figures of one tokenizer (``key``) on the corpus ``corpus`` names (its
+    digest): Streamlit hashed the corpus's thousands of lines on every rerun."""
+    return metrics.evaluate(_tokenizer, _lines)
+
+
+def corpus_digest(lines: tuple[str, ...]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+@st.cache_data(show_spinner=False, max_entries=24)
+def uncovered(text: str, key: str, _vocab: Any) -> list[str]:
+    """:func:`grammar.uncovered_scripts`, kept per text and vocabulary (``key``): it
+    gathers the letters of every token of the vocabulary."""
+    return grammar.uncovered_scripts(text, _vocab)
 
 
 def two_decimals(columns: list[str]) -> dict[str, Any]:
@@ -122,7 +136,7 @@ if len(chosen) < 2:
 if not text.strip():
     st.info("The text is empty: type or paste some text above to see its tokens.")
 elif chosen:
-    missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
+    missing = uncovered(text, entries["sgpe"].cache_key, active.sgpe.vocab)
     if missing and "sgpe" in pick:
         st.info(
             f"The SGPE vocabulary ({render.md_escape(active.sgpe_choice.label)}) was trained "
@@ -222,8 +236,9 @@ else:
 
 if lines is not None and chosen:
     rows = []
+    digest = corpus_digest(lines)
     for entry in chosen:
-        m = evaluate(entry.cache_key, entry.tokenizer, lines)
+        m = evaluate(entry.cache_key, digest, entry.tokenizer, lines)
         rows.append({"tokenizer": entry.name, **m})
     table = pd.DataFrame(rows)
     names = {  # the rule, the budget, then the cuts of both kinds (see the docstring)
