@@ -1,7 +1,7 @@
 """The app's speed budgets: page times with many runs, and a classroom.
 
     python -m bench app [--runs 50] [--owners 10] [--repeats 3] [--visitors 20]
-        [--only pages,classroom] [--cache DIR]
+        [--only pages,classroom,memory] [--cache DIR] [--profile FILE]
 
 * **runs**: ``--runs`` real finished runs of ``--owners`` visitors (owner keys drawn from
   the visitor's number, so the same on every machine), trained by the run manager on
@@ -22,7 +22,10 @@
   (without the baseline). Reported: errors, whether every visitor saw the same token
   counts, the median and p95 of each step's seconds, every run finished, and the
   server's CPU seconds per visitor (the Streamlit process only; its trainers apart).
+* **memory** (bench/app_memory.py): the server's RSS after a tour of 43 runs, 7 pages,
+  two visitors and one 16 MB upload checked; budget 500 MB.
 
+``--profile FILE`` runs the classroom's server under cProfile (bench/app_profile.py).
 Medians of ``--repeats``; the load average (``os.getloadavg``) is printed beside each
 table, since the machine is shared. Writes ``app.json`` and ``app.md`` in ``--out``.
 """
@@ -64,7 +67,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-sync"]  # fmt: skip
 CLASSROOM_TEXT_CHARS = 20_000
 STEP_TIMEOUT_MS = 180_000  # one visitor's step, under a whole classroom on two cores
-RUNS_TIMEOUT_S = 900.0  # every classroom run finished (they queue: one trains at a time)
+RUNS_TIMEOUT_S = 900.0
+# The server's CPU seconds per classroom visitor (pages): the budget (docs/app.md, section 11).
+CLASSROOM_BUDGET_CPU_S = 0.6  # every classroom run finished (they queue: one trains at a time)
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -72,8 +77,30 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--owners", type=int, default=10, help="visitors who own them")
     ap.add_argument("--repeats", type=int, default=3, help="measurements per page (median)")
     ap.add_argument("--visitors", type=int, default=20, help="visitors of the classroom")
-    ap.add_argument("--only", default="pages,classroom", help="parts: pages, classroom")
+    ap.add_argument(
+        "--only", default="pages,classroom,memory", help="parts: pages, classroom, memory"
+    )
     ap.add_argument("--label", default="", help="a name for this measurement (e.g. before)")
+    ap.add_argument(
+        "--step-timeout",
+        type=float,
+        default=STEP_TIMEOUT_MS / 1000,
+        help="seconds one visitor's step may take (default: %(default)s; more on a busy machine)",
+    )
+    ap.add_argument(
+        "--no-wait-runs",
+        dest="wait_runs",
+        action="store_false",
+        help="classroom: do not wait for the visitors' runs to end (their CPU is the "
+        "trainers', not the server's)",
+    )
+    ap.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="the classroom's server under cProfile (bench/app_profile.py) into this file; "
+        "its CPU figures are then the profiler's, not the budget's",
+    )
     ap.add_argument(
         "--cache",
         type=Path,
@@ -224,16 +251,17 @@ PAGE_MARKERS = {"compare": ".st-key-cmp_columns [data-testid=stHtml]"}
 
 
 @contextlib.contextmanager
-def serve(runs_dir: Path, log_path: Path) -> Iterator[tuple[str, Any]]:
-    """``sgpe app`` on a free loopback port over ``runs_dir``: its URL and psutil process."""
+def serve(runs_dir: Path, log_path: Path, profile: Path | None = None) -> Iterator[tuple[str, Any]]:
+    """``sgpe app`` on a free loopback port over ``runs_dir``: its URL and psutil process.
+    With ``profile``, the server runs under cProfile (bench/app_profile.py) into that file."""
     import psutil
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "SGPE_RUNS_DIR": str(runs_dir),
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
-    command = [sys.executable, "-m", "sgpe", "app", "--server.port", str(port),
-               "--server.address", "127.0.0.1"]  # fmt: skip
+    start = ["-m", "sgpe", "app"] if profile is None else ["-m", "bench.app_profile", str(profile)]
+    command = [sys.executable, *start, "--server.port", str(port), "--server.address", "127.0.0.1"]
     with log_path.open("ab") as log_file:
         server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log_file,
                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)  # fmt: skip
@@ -479,24 +507,31 @@ def _p95(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
 
 
-def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+def _main_thread_cpu(proc: Any) -> float:
+    """CPU seconds of the server's main thread: Streamlit's server loop (Starlette
+    and uvicorn: requests, websockets); the rest of the process's time is its script runs."""
+    return sum(t.user_time + t.system_time for t in proc.threads() if t.id == proc.pid)
+
+
+def _classroom_once(root: Path, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """One classroom on a fresh server over a fresh copy of the runs."""
     from sgpe_explorer.runs.manager import RunManager
 
-    if not CHROMIUM.exists():
-        raise SystemExit(f"bench app: {CHROMIUM} not found (scripts/install_browser.sh)")
-    runs_dir = work / "classroom-runs"
+    runs_dir = Path(tempfile.mkdtemp(prefix="classroom-runs-", dir=work))
+    shutil.rmtree(runs_dir)
     shutil.copytree(root, runs_dir)
     manager = RunManager(runs_dir)
     before = {i.run.id for i in manager.list_runs()}
-    with serve(runs_dir, work / "streamlit.log") as (url, proc):
-        cpu0 = sum(proc.cpu_times()[:2])
+    with serve(runs_dir, work / "streamlit.log", getattr(args, "profile", None)) as (url, proc):
+        cpu0, main0 = sum(proc.cpu_times()[:2]), _main_thread_cpu(proc)
         load_before = os.getloadavg()[0]
         t0 = time.perf_counter()
         visits = asyncio.run(_classroom(url, args.visitors, classroom_text()))
         pages_s = time.perf_counter() - t0
         cpu_pages = sum(proc.cpu_times()[:2]) - cpu0
+        main_pages = _main_thread_cpu(proc) - main0
         load_after = os.getloadavg()[0]
-        deadline = time.monotonic() + RUNS_TIMEOUT_S
+        deadline = time.monotonic() + (RUNS_TIMEOUT_S if args.wait_runs else 0.0)
         while True:  # the runs queue behind each other: wait for the last (bounded)
             new = [i for i in manager.list_runs() if i.run.id not in before]
             if all(i.status.state in ("done", "failed", "cancelled") for i in new):
@@ -506,7 +541,33 @@ def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[st
             time.sleep(1.0)
         runs_s = time.perf_counter() - t0
         cpu_all = sum(proc.cpu_times()[:2]) - cpu0
+    for info in manager.list_runs():  # with --no-wait-runs: none trains on behind us
+        if info.status.alive:
+            manager.cancel(info.run.id, wait=5.0)
     states = [i.status.state for i in new]
+    return {
+        "visits": visits,
+        "runs_started": len(new),
+        "runs_done": states.count("done"),
+        "run_states": sorted(set(states)),
+        "pages_wall_s": pages_s,
+        "runs_wall_s": runs_s,
+        "cpu_pages": cpu_pages / args.visitors,
+        "cpu_main_thread": main_pages / args.visitors,
+        "cpu_all": cpu_all / args.visitors,
+        "load": f"{load_before:.1f} -> {load_after:.1f}",
+    }
+
+
+def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """``--repeats`` classrooms; the server's CPU seconds per visitor are their median."""
+    if not CHROMIUM.exists():
+        raise SystemExit(f"bench app: {CHROMIUM} not found (scripts/install_browser.sh)")
+    global STEP_TIMEOUT_MS
+    STEP_TIMEOUT_MS = round(1000 * getattr(args, "step_timeout", STEP_TIMEOUT_MS / 1000))
+    repeats = 1 if getattr(args, "profile", None) else args.repeats
+    rounds = [_classroom_once(root, args, work) for _ in range(repeats)]
+    visits = [v for r in rounds for v in r["visits"]]
     errors = [e for v in visits for e in v["errors"]]
     counts = {v.get("tokens") for v in visits if "tokens" in v}
     steps = {}
@@ -516,31 +577,51 @@ def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[st
                        "p95": _p95(xs) if xs else None}  # fmt: skip
     result = {
         "visitors": args.visitors,
+        "repeats": repeats,
         "errors": errors,
         "same_tokens": len(counts) == 1,
-        "runs_started": len(new),
-        "runs_done": states.count("done"),
-        "run_states": sorted(set(states)),
+        "runs_started": sum(r["runs_started"] for r in rounds),
+        "runs_done": sum(r["runs_done"] for r in rounds),
+        "run_states": sorted({s for r in rounds for s in r["run_states"]}),
         "steps": steps,
-        "pages_wall_s": pages_s,
-        "runs_wall_s": runs_s,
-        "server_cpu_s_per_visitor_pages": cpu_pages / args.visitors,
-        "server_cpu_s_per_visitor_all": cpu_all / args.visitors,
-        "load": f"{load_before:.1f} -> {load_after:.1f}",
+        "pages_wall_s": statistics.median(r["pages_wall_s"] for r in rounds),
+        "runs_wall_s": statistics.median(r["runs_wall_s"] for r in rounds),
+        "server_cpu_s_per_visitor_pages": statistics.median(r["cpu_pages"] for r in rounds),
+        "server_cpu_s_per_visitor_all": statistics.median(r["cpu_all"] for r in rounds),
+        "cpu_pages_each": [round(r["cpu_pages"], 3) for r in rounds],
+        "server_cpu_s_per_visitor_main_thread": statistics.median(
+            r["cpu_main_thread"] for r in rounds
+        ),
+        "budget_cpu_s": CLASSROOM_BUDGET_CPU_S,
+        "load": ", ".join(r["load"] for r in rounds),
     }
-    print(f"\n== classroom: {args.visitors} visitors, one server, Chromium contexts; seconds")
+    print(f"\n== classroom: {args.visitors} visitors, one server, Chromium contexts; "
+          f"seconds (medians of {repeats} classrooms)")  # fmt: skip
     for step, s in steps.items():
         if s["n"]:
             print(f"{step:>13}: median {s['median']:6.2f} | p95 {s['p95']:6.2f} | n {s['n']}")
-    print(
-        f"errors {len(errors)}{': ' + '; '.join(errors[:5]) if errors else ''} | same tokens on "
-        f"every page: {result['same_tokens']} | runs done {result['runs_done']} of "
-        f"{result['runs_started']} ({runs_s:.0f} s) | server CPU per visitor "
-        f"{result['server_cpu_s_per_visitor_pages']:.2f} s (pages), "
-        f"{result['server_cpu_s_per_visitor_all']:.2f} s (until every run ended) | "
-        f"load {result['load']}"
-    )
+    print(_classroom_line(result))
+    if getattr(args, "profile", None):
+        from .app_profile import top
+
+        print(f"\n== the server's profile ({args.profile}), by cumulative seconds\n")
+        print(top(str(args.profile)))
     return result
+
+
+def _classroom_line(c: dict[str, Any]) -> str:
+    """The classroom's figures in one line (the terminal and app.md)."""
+    met = "met" if c["server_cpu_s_per_visitor_pages"] <= CLASSROOM_BUDGET_CPU_S else "missed"
+    return (
+        f"errors {len(c['errors'])}{': ' + '; '.join(c['errors'][:5]) if c['errors'] else ''} | "
+        f"same tokens on every page: {c['same_tokens']} | runs done {c['runs_done']} of "
+        f"{c['runs_started']} ({c['runs_wall_s']:.0f} s) | server CPU per visitor "
+        f"{c['server_cpu_s_per_visitor_pages']:.2f} s (pages; each classroom "
+        f"{c.get('cpu_pages_each', [])}; budget {CLASSROOM_BUDGET_CPU_S} s {met}; of it the "
+        f"main thread, the server loop: {c.get('server_cpu_s_per_visitor_main_thread', float('nan')):.2f}"
+        " s), "
+        f"{c['server_cpu_s_per_visitor_all']:.2f} s (until every run ended) | load {c['load']}"
+    )
 
 
 # ============================================================================ report
@@ -571,16 +652,17 @@ def render(record: dict[str, Any]) -> str:
             out.append("")
         c = rec.get("classroom")
         if c:
-            out += [f"Classroom: {c['visitors']} visitors, errors {len(c['errors'])}, same tokens "
-                    f"{c['same_tokens']}, runs done {c['runs_done']} of {c['runs_started']}, "
-                    f"server CPU per visitor {c['server_cpu_s_per_visitor_pages']:.2f} s (pages) "
-                    f"/ {c['server_cpu_s_per_visitor_all']:.2f} s (with the runs' wait), "
-                    f"load {c['load']}.", "",
+            out += [f"Classroom: {c['visitors']} visitors, errors {len(c['errors'])}; medians of "
+                    f"{c.get('repeats', 1)} classrooms: {_classroom_line(c)}.", "",
                     "| step | median (s) | p95 (s) |", "|---|---:|---:|"]  # fmt: skip
             for step, s in c["steps"].items():
                 if s["n"]:
                     out.append(f"| {step} | {s['median']:.2f} | {s['p95']:.2f} |")
             out.append("")
+        if rec.get("memory"):
+            from .app_memory import memory_line
+
+            out += [memory_line(rec["memory"]).strip().removeprefix("== "), ""]
     return "\n".join(out)
 
 
@@ -596,6 +678,10 @@ def run(args: argparse.Namespace) -> int:
             rec["pages"] = bench_pages(root, args, work)
         if "classroom" in parts:
             rec["classroom"] = bench_classroom(root, args, work)
+        if "memory" in parts:
+            from .app_memory import bench_memory
+
+            rec["memory"] = bench_memory(root, args, work)
     rec["meta"] = run_meta(getattr(args, "invocation", "python -m bench app"), started)
     path = Path(args.out) / "app.json"
     record = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

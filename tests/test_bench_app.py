@@ -77,8 +77,11 @@ def test_the_bench_runs_end_to_end_on_a_tiny_configuration(
     assert room["errors"] == [] and room["same_tokens"]
     assert room["runs_started"] == room["runs_done"] == 2
     assert room["steps"]["compare_s"]["n"] == 2
+    memory = record["memory"]  # the tour: the size check's worker is gone afterwards
+    assert memory["errors"] == [] and memory["workers_left"] == [] and memory["rss_mb"] > 0
     report = (tmp_path / "app.md").read_text(encoding="utf-8")
     assert "## tiny" in report and "Classroom: 2 visitors, errors 0" in report
+    assert "memory: 2 runs, 7 pages, two visitors, a 16 MB upload checked" in report
     # The trained runs are kept: a second build finds them and trains nothing.
     root = app.build_runs(tmp_path / "cache", 2, 2, log=pytest.fail)
     assert len([p for p in root.iterdir() if p.is_dir() and p.name[0].isdigit()]) == 2

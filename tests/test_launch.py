@@ -36,7 +36,7 @@ def test_streamlit_takes_the_settings_and_the_visitors_flags_win() -> None:
     it, and a flag given after `sgpe app` overrides the launcher's."""
     pytest.importorskip("streamlit")
     command = streamlit_command(["--server.maxUploadSize=50"])
-    assert command[:5] == [sys.executable, "-m", "streamlit", "run", str(MAIN)]
+    assert command[:5] == [sys.executable, "-m", "sgpe_explorer.app.serve", "run", str(MAIN)]
     # Streamlit's own parsing of `streamlit run`'s flags, then its own loading of them.
     code = (
         "import sys\n"

@@ -1,7 +1,7 @@
 """``sgpe app``: start the explorer with Streamlit, from an installed package or a checkout.
 
-It runs ``streamlit run`` on :mod:`sgpe_explorer.app.main` (the file inside the package, so
-any working directory will do) with the app's Streamlit settings, :data:`STREAMLIT_OPTIONS`,
+It runs ``streamlit run`` (through :mod:`sgpe_explorer.app.serve`) on
+:mod:`sgpe_explorer.app.main` (the file inside the package, so any working directory will do) with the app's Streamlit settings, :data:`STREAMLIT_OPTIONS`,
 given as flags: an installed package has no ``.streamlit/config.toml`` beside the visitor's working
 directory, and Streamlit reads its settings from there. The checkout keeps that file for
 ``streamlit run app.py``; ``tests/test_launch.py`` proves the two agree. Arguments after
@@ -53,9 +53,11 @@ STREAMLIT_OPTIONS: dict[str, str] = {
 
 
 def streamlit_command(args: Sequence[str] = ()) -> list[str]:
-    """The ``python -m streamlit run`` command line for the app, *args* last."""
+    """The ``streamlit run`` command line for the app, *args* last. It runs Streamlit
+    through :mod:`sgpe_explorer.app.serve`, whose ``index.html`` names the server, so a
+    page's own link (``/compare``) costs the browser no 404s."""
     flags = [f"--{name}={value}" for name, value in STREAMLIT_OPTIONS.items()]
-    return [sys.executable, "-m", "streamlit", "run", str(MAIN), *flags, *args]
+    return [sys.executable, "-m", "sgpe_explorer.app.serve", "run", str(MAIN), *flags, *args]
 
 
 def launch(args: Sequence[str] = ()) -> int:

@@ -26,6 +26,7 @@ from sgpe.schema import BUILTIN_SCRIPTS, load_schema
 from sgpe_explorer.ui import owner, render, resources, state, style
 
 PAGES_DIR = Path(__file__).resolve().parent / "app_pages"
+PAGE_ICON = "🔤"
 
 
 def run() -> None:
@@ -43,7 +44,9 @@ def run() -> None:
 
     st.set_page_config(
         page_title="SGPE Explorer",
-        page_icon=":material/translate:",
+        # An emoji: the browser draws it from a data: URI. A ":material/…:" icon made
+        # every page load fetch the favicon from a third-party font host.
+        page_icon=PAGE_ICON,
         layout="wide",
         # "auto": open on a desktop, closed on a phone, where it would cover the page.
         initial_sidebar_state="auto",

@@ -4,9 +4,13 @@ may not draw."""
 
 from __future__ import annotations
 
+import functools
 import html
-from collections.abc import Sequence
-from typing import Any
+import textwrap
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import pandas as pd
 import plotly.express as px
@@ -28,6 +32,41 @@ def colour(name: str, n: int = 0) -> str:
     return COLOURS.get(name, _MORE_COLOURS[n % len(_MORE_COLOURS)])
 
 
+_F = TypeVar("_F", bound=Callable[..., go.Figure])
+KEPT_FIGURES = 64  # figures kept per builder (each a few KB of small tables' bars)
+
+
+def kept(build: _F) -> _F:
+    """``build`` with its figures kept for the same arguments (small DataFrames, strings):
+    Plotly builds a figure in 50 to 150 ms of Python, and Compare drew the same two for
+    every visitor of a classroom and on every rerun (python -m bench app, docs/app.md).
+    The figure is shared: ``st.plotly_chart`` only reads it (``to_dict`` copies)."""
+    figures: OrderedDict[tuple[Any, ...], go.Figure] = OrderedDict()
+    lock = threading.Lock()
+
+    def key_of(value: Any) -> Any:
+        if isinstance(value, pd.DataFrame):  # small tables: their exact text is the key
+            return ("frame", value.to_csv(), tuple(map(str, value.dtypes)))
+        return value
+
+    @functools.wraps(build)
+    def kept_build(*args: Any) -> go.Figure:
+        key = tuple(key_of(a) for a in args)
+        with lock:
+            fig = figures.get(key)
+            if fig is not None:
+                figures.move_to_end(key)
+                return fig
+        fig = build(*args)
+        with lock:
+            figures[key] = fig
+            while len(figures) > KEPT_FIGURES:
+                figures.popitem(last=False)
+        return fig
+
+    return kept_build  # type: ignore[return-value]
+
+
 METRIC_TITLES = {
     "straddling_per_1k": "cuts that tear a syllable per 1k tokens",
     "spelled_per_1k": "syllables spelled from their own parts per 1k tokens",
@@ -44,7 +83,32 @@ def _layout(fig: go.Figure, height: int = 320) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         font={"family": FONT_STACK},  # a Noto face for each script (sgpe_explorer/ui/style.py)
     )
+    _title_clear_of_toolbar(fig)
     return _zero_from_zero(fig)
+
+
+#: Characters of a title line: a phone's chart (390 px less the page's padding) holds
+#: about 40 of the title's 15 px Latin letters beside Plotly's toolbar.
+TITLE_LINE_CHARS = 34
+TITLE_LINE_PX = 20
+
+
+def _title_clear_of_toolbar(fig: go.Figure) -> None:
+    """Stand Plotly's toolbar (its "modebar", shown on hover or a tap) upright at the
+    chart's right edge, and break the title into lines that fit a phone: at 390 px the
+    toolbar, lying across the top, covered the titles of Vocabulary's and Compare's
+    charts, and Compare's corpus title ran off the chart ("…on sinhala.tx"). Streamlit's
+    chart theme places the title itself (a title's own position is not kept), so the
+    toolbar moves instead."""
+    fig.update_layout(modebar={"orientation": "v"})
+    text = fig.layout.title.text
+    if not text:
+        return
+    lines = textwrap.wrap(str(text), TITLE_LINE_CHARS, break_long_words=False) or [str(text)]
+    fig.update_layout(
+        title={"text": "<br>".join(lines), "font": {"size": 15}},
+        margin={"t": TITLE_LINE_PX * len(lines) + 20},
+    )
 
 
 def _zero_from_zero(fig: go.Figure) -> go.Figure:
@@ -122,6 +186,7 @@ def log_axis(fig: go.Figure, axis: str, values: Sequence[float], title: str) -> 
     return fig
 
 
+@kept
 def corpus_bars(table: pd.DataFrame, metric: str, corpus: str) -> go.Figure:
     """One bar per tokenizer for one corpus-level metric."""
     fig = px.bar(
@@ -152,6 +217,7 @@ SUMMARY_METRICS = (
 )
 
 
+@kept
 def compare_summary(summary: pd.DataFrame) -> go.Figure:
     """Torn syllables, syllables spelled from their own parts and tokens per tokenizer
     (index), as three small bar charts side by side: fewer is better in each."""

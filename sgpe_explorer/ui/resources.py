@@ -15,6 +15,7 @@ import collections
 import contextlib
 import dataclasses
 import functools
+import os
 import re
 import threading
 from collections.abc import Callable, Collection
@@ -147,15 +148,55 @@ class Choice:
     menu: str = ""
 
 
+_FINISHED: dict[str, tuple[tuple[Any, ...], list[RunInfo]]] = {}
+_FINISHED_LOCK = threading.Lock()
+
+
+def _runs_stamp(root: Path) -> tuple[Any, ...]:
+    """What changes when a run appears, goes or changes state: each folder's name and
+    mtime (a file written into it by atomic rename, as every run file is, changes it)
+    and its ``status.json``'s mtime."""
+    out = []
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if entry.is_dir():
+                try:
+                    status = os.stat(os.path.join(entry.path, "status.json")).st_mtime_ns
+                except OSError:
+                    status = None
+                out.append((entry.name, entry.stat().st_mtime_ns, status))
+    return tuple(sorted(out))
+
+
 def finished_runs() -> list[RunInfo]:
     """Finished runs (newest first), read from their files only; an unreadable runs root
     gives none. A fresh :class:`RunManager` (not :func:`run_manager`, whose first use
-    starts the queue) lists them: listing launches nothing and removes nothing."""
+    starts the queue) lists them: listing launches nothing and removes nothing.
+
+    A page asks for them up to 8 times (the sidebar, the active tokenizers, Compare's
+    catalogue), and reading 50 runs' status files each time was a third of a classroom
+    paste's server time (python -m bench app, docs/app.md): the list is kept while no
+    run folder or status file changes (:func:`_runs_stamp`; a "done" state depends on
+    nothing else)."""
+    root = runs_root()
     try:
-        infos = RunManager(runs_root()).list_runs()
+        stamp = _runs_stamp(root)
     except OSError:
         return []
-    return [info for info in infos if info.status.state == "done"]
+    key = str(root)
+    with _FINISHED_LOCK:
+        hit = _FINISHED.get(key)
+    if hit is not None and hit[0] == stamp:
+        return list(hit[1])
+    try:
+        infos = RunManager(root).list_runs()
+    except OSError:
+        return []
+    done = [info for info in infos if info.status.state == "done"]
+    with _FINISHED_LOCK:
+        _FINISHED.clear()  # one runs root per server: keep only the latest listing
+        _FINISHED[key] = (stamp, done)
+    return list(done)
 
 
 def run_name(info: RunInfo) -> str:

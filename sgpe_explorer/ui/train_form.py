@@ -205,27 +205,25 @@ def _range(identity: tuple[Any, ...], _corpus: Any, name: str, settings: dict[st
     return _compute_range(_corpus, name, settings)
 
 
-#: Uploads larger than this are read in a background thread (see :func:`corpus_range`).
+#: Uploads larger than this are read in a child process (see :func:`corpus_range`).
 BACKGROUND_BYTES = 1_000_000
 
 
 class _Checks:
-    """Size checks of large uploads running or done, by upload and settings: one worker
-    process and one table per server process (``st.cache_resource``), guarded by a lock.
+    """Size checks of large uploads running or done, by upload and settings: one thread
+    and one table per server process (``st.cache_resource``), guarded by a lock.
 
-    A process, not a thread: the check is pure-Python CPU work, and in a thread it held
-    the server's GIL, so a Start pressed meanwhile took as long as before. "spawn" starts
-    a clean interpreter (no fork of the threaded server; see docs/app.md)."""
+    The thread only waits: each check runs in a child process of its own
+    (sgpe_explorer/runs/size_check.py), because the check is pure-Python CPU work that
+    in the server held its GIL, so a Start pressed meanwhile took as long as before. The
+    child exits when its check is done."""
 
     def __init__(self) -> None:
-        import multiprocessing
         import threading
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor
 
         self.lock = threading.Lock()
-        self.pool = ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn")
-        )
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sgpe-size-check")
         self.futures: dict[tuple[Any, ...], Any] = {}
 
 
@@ -240,12 +238,12 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
 
     Reading a 16 MB upload takes seconds, and done in the page it held every action
     after the upload, Start included, for 3 to 4.5 s. An upload above
-    :data:`BACKGROUND_BYTES` is therefore read in a background thread; the page says so,
-    keeps Start on (the trainer checks the size again) and redraws when the result is
-    in. Sample files and small uploads are read at once (well under a second)."""
+    :data:`BACKGROUND_BYTES` is therefore read in a child process (waited for by a
+    thread); the page says so, keeps Start on (the trainer checks the size again) and
+    redraws when the result is in. Sample files and small uploads are read at once (well under a second)."""
     from pathlib import Path
 
-    from sgpe_explorer.runs.manager import upload_size_range
+    from sgpe_explorer.runs.size_check import check
 
     data = settings.to_dict()
     # The range does not depend on the size: one check serves every size typed (the
@@ -264,7 +262,7 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
     with checks.lock:
         future = checks.futures.get(key)
         if future is None:
-            future = checks.pool.submit(upload_size_range, corpus.getvalue(), name, data)
+            future = checks.pool.submit(check, corpus.getvalue(), name, data)
             checks.futures[key] = future
             while len(checks.futures) > 16:  # the oldest checks go (dicts keep order)
                 checks.futures.pop(next(iter(checks.futures)))

@@ -12,6 +12,7 @@ piles up. An earlier page showed "SGPE: 5 broken boundaries" next to "cl100k: 20
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -31,17 +32,51 @@ CHARTS = ["straddling_per_1k", "spelled_per_1k", "twr", "cpt", "tokens"]
 
 
 @st.cache_data(show_spinner="Tokenizing…", max_entries=24)
-def analyse(
-    name: str, key: str, _tokenizer: Any, text: str, script: str = "auto"
-) -> analysis.TokenAnalysis:
-    return analysis.analyse_tokens(name, _tokenizer, text, limit=RENDER_LIMIT, script=script)
+def column(
+    name: str,
+    key: str,
+    _tokenizer: Any,
+    text: str,
+    show_ids: bool,
+    show_invisible: bool,
+    script: str = "auto",
+) -> tuple[dict[str, float], str, str, bool]:
+    """One tokenizer's column for ``text``: its counts, its token chips as HTML, its ids
+    (the first 5,000, as text) and whether a chip is a superword. Kept per text,
+    vocabulary (``key``) and toggles, as these few strings: a rerun, or the next visitor
+    of a classroom pasting the same text, no longer unpickles thousands of token records
+    and draws their chips again."""
+    result = analysis.analyse_tokens(name, _tokenizer, text, limit=RENDER_LIMIT, script=script)
+    chips = render.tokens_html(
+        result.views, show_ids=show_ids, show_invisible=show_invisible, name=name
+    )
+    ids = " ".join(map(str, result.ids[:5000])) if show_ids else ""
+    superword = any(render.is_superword(v.data.decode("utf-8", "ignore")) for v in result.views)
+    return dict(result.counts), chips, ids, superword
 
 
 @st.cache_data(show_spinner="Evaluating on the corpus…", max_entries=16)
 def evaluate(
-    key: str, _tokenizer: Any, lines: tuple[str, ...], script: str = "auto"
+    key: str, corpus: str, _tokenizer: Any, _lines: tuple[str, ...], script: str = "auto"
 ) -> dict[str, Any]:
-    return metrics.evaluate(_tokenizer, lines, script=script)
+    """The corpus figures of one tokenizer (``key``) on the corpus ``corpus`` names (its
+    digest): Streamlit hashed the corpus's thousands of lines on every rerun."""
+    return metrics.evaluate(_tokenizer, _lines, script=script)
+
+
+def corpus_digest(lines: tuple[str, ...]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+@st.cache_data(show_spinner=False, max_entries=24)
+def uncovered(text: str, key: str, _vocab: Any) -> list[str]:
+    """:func:`grammar.uncovered_scripts`, kept per text and vocabulary (``key``): it
+    gathers the letters of every token of the vocabulary."""
+    return grammar.uncovered_scripts(text, _vocab)
+
+
+def two_decimals(columns: list[str]) -> dict[str, Any]:
+    return {c: st.column_config.NumberColumn(format="%.2f") for c in columns}
 
 
 def parse_pick(raw: str) -> list[str]:
@@ -112,7 +147,7 @@ if len(chosen) < 2:
 if not text.strip():
     st.info("The text is empty: type or paste some text above to see its tokens.")
 elif chosen:
-    missing = grammar.uncovered_scripts(text, active.sgpe.vocab)
+    missing = uncovered(text, entries["sgpe"].cache_key, active.sgpe.vocab)
     if missing and "sgpe" in pick:
         st.info(
             f"The SGPE vocabulary ({render.md_escape(active.sgpe_choice.label)}) was trained "
@@ -120,10 +155,13 @@ elif chosen:
             "with byte tokens (the dotted underlines below). Train a vocabulary on text of "
             "that script on the Train page to compare like with like."
         )
-    results = [analyse(e.name, e.cache_key, e.tokenizer, text, grammar_of) for e in chosen]
-    summary = pd.DataFrame([{"tokenizer": r.name, **r.counts} for r in results]).set_index(
-        "tokenizer"
-    )
+    results = [
+        column(e.name, e.cache_key, e.tokenizer, text, show_ids, show_invisible, grammar_of)
+        for e in chosen
+    ]
+    summary = pd.DataFrame(
+        [{"tokenizer": e.name, **r[0]} for e, r in zip(chosen, results)]
+    ).set_index("tokenizer")
     if len(text) > RENDER_LIMIT:
         st.info(
             f"Long text: the tokens below show about the first {RENDER_LIMIT:,} characters; "
@@ -131,8 +169,7 @@ elif chosen:
         )
     with st.container(key="cmp_columns"):
         columns = st.columns(len(chosen), gap="small")
-    for col, entry, result in zip(columns, chosen, results):
-        counts = result.counts
+    for col, entry, (counts, chips, ids, _super) in zip(columns, chosen, results):
         with col, st.container(key=f"cmp_col_{entry.key.replace(':', '_')}"):
             st.markdown(f"**{render.md_escape(entry.name)}**")
             st.caption(render.md_escape(entry.label))  # its size is in it
@@ -141,18 +178,11 @@ elif chosen:
                 f"{int(counts[analysis.PARTS]):,} spelled from their own parts · "
                 f"{analysis.counted(int(counts['tokens']), 'token')} · TWR {counts['TWR']:.2f}"
             )
-            st.html(
-                render.tokens_html(
-                    result.views,
-                    show_ids=show_ids,
-                    show_invisible=show_invisible,
-                    name=entry.name,
-                )
-            )
+            st.html(chips)
             if show_ids:
-                with st.expander(f"Token ids ({len(result.ids):,})"):
-                    st.code(" ".join(map(str, result.ids[:5000])), language=None, wrap_lines=True)
-    if any(render.is_superword(v.data.decode("utf-8", "ignore")) for r in results for v in r.views):
+                with st.expander(f"Token ids ({int(counts['tokens']):,})"):
+                    st.code(ids, language=None, wrap_lines=True)
+    if any(r[3] for r in results):
         st.caption(
             "A **purple overline** marks a **superword**: one token holding whole syllables "
             "of several words, joined across a space. Superwords are an opt-in training "
@@ -165,15 +195,16 @@ elif chosen:
         key="cmp_summary",
         config={"displayModeBar": False},
     )
+    # Formats by column, not a pandas Styler: the Styler took a tenth of a second of
+    # every rerun (docs/app.md, the classroom's profile).
     st.dataframe(
-        summary.drop(columns=["characters", "words"]).style.format(
-            {"TWR": "{:.2f}", "chars/token": "{:.2f}"}
-        ),
+        summary.drop(columns=["characters", "words"]),
+        column_config=two_decimals(["TWR", "chars/token"]),
         width="stretch",
     )
     st.caption(
         f"{analysis.counted(len(text), 'character')}, "
-        f"{analysis.counted(int(results[0].counts['words']), 'word')}. Torn "
+        f"{analysis.counted(int(results[0][0]['words']), 'word')}. Torn "
         "syllables: cut by a token that reaches across the syllable's edge (SGPE: always "
         "0). Spelled from their own parts: whole, in several tokens that each lie inside "
         "it. Token boundaries inside syllables: the cuts of both kinds. TWR = tokens per "
@@ -218,8 +249,9 @@ else:
 
 if lines is not None and chosen:
     rows = []
+    digest = corpus_digest(lines)
     for entry in chosen:
-        m = evaluate(entry.cache_key, entry.tokenizer, lines, grammar_of)
+        m = evaluate(entry.cache_key, digest, entry.tokenizer, lines, grammar_of)
         rows.append({"tokenizer": entry.name, **m})
     table = pd.DataFrame(rows)
     names = {  # the rule, the budget, then the cuts of both kinds (see the docstring)
@@ -236,8 +268,10 @@ if lines is not None and chosen:
         "unk": "UNK",
         "roundtrip_fail": "round-trip failures",
     }
+    shown = table[list(names)].rename(columns=names)
     st.dataframe(
-        table[list(names)].rename(columns=names).style.format(precision=2),
+        shown,
+        column_config=two_decimals([c for c in shown.columns if shown[c].dtype.kind == "f"]),
         hide_index=True,
         width="stretch",
     )

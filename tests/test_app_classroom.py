@@ -1,0 +1,132 @@
+"""What a classroom and a phone need of the app's server, without a browser:
+
+* chart titles break into lines that fit a phone, beside Plotly's upright toolbar;
+* Compare's figures are built once per data, and the finished runs are read once while
+  no run changes (the classroom's server time, docs/app.md section 11);
+* a large upload's size check runs in a child process that answers as the library does
+  and is gone afterwards;
+* the favicon is an emoji (the browser draws it; no third-party host).
+
+The CPU and memory budgets themselves are measured by ``python -m bench app``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("streamlit", reason="streamlit not installed: pip install -e '.[app]'")
+
+from sgpe import shipped
+
+
+def test_chart_titles_fit_a_phone_beside_the_toolbar() -> None:
+    from sgpe_explorer.ui import charts
+
+    table = pd.DataFrame(
+        {"tokenizer": ["SGPE", "Byte-level BPE"], "straddling_per_1k": [0.0, 31.5]}
+    )
+    fig = charts.corpus_bars(table, "straddling_per_1k", "sinhala.txt")
+    title = fig.layout.title
+    lines = title.text.split("<br>")
+    assert lines == ["cuts that tear a syllable per 1k", "tokens on sinhala.txt"]
+    assert all(len(line) <= charts.TITLE_LINE_CHARS for line in lines)
+    assert fig.layout.modebar.orientation == "v"  # upright at the right edge
+    assert fig.layout.margin.t == 20 * 2 + 20
+    short = charts.length_histogram(pd.DataFrame({"n": [1, 2, 2]}), "n", "Token length")
+    assert short.layout.title.text == "Token length" and short.layout.margin.t == 40
+
+
+def test_compare_figures_are_built_once_per_data() -> None:
+    from sgpe_explorer.ui import charts
+
+    summary = pd.DataFrame(
+        {"torn syllables": [0, 12], "syllables spelled from their own parts": [3, 0],
+         "tokens": [40, 61]},
+        index=pd.Index(["SGPE", "Byte-level BPE"], name="tokenizer"),
+    )  # fmt: skip
+    first = charts.compare_summary(summary)
+    assert charts.compare_summary(summary.copy()) is first
+    other = summary.assign(tokens=[40, 62])
+    assert charts.compare_summary(other) is not first
+    assert [list(t.y) for t in charts.compare_summary(other).data][2] == [40.0, 62.0]
+
+
+def test_finished_runs_follow_the_runs_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing is kept while nothing changes, and a run added, removed or changed in
+    state is seen at once."""
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.ui import resources
+
+    root = tmp_path / "runs"
+    monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
+    manager = RunManager(root)
+    run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=400))
+    assert manager.wait(run, timeout=120).state == "done"
+    assert [i.run.id for i in resources.finished_runs()] == [run.id]
+    assert [i.run.id for i in resources.finished_runs()] == [run.id]  # kept, same answer
+
+    kept = tmp_path / "kept"
+    shutil.move(str(run.path), kept)
+    assert resources.finished_runs() == []
+    shutil.move(str(kept), run.path)
+    assert [i.run.id for i in resources.finished_runs()] == [run.id]
+
+    from sgpe.runs.status import write_status
+
+    status = json.loads((run.path / "status.json").read_text(encoding="utf-8"))
+    write_status(run.path, {**status, "state": "failed"})
+    assert resources.finished_runs() == []
+    assert run.id not in resources.choices("sgpe")
+
+
+def test_a_size_check_runs_in_a_child_that_answers_as_the_library_and_exits() -> None:
+    import psutil
+
+    from sgpe.settings import TrainSettings
+    from sgpe_explorer.runs.size_check import check
+    from sgpe_explorer.runs.sizes import upload_size_range
+
+    data = (shipped.SAMPLE_DATA / "sinhala.txt").read_bytes() * 3
+    settings = TrainSettings().to_dict()
+    assert check(data, "big.txt", settings) == upload_size_range(data, "big.txt", settings)
+    assert check(b"\xff\xfe ab", "bad.txt", settings) == upload_size_range(
+        b"\xff\xfe ab", "bad.txt", settings
+    )
+    assert psutil.Process().children(recursive=True) == []
+
+
+def test_the_favicon_is_an_emoji() -> None:
+    """A ":material/…:" icon made the frontend fetch the favicon from fonts.gstatic.com."""
+    from streamlit.string_util import is_emoji
+
+    from sgpe_explorer.app import main
+
+    assert is_emoji(main.PAGE_ICON)
+
+
+def test_the_served_index_names_the_server(tmp_path: Path) -> None:
+    """A page's link (``/compare``) made the frontend probe ``/compare/_stcore/health``
+    and ``/compare/_stcore/host-config`` (two 404s) unless the page names the server."""
+    from streamlit import file_util
+
+    from sgpe_explorer.app import serve
+
+    source = Path(file_util.get_static_dir())
+    out = serve.static_dir(source, "", cache=tmp_path)
+    index = (out / "index.html").read_text(encoding="utf-8")
+    head = index.split("<head>", 1)[1]
+    assert head.lstrip().startswith(serve.MARK + "<script>window.__streamlit=")
+    assert 'BACKEND_BASE_URL:window.location.origin+""' in head
+    assert head.index("BACKEND_BASE_URL") < head.index('type="module"')
+    others = sorted(p.name for p in out.iterdir() if p.name != "index.html")
+    assert others == sorted(p.name for p in source.iterdir() if p.name != "index.html")
+    assert all((out / name).resolve() == (source / name).resolve() for name in others)
+    assert serve.static_dir(source, "", cache=tmp_path) == out  # made once
+    assert 'origin+"/lab"' in serve.base_script("/lab/")
