@@ -38,12 +38,14 @@ KEY_B = "fedcba9876543210" * 2
 LINE = "අද උදේ පාසලට යන විට මහ වැස්සක් ඇද හැලුණා.\n"
 
 
-def _trained(runs: Path, model: str, size: int = 600) -> Any:
+def _trained(runs: Path, model: str, size: int = 600, owner: str | None = None) -> Any:
     from sgpe_explorer.runs.manager import RunManager, RunRequest
 
     manager = RunManager(runs)
     run = manager.start(
-        RunRequest(defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=size, model=model)
+        RunRequest(
+            defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=size, model=model, owner=owner
+        )
     )
     assert manager.wait(run, timeout=60).state == "done"
     return run
@@ -65,8 +67,15 @@ def test_a_chosen_run_deleted_elsewhere_is_said_on_the_next_page(runs_dir: Path)
     from sgpe_explorer.runs.manager import RunManager
 
     # a baseline of another size: "auto" does not take it, so B uses it by name
-    sgpe_run, base_run = _trained(runs_dir, "sgpe"), _trained(runs_dir, "bytebpe", 650)
-    at = open_page("train.py")
+    from test_app_words import KEY, ME
+
+    # B's own runs: a run without an owner sits in a collapsed read-only section.
+    sgpe_run = _trained(runs_dir, "sgpe", owner=ME)
+    base_run = _trained(runs_dir, "bytebpe", 650, owner=ME)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["owner_key"] = KEY
+    at.run()
+    at.switch_page("app_pages/train.py").run()
     at.button(key=f"use_{sgpe_run.id}").click().run()
     at.button(key=f"use_{base_run.id}").click().run()
     assert at.sidebar.selectbox(key="side_tok").value == sgpe_run.id
