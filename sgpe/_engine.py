@@ -33,6 +33,7 @@ asked (the variable is read once per process; :func:`reset` is for tests).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ from functools import cache, partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from ._json import CANONICAL_LAYOUT, JsonLayout, dumps_json
 from .schema import code_point_ranges, is_known_script, schemas_for
 
 if TYPE_CHECKING:
@@ -495,6 +497,21 @@ def merge_kinds(
 
 def native_json_writer() -> Callable[[list[tuple[str, Any]], str, int, bool], bytes | None] | None:
     """``sgpe._native.dumps_json`` (the native twin of ``dumps_json``, see
-    ``sgpe._json.json_bytes``), or None under the Python engine."""
+    ``json_bytes``), or None under the Python engine."""
     module = native_module()
     return None if module is None else module.dumps_json
+
+
+def json_bytes(data: Any, *, layout: JsonLayout = CANONICAL_LAYOUT) -> bytes:
+    """``sgpe._json.dumps_json`` of ``data`` as UTF-8: spelled by the native core under the native
+    engine (``sgpe._native.dumps_json``, with serde_json's strings: the same bytes,
+    ``tests/test_json_native.py``), by ``dumps_json`` itself under the Python engine
+    and wherever the core declines (a type other than the built-in ones, a deep value).
+    A lone surrogate is UTF-8's ``UnicodeEncodeError`` under either engine."""
+    # The top-level keys as dumps_json spells them (json.dumps, ASCII escapes included).
+    items = [(json.dumps(key), value) for key, value in data.items()]
+    return dispatch(
+        native_json_writer(),
+        lambda write: write(items, *layout),
+        lambda: dumps_json(data, layout=layout).encode("utf-8"),
+    )

@@ -119,26 +119,10 @@ def dumps_json(data: Any, *, layout: JsonLayout = CANONICAL_LAYOUT) -> str:
     return "\n".join(lines) + "\n"
 
 
-def json_bytes(data: Any, *, layout: JsonLayout = CANONICAL_LAYOUT) -> bytes:
-    """:func:`dumps_json` of ``data`` as UTF-8: spelled by the native core under the native
-    engine (``sgpe._native.dumps_json``, with serde_json's strings: the same bytes,
-    ``tests/test_json_native.py``), by :func:`dumps_json` itself under the Python engine
-    and wherever the core declines (a type other than the built-in ones, a deep value).
-    A lone surrogate is UTF-8's ``UnicodeEncodeError`` under either engine."""
-    from ._engine import dispatch, native_json_writer  # the engine seam imports this module
-
-    # The top-level keys as dumps_json spells them (json.dumps, ASCII escapes included).
-    items = [(json.dumps(key), value) for key, value in data.items()]
-    return dispatch(
-        native_json_writer(),
-        lambda write: write(items, *layout),
-        lambda: dumps_json(data, layout=layout).encode("utf-8"),
-    )
-
-
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    """Write :func:`json_bytes` of ``data`` atomically."""
-    atomic_write(path, json_bytes(data))
+    """Write :func:`dumps_json` of ``data`` atomically (a vocabulary's large ``vocab.json``
+    goes through ``sgpe._engine.json_bytes``, spelled natively under the native engine)."""
+    atomic_write(path, dumps_json(data).encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------- reading

@@ -29,8 +29,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
-from ._engine import dispatch, native_file_encoder, native_text_encoder
-from ._json import write_json_atomic
+from ._atomic import atomic_write
+from ._engine import dispatch, json_bytes, native_file_encoder, native_text_encoder
 from ._surrogates import lone_surrogate_error, names_lone_surrogate
 from ._vocab_keys import (
     json_kind,
@@ -782,7 +782,7 @@ class Tokenizer:
 
     def save(self, path: str | Path) -> None:
         """Write ``vocab.json`` atomically (temp file + ``os.replace``)."""
-        write_json_atomic(path, self.to_dict())
+        atomic_write(path, json_bytes(self.to_dict()))
 
     @classmethod
     def _from_dict(

@@ -43,9 +43,7 @@ def _trained(runs: Path, model: str, size: int = 600, owner: str | None = None) 
 
     manager = RunManager(runs)
     run = manager.start(
-        RunRequest(
-            defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=size, model=model, owner=owner
-        )
+        RunRequest(defaults.SAMPLE_DATA / "sinhala.txt", vocab_size=size, model=model, owner=owner)
     )
     assert manager.wait(run, timeout=60).state == "done"
     return run
@@ -64,10 +62,10 @@ def test_a_chosen_run_deleted_elsewhere_is_said_on_the_next_page(runs_dir: Path)
     """Visitor B uses a run's vocabulary and its baseline on the Train page; the runs are
     then deleted (by their owner, elsewhere). B's next action says which vocabulary is
     gone and what is used instead, on the page itself, until B says OK."""
-    from sgpe_explorer.runs.manager import RunManager
-
     # a baseline of another size: "auto" does not take it, so B uses it by name
     from test_app_words import KEY, ME
+
+    from sgpe_explorer.runs.manager import RunManager
 
     # B's own runs: a run without an owner sits in a collapsed read-only section.
     sgpe_run = _trained(runs_dir, "sgpe", owner=ME)

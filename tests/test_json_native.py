@@ -1,5 +1,5 @@
 """The native JSON writer (native/src/json_file.rs, ``sgpe._native.dumps_json``, which
-``sgpe._json.json_bytes`` calls under the native engine) against ``dumps_json``, the
+``sgpe._engine.json_bytes`` calls under the native engine) against ``dumps_json``, the
 Python reference: the same bytes for every shipped vocabulary and for any value of the
 types JSON has, in both layouts (the canonical one and the byte-level baseline's); the
 writer declines what it cannot be sure to spell as Python does, and a lone surrogate is
@@ -17,7 +17,8 @@ import pytest
 from conftest import engine_set_to, require_native_core
 
 from sgpe import _engine, shipped
-from sgpe._json import BYTE_LEVEL_LAYOUT, CANONICAL_LAYOUT, JsonLayout, dumps_json, json_bytes
+from sgpe._engine import json_bytes
+from sgpe._json import BYTE_LEVEL_LAYOUT, CANONICAL_LAYOUT, JsonLayout, dumps_json
 
 require_native_core()
 

@@ -44,11 +44,11 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
-from sgpe._engine import dispatch, native_bytebpe_trainer, run_in_batches
+from sgpe._engine import dispatch, json_bytes, native_bytebpe_trainer, run_in_batches
 from sgpe.settings import MAX_VOCAB_SIZE, default, default_min_freq
 
 from .._atomic import atomic_write
-from .._json import BYTE_LEVEL_LAYOUT, json_bytes
+from .._json import BYTE_LEVEL_LAYOUT
 from .._surrogates import names_lone_surrogate
 from .._vocab_keys import merge_counts_of
 from ..bpe import BpeTrainer, ResumeMismatch, bpe

@@ -55,7 +55,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._atomic import write_folder_atomic
-from .._json import BYTE_LEVEL_LAYOUT, dumps_json, json_bytes, read_json
+from .._engine import json_bytes
+from .._json import BYTE_LEVEL_LAYOUT, dumps_json, read_json
 from .._version import package_version
 from ..tokenizer import Tokenizer
 from .folder_reader import (
