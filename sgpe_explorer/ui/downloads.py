@@ -121,12 +121,19 @@ def folder_zip(files: dict[str, bytes], root: str) -> bytes:
     return out.getvalue()
 
 
+def _no_hf_export(tok: Any) -> list[str]:
+    """The scripts whose grammar keeps an SGPE vocabulary from the HF export (Thai); a
+    byte-level baseline has no grammar and always exports."""
+    from sgpe.interop.hf_export import deep_lookahead_scripts
+
+    return deep_lookahead_scripts(tok) if getattr(tok, "model", "") == "sgpe" else []
+
+
 def files(
     tok: Any, vocab_path: Path, source: str, counts: list[int] | None, texts: dict[str, Path]
 ) -> list[Download]:
     """Every download of one vocabulary (see the module docstring), each made on demand."""
     from sgpe.interop.hf import to_hf_str
-    from sgpe.interop.hf_export import deep_lookahead_scripts
     from sgpe.interop.hf_folder import hf_folder_files
 
     base = stem(tok, source)
@@ -155,7 +162,7 @@ def files(
     ]
     # The export cannot give a Thai vocabulary's ids yet (sgpe/interop/hf_export.py):
     # those buttons are left out, and show() says why.
-    out = [] if deep_lookahead_scripts(tok) else hf
+    out = [] if _no_hf_export(tok) else hf
     out += [
         Download("vocab.json", f"{base}-vocab.json", "application/json", vocab_path.read_bytes),
         Download("merges (CSV)", f"{base}-merges.csv", "text/csv", merges_csv),
@@ -188,12 +195,10 @@ def show(tok: Any, vocab_path: Path, source: str, counts: list[int] | None, key:
     buttons of several vocabularies apart on one page)."""
     import streamlit as st
 
-    from sgpe.interop.hf_export import deep_lookahead_scripts
-
     from .resources import sample_files
 
     made = files(tok, vocab_path, source, counts, {p.name: p for p in sample_files()})
-    blocked = deep_lookahead_scripts(tok)
+    blocked = _no_hf_export(tok)
     if blocked:
         st.caption(
             f"No Hugging Face export for this vocabulary: the {', '.join(blocked)} grammar "
