@@ -96,3 +96,8 @@ def test_the_hf_export_refuses_a_thai_vocabulary(tmp_path):
     lao = tmp_path / "lo.txt"
     lao.write_text("ເມືອງ ຫຼາຍ ນ້ຳ ໄປ\n" * 3, encoding="utf-8")
     assert deep_lookahead_scripts(sgpe.train(lao, vocab_size=300, script="lao")) == []
+    # The shipped vocabularies (auto, no Thai letter) export: their ZWJ and ZWNJ, which the
+    # Thai grammar classes too, do not make them Thai.
+    from sgpe import shipped
+
+    assert deep_lookahead_scripts(sgpe.load(shipped.DEFAULT_SGPE)) == []

@@ -259,7 +259,16 @@ def deep_lookahead_scripts(tok: Tokenizer) -> list[str]:
     app) to say so before anyone asks for it."""
     names = []
     tokens = "".join(tok.vocab)
+    every = schemas_for("auto")
     for schema in schemas_for(tok.script):
+        # Its own letters only: the joiners (ZWJ, ZWNJ) every Brahmic grammar classes too
+        # are in any Sinhala vocabulary, and do not make it Thai.
+        own = {
+            c
+            for c in set(tokens)
+            if schema.classify(c) != "O"
+            and not any(o.classify(c) != "O" for o in every if o.title != schema.title)
+        }
         dfa, accept = schema.dfa, schema.dfa_accept
         deep = any(
             t1 not in accept and t2 not in accept and dfa[t2]
@@ -267,7 +276,7 @@ def deep_lookahead_scripts(tok: Tokenizer) -> list[str]:
             for t1 in edges.values()
             for t2 in dfa[t1].values()
         )
-        if deep and any(schema.classify(c) != "O" for c in set(tokens)):
+        if deep and own:
             names.append(schema.title)
     return names
 
