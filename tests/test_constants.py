@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from sgpe import _json as json_module
 from sgpe import bpe, hierarchical, pieces, schema, settings, tokenizer
 from sgpe.baselines import bytebpe
 from sgpe.hierarchical import encoder as hierarchical_encoder
@@ -92,6 +93,8 @@ SHARED: dict[tuple[str, str], list[int | str]] = {
     ("bpe.rs", "BYTE_TOKENS"): [bytebpe._BYTE_TOKENS],
     ("syllables.rs", "CLASS_LETTERS"): ["".join(schema.CLASS_LETTERS)],
     ("syllables.rs", "PRE_BASE"): [schema.PRE_BASE],
+    # The native vocab.json writer spells dumps_json's layout (tests/test_json_native.py).
+    ("json_file.rs", "ITEM_SEP"): [json_module.ITEM_SEP],
 }
 
 
