@@ -75,7 +75,7 @@ ALLOWED = {
     ("sgpe/adapters.py", "vocab_size", "fallback value"): (
         "an adapted tokenizer that does not say its size: 0 = unknown"
     ),
-    ("sgpe/hierarchical/engine.py", "checkpoint_every", "parameter default"): (
+    ("sgpe/_driver.py", "checkpoint_every", "parameter default"): (
         "0 = no checkpoints: in-process training with no run directory"
     ),
     (
