@@ -248,6 +248,8 @@ def test_sgpe_app_from_the_installed_package_serves_the_explorer(installed: Inst
                 page.goto(f"{url}/compare", wait_until="domcontentloaded")
                 page.get_by_role("heading", name="Compare").first.wait_for(timeout=60_000)
                 sidebar = page.get_by_test_id("stSidebar")
+                # The heading can be drawn before the sidebar's widgets on a busy machine.
+                sidebar.get_by_text("Tokenizer (SGPE)").wait_for(timeout=60_000)
                 assert sidebar.get_by_text("Tokenizer (SGPE)").is_visible()
                 assert page.get_by_text(
                     "Engine: native engine" if BUILT_WITH_RUST else "Engine: pure-Python engine"
