@@ -49,10 +49,13 @@ def canonical_sha256(path: Path) -> str:
 
 
 def run_cli(
-    *args: str, stdin: str = "", engine: str = "native"
+    *args: str, stdin: str = "", engine: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m sgpe`` in a fresh process (no schema registered yet), with ``engine``."""
-    env = {**os.environ, "SGPE_ENGINE": engine, "PYTHONPATH": str(REPO_ROOT)}
+    """``python -m sgpe`` in a fresh process (no schema registered yet), with ``engine``
+    (by default this process's: a machine without Rust has only the Python engine)."""
+    from sgpe._engine import engine as current_engine
+
+    env = {**os.environ, "SGPE_ENGINE": engine or current_engine(), "PYTHONPATH": str(REPO_ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "sgpe", *args],
         input=stdin,
