@@ -435,6 +435,21 @@ def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
     return admin or (info.owner is not None and info.owner == me)
 
 
+def read_only_runs(
+    infos: list[RunInfo], title: str, key: str, caption: str, active_ids: set[str]
+) -> None:
+    """A collapsed group of runs this visitor may use but not manage, drawn only once
+    opened; nothing when there are none."""
+    if not infos:
+        return
+    box = st.expander(title, key=key, on_change="rerun")
+    if box.open:
+        with box:
+            st.caption(caption)
+            for info in infos:
+                show_run(info, active_ids, mine=False)
+
+
 def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
     """One run: its state, progress and, for the visitor's own runs, its controls; a run
     that is not theirs only offers "Use this vocabulary" and its downloads."""
@@ -611,38 +626,25 @@ def runs_panel() -> None:
     act = resources.active()
     active_ids = {act.sgpe_choice.id, act.base_choice.id}
     disk_panel(all_infos, active_ids, me, admin)
-    if server:
-        # Collapsed, as the other visitors' runs below: drawn only once opened.
-        box = st.expander(
-            f"Runs started on the server ({len(server)}, read-only)",
-            key="train_server",
-            on_change="rerun",
-        )
-        if box.open:
-            with box:
-                st.caption(
-                    "Runs without an owner, made on the server (e.g. with `sgpe train`). You "
-                    "can use their vocabularies on the pages; only the server's administrator "
-                    "can cancel or delete them."
-                )
-                for info in server:
-                    show_run(info, active_ids, mine=False)
-    if shared:
-        # Only counted until the visitor opens it: drawing every other visitor's run made
-        # the page's time grow with the whole server's runs (docs/app.md).
-        others = st.expander(
-            f"Other visitors' finished vocabularies ({len(shared)}, read-only)",
-            key="train_shared",
-            on_change="rerun",
-        )
-        if others.open:
-            with others:
-                st.caption(
-                    "Runs other visitors of this server trained. You can use their "
-                    "vocabularies on the pages; only their owner can delete them."
-                )
-                for info in shared:
-                    show_run(info, active_ids, mine=False)
+    # Runs the visitor may only use, each group collapsed: drawing every other run made the
+    # page's time grow with the whole server's runs (docs/app.md).
+    read_only_runs(
+        server,
+        f"Runs started on the server ({len(server)}, read-only)",
+        "train_server",
+        "Runs without an owner, made on the server (e.g. with `sgpe train`). You can use "
+        "their vocabularies on the pages; only the server's administrator can cancel or "
+        "delete them.",
+        active_ids,
+    )
+    read_only_runs(
+        shared,
+        f"Other visitors' finished vocabularies ({len(shared)}, read-only)",
+        "train_shared",
+        "Runs other visitors of this server trained. You can use their vocabularies on the "
+        "pages; only their owner can delete them.",
+        active_ids,
+    )
     if not infos:
         st.info("No runs of yours yet. Start one above; it trains in a separate process.")
         return
