@@ -17,6 +17,7 @@ Evidence, in order:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -32,7 +33,15 @@ import sgpe
 from sgpe import Tokenizer
 from sgpe.baselines.bytebpe import SPLIT_PATTERNS, ByteBPETokenizer
 from sgpe.gpe import GPETrainer, TrainSettings
-from sgpe.interop.hf import MAX_RUN, ExportError, check_parity, load_hf, save_hf, to_hf
+from sgpe.interop.hf import (
+    MAX_RUN,
+    ExportError,
+    check_parity,
+    load_hf,
+    save_hf,
+    to_hf,
+    to_hf_str,
+)
 from sgpe.protocol import byte_token
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -543,3 +552,41 @@ def test_cls_sep_is_refused_where_it_cannot_apply(tmp_path: Path) -> None:
     assert json.loads(out.read_text(encoding="utf-8"))["post_processor"]["type"] == (
         "TemplateProcessing"
     )
+
+
+# sha256 of the tokenizer.json that 0.3.0 (commit acc42b8) wrote for each shipped vocabulary
+# (our own writer, so no dependency version is involved).
+EXPORTS_OF_0_3_0 = {
+    "sgpe-4k": "8ace82c3128248e0b8627039e148ad52e3dfdf2b1f152227ce86005a00a6014e",
+    "sgpe-paper-4k": "689823a9d213c8892aaab5636fb12bba9f32e28000b2f5e8f43dad023a026670",
+    "bytebpe-4k": "c3c9650156022f9a74b67e6e8db6291942266f5066187addda3d7a06bdc27a87",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTS_OF_0_3_0))
+def test_shipped_exports_are_the_bytes_0_3_0_wrote(name):
+    """Thai and Lao joined "auto" after 0.3.0. A fallback vocabulary without their letters
+    spells their text byte by byte whatever its units, so the export leaves their grammars
+    out and every earlier export stays byte-identical (the two SGPE ones grew by 8 KB of
+    Thai and Lao grammar before sgpe/interop/hf_export.py's _export_syllabifier)."""
+    written = to_hf_str(sgpe.load(name)).encode("utf-8")
+    assert hashlib.sha256(written).hexdigest() == EXPORTS_OF_0_3_0[name]
+
+
+def test_an_auto_vocabulary_with_lao_letters_exports_the_lao_grammar(shared_corpora):
+    """The other side of the rule above: trained on Sinhala and Lao words, an "auto"
+    vocabulary holds Lao letters, so its export carries the Lao grammar and gives our ids on
+    Lao words; the shipped one (no Lao letter) carries none of it and still gives our ids
+    on the same words."""
+    lao = (shared_corpora / "multi" / "lo_words.txt").read_text(encoding="utf-8").split()
+    sinhala = (SAMPLE / "sinhala.txt").read_text(encoding="utf-8").splitlines()
+    mixed = sgpe.train(
+        [*sinhala, *(" ".join(lao[k : k + 8]) for k in range(0, 4000, 8))], vocab_size=1500
+    )
+    words = lao[4000:4600]
+    for tok, lao_grammar in ((mixed, True), (sgpe.load("sgpe-4k"), False)):
+        pattern = json.dumps(to_hf(tok)["pre_tokenizer"], ensure_ascii=True)
+        # U+0EB1 (MAI KAN) is a Lao vowel sign: only the Lao grammar names it.
+        assert ("x{EB1}" in pattern) is lao_grammar
+        report = check_parity(tok, words)
+        assert report.lines == 600 and report.ok, report.mismatches[:1]

@@ -20,7 +20,7 @@ from .._atomic import write_text_atomic
 from ..pieces import get_word_splitter, span_regex
 from ..protocol import BYTE_TOKEN, byte_token
 from ..schema import schemas_for
-from ..syllables import get_syllabifier
+from ..syllables import Syllabifier, get_syllabifier
 from ..tokenizer import Tokenizer
 from .oniguruma import (
     UntranslatableRegex,
@@ -281,6 +281,55 @@ def deep_lookahead_scripts(tok: Tokenizer) -> list[str]:
     return names
 
 
+#: The scripts "auto" meant up to 0.3 (sgpe/schema.py's first twelve): every export of an
+#: "auto" vocabulary carries their grammars, as it always has.
+_AUTO_BEFORE_0_4 = frozenset(
+    (
+        "sinhala",
+        "devanagari",
+        "bengali",
+        "gurmukhi",
+        "gujarati",
+        "odia",
+        "tamil",
+        "telugu",
+        "kannada",
+        "malayalam",
+        "myanmar",
+        "khmer",
+    )
+)
+
+
+def _export_syllabifier(tok: Tokenizer) -> Syllabifier:
+    """The syllabifier whose grammars the export writes into ``tok``'s pre-tokenizer.
+
+    An "auto" vocabulary with byte fallback spells a unit it lacks byte by byte, so the
+    grammar of a script none of whose letters it holds changes no id: however that text is
+    cut into units, the same bytes come out. The export leaves out such a grammar for the
+    scripts added to "auto" since 0.3 (Thai and Lao), so that the ``tokenizer.json`` of
+    every vocabulary of the twelve earlier scripts stays byte-identical; the twelve stay in
+    every export, as before. With ``[UNK]`` (one per unknown unit) the units of every
+    script count, and every grammar is written."""
+    syllabifier = get_syllabifier(tok.script, tok.leading_space)
+    if tok.script != "auto" or tok.oov_policy != "fallback":
+        return syllabifier
+    letters = set("".join(tok.vocab))
+    every = syllabifier.schemas
+    kept = tuple(
+        s
+        for s in every
+        if s.name in _AUTO_BEFORE_0_4
+        or any(
+            s.classify(c) != "O" and all(o is s or o.classify(c) == "O" for o in every)
+            for c in letters
+        )
+    )
+    if len(kept) == len(every):
+        return syllabifier
+    return Syllabifier(tok.script, tok.leading_space, schemas=kept)
+
+
 class _Trie:
     __slots__ = ("children", "cont")
 
@@ -295,7 +344,7 @@ class _SgpeExport:
     def __init__(self, tok: Tokenizer) -> None:
         self.tok = tok
         self.fallback = tok.oov_policy == "fallback"
-        self.syllabifier = get_syllabifier(tok.script, tok.leading_space)
+        self.syllabifier = _export_syllabifier(tok)
         self._first_unit = re.compile(self.syllabifier.pattern).match
         specials = set(tok.special_tokens)
         # Single-character tokens: the characters a pre-token may start from without bytes.
@@ -305,7 +354,7 @@ class _SgpeExport:
             for t in tok.vocab
             if t not in specials and not BYTE_TOKEN.fullmatch(t) and self._unit_len(t) == len(t)
         )
-        self.alphabet = sorted(set().union(*(s.code_points for s in schemas_for(tok.script))))
+        self.alphabet = sorted(set().union(*(s.code_points for s in self.syllabifier.schemas)))
         self._groups = self._char_groups()
         self._pair_starts = self._two_character_starts()
         self._cont_cache: dict[str, str] = {}

@@ -54,7 +54,8 @@ def _scripts_text() -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _size_text(n: int) -> str:
+def size_text(n: int) -> str:
+    """A byte count in megabytes, as the size messages write it."""
     return f"{n / (1024 * 1024):.1f} MB"
 
 
@@ -92,7 +93,7 @@ def validate_corpus(
         raise fail("file not found") from None
     if max_bytes is not None and size > max_bytes:
         raise fail(
-            f"{_size_text(size)} is over the size limit of {_size_text(max_bytes)}; "
+            f"{size_text(size)} is over the size limit of {size_text(max_bytes)}; "
             "use a smaller sample of the corpus (e.g. its first 100,000 lines)"
         )
     if size == 0:
@@ -176,7 +177,7 @@ def _check_gzip(path: Path, limit: int, fail: Callable[[str], CorpusError]) -> N
                 total += len(block)
                 if total > limit:
                     raise fail(
-                        f"decompresses to more than {_size_text(limit)}; use a smaller sample"
+                        f"decompresses to more than {size_text(limit)}; use a smaller sample"
                     )
     except (OSError, EOFError, zlib.error) as err:  # zlib.error: damaged compressed data
         raise fail(

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .constants import LOCK, LOCK_WAIT_SECONDS, RunError
-from .status import _read_status_file
+from .status import read_status_data
 from .system import try_lock, unlock
 
 
@@ -26,7 +26,7 @@ def run_lock(run_dir: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[int]:
             if try_lock(fd) is not False:  # taken, or a system without file locks
                 break
             if time.monotonic() >= deadline:
-                data = _read_status_file(run_dir) or {}
+                data = read_status_data(run_dir) or {}
                 raise RunError(
                     f"{run_dir}: another process is working on this run "
                     f"(pid {data.get('pid')}, state {data.get('state')}); cancel it first"

@@ -80,7 +80,9 @@ class RunStatus:
         return min(1.0, self.step / self.target) if self.target > 0 else 0.0
 
 
-def _read_status_file(run_dir: Path) -> dict[str, Any] | None:
+def read_status_data(run_dir: Path) -> dict[str, Any] | None:
+    """The fields of a run's ``status.json`` as written, or None when it is missing,
+    unreadable or not an object (:func:`read_status` names such a run damaged)."""
     try:
         data = json.loads((run_dir / STATUS).read_text(encoding="utf-8"))
     except (FileNotFoundError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -156,7 +158,7 @@ def read_status(run_dir: str | Path) -> RunStatus:
     ``STALL_INTERVALS`` intervals. A heartbeat that is not a finite number counts as none.
     """
     run_dir = Path(run_dir)
-    data = _read_status_file(run_dir)
+    data = read_status_data(run_dir)
     if data is None:
         if not (run_dir / CONFIG).exists():
             raise RunError(f"{run_dir}: not a run directory (no {CONFIG} or {STATUS})")
@@ -195,7 +197,7 @@ def read_status(run_dir: str | Path) -> RunStatus:
         if not alive:
             # The trainer writes its final status before it exits: re-read, so that a run
             # that finished between our two reads is not misreported.
-            again = _read_status_file(run_dir) or data
+            again = read_status_data(run_dir) or data
             if again.get("state") in ACTIVE_STATES:
                 state = "interrupted"
                 ago = f"{age:.0f} s ago" if age is not None else "at an unknown time"
@@ -208,7 +210,7 @@ def read_status(run_dir: str | Path) -> RunStatus:
                 return read_status(run_dir)
     elif state == "queued" and data.get("phase") == "launching":
         alive = pid_alive(pid) or bool(lock_held(run_dir))
-        if not alive and (_read_status_file(run_dir) or {}).get("phase") == "launching":
+        if not alive and (read_status_data(run_dir) or {}).get("phase") == "launching":
             state = "interrupted"
             message = f"the trainer (pid {pid}) exited before it started; see {LOG}"
 

@@ -50,7 +50,7 @@ from .format import (
     write_word_counts,
 )
 from .merges_table import _parts, encode_merges
-from .status import _read_status_file, _StatusFile
+from .status import _StatusFile, read_status_data
 
 
 class Display(Protocol):
@@ -673,7 +673,7 @@ def train_run(
             f"({running.state}, step {running.step}); cancel it first"
         )
     with run_lock(run_dir):
-        current = _read_status_file(run_dir) or {}
+        current = read_status_data(run_dir) or {}
         if current.get("state") == "done" and (run_dir / VOCAB).exists():
             return TrainResult(
                 "done", 0, f"{run_dir} is already done ({VOCAB}); nothing to do", unchanged=True

@@ -80,9 +80,9 @@ from typing import BinaryIO
 
 import sgpe
 import sgpe_explorer
-from sgpe._atomic import atomic_write
 from sgpe.corpus.readers import CorpusError, corpus_format
 from sgpe.protocol import one_line
+from sgpe.runs import atomic_write
 from sgpe.runs.format import (
     CONFIG,
     FINAL_STATES,
@@ -105,11 +105,11 @@ from sgpe.runs.intake import (
     GZIP_EXPANSION_LIMIT,
     SUPPORTED_SCRIPTS,
     CorpusSummary,
-    _size_text,
+    size_text,
     validate_corpus,
 )
 from sgpe.runs.sources import CorpusFile, manifest, manifest_sha256, resolve
-from sgpe.runs.status import _read_status_file
+from sgpe.runs.status import read_status_data
 from sgpe.runs.system import try_lock, unlock
 
 from .records import (
@@ -367,7 +367,7 @@ class RunManager:
         def too_big(size: int) -> CorpusError:
             assert limit is not None
             return CorpusError(
-                f"{name}: {_size_text(size)} is over the size limit of {_size_text(limit)}; "
+                f"{name}: {size_text(size)} is over the size limit of {size_text(limit)}; "
                 "use a smaller sample of the corpus (e.g. its first 100,000 lines)"
             )
 
@@ -445,7 +445,7 @@ class RunManager:
     def _launch(self, run: Run) -> bool:
         config = read_config(run.path)
         with run_lock(run.path, wait=2.0):
-            data = _read_status_file(run.path) or {}
+            data = read_status_data(run.path) or {}
             if data.get("state", "queued") != "queued" or data.get("phase") == "launching":
                 return False
             cmd = [
@@ -600,7 +600,7 @@ class RunManager:
         st = read_status(run.path)
         if st.state == "queued" and not st.alive:
             with run_lock(run.path, wait=2.0):
-                data = _read_status_file(run.path) or {}
+                data = read_status_data(run.path) or {}
                 if data.get("state", "queued") == "queued" and data.get("phase") != "launching":
                     write_status(
                         run.path,
@@ -620,7 +620,7 @@ class RunManager:
         if st.state not in FINAL_STATES and not st.alive:
             # The trainer died before it could handle the signal (e.g. while starting).
             with run_lock(run.path, wait=2.0):
-                data = _read_status_file(run.path) or {}
+                data = read_status_data(run.path) or {}
                 write_status(run.path, {**data, "state": "cancelled", "message": "cancelled"})
             st = read_status(run.path)
         return st
@@ -643,7 +643,7 @@ class RunManager:
             )
         verify_corpus(run.path, read_config(run.path))  # before anything changes
         with run_lock(run.path, wait=2.0):
-            data = _read_status_file(run.path) or {}
+            data = read_status_data(run.path) or {}
             write_status(
                 run.path,
                 {
