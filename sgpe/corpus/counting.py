@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import multiprocessing
 import os
 import re
 from collections import Counter, deque
@@ -244,6 +243,8 @@ def start_method() -> str:
     and a forked child waits for pool threads it does not have; then ``forkserver`` (or
     ``spawn``) is used. The threads are the operating system's (``/proc/self/task``), as
     ``threading`` sees only Python's."""
+    import multiprocessing  # here: the native counter, the usual one, needs no pool
+
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and _os_threads() == 1:
         return "fork"
@@ -260,6 +261,8 @@ def _os_threads() -> int:
 
 
 def _pool(workers: int, pattern: str, prefix: str, flush_pieces: int) -> Any:
+    import multiprocessing
+
     ctx = multiprocessing.get_context(start_method())
     barrier = ctx.Barrier(workers)
     return ctx.Pool(
