@@ -285,3 +285,69 @@ def test_a_changed_or_missing_corpus_copy_is_named(tmp_path: Path) -> None:
         2,
         f"sgpe: error: {old / 'corpus.txt'}: the run's corpus copy is missing; start a new run\n",
     )
+
+
+# ============================================================================ hashed once
+
+
+#: How many bytes each hash object made while a test counts them was fed.
+_FED: list[list[int]] = []
+
+
+class _CountingSha256:
+    """hashlib.sha256, recording in :data:`_FED` how many bytes each hash object was fed."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        self._hash = _REAL_SHA256(data)
+        self._fed = [len(data)]
+        _FED.append(self._fed)
+
+    def update(self, data: bytes) -> None:
+        self._hash.update(data)
+        self._fed[0] += len(data)
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
+
+
+_REAL_SHA256 = hashlib.sha256
+
+
+def test_a_new_run_hashes_its_corpus_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sgpe train`` records the corpus's sha256 in config.json before it counts, and the
+    count reads the file without hashing it again: one pass of the hash over the corpus's
+    bytes (two before), and the one hash is the run's, the word counts' and the
+    vocabulary's."""
+    from sgpe.cli import main
+
+    corpus = REPO_ROOT / "sample_data" / "sinhala.txt"
+    size = corpus.stat().st_size
+    _FED.clear()
+    monkeypatch.setattr(hashlib, "sha256", _CountingSha256)
+    out = tmp_path / "run"
+    assert main(["train", "--corpus", str(corpus), "--out", str(out), "--vocab-size", "1500"]) == 0
+    monkeypatch.undo()
+    assert [fed[0] for fed in _FED].count(size) == 1
+    digest = sha(corpus)
+    assert read_config(out).corpus_sha256 == digest
+    vocab = json.loads((out / "vocab.json").read_text(encoding="utf-8"))
+    assert vocab["training"]["sha256"] == digest
+    from sgpe.runs import read_word_counts
+
+    counts, info = read_word_counts(out, read_config(out).fingerprint())
+    assert info.sha256 == digest and sum(counts.values()) > 0
+
+
+def test_a_file_that_changed_since_it_was_hashed_is_named(tmp_path: Path) -> None:
+    """The count trusts a recorded hash only for a file of the recorded size."""
+    from sgpe.corpus.readers import CorpusError, CorpusStream, KnownFile
+
+    path = tmp_path / "c.txt"
+    path.write_text("අම්මා ගෙදර\n", encoding="utf-8")
+    size = path.stat().st_size
+    ok = CorpusStream(path, known={path.absolute(): KnownFile(size, "ab" * 32)})
+    assert sum(1 for _ in ok.jobs()) == 1
+    assert ok.finish(10, True).sha256 == "ab" * 32
+    stale = CorpusStream(path, known={path.absolute(): KnownFile(size - 1, "ab" * 32)})
+    with pytest.raises(CorpusError, match=r"c\.txt: changed while the run started"):
+        list(stale.jobs())

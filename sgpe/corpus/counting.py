@@ -32,11 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import multiprocessing
 import os
 import re
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +48,7 @@ from .readers import (
     CorpusInfo,
     CorpusStream,
     Job,
+    KnownFile,
     corpus_files,
     decode_segment,
     job_text,
@@ -243,6 +243,8 @@ def start_method() -> str:
     and a forked child waits for pool threads it does not have; then ``forkserver`` (or
     ``spawn``) is used. The threads are the operating system's (``/proc/self/task``), as
     ``threading`` sees only Python's."""
+    import multiprocessing  # here: the native counter, the usual one, needs no pool
+
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and _os_threads() == 1:
         return "fork"
@@ -259,6 +261,8 @@ def _os_threads() -> int:
 
 
 def _pool(workers: int, pattern: str, prefix: str, flush_pieces: int) -> Any:
+    import multiprocessing
+
     ctx = multiprocessing.get_context(start_method())
     barrier = ctx.Barrier(workers)
     return ctx.Pool(
@@ -275,11 +279,15 @@ def count_pieces(
     counting: CountOptions,
     *,
     capped: bool = True,
+    known: Mapping[Path, KnownFile] | None = None,
 ) -> tuple[Counter[str], CorpusInfo]:
     """Piece counts (capped, see :mod:`sgpe.pieces`) and identity of a corpus: the pieces
     are cut as ``settings`` say, with the backend, workers and limits of ``counting``.
     ``capped=False`` leaves long pieces whole, for a caller that cuts them itself (the
-    trainer cuts them while it syllabifies the pieces, without a second pass)."""
+    trainer cuts them while it syllabifies the pieces, without a second pass). ``known``:
+    the sha256 of files the caller hashed a moment ago (:class:`~sgpe.corpus.readers.CorpusStream`);
+    a run's trainer passes the ones its ``config.json`` records, so that the corpus is
+    hashed once, not once for the run and again while it is counted."""
     from ..pieces import get_word_splitter
 
     splitter = get_word_splitter(
@@ -311,6 +319,7 @@ def count_pieces(
             prefix=prefix,
             max_bytes=counting.max_corpus_bytes,
             max_line_bytes=counting.max_line_bytes,
+            known=known,
         )
         workers = counting.workers or default_workers()
         if counting.workers is None and stream.files is not None:

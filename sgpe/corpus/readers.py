@@ -27,7 +27,7 @@ import hashlib
 import io
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,16 @@ class CorpusInfo:
     sha256: str
     documents: int
     characters: int
+
+
+@dataclass(frozen=True)
+class KnownFile:
+    """A file's size and sha256 as a caller recorded them before it is read (a run's
+    ``config.json`` lists its corpus files so): the reader then does not hash the file a
+    second time, and a file of another size is a CorpusError."""
+
+    size: int
+    sha256: str
 
 
 def corpus_format(path: str | Path) -> str:
@@ -132,6 +142,7 @@ class TextBlocks:
         cut_at_space: bool = True,
         block: int = BLOCK_BYTES,
         digest: bool = True,
+        known: KnownFile | None = None,
     ) -> None:
         self.path = path
         self.max_bytes = max_bytes
@@ -139,7 +150,10 @@ class TextBlocks:
         self.cut_at_space = cut_at_space
         self.block = block
         self.digest = hashlib.sha256()
-        self._hash = digest  # off where nobody reads the digest (validation)
+        # Off where nobody reads the digest (validation), or where the caller hashed the
+        # file a moment ago (``known``: a run records its files' sha256 before it counts).
+        self._hash = digest and known is None
+        self.known = known
         self.size = 0
         self.newlines = 0
         self.last_byte = b""
@@ -148,6 +162,11 @@ class TextBlocks:
     def lines(self) -> int:
         """Lines of the file (a last line without ``\n`` counts); valid after iterating."""
         return self.newlines + (1 if self.size and self.last_byte != b"\n" else 0)
+
+    def hexdigest(self) -> str:
+        """The file's sha256 (valid after iterating): the one ``known`` gave, else the
+        bytes' own."""
+        return self.digest.hexdigest() if self.known is None else self.known.sha256
 
     def _too_long(self, line: int) -> CorpusError:
         what = "a line break or space" if self.cut_at_space else "a line break"
@@ -201,6 +220,11 @@ class TextBlocks:
                 col += len(seg)
         if carry:
             yield carry, line, col
+        if self.known is not None and self.size != self.known.size:
+            raise CorpusError(
+                f"{self.path}: changed while the run started ({self.known.size:,} bytes when "
+                f"it was hashed, {self.size:,} when it was read); start the run again"
+            )
 
 
 def decode_segment(data: bytes, path: Path | str, line: int = 1, col: int = 0) -> str:
@@ -489,7 +513,9 @@ class CorpusStream:
 
     The identity of one ``.txt`` file is the sha256 of its bytes; of other files and of
     documents, the sha256 of the documents each followed by ``\n``; of several files, the
-    sha256 of the lines ``name<TAB>sha256`` of its files in order.
+    sha256 of the lines ``name<TAB>sha256`` of its files in order. ``known`` (absolute
+    path -> :class:`KnownFile`) gives the sha256 of ``.txt`` files hashed a moment ago,
+    which are then read without hashing them again.
     """
 
     def __init__(
@@ -501,8 +527,10 @@ class CorpusStream:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         block: int = BLOCK_BYTES,
         chunk_chars: int = CHUNK_CHARS,
+        known: Mapping[Path, KnownFile] | None = None,
     ) -> None:
         self.prefix = prefix
+        self.known = known or {}
         self.max_bytes = max_bytes
         self.max_line_bytes = max_line_bytes
         self.block = block
@@ -533,8 +561,15 @@ class CorpusStream:
         for path in self.files:
             left = None if self.max_bytes is None else self.max_bytes - self._bytes_seen
             if corpus_format(path) in (".txt", ".txt.gz"):
+                # A plain .txt file's identity is the sha256 of its bytes, the hash a run
+                # recorded for it (a .txt.gz's is that of its decompressed bytes).
+                known = self.known.get(path.absolute()) if corpus_format(path) == ".txt" else None
                 blocks = TextBlocks(
-                    path, max_bytes=left, max_line_bytes=self.max_line_bytes, block=self.block
+                    path,
+                    max_bytes=left,
+                    max_line_bytes=self.max_line_bytes,
+                    block=self.block,
+                    known=known,
                 )
                 self._parts.append((path.name, blocks))
                 label = str(path)
@@ -598,7 +633,7 @@ class CorpusStream:
             else:
                 documents += part.documents
                 characters += part.characters
-            ids.append((name, part.digest.hexdigest()))
+            ids.append((name, part.hexdigest()))
         if len(ids) == 1:
             sha = ids[0][1]
         else:
@@ -640,6 +675,9 @@ class _Tracked:
         self.digest = hashlib.sha256()
         self.documents = 0
         self.characters = 0
+
+    def hexdigest(self) -> str:
+        return self.digest.hexdigest()
 
 
 class _LazyInfo:

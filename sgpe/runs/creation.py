@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .._atomic import atomic_write, file_sha256
 from .._json import dumps_json
-from ..corpus.readers import CorpusError
+from ..corpus.readers import CorpusError, KnownFile
 from .config import RunConfig
 from .constants import CONFIG, LOCK, RunError
 from .sources import corpus_problem, manifest, manifest_sha256, resolve
@@ -45,6 +45,17 @@ def verify_corpus(run_dir: Path, config: RunConfig) -> None:
     problem = corpus_problem(config.corpus_path, config.corpus_files, run_dir)
     if problem:
         raise RunError(f"run {run_dir.name}: {problem}")
+
+
+def checked_files(run_dir: Path, config: RunConfig) -> dict[Path, KnownFile]:
+    """The corpus files with the sizes and sha256 ``config.json`` records (absolute path ->
+    :class:`~sgpe.corpus.readers.KnownFile`), for the count of a run whose files were
+    just hashed (by :func:`create_run` or :func:`verify_corpus`): it reads them without
+    hashing them again. A run with a corpus copy records no files: its count hashes."""
+    return {
+        resolve(f.path, run_dir).absolute(): KnownFile(f.bytes, f.sha256)
+        for f in config.corpus_files
+    }
 
 
 def relocate_corpus(run_dir: Path, config: RunConfig, source: str | Path) -> RunConfig:

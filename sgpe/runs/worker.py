@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from .._atomic import atomic_write
 from ..corpus.readers import CorpusError, CorpusInfo, corpus_files, iter_documents
 from ..settings import info
+from .creation import checked_files
 from .files import _find_table, _have_pyarrow, _remove_temp_files, _table_suffix, _Writes
 from .format import (
     ACTIVE_STATES,
@@ -365,6 +366,8 @@ class RunWorker:
         return f"{done}; {message}" if message else done
 
     def _count(self, trainer: Any) -> tuple[Counter[str], CorpusInfo]:
+        from ..corpus.counting import count_pieces
+
         path = self._corpus_path()
         self.status.update(state="counting", phase="counting")
         self.log(f"counting pieces of {self.config.corpus_name or path.name}")
@@ -372,11 +375,18 @@ class RunWorker:
         self.raise_on_signal = True
         try:
             self._check_stop()
-            # Long pieces stay whole: fit() cuts them as it syllabifies them.
-            counts: Counter[str] = trainer.count(path, capped=False)
+            # Long pieces stay whole: fit() cuts them as it syllabifies them. The files'
+            # hashes are those config.json records, checked a moment ago (train_run):
+            # the count reads the corpus without hashing it a second time.
+            counts, info = count_pieces(
+                path,
+                trainer.settings,
+                trainer.counting,
+                capped=False,
+                known=checked_files(self.run_dir, self.config),
+            )
         finally:
             self.raise_on_signal = False
-        info = trainer.corpus_info
         info = CorpusInfo(
             self.config.corpus_name or info.name, info.sha256, info.documents, info.characters
         )
