@@ -100,7 +100,7 @@ def lao_measure(words: list[str]) -> dict[str, int]:
         splits += sum(e not in starts for e in ends)
         # (An orphan pre-base vowel, with no consonant after it, is no syllable: ເເ is a
         # misspelt ແ, as in three words of the list.)
-        pre_base += pre_base_ends("lao", word, ends)
+        pre_base += pre_base_ends(word, ends)
     return {"words": len(words), "syllables": syllables, "inside_grapheme": splits,
             "ends_in_pre_base": pre_base}  # fmt: skip
 

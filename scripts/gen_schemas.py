@@ -307,7 +307,9 @@ STATE_NAMES = {
     "M": "MODIFIER",
     "N": "NUKTA",
     "D": "STANDALONE",
-    "R": "REPHA",
+    # In a grammar of a script's own, R is Thai's second pre-base class (โ ใ ไ); the
+    # Indic template names its repha state itself (REPHA, above).
+    "R": "PRE_BASE",
     "Y": "MEDIAL",
     "K": "KILLER",
     "L": "PRE_BASE_VOWEL",
@@ -439,7 +441,7 @@ def dfa_from_grammar(grammar: str, orphans: list[str]) -> dict[str, object]:
             # orphan: the state it enters accepts as one, if nothing else leads there.
             target = transitions["START"][letter]
             into = [s for s, edges in transitions.items() for t in edges.values() if t == target]
-            if letter != "L" or len(into) != 1:
+            if letter not in ("L", "R") or len(into) != 1:
                 raise SystemExit(
                     f"gen_schemas: class {letter} both starts a syllable and is orphan"
                 )
@@ -539,6 +541,10 @@ def _thai_syllable() -> str:
         f"{c}(?:N(?:M{c})?{tail}|H|YM?{final_then_tail}|VM?{tail}|M?P?M?{tail})"
         f"|L{c}(?:V{c}K{c}{tail}|{c}(?:VM?DP?|YM?{c}P?|M?PP|H{c}){tail}"
         f"|(?:N|H|V|Y)M?{final_vowel_tail}|M?P?P?{tail})"
+        # โ ใ ไ (class R) take no vowel around the consonant beyond ะ (โต๊ะ) and no final
+        # consonant (the TCC rule [เ-ไ]ctk): ไรก็ตาม is ไร ก็ ตา ม, not ไรก็ต า ม. A vowel
+        # sign above or below is kept with the consonant it is written on (a \X cluster).
+        f"|R{c}(?:(?:N|H|V|Y)M?{tail}|M?P?P?{tail})"
     )
 
 
@@ -703,7 +709,8 @@ SCRIPTS = [
         "pre-base vowel เ แ โ ใ ไ goes with the consonant after it (เก, ไม่); vowel signs "
         "above and below, tone marks, ็ and ์ stay with their consonant; ึ ื, ั with a tone, "
         "เ–็ and เ–ิ take the final consonant (มือ, กั้น, เก็บ, เกิด), เ–ีย its ย (เปลี่ย|น); "
-        "consonants silenced by ์ go with the syllable before them (ศาสตร์ is one unit).",
+        "โ ใ ไ take no final (ไร|ก็|ตา|ม); consonants silenced by ์ go with the syllable "
+        "before them (ศาสตร์ is one unit).",
         end=0x0E7F,
         # Vowel signs above and below end the cluster; those after it (ะ า ำ ๅ) stay P.
         position_classes={"Top": "V", "Bottom": "V"},
@@ -720,6 +727,11 @@ SCRIPTS = [
             0x0E36: ("Y", "sara ue ึ takes the consonant after it (ถึง)"),
             0x0E37: ("Y", "sara uee ื takes the consonant after it (มือ)"),
             0x0E22: ("D", "yo yak ย is the glide of เ–ีย (เปลี่ยน = เปลี่ย น)"),
+            # Only เ and แ open the long TCC patterns (เ–ีย, เ–ือ, เ–็, แ–็, เ–าะ); โ ใ ไ are
+            # pre-base vowels of a class of their own so the grammar can tell them apart.
+            0x0E42: ("R", "โ takes only ะ after its consonant (โต๊ะ)"),
+            0x0E43: ("R", "ใ takes no vowel after its consonant"),
+            0x0E44: ("R", "ไ takes no vowel after its consonant"),
         },
         labels={
             "D": "yo yak ย (a consonant; the glide of เ–ีย)",
@@ -730,14 +742,16 @@ SCRIPTS = [
             "H": "maitaikhu ็ (short vowel above)",
             "M": "tone mark, nikhahit ํ, phinthu ฺ, yamakkan ๎",
             "K": "thanthakhat ์ (silences the consonants under it)",
-            "L": "pre-base vowel (เ แ โ ใ ไ, written before its consonant)",
+            "L": "pre-base vowel เ แ (written before its consonant)",
+            "R": "pre-base vowel โ ใ ไ (written before its consonant; no final)",
         },
-        orphan="L|P|V|Y|N|H|M|K",
+        orphan="L|R|P|V|Y|N|H|M|K",
         # c = (C|D). A consonant with: ั or ็ (and a tone + final: กั้น); ึ ื (+ final:
         # มือ); a vowel above or below and a tone (ที่); a tone and a vowel after (ค่า).
         # A pre-base vowel + consonant with: ิ + final + ์ + consonant (เวิร์ค); a second
         # consonant and ี + ย (เปลี่ย), ึ ื + final, า + ะ (เคราะ) or ็ + final (เสร็จ);
         # a vowel above + final (เกิด, เสีย, เก็บ); or a tone and า, ะ (เก่า, เกาะ).
+        # Those patterns are เ's and แ's (L); โ ใ ไ (R) take a tone and ะ at most (โต๊ะ).
         # Then silenced consonants: ์ or up to three consonants (and a vowel) + ์ (ศาสตร์).
         syllable=_thai_syllable(),
     ),

@@ -282,8 +282,12 @@ def tcc_tears(text: str, ends: Iterable[int]) -> int:
     return sum(1 for e in ends if e not in allowed)
 
 
-def pre_base_ends(script: str, text: str, ends: Iterable[int]) -> int:
+def pre_base_ends(text: str, ends: Iterable[int]) -> int:
     """How many token ``ends`` of ``text`` leave a pre-base vowel at the end of a token,
-    apart from the consonant it belongs to."""
-    schema = load_schema(script)
-    return sum(1 for e in ends if e > 0 and schema.classify(text[e - 1]) == "L")
+    apart from the consonant it belongs to. A pre-base vowel is what the UCD says it is
+    (Logical_Order_Exception: Thai เ แ โ ใ ไ, Lao ເ ແ ໂ ໃ ໄ), not what a schema classes
+    it as: the Thai schema needs two classes for them (L and R)."""
+    return sum(1 for e in ends if e > 0 and _PRE_BASE.match(text[e - 1]))
+
+
+_PRE_BASE = regex.compile(r"\p{Logical_Order_Exception}")
