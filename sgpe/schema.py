@@ -181,6 +181,32 @@ class Schema:
         """Every character some class of this schema claims."""
         return frozenset().union(*self.classes.values())
 
+    @cached_property
+    def needs_deep_lookahead(self) -> bool:
+        """Whether a syllable may pass through two states that do not accept, so that
+        three or more characters may be needed to tell where it ends (Thai: after เป only
+        ลี่ย makes เปลี่ย one unit). The Hugging Face export looks two characters ahead and
+        refuses a vocabulary holding such a script's letters (sgpe/interop/hf_export.py)."""
+        dfa, accept = self.dfa, self.dfa_accept
+        return any(
+            t1 not in accept and t2 not in accept and bool(dfa[t2])
+            for edges in dfa.values()
+            for t1 in edges.values()
+            for t2 in dfa[t1].values()
+        )
+
+
+def own_letters(schema: Schema, chars: Iterable[str]) -> frozenset[str]:
+    """The characters of ``chars`` that ``schema`` classes and no other built-in schema
+    does: the letters that say a text (or a vocabulary) is written in that script. The
+    joiners ZWJ and ZWNJ, which every Brahmic grammar classes, are nobody's own."""
+    others = [o for o in schemas_for("auto") if o.name != schema.name]
+    return frozenset(
+        c
+        for c in set(chars)
+        if schema.classify(c) != OTHER and all(o.classify(c) == OTHER for o in others)
+    )
+
 
 def code_point_ranges(chars: Iterable[str]) -> list[tuple[int, int]]:
     """The characters as sorted, merged ``(first, last)`` code-point ranges."""

@@ -590,3 +590,15 @@ def test_an_auto_vocabulary_with_lao_letters_exports_the_lao_grammar(shared_corp
         assert ("x{EB1}" in pattern) is lao_grammar
         report = check_parity(tok, words)
         assert report.lines == 600 and report.ok, report.mismatches[:1]
+
+
+def test_only_thai_needs_more_lookahead_than_the_export_reads():
+    """A fixed property of each grammar (sgpe/schema.py ``needs_deep_lookahead``); the
+    export's refusal and the app's missing HF downloads follow from it, and a byte-level
+    vocabulary, which has no grammar, is never refused."""
+    from sgpe.interop.hf_export import deep_lookahead_scripts
+    from sgpe.schema import schemas_for
+
+    assert [s.name for s in schemas_for("auto") if s.needs_deep_lookahead] == ["thai"]
+    assert deep_lookahead_scripts(sgpe.load("bytebpe-4k")) == []
+    assert deep_lookahead_scripts(sgpe.load("sgpe-4k")) == []

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .._atomic import write_text_atomic
 from ..pieces import get_word_splitter, span_regex
 from ..protocol import BYTE_TOKEN, byte_token
-from ..schema import schemas_for
+from ..schema import own_letters, schemas_for
 from ..syllables import Syllabifier, get_syllabifier
 from ..tokenizer import Tokenizer
 from .oniguruma import (
@@ -252,33 +252,20 @@ def _document(
 # ============================================================================
 
 
-def deep_lookahead_scripts(tok: Tokenizer) -> list[str]:
+def deep_lookahead_scripts(tok: Tokenizer | ByteBPETokenizer) -> list[str]:
     """The scripts of ``tok``'s vocabulary whose grammar may need three or more characters
-    to tell where a syllable ends (Thai), which the export cannot follow: it raises
-    :class:`ExportError` for such a vocabulary. For a caller that offers the export (the
-    app) to say so before anyone asks for it."""
-    names = []
-    tokens = "".join(tok.vocab)
-    every = schemas_for("auto")
-    for schema in schemas_for(tok.script):
-        # Its own letters only: the joiners (ZWJ, ZWNJ) every Brahmic grammar classes too
-        # are in any Sinhala vocabulary, and do not make it Thai.
-        own = {
-            c
-            for c in set(tokens)
-            if schema.classify(c) != "O"
-            and not any(o.classify(c) != "O" for o in every if o.title != schema.title)
-        }
-        dfa, accept = schema.dfa, schema.dfa_accept
-        deep = any(
-            t1 not in accept and t2 not in accept and dfa[t2]
-            for edges in dfa.values()
-            for t1 in edges.values()
-            for t2 in dfa[t1].values()
-        )
-        if deep and own:
-            names.append(schema.title)
-    return names
+    to tell where a syllable ends (Thai, :attr:`~sgpe.schema.Schema.needs_deep_lookahead`),
+    which the export cannot follow: it raises :class:`ExportError` for such a vocabulary.
+    For a caller that offers the export (the app) to say so before anyone asks for it. A
+    byte-level vocabulary has no grammar: always ``[]``."""
+    if not isinstance(tok, Tokenizer):
+        return []
+    letters = set("".join(tok.vocab))
+    return [
+        schema.title
+        for schema in schemas_for(tok.script)
+        if schema.needs_deep_lookahead and own_letters(schema, letters)
+    ]
 
 
 #: The scripts "auto" meant up to 0.3 (sgpe/schema.py's first twelve): every export of an
@@ -316,15 +303,7 @@ def _export_syllabifier(tok: Tokenizer) -> Syllabifier:
         return syllabifier
     letters = set("".join(tok.vocab))
     every = syllabifier.schemas
-    kept = tuple(
-        s
-        for s in every
-        if s.name in _AUTO_BEFORE_0_4
-        or any(
-            s.classify(c) != "O" and all(o is s or o.classify(c) == "O" for o in every)
-            for c in letters
-        )
-    )
+    kept = tuple(s for s in every if s.name in _AUTO_BEFORE_0_4 or own_letters(s, letters))
     if len(kept) == len(every):
         return syllabifier
     return Syllabifier(tok.script, tok.leading_space, schemas=kept)

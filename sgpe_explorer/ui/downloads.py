@@ -126,7 +126,7 @@ def _no_hf_export(tok: Any) -> list[str]:
     byte-level baseline has no grammar and always exports."""
     from sgpe.interop.hf_export import deep_lookahead_scripts
 
-    return deep_lookahead_scripts(tok) if getattr(tok, "model", "") == "sgpe" else []
+    return deep_lookahead_scripts(tok)
 
 
 def files(
