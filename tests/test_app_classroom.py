@@ -71,6 +71,13 @@ def test_finished_runs_follow_the_runs_folder(
     assert manager.wait(run, timeout=120).state == "done"
     assert [i.run.id for i in resources.finished_runs()] == [run.id]
     assert [i.run.id for i in resources.finished_runs()] == [run.id]  # kept, same answer
+    # The sidebar's menu is named once while the runs stay as they are (it was named
+    # again 7 times a script run: docs/app.md, section 11).
+    builds = resources.CHOICE_BUILDS["sgpe"]
+    menu = resources.choices("sgpe")
+    assert list(menu) == [resources.DEFAULT_ID, run.id]
+    assert resources.choices("sgpe") == menu
+    assert resources.CHOICE_BUILDS["sgpe"] == builds + 1
 
     kept = tmp_path / "kept"
     shutil.move(str(run.path), kept)
@@ -84,6 +91,7 @@ def test_finished_runs_follow_the_runs_folder(
     write_status(run.path, {**status, "state": "failed"})
     assert resources.finished_runs() == []
     assert run.id not in resources.choices("sgpe")
+    assert resources.CHOICE_BUILDS["sgpe"] == builds + 2  # named again: the run changed
 
 
 def test_a_size_check_runs_in_a_child_that_answers_as_the_library_and_exits() -> None:
@@ -130,3 +138,40 @@ def test_the_served_index_names_the_server(tmp_path: Path) -> None:
     assert all((out / name).resolve() == (source / name).resolve() for name in others)
     assert serve.static_dir(source, "", cache=tmp_path) == out  # made once
     assert 'origin+"/lab"' in serve.base_script("/lab/")
+
+
+def test_a_long_paste_draws_a_bounded_chip_list_and_says_how_many_tokens_are_not_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The classroom's 20,000-character paste: each Compare column draws the chips of the
+    text's first characters only (3,000 of them sent 660 KB of chips to every visitor) and
+    says, under its chips, how many of its tokens are drawn and how many are not."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("SGPE_RUNS_DIR", str(tmp_path / "runs"))
+    text = (shipped.SAMPLE_DATA / "sinhala.txt").read_text(encoding="utf-8")[:20_000]
+    main = Path(__file__).resolve().parents[1] / "sgpe_explorer" / "app" / "main.py"
+    at = AppTest.from_file(str(main), default_timeout=120).run()
+    at.switch_page("app_pages/compare.py").run()
+    at.text_area(key="cmp_text").set_value(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    bodies = [str(h.proto.body) for h in at.get("html")]
+    chips = [b for b in bodies if b.startswith('<div class="sgpe-box small sgpe-tokens"')]
+    totals = [
+        int(m.group(1).replace(",", ""))
+        for md in at.markdown
+        if (m := re.search(r"· ([\d,]+) tokens · TWR", md.value))
+    ]
+    notes = [c.value for c in at.caption if c.value.startswith("Drawn: the first")]
+    assert len(chips) == len(totals) == len(notes) == 2  # SGPE and byte-level BPE
+    for body, total, note in zip(chips, totals, notes):
+        drawn = body.count(' data-i="')
+        assert 0 < drawn < total // 10 and len(body) < 150_000
+        assert note == (
+            f"Drawn: the first {drawn:,} tokens of {total:,} (those of the first 1,000 "
+            f"characters); the other {total - drawn:,} are counted above but not drawn."
+        )
+    assert any("the tokens below are those of its first 1,000 characters" in i.value
+               for i in at.info)  # fmt: skip

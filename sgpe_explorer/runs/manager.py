@@ -532,12 +532,12 @@ class RunManager:
         out = []
         for run in self._run_dirs():
             try:
-                read_config(run.path)
-                read_status(run.path)
+                _run_meta(run.path)  # the config as list_runs keeps it: parsed once
+                status = read_status(run.path)
             except RunError as err:
                 out.append((run, str(err)))
                 continue
-            problem = status_problem(run.path)
+            problem = status_problem(run.path) if status_suspect(status) else None
             if problem is not None:
                 out.append((run, problem))
         return out
@@ -745,7 +745,7 @@ class RunManager:
         names = [p.name for p in self._upload_files()]
         for run in self._run_dirs():
             try:
-                config = read_config(run.path)
+                config = _run_meta(run.path)[0]
             except RunError:
                 try:
                     text = (run.path / CONFIG).read_text(encoding="utf-8", errors="replace")

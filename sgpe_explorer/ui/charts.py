@@ -43,6 +43,9 @@ def kept(build: _F) -> _F:
     The figure is shared: ``st.plotly_chart`` only reads it (``to_dict`` copies)."""
     figures: OrderedDict[tuple[Any, ...], go.Figure] = OrderedDict()
     lock = threading.Lock()
+    # One figure built at a time: a classroom's visitors open Compare at once, and each
+    # built the same figure while none was kept yet.
+    building = threading.Lock()
 
     def key_of(value: Any) -> Any:
         if isinstance(value, pd.DataFrame):  # small tables: their exact text is the key
@@ -57,11 +60,16 @@ def kept(build: _F) -> _F:
             if fig is not None:
                 figures.move_to_end(key)
                 return fig
-        fig = build(*args)
-        with lock:
-            figures[key] = fig
-            while len(figures) > KEPT_FIGURES:
-                figures.popitem(last=False)
+        with building:
+            with lock:
+                fig = figures.get(key)
+            if fig is not None:
+                return fig
+            fig = build(*args)
+            with lock:
+                figures[key] = fig
+                while len(figures) > KEPT_FIGURES:
+                    figures.popitem(last=False)
         return fig
 
     return kept_build  # type: ignore[return-value]

@@ -150,6 +150,7 @@ class Choice:
 
 _FINISHED: dict[str, tuple[tuple[Any, ...], list[RunInfo]]] = {}
 _FINISHED_LOCK = threading.Lock()
+_LISTING_LOCK = threading.Lock()  # held while one session lists the runs or names them
 
 
 def _runs_stamp(root: Path) -> tuple[Any, ...]:
@@ -178,25 +179,37 @@ def finished_runs() -> list[RunInfo]:
     paste's server time (python -m bench app, docs/app.md): the list is kept while no
     run folder or status file changes (:func:`_runs_stamp`; a "done" state depends on
     nothing else)."""
+    return list(_finished()[1])
+
+
+def _finished() -> tuple[tuple[Any, ...] | None, list[RunInfo]]:
+    """:func:`finished_runs` with the stamp it was read under (None: no readable root)."""
     root = runs_root()
     try:
         stamp = _runs_stamp(root)
     except OSError:
-        return []
+        return None, []
     key = str(root)
     with _FINISHED_LOCK:
         hit = _FINISHED.get(key)
     if hit is not None and hit[0] == stamp:
-        return list(hit[1])
-    try:
-        infos = RunManager(root).list_runs()
-    except OSError:
-        return []
-    done = [info for info in infos if info.status.state == "done"]
-    with _FINISHED_LOCK:
-        _FINISHED.clear()  # one runs root per server: keep only the latest listing
-        _FINISHED[key] = (stamp, done)
-    return list(done)
+        return stamp, hit[1]
+    # One session lists, the others wait for its answer: a classroom's visitors open
+    # their first page at once, and each listed the 50 runs itself.
+    with _LISTING_LOCK:
+        with _FINISHED_LOCK:
+            hit = _FINISHED.get(key)
+        if hit is not None and hit[0] == stamp:
+            return stamp, hit[1]
+        try:
+            infos = RunManager(root).list_runs()
+        except OSError:
+            return None, []
+        done = [info for info in infos if info.status.state == "done"]
+        with _FINISHED_LOCK:
+            _FINISHED.clear()  # one runs root per server: keep only the latest listing
+            _FINISHED[key] = (stamp, done)
+    return stamp, done
 
 
 def run_name(info: RunInfo) -> str:
@@ -264,8 +277,39 @@ def _menu_head(info: RunInfo, with_id: bool = False) -> str:
 _GENERATED_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}")  # records.new_run_id
 
 
+#: How many times :func:`choices` built its menu from the runs (tests/test_app_classroom.py).
+CHOICE_BUILDS = collections.Counter[str]()
+_CHOICES: dict[str, tuple[tuple[Any, ...], dict[str, Choice]]] = {}
+
+
 def choices(model: str) -> dict[str, Choice]:
-    """Selectable vocabularies of one model (``sgpe`` or ``bytebpe``), shipped first."""
+    """Selectable vocabularies of one model (``sgpe`` or ``bytebpe``), shipped first.
+
+    Asked 7 times a script run (the sidebar's two menus, the active tokenizers, Compare's
+    catalogue): naming 50 runs each time (a date format per run and menu) was a tenth
+    of a classroom visitor's server time (docs/app.md, section 11). The menu is kept
+    while the finished runs are (:func:`finished_runs`' stamp): the same runs give the
+    same names."""
+    stamp, runs_done = _finished()
+    key = f"{model}:{runs_root()}"
+    with _FINISHED_LOCK:
+        hit = _CHOICES.get(key)
+    if stamp is not None and hit is not None and hit[0] == stamp:
+        return dict(hit[1])
+    with _LISTING_LOCK:
+        with _FINISHED_LOCK:
+            hit = _CHOICES.get(key)
+        if stamp is not None and hit is not None and hit[0] == stamp:
+            return dict(hit[1])
+        return _build_choices(model, key, stamp, runs_done)
+
+
+def _build_choices(
+    model: str, key: str, stamp: tuple[Any, ...] | None, runs_done: list[RunInfo]
+) -> dict[str, Choice]:
+    """:func:`choices` named from ``runs_done`` and kept under ``stamp`` (the caller
+    holds the listing lock)."""
+    CHOICE_BUILDS[model] += 1
     shipped = defaults.DEFAULT_SGPE if model == "sgpe" else defaults.DEFAULT_BYTEBPE
     out = {
         DEFAULT_ID: Choice(
@@ -279,14 +323,19 @@ def choices(model: str) -> dict[str, Choice]:
     }
     runs = [
         info
-        for info in finished_runs()
+        for info in runs_done
         if info.config.model == model and (info.run.path / "vocab.json").exists()
     ]
     # Runs of one name started in the same minute: their ids tell them apart.
     heads = collections.Counter(_menu_head(info) for info in runs)
     for info in runs:
         out[info.run.id] = _run_choice(info, with_id=heads[_menu_head(info)] > 1)
-    return out
+    if stamp is not None:
+        with _FINISHED_LOCK:
+            if len(_CHOICES) > 8:  # one runs root per server; tests make many
+                _CHOICES.clear()
+            _CHOICES[key] = (stamp, out)
+    return dict(out)
 
 
 @dataclass(frozen=True)

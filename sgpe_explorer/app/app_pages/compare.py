@@ -22,7 +22,10 @@ import streamlit as st
 from sgpe import metrics
 from sgpe_explorer.ui import analysis, charts, grammar, owner, render, resources, state, uploads
 
-RENDER_LIMIT = 3_000  # characters drawn as token spans per tokenizer
+#: Characters whose tokens are drawn as chips per tokenizer; the counts cover the whole
+#: text, and each column says how many of its tokens are drawn. 3,000 made a 20,000-
+#: character paste send 660 KB of chips to each visitor (docs/app.md, section 11).
+RENDER_LIMIT = 1_000
 MAX_COLUMNS = 4
 # Equal budget: the SGPE vocabulary and the byte-level one trained on the same corpus at
 # the same size; the OpenAI encodings (100k-200k tokens) are one click away.
@@ -40,9 +43,10 @@ def column(
     show_ids: bool,
     show_invisible: bool,
     script: str = "auto",
-) -> tuple[dict[str, float], str, str, bool]:
+) -> tuple[dict[str, float], str, str, bool, int]:
     """One tokenizer's column for ``text``: its counts, its token chips as HTML, its ids
-    (the first 5,000, as text) and whether a chip is a superword. Kept per text,
+    (the first 5,000, as text), whether a chip is a superword and how many chips are
+    drawn (the tokens that start in the first :data:`RENDER_LIMIT` characters). Kept per text,
     vocabulary (``key``) and toggles, as these few strings: a rerun, or the next visitor
     of a classroom pasting the same text, no longer unpickles thousands of token records
     and draws their chips again."""
@@ -52,7 +56,7 @@ def column(
     )
     ids = " ".join(map(str, result.ids[:5000])) if show_ids else ""
     superword = any(render.is_superword(v.data.decode("utf-8", "ignore")) for v in result.views)
-    return dict(result.counts), chips, ids, superword
+    return dict(result.counts), chips, ids, superword, len(result.views)
 
 
 @st.cache_data(show_spinner="Evaluating on the corpus…", max_entries=16)
@@ -73,6 +77,15 @@ def uncovered(text: str, key: str, _vocab: Any) -> list[str]:
     """:func:`grammar.uncovered_scripts`, kept per text and vocabulary (``key``): it
     gathers the letters of every token of the vocabulary."""
     return grammar.uncovered_scripts(text, _vocab)
+
+
+def drawn_note(drawn: int, tokens: int) -> str:
+    """What a column of a long text says under its chips."""
+    return (
+        f"Drawn: the first {analysis.counted(drawn, 'token')} of {tokens:,} (those of the "
+        f"first {RENDER_LIMIT:,} characters); the other {tokens - drawn:,} are counted "
+        "above but not drawn."
+    )
 
 
 def two_decimals(columns: list[str]) -> dict[str, Any]:
@@ -164,12 +177,12 @@ elif chosen:
     ).set_index("tokenizer")
     if len(text) > RENDER_LIMIT:
         st.info(
-            f"Long text: the tokens below show about the first {RENDER_LIMIT:,} characters; "
-            "the counts cover all of it."
+            f"Long text: the tokens below are those of its first {RENDER_LIMIT:,} characters "
+            "(each column says how many it draws); the counts cover all of it."
         )
     with st.container(key="cmp_columns"):
         columns = st.columns(len(chosen), gap="small")
-    for col, entry, (counts, chips, ids, _super) in zip(columns, chosen, results):
+    for col, entry, (counts, chips, ids, _super, drawn) in zip(columns, chosen, results):
         with col, st.container(key=f"cmp_col_{entry.key.replace(':', '_')}"):
             st.markdown(f"**{render.md_escape(entry.name)}**")
             st.caption(render.md_escape(entry.label))  # its size is in it
@@ -179,6 +192,8 @@ elif chosen:
                 f"{analysis.counted(int(counts['tokens']), 'token')} · TWR {counts['TWR']:.2f}"
             )
             st.html(chips)
+            if drawn < int(counts["tokens"]):
+                st.caption(drawn_note(drawn, int(counts["tokens"])))
             if show_ids:
                 with st.expander(f"Token ids ({int(counts['tokens']):,})"):
                     st.code(ids, language=None, wrap_lines=True)

@@ -582,7 +582,14 @@ def runs_panel() -> None:
         for i in all_infos
         if not is_mine(i, me, admin) and i.owner is not None and i.status.state == "done"
     ]
-    signature = tuple((i.run.id, i.status.state) for i in [*infos, *server, *shared])
+    # What the rest of the page shows of the runs: which exist, which are live (the panel's
+    # timer) and how each ended. A queued run that starts counting changes only this
+    # panel: a whole-page rerun for it cost a classroom visitor a third of a second more
+    # just after Start (docs/app.md, section 11).
+    signature = tuple(
+        (i.run.id, "live" if i.status.state in ACTIVE else i.status.state)
+        for i in [*infos, *server, *shared]
+    )
     previous = st.session_state.get("train_signature")
     st.session_state["train_signature"] = signature
     if not in_full_run and previous != signature:
