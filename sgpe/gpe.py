@@ -449,6 +449,7 @@ class GPETrainer:
             merge_kinds=kinds,
             merge_counts=counts,
             max_piece_units=s.max_piece_units,
+            _trained=True,
         )
 
     def _build_tokenizer(
