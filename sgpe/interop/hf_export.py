@@ -268,24 +268,9 @@ def deep_lookahead_scripts(tok: Tokenizer | ByteBPETokenizer) -> list[str]:
     ]
 
 
-#: The scripts "auto" meant up to 0.3 (sgpe/schema.py's first twelve): every export of an
-#: "auto" vocabulary carries their grammars, as it always has.
-_AUTO_BEFORE_0_4 = frozenset(
-    (
-        "sinhala",
-        "devanagari",
-        "bengali",
-        "gurmukhi",
-        "gujarati",
-        "odia",
-        "tamil",
-        "telugu",
-        "kannada",
-        "malayalam",
-        "myanmar",
-        "khmer",
-    )
-)
+#: The scripts "auto" gained after 0.3. Every export of an "auto" vocabulary carries the
+#: grammars of the others, as it always has; these only where they can change an id.
+_ADDED_SINCE_0_3 = frozenset(("thai", "lao"))
 
 
 def _export_syllabifier(tok: Tokenizer) -> Syllabifier:
@@ -303,7 +288,7 @@ def _export_syllabifier(tok: Tokenizer) -> Syllabifier:
         return syllabifier
     letters = set("".join(tok.vocab))
     every = syllabifier.schemas
-    kept = tuple(s for s in every if s.name in _AUTO_BEFORE_0_4 or own_letters(s, letters))
+    kept = tuple(s for s in every if s.name not in _ADDED_SINCE_0_3 or own_letters(s, letters))
     if len(kept) == len(every):
         return syllabifier
     return Syllabifier(tok.script, tok.leading_space, schemas=kept)
