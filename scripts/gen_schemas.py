@@ -144,6 +144,9 @@ class ScriptRules:
     # template, for the scripts HarfBuzz shapes with a model of their own (Myanmar, Khmer);
     # its DFA table is built from it (dfa_from_grammar).
     syllable: str = ""
+    # Every syllable seen in training becomes a token: the script's syllables are clusters
+    # its writing never cuts (Thai's TCC). Written to the schema only when true.
+    whole_syllables: bool = False
 
     @property
     def last(self) -> int:
@@ -478,12 +481,14 @@ def build(rules: ScriptRules) -> dict[str, object]:
         units.append({"class": cls, "sequence": [f"{c:04X}" for c in seq], "why": why})
     syllable, orphan, dfa = grammar(rules, classes)
     order = "CVPHZXMNDRYKL"
+    whole = {"whole_syllables": True} if rules.whole_syllables else {}
     return {
         "format": "sgpe-schema",
         "format_version": 1,
         "name": rules.name,
         "title": rules.title,
         "description": rules.description,
+        **whole,
         "generated": {
             "by": "scripts/gen_schemas.py",
             "unicode_version": UNICODE,
@@ -754,6 +759,7 @@ SCRIPTS = [
         # Those patterns are เ's and แ's (L); โ ใ ไ (R) take a tone and ะ at most (โต๊ะ).
         # Then silenced consonants: ์ or up to three consonants (and a vowel) + ์ (ศาสตร์).
         syllable=_thai_syllable(),
+        whole_syllables=True,
     ),
     ScriptRules(
         "lao",
@@ -782,6 +788,7 @@ SCRIPTS = [
         # A mark after the vowel sign after the consonant stays too (\X keeps it: ພາ້ົ),
         # and a second such sign (ເ–າະ in ເກາະ is one vowel).
         syllable="L?C(?:Y|V|M|K)*(?:P(?:V|M|K)*(?:P(?:M|K)*)?)?",
+        whole_syllables=True,
     ),
 ]
 

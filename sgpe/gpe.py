@@ -51,6 +51,7 @@ from .hierarchical import (
     paused_gc,
     split_spans,
 )
+from .hierarchical.whole import completion_plan, whole_syllable_letters, whole_units
 from .pieces import get_word_splitter
 from .protocol import byte_token
 from .schema import schemas_for
@@ -75,6 +76,13 @@ if TYPE_CHECKING:
 
     from ._engine import BpeTrainer as NativeBpeTrainer
     from .baselines.bytebpe import ByteBPETokenizer
+    from .hierarchical import (
+        CorpusUnits,
+        HierarchicalEngine,
+        HierarchicalState,
+        NativeHierarchicalEngine,
+    )
+    from .syllables import Syllabifier
 
 # With the fallback policy the base vocabulary also spells ASCII (printable, tab, newline,
 # carriage return) with character tokens rather than bytes; the space is needed anyway for
@@ -380,23 +388,15 @@ class GPETrainer:
             # The table counts superword spans as one key each: their words are counted as
             # pieces for the merges before the transition, the spans for those after it.
             piece_counts, span_counts = split_spans(piece_counts, self.splitter.raw_pieces)
+        syll = get_syllabifier(s.script, s.leading_space)
         units = corpus_units(
             piece_counts,
             self.splitter.match_units,
             self.splitter.max_units,
             native=self.splitter.native_units(),
         )
-        spans = None
-        if span_counts:
-            assert s.superwords_from is not None
-            spans = code_spans(
-                units,
-                span_counts,
-                self.splitter.match_units,
-                s.superwords_from - len(SPECIAL_TOKENS),
-            )
-            del span_counts
-        base = self.base_alphabet(piece_counts, units.char_counts())
+        char_counts = units.char_counts()
+        base = self.base_alphabet(piece_counts, char_counts)
         target_symbols = s.vocab_size - len(SPECIAL_TOKENS)
         if len(base) > target_symbols:
             raise ValueError(
@@ -406,15 +406,37 @@ class GPETrainer:
                 f"Use vocab_size >= {len(base) + len(SPECIAL_TOKENS)}, or raise prune_freq to "
                 "drop rare characters."
             )
-        syll = get_syllabifier(s.script, s.leading_space)
-        state = build_state(units, base, s.script, s.leading_space)
-        del units  # the state holds its own copy of the words
-        engine = merge_engine(state, syll, s.script, s.leading_space, spans)
-
+        # The letters of Thai and Lao in this corpus (none for the twelve scripts of 0.3:
+        # their runs take the path they always took).
+        whole = whole_syllable_letters(s.script).intersection(char_counts)
+        engine, state = self._unit_engine(units, span_counts, base, syll)
+        if not whole:
+            del units, span_counts  # the state holds its own copy of the words
         learn(engine, target_symbols, [(a, b, merge_kind(a, b, syll)) for a, b in resume_merges])
+        learned = engine.merge_list()
+        if whole:
+            # Every syllable of theirs seen becomes a token (sgpe/hierarchical/whole.py).
+            kinds: dict[tuple[str, str], MergeKind] = {}
+
+            def kind(a: str, b: str) -> MergeKind:
+                k = kinds.get((a, b))
+                if k is None:
+                    k = kinds[(a, b)] = merge_kind(a, b, syll)
+                return k
+
+            plan = completion_plan(
+                whole_units(state, base, whole), learned, base, target_symbols, kind
+            )
+            if plan is not None:
+                keep, extra = plan
+                del engine, state
+                engine, state = self._unit_engine(units, span_counts, base, syll)
+                # Replayed, not learned: every merge is applied whatever its count.
+                run_merges(engine, target_symbols=0, min_freq=1, resume=learned[:keep] + extra)
+                learned = engine.merge_list()
+            del units
         freq = engine.usage()
         symbols = state.symbols
-        learned = engine.merge_list()
         merge_counts = engine.merge_counts
         # The pair counts, index and words are done with: let them go before the tokenizer
         # is built, so they and its tables are not in memory at once (the trainer's peak).
@@ -425,6 +447,28 @@ class GPETrainer:
             vocab.setdefault(symbols[i], len(vocab))
         merges = [(a, b) for a, b, _ in learned]
         return self._tokenizer(vocab, merges, [k for _, _, k in learned], merge_counts)
+
+    def _unit_engine(
+        self,
+        units: CorpusUnits,
+        span_counts: Counter[str],
+        base: list[str],
+        syll: Syllabifier,
+    ) -> tuple[HierarchicalEngine | NativeHierarchicalEngine, HierarchicalState]:
+        """The hierarchical merge loop over the corpus's units, before any merge, and its
+        state."""
+        s = self.settings
+        spans = None
+        if span_counts:
+            assert s.superwords_from is not None
+            spans = code_spans(
+                units,
+                span_counts,
+                self.splitter.match_units,
+                s.superwords_from - len(SPECIAL_TOKENS),
+            )
+        state = build_state(units, base, s.script, s.leading_space)
+        return merge_engine(state, syll, s.script, s.leading_space, spans), state
 
     # ---------------------------------------------------------------- output
     def _tokenizer(

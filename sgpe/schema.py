@@ -124,6 +124,9 @@ class Schema:
     dfa: Mapping[str, Mapping[str, str]]  # state -> class letter -> state
     dfa_accept: frozenset[str]
     dfa_orphan_states: frozenset[str]
+    # Every syllable seen in training becomes a token (Thai, Lao: a syllable is a cluster
+    # the writing never cuts; sgpe/hierarchical/whole.py). Off for the twelve of 0.3.
+    whole_syllables: bool = False
     _char_class: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     # The JSON document it was parsed from, kept whole: what a vocabulary trained with a
     # linguist's own schema records (see schema_document below).
@@ -383,6 +386,12 @@ def parse_schema(data: Any, source: str = "<schema>", *, builtin: bool = False) 
             f"{source}: word_chars must contain every classified character; missing "
             + ", ".join(f"U+{ord(c):04X}" for c in sorted(missing)[:5])
         )
+    whole = data.get("whole_syllables", False)
+    if not isinstance(whole, bool):
+        raise SchemaError(
+            f"{source}: key 'whole_syllables' must be true or false (true: every syllable "
+            f"seen in training becomes a token), not {whole!r}"
+        )
     schema = Schema(
         name=name,
         title=str(data.get("title", name.title())),
@@ -397,6 +406,7 @@ def parse_schema(data: Any, source: str = "<schema>", *, builtin: bool = False) 
         dfa={s: dict(e) for s, e in transitions.items()},
         dfa_accept=accept,
         dfa_orphan_states=orphan_states,
+        whole_syllables=whole,
     )
     schema._char_class.update(owner)
     # A built-in schema's document is only read; a user's may be edited after this call.

@@ -91,13 +91,13 @@ def test_the_thai_split_is_by_topic(shared_corpora):
     assert not set(train) & set(held) - {""}
 
 
-@pytest.mark.slow
 @pytest.mark.made_with("thai_clusters")
 def test_thai_8k_on_held_out_topics(shared_corpora, tmp_path):
-    """The 8k vocabulary of the bench, on the held-out articles: lossless, at most 1.02x
-    the tokens of HF BPE with byte fallback. The cluster tears are all those of syllables
-    that training never assembled (435, 12.4 per 1,000 tokens; none comes from the
-    grammar): above the target of 5, and guarded here so that a change shows."""
+    """The 8k vocabulary of the bench, on the held-out articles: the targets of
+    ``python -m bench thai``. Lossless; at most 1.02x the tokens of HF BPE with byte
+    fallback (1.0124x); at most 5 cluster tears per 1,000 tokens (3.05; they were 435,
+    12.4 per 1,000, before every syllable seen in training became a token,
+    sgpe/hierarchical/whole.py). The tears left are in syllables training never saw."""
     pytest.importorskip("pythainlp", reason="the TCC oracle is PyThaiNLP (extra 'oracles')")
     pytest.importorskip("tokenizers")
     from bench.peers import load, run_training
@@ -110,7 +110,8 @@ def test_thai_8k_on_held_out_topics(shared_corpora, tmp_path):
         run_training(key, corpus, 8000, tmp_path / f"{key}.json")
         measured[key] = tcc_measure(load(key, tmp_path / f"{key}.json"), held)
     ours = measured["sgpe-fallback"]
-    assert ours == {"tokens": 35_187, "tcc_tears": 435, "lossy_lines": 0}
+    assert ours == {"tokens": 35_772, "tcc_tears": 109, "lossy_lines": 0}
+    assert ours["tcc_tears"] <= 5 * ours["tokens"] / 1000
     assert ours["tokens"] <= 1.02 * measured["hf-bpe-bytes"]["tokens"]
 
 
@@ -136,3 +137,131 @@ def test_the_hf_export_refuses_a_thai_vocabulary(tmp_path):
     from sgpe import shipped
 
     assert deep_lookahead_scripts(sgpe.load(shipped.DEFAULT_SGPE)) == []
+
+
+def _train_lines(shared_corpora) -> list[str]:
+    return split_by_topic(_lines(shared_corpora, TH))[0]
+
+
+def _token_ends(tok, line: str) -> tuple[set[int], int]:
+    """A line's token ends in characters, and how many fall inside a character (a
+    character spelled with byte tokens)."""
+    from itertools import accumulate
+
+    from sgpe.adapters import as_tokenizer
+
+    char_at = dict(
+        zip(accumulate((len(c.encode("utf-8")) for c in line), initial=0), range(len(line) + 1))
+    )
+    ends = [char_at.get(end) for _, end in as_tokenizer(tok).measure(line).spans]
+    return {e for e in ends if e is not None}, sum(e is None for e in ends)
+
+
+@pytest.mark.made_with("thai_clusters")
+def test_every_thai_syllable_of_the_training_text_is_one_token(shared_corpora, tmp_path):
+    """On its own training text an 8k Thai vocabulary leaves no syllable in parts: every
+    token ends where a syllable ends (sgpe/hierarchical/whole.py). Before, the loop left
+    the rare ones in parts. The 4 cluster tears PyThaiNLP counts are inside characters
+    seen once (below ``prune_freq``), spelled with bytes. The vocabulary read back from
+    its file encodes the same ids (the appended merges are part merges by the kind a
+    loaded vocabulary gives them, not by the trainer's word alone)."""
+    pytest.importorskip("pythainlp", reason="the TCC oracle is PyThaiNLP (extra 'oracles')")
+    import sgpe
+
+    train = _train_lines(shared_corpora)
+    corpus = tmp_path / "train.txt"
+    corpus.write_text("\n".join(train) + "\n", encoding="utf-8")
+    tok = sgpe.train(corpus, vocab_size=8000, oov_policy="fallback")
+    assert tok.vocab_size == 8000
+    assert tcc_measure(tok, train) == {"tokens": 123_158, "tcc_tears": 4, "lossy_lines": 0}
+    inside_syllables = inside_chars = 0
+    for line in train:
+        ends, in_chars = _token_ends(tok, line)
+        inside_syllables += len(ends - set(syllable_ends(line, "auto")) - {0})
+        inside_chars += in_chars
+    assert (inside_syllables, inside_chars) == (0, 4)
+    tok.save(tmp_path / "v.json")
+    back = sgpe.load(tmp_path / "v.json")
+    assert [back.encode(line) for line in train[:300]] == [tok.encode(line) for line in train[:300]]
+
+
+def test_whole_syllables_change_nothing_without_thai_or_lao_letters(shared_corpora):
+    """The twelve scripts of 0.3 train as they did: a corpus with no Thai or Lao letter
+    (the joiners ZWJ and ZWNJ, which the Thai and Lao grammars class too, are not theirs)
+    takes the loop's merges unchanged; the shipped vocabularies' bytes are pinned in
+    tests/test_defaults.py."""
+    from sgpe.hierarchical.whole import whole_syllable_letters
+
+    letters = whole_syllable_letters("auto")
+    assert "\u200d" not in letters and "\u200c" not in letters
+    assert {"ก", "เ", "ກ", "ເ"} <= letters
+    assert whole_syllable_letters("sinhala") == frozenset()
+    assert whole_syllable_letters("thai") >= {"ก", "\u200d"}  # alone, the joiners are its
+
+
+def test_a_thai_vocabulary_too_small_for_every_syllable_keeps_the_frequent_ones(tmp_path):
+    """With room, no syllable of the training text is in parts; a vocabulary with room
+    for only some keeps the most frequent (the loop's merges give way to them), is at
+    most the size asked, and nothing is refused. (With เสร็จ in the text the loop
+    makes ``เส`` first, and ``เส`` + ``ร็`` and ``ร็`` + ``จ`` are join merges by their
+    strings alone: that syllable stays in parts, as sgpe/hierarchical/whole.py says.)"""
+    import sgpe
+
+    lines = ["แปลง กั้น เก็บ มือ ถึง ไม่ ที่ ค่า"] * 3 + ["เกิด เสีย ไป มา"] * 2
+    corpus = tmp_path / "th.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def in_parts(tok) -> int:
+        return sum(
+            len(_token_ends(tok, line)[0] - set(syllable_ends(line, "thai")) - {0})
+            for line in lines
+        )
+
+    roomy = sgpe.train(corpus, vocab_size=400, script="thai")
+    assert in_parts(roomy) == 0
+    from sgpe.gpe import GPETrainer
+    from sgpe.settings import SPECIAL_TOKENS, TrainSettings
+
+    trainer = GPETrainer(TrainSettings(vocab_size=400, script="thai"))
+    base = len(SPECIAL_TOKENS) + len(trainer.base_alphabet(trainer.count(corpus)))
+    tight = sgpe.train(corpus, vocab_size=base + 11, script="thai")
+    assert base < tight.vocab_size <= base + 11
+    assert 0 < in_parts(tight) < in_parts(sgpe.train(corpus, vocab_size=base, script="thai"))
+
+
+def test_whole_syllables_is_a_yes_or_no_in_a_schema(tmp_path):
+    import json
+
+    from sgpe.schema import SchemaError, load_schema, parse_schema
+
+    doc = json.loads(json.dumps(load_schema("thai")._document))
+    assert doc["whole_syllables"] is True and load_schema("thai").whole_syllables
+    assert not load_schema("sinhala").whole_syllables
+    doc["whole_syllables"] = "yes"
+    with pytest.raises(SchemaError, match="'whole_syllables' must be true or false"):
+        parse_schema(doc, "mine.json")
+
+
+def test_a_thai_run_resumed_from_a_checkpoint_is_byte_identical(shared_corpora, tmp_path):
+    """A checkpoint holds a prefix of the loop's merges; the resumed run learns the rest
+    and then completes the syllables, as the run that saved it would have."""
+    from sgpe.gpe import GPETrainer
+    from sgpe.settings import TrainSettings
+
+    docs = _train_lines(shared_corpora)[:800]
+    settings = TrainSettings(vocab_size=3000)
+    checkpoints: dict[int, list] = {}
+    full = GPETrainer(settings)
+    full.fit(
+        full.count(docs),
+        checkpoint_every=700,
+        on_checkpoint=lambda step, m: checkpoints.__setitem__(step, m),
+    ).save(tmp_path / "full.json")
+    assert len(checkpoints) >= 2
+    for step in sorted(checkpoints)[:2]:
+        trainer = GPETrainer(settings)
+        resumed = trainer.fit(trainer.count(docs), resume_merges=checkpoints[step])
+        resumed.save(tmp_path / f"resumed{step}.json")
+        assert (tmp_path / f"resumed{step}.json").read_bytes() == (
+            tmp_path / "full.json"
+        ).read_bytes()
