@@ -206,6 +206,34 @@ def test_the_installed_package_runs_its_engine_with_the_checkouts_ids(
     assert json.loads(cli) == json.loads(want)["sgpe-4k"][0]
 
 
+def test_the_installed_sgpe_script_trains_a_run_with_every_file_written(
+    installed: Installed, shared_corpora: Path
+) -> None:
+    """The installed ``sgpe`` script (entry point ``sgpe.cli:run``) ends ``train`` without
+    Python's teardown (``os._exit``): the run it leaves is whole, its status says done,
+    and its vocabulary is the one the checkout trains from the same lines."""
+    import sgpe
+
+    with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
+        lines = [next(f).rstrip("\n") for _ in range(300)]
+    corpus = installed.cwd / "si300.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = installed.cwd / "run-si300"
+    script = installed.python.parent / "sgpe"
+    _run(
+        [str(script), "train", "--corpus", str(corpus), "--out", str(out), "--vocab-size", "900"],
+        env=installed.env, cwd=installed.cwd,
+    )  # fmt: skip
+    names = {p.name for p in out.iterdir()}
+    assert {"config.json", "status.json", "vocab.json", "merges.parquet", "word_counts.parquet",
+            "train.log"} <= names  # fmt: skip
+    assert json.loads((out / "status.json").read_text(encoding="utf-8"))["state"] == "done"
+    trained = sgpe.load(out / "vocab.json")
+    reference = sgpe.train(corpus, vocab_size=900)
+    assert trained.vocab == reference.vocab
+    assert trained.merges == reference.merges
+
+
 @pytest.mark.browser
 def test_sgpe_app_from_the_installed_package_serves_the_explorer(installed: Installed) -> None:
     from test_browser import CHROMIUM, CHROMIUM_ARGS
