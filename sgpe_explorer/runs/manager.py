@@ -233,10 +233,12 @@ class RunManager:
         """The run directories under the root (the module docstring's "Which folders")."""
         if not self.root.is_dir():
             return []
+        with os.scandir(self.root) as entries:  # scandir: no stat for the folders' type
+            names = sorted(e.name for e in entries if is_run_name(e.name) and e.is_dir())
         return [
-            Run(p.name, p)
-            for p in sorted(self.root.iterdir())
-            if is_run_name(p.name) and p.is_dir() and (p / CONFIG).exists()
+            Run(name, self.root / name)
+            for name in names
+            if os.path.exists(os.path.join(self.root, name, CONFIG))
         ]
 
     def skipped_dirs(self) -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@ train) and :func:`new_run_id`.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 import time
@@ -185,18 +186,24 @@ _META: dict[Path, tuple[tuple[Any, ...], _RunMeta]] = {}
 _META_LOCK = threading.Lock()
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def _stamp(path: str) -> tuple[int, int] | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size)
 
 
+_META_FILES = (CONFIG, OWNER_FILE, LABEL_FILE, REACH_FILE)
+
+
 def _run_meta(run_dir: Path) -> _RunMeta:
     """A run's config, owner, label and reachable size (RunError for an unreadable
     config)."""
-    key = tuple(_stamp(run_dir / name) for name in (CONFIG, OWNER_FILE, LABEL_FILE, REACH_FILE))
+    # Paths as strings: building pathlib paths for the four stamps was most of a listing's
+    # time once the files themselves were kept (docs/app.md, section 11).
+    base = os.fspath(run_dir) + os.sep
+    key = tuple(_stamp(base + name) for name in _META_FILES)
     with _META_LOCK:
         hit = _META.get(run_dir)
     if hit is not None and hit[0] == key:
@@ -223,7 +230,7 @@ def kept_status(run_dir: Path) -> RunStatus:
     """:func:`sgpe.runs.format.read_status` of ``run_dir``, kept while a finished run's
     status file is unchanged."""
     try:
-        st = (run_dir / STATUS).stat()
+        st = os.stat(os.path.join(run_dir, STATUS))
         key: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
     except OSError:
         key = None
