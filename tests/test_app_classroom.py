@@ -3,6 +3,8 @@
 * chart titles break into lines that fit a phone, beside Plotly's upright toolbar;
 * Compare's figures are built once per data, and the finished runs are read once while
   no run changes (the classroom's server time, docs/app.md section 11);
+* a finished run's status file is read once while it is unchanged, and the Train page's
+  runs panel redraws every 3 s while the visitor's runs only wait in the queue;
 * a large upload's size check runs in a child process that answers as the library does
   and is gone afterwards;
 * the favicon is an emoji (the browser draws it; no third-party host).
@@ -92,6 +94,54 @@ def test_finished_runs_follow_the_runs_folder(
     assert resources.finished_runs() == []
     assert run.id not in resources.choices("sgpe")
     assert resources.CHOICE_BUILDS["sgpe"] == builds + 2  # named again: the run changed
+
+
+def test_a_finished_runs_status_is_read_once_while_its_file_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    """The runs panel lists every run once a second while a run is live: each finished
+    run's status.json was read and parsed twice on every tick (docs/app.md, section 11).
+    A status file that changes is read again at once; a live one on every listing."""
+    from sgpe.runs.status import write_status
+    from sgpe_explorer.runs import records
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
+
+    manager = RunManager(tmp_path / "runs")
+    run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=400))
+    assert manager.wait(run, timeout=120).state == "done"
+    copies = [manager.root / f"20260101-00000{n}-abcdef" for n in range(4)]
+    for copy in copies:
+        shutil.copytree(run.path, copy)
+    reads = records.STATUS_READS
+    listed = [(i.run.id, i.status.state) for i in manager.list_runs()]
+    assert sorted(listed) == sorted([(run.id, "done")] + [(c.name, "done") for c in copies])
+    before = reads[0]
+    for _ in range(3):
+        assert [(i.run.id, i.status.state) for i in manager.list_runs()] == listed
+        assert manager.damaged_runs() == []
+        manager.disk_use(as_owner="someone")
+    assert reads[0] == before  # nothing read again: no status file changed
+
+    status = json.loads((copies[0] / "status.json").read_text(encoding="utf-8"))
+    write_status(copies[0], {**status, "state": "failed"})
+    write_status(copies[1], {"state": "queued", "phase": "prepared"})
+    states = {i.run.id: i.status.state for i in manager.list_runs()}
+    assert (states[copies[0].name], states[copies[1].name]) == ("failed", "queued")
+    assert reads[0] == before + 2  # the two changed files, and only they
+    manager.list_runs()
+    assert reads[0] == before + 3  # the queued run's, read afresh on every listing
+
+
+def test_the_runs_panel_waits_3_s_between_redraws_while_the_visitors_runs_are_queued() -> None:
+    """In a classroom one run trains and the others wait: each waiting visitor's panel
+    redrew every second, listing every run each time (docs/app.md, section 11)."""
+    from sgpe_explorer.ui import train_form
+
+    assert train_form.panel_every(["queued", "done"]) == 3.0
+    assert train_form.panel_every(["queued", "counting"]) == 1.0
+    assert train_form.panel_every(["merging"]) == 1.0
+    assert train_form.panel_every(["done", "failed", "cancelled", "interrupted"]) is None
+    assert train_form.panel_every([]) is None
 
 
 def test_a_size_check_runs_in_a_child_that_answers_as_the_library_and_exits() -> None:

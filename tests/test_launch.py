@@ -29,6 +29,8 @@ def test_the_launcher_sets_what_the_checkouts_config_sets() -> None:
     }
     assert flat == STREAMLIT_OPTIONS
     assert STREAMLIT_OPTIONS["server.fileWatcherType"] == "none"
+    # No full collection after each script run (0.125 CPU-s a run: docs/app.md, section 11).
+    assert STREAMLIT_OPTIONS["runner.postScriptGC"] == "false"
 
 
 def test_streamlit_takes_the_settings_and_the_visitors_flags_win() -> None:

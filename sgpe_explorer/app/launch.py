@@ -37,6 +37,10 @@ STREAMLIT_OPTIONS: dict[str, str] = {
     # is connected. A contributor who edits pages passes --server.fileWatcherType auto.
     "server.fileWatcherType": "none",
     "server.runOnSave": "false",
+    # No full garbage collection after every script run: in a server holding the app's
+    # tokenizers and tables it took 0.125 CPU-s a run, a third of a classroom visitor's
+    # script time (docs/app.md, section 11); Python's own collector still runs.
+    "runner.postScriptGC": "false",
     "browser.gatherUsageStats": "false",
     # No "Deploy" button or developer menu items for the app's users.
     "client.toolbarMode": "minimal",

@@ -11,18 +11,29 @@ changed: a copy of ``index.html`` whose first script sets it to the page's origi
 server's ``server.baseUrlPath``. Every other file is a symbolic link to Streamlit's
 (its static file handler follows them). Anything else is ``streamlit run`` itself
 (:func:`streamlit.web.cli.main`).
+
+A first page load fetches about 140 of those files, 9.6 MB of JavaScript that Streamlit
+sends uncompressed (it does not compress at its origin: compressing on every request
+costs more than it saves). Sending them was most of a classroom visitor's server-loop
+time (docs/app.md, section 11). :class:`GzipStatic` compresses each bundle once, keeps
+the result, and sends it to every browser that accepts gzip: a quarter of the bytes,
+in one write.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import json
 import os
 import shutil
 import sys
 import tempfile
-from pathlib import Path
+import threading
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 MARK = "<!-- sgpe: window.__streamlit -->"
 
@@ -64,6 +75,111 @@ def static_dir(source: Path, base_url_path: str, cache: Path | None = None) -> P
     return out if (out / "index.html").is_file() else source
 
 
+_Scope = MutableMapping[str, Any]
+_Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+_Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+_App = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
+# The bundles' types: text is sent compressed; fonts and images are compressed already.
+COMPRESSED_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+                    ".svg": "image/svg+xml", ".json": "application/json"}  # fmt: skip
+RAW_TYPES = {".woff2": "font/woff2", ".woff": "font/woff", ".png": "image/png",
+             ".gif": "image/gif", ".ttf": "font/ttf"}  # fmt: skip
+# Streamlit's own header for its content-hashed bundles (starlette_static_routes.py).
+IMMUTABLE = b"public, immutable, max-age=31536000"
+
+
+class GzipStatic:
+    """Streamlit's static file handler ``inner`` over ``directory``, with the bundles under
+    ``static/`` sent from memory: read once per server process and kept (a few MB in all),
+    text gzip-compressed once for every browser that accepts gzip. Anything else (other
+    paths, unknown types, a conditional, ranged or uncompressed request) goes to ``inner``
+    unchanged."""
+
+    def __init__(self, inner: _App, directory: str | Path) -> None:
+        self.inner = inner
+        self.root = Path(directory) / "static"
+        # path under static/ -> (content type, body, compressed): only files that exist
+        # under the folder, so what is kept is bounded by Streamlit's own folder.
+        self.kept: dict[str, tuple[bytes, bytes, bool]] = {}
+        self.reads = 0  # files read (and compressed) so far (tests/test_app_serve.py)
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _relative(scope: _Scope) -> str | None:
+        """The path under ``static/`` that a GET or HEAD asks for (None: another request)."""
+        if scope.get("type") != "http" or scope.get("method") not in ("GET", "HEAD"):
+            return None
+        path, root = str(scope.get("path", "")), str(scope.get("root_path", ""))
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        return path[len("/static/") :] if path.startswith("/static/") else None
+
+    def _load(self, relative: str) -> tuple[bytes, bytes, bool] | None:
+        """Read (and compress) the bundle at ``relative`` once; None: not one we send."""
+        parts = relative.split("/")
+        suffix = PurePosixPath(parts[-1]).suffix
+        entry: tuple[bytes, bytes, bool] | None = None
+        safe = "\\" not in relative and all(p and not p.startswith(".") for p in parts)
+        if safe and (suffix in COMPRESSED_TYPES or suffix in RAW_TYPES):
+            file = self.root.joinpath(*parts)
+            if file.is_file():
+                data = file.read_bytes()
+                if suffix in COMPRESSED_TYPES:
+                    data = gzip.compress(data, compresslevel=6, mtime=0)
+                    entry = (COMPRESSED_TYPES[suffix].encode(), data, True)
+                else:
+                    entry = (RAW_TYPES[suffix].encode(), data, False)
+        if entry is not None:
+            with self._lock:
+                self.kept[relative] = entry
+                self.reads += 1
+        return entry
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        relative = self._relative(scope)
+        if relative is None:
+            await self.inner(scope, receive, send)
+            return
+        headers = {k.lower(): v for k, v in scope.get("headers", [])}
+        if any(h in headers for h in (b"range", b"if-none-match", b"if-modified-since")):
+            await self.inner(scope, receive, send)  # Streamlit's handler answers those
+            return
+        entry = self.kept.get(relative)
+        if entry is None:  # read and compressed in a worker thread: the loop goes on
+            import anyio.to_thread
+
+            entry = await anyio.to_thread.run_sync(self._load, relative)
+        if entry is None or (entry[2] and b"gzip" not in headers.get(b"accept-encoding", b"")):
+            await self.inner(scope, receive, send)
+            return
+        content_type, body, compressed = entry
+        out = [(b"content-type", content_type), (b"cache-control", IMMUTABLE),
+               (b"content-length", str(len(body)).encode())]  # fmt: skip
+        if compressed:
+            out += [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding")]
+        await send({"type": "http.response.start", "status": 200, "headers": out})
+        head = scope["method"] == "HEAD"
+        await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+def install_gzip_static() -> bool:
+    """Wrap each static file handler Streamlit makes in :class:`GzipStatic` (False: this
+    Streamlit makes it elsewhere, and its own handler serves everything as before)."""
+    try:
+        from streamlit.web.server.starlette import starlette_static_routes as routes
+    except ImportError:
+        return False
+    make = getattr(routes, "create_streamlit_static_handler", None)
+    if make is None:
+        return False
+
+    def wrapped(directory: str, base_url: str | None) -> Any:
+        return GzipStatic(make(directory, base_url), directory)
+
+    routes.create_streamlit_static_handler = wrapped
+    return True
+
+
 def main() -> None:
     """``streamlit`` with its arguments from the command line, serving :func:`static_dir`."""
     from streamlit import config, file_util
@@ -77,6 +193,7 @@ def main() -> None:
         return str(static_dir(streamlit_static, base))
 
     file_util.get_static_dir = ours
+    install_gzip_static()
     sys.argv = ["streamlit", *sys.argv[1:]]
     cli.main()
 

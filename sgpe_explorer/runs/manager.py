@@ -125,6 +125,7 @@ from .records import (
     _run_meta,
     check_label,
     is_run_name,
+    kept_status,
     new_run_id,
     read_label,
     read_owner,
@@ -232,10 +233,12 @@ class RunManager:
         """The run directories under the root (the module docstring's "Which folders")."""
         if not self.root.is_dir():
             return []
+        with os.scandir(self.root) as entries:  # scandir: no stat for the folders' type
+            names = sorted(e.name for e in entries if is_run_name(e.name) and e.is_dir())
         return [
-            Run(p.name, p)
-            for p in sorted(self.root.iterdir())
-            if is_run_name(p.name) and p.is_dir() and (p / CONFIG).exists()
+            Run(name, self.root / name)
+            for name in names
+            if os.path.exists(os.path.join(self.root, name, CONFIG))
         ]
 
     def skipped_dirs(self) -> list[tuple[str, str]]:
@@ -516,7 +519,7 @@ class RunManager:
         for run in runs:
             try:
                 config, owner, label, reachable = _run_meta(run.path)
-                status = read_status(run.path)
+                status = kept_status(run.path)
             except RunError:
                 continue
             if status_suspect(status) and status_problem(run.path) is not None:
@@ -533,7 +536,7 @@ class RunManager:
         for run in self._run_dirs():
             try:
                 _run_meta(run.path)  # the config as list_runs keeps it: parsed once
-                status = read_status(run.path)
+                status = kept_status(run.path)
             except RunError as err:
                 out.append((run, str(err)))
                 continue
@@ -689,7 +692,7 @@ class RunManager:
         """
         runs = self._run_dirs()
         if as_owner is not None:
-            runs = [r for r in runs if read_owner(r.path) == as_owner]
+            runs = [r for r in runs if _owner(r) == as_owner]
         used = self._upload_users()
         files = self._upload_files()
         if as_owner is not None:
@@ -854,6 +857,14 @@ class DiskUse:
     uploads_bytes: int
     unused_uploads: int  # uploads that no run refers to (RunManager.delete_unused_uploads)
     unused_bytes: int
+
+
+def _owner(run: Run) -> str | None:
+    """A run's owner as the listing keeps it (read afresh if its config cannot be read)."""
+    try:
+        return _run_meta(run.path)[1]
+    except RunError:
+        return read_owner(run.path)
 
 
 def _file_bytes(path: Path) -> int:

@@ -6,6 +6,7 @@ train) and :func:`new_run_id`.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 import time
@@ -15,6 +16,7 @@ from typing import Any, BinaryIO
 
 from sgpe._json import TOO_DEEP
 from sgpe.protocol import one_line
+from sgpe.runs.constants import FINAL_STATES
 from sgpe.runs.format import (
     CONFIG,
     STATES,
@@ -23,6 +25,7 @@ from sgpe.runs.format import (
     RunConfig,
     RunStatus,
     read_config,
+    read_status,
 )
 from sgpe.settings import (
     MECHANICS_FIELDS,
@@ -183,18 +186,24 @@ _META: dict[Path, tuple[tuple[Any, ...], _RunMeta]] = {}
 _META_LOCK = threading.Lock()
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def _stamp(path: str) -> tuple[int, int] | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_size)
 
 
+_META_FILES = (CONFIG, OWNER_FILE, LABEL_FILE, REACH_FILE)
+
+
 def _run_meta(run_dir: Path) -> _RunMeta:
     """A run's config, owner, label and reachable size (RunError for an unreadable
     config)."""
-    key = tuple(_stamp(run_dir / name) for name in (CONFIG, OWNER_FILE, LABEL_FILE, REACH_FILE))
+    # Paths as strings: building pathlib paths for the four stamps was most of a listing's
+    # time once the files themselves were kept (docs/app.md, section 11).
+    base = os.fspath(run_dir) + os.sep
+    key = tuple(_stamp(base + name) for name in _META_FILES)
     with _META_LOCK:
         hit = _META.get(run_dir)
     if hit is not None and hit[0] == key:
@@ -205,11 +214,47 @@ def _run_meta(run_dir: Path) -> _RunMeta:
     return meta
 
 
+# A finished run's status.json (done, failed, cancelled) is not written again until the
+# run is resumed, and what read_status makes of it depends on the file alone (a live
+# run's also on its trainer's lock and the clock). So the listing keeps a finished run's
+# status per file (inode, mtime, size; a rewrite is a new file) and reads afresh only
+# the others. The Train page's runs panel lists every run once a second while a run of
+# the visitor's is live: reading and parsing 50 finished statuses twice on each tick was
+# most of the listing's time (docs/app.md, section 11).
+_STATUS: dict[Path, tuple[tuple[int, int, int], RunStatus]] = {}
+#: status files read by :func:`kept_status` (tests/test_runs_records.py counts them)
+STATUS_READS = [0]
+
+
+def kept_status(run_dir: Path) -> RunStatus:
+    """:func:`sgpe.runs.format.read_status` of ``run_dir``, kept while a finished run's
+    status file is unchanged."""
+    try:
+        st = os.stat(os.path.join(run_dir, STATUS))
+        key: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    if key is not None:
+        with _META_LOCK:
+            hit = _STATUS.get(run_dir)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+    status = read_status(run_dir)
+    with _META_LOCK:
+        STATUS_READS[0] += 1
+        if key is not None and status.state in FINAL_STATES and not status.alive:
+            _STATUS[run_dir] = (key, status)
+        else:
+            _STATUS.pop(run_dir, None)
+    return status
+
+
 def _forget_meta(root: Path, present: set[Path]) -> None:
     """Drop what is kept of runs under ``root`` that are gone."""
     with _META_LOCK:
-        for path in [p for p in _META if p.parent == root and p not in present]:
-            del _META[path]
+        for kept in (_META, _STATUS):
+            for path in [p for p in kept if p.parent == root and p not in present]:
+                del kept[path]
 
 
 @dataclass(frozen=True, init=False)

@@ -272,3 +272,21 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
         return future.result()
     except Exception as err:  # the worker process died (e.g. out of memory): say so
         return f"The corpus could not be read: {err}"
+
+
+# How often the Train page's runs panel redraws itself while a run of the visitor's is
+# live. Training shows its progress each second. A queued run only waits for a slot (one
+# run trains at a time, so in a classroom nearly every run waits), and each redraw lists
+# every run and draws the panel again: while the visitor's runs are all queued, the panel
+# looks every 3 s. A queued run that starts training redraws the page once, which puts
+# the panel back on the one-second timer (the panel's signature, app_pages/train.py).
+TRAINING_EVERY_S = 1.0
+QUEUED_EVERY_S = 3.0
+
+
+def panel_every(states: list[str]) -> float | None:
+    """Seconds between the runs panel's own redraws for the visitor's runs in ``states``
+    (None: no run of theirs is live, and the panel waits for the visitor)."""
+    if any(s in ("counting", "merging") for s in states):
+        return TRAINING_EVERY_S
+    return QUEUED_EVERY_S if "queued" in states else None

@@ -568,6 +568,12 @@ def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool)
         )
 
 
+def _live(state: str, *, mine: bool) -> str:
+    if state not in ACTIVE:
+        return state
+    return ("queued" if state == "queued" else "training") if mine else "live"
+
+
 def runs_panel() -> None:
     """The runs list; on its own timer it reruns only itself (a fragment)."""
     in_full_run = st.session_state.pop("train_in_full_run", False)
@@ -586,9 +592,11 @@ def runs_panel() -> None:
     # timer) and how each ended. A queued run that starts counting changes only this
     # panel: a whole-page rerun for it cost a classroom visitor a third of a second more
     # just after Start (docs/app.md, section 11).
+    # A run of the visitor's going from queued to training changes it too, once: the
+    # panel's timer then goes from every 3 s to every second (train_form.panel_every).
+    own = {i.run.id for i in infos}
     signature = tuple(
-        (i.run.id, "live" if i.status.state in ACTIVE else i.status.state)
-        for i in [*infos, *server, *shared]
+        (i.run.id, _live(i.status.state, mine=i.run.id in own)) for i in [*infos, *server, *shared]
     )
     previous = st.session_state.get("train_signature")
     st.session_state["train_signature"] = signature
@@ -697,9 +705,8 @@ state.sync_url(
         "name": st.session_state.get("train_label") or None,
     }
 )
-running = any(
-    i.status.state in ACTIVE and is_mine(i, owner.owner_id(), owner.is_admin())
-    for i in mgr.list_runs()
+every = train_form.panel_every(
+    [i.status.state for i in mgr.list_runs() if is_mine(i, owner.owner_id(), owner.is_admin())]
 )
 st.session_state["train_in_full_run"] = True
-st.fragment(run_every=1.0 if running else None)(runs_panel)()
+st.fragment(run_every=every)(runs_panel)()

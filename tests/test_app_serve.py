@@ -1,0 +1,116 @@
+"""`sgpe app`'s static files (sgpe_explorer/app/serve.py, GzipStatic): Streamlit's
+bundles are sent from memory, text gzip-compressed once, to a browser that accepts gzip;
+everything else is Streamlit's own handler's answer. Driven through the ASGI interface of
+Streamlit's real static handler over its real static folder (docs/app.md, section 11)."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("streamlit")
+
+from streamlit import file_util
+from streamlit.web.server.starlette import starlette_static_routes as routes
+
+from sgpe_explorer.app import serve
+
+GZIP = [("accept-encoding", "gzip, deflate, br")]
+
+
+def call(
+    app: Any, path: str, headers: list[tuple[str, str]] = GZIP
+) -> tuple[int, dict[str, str], bytes]:
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+             "root_path": "", "query_string": b"", "scheme": "http", "http_version": "1.1",
+             "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000),
+             "headers": [(k.encode(), v.encode()) for k, v in headers]}  # fmt: skip
+    sent: list[dict[str, Any]] = []
+
+    asked: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        # The request once; then, as a real client that stays, nothing until the
+        # response is sent (Starlette listens for a disconnect meanwhile).
+        asked.append(1)
+        if len(asked) > 1:
+            await asyncio.Event().wait()
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(dict(message))
+
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+
+
+@pytest.fixture(scope="module")
+def static(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    source = Path(file_util.get_static_dir())
+    return serve.static_dir(source, "", cache=tmp_path_factory.mktemp("static"))
+
+
+def handler(static: Path) -> serve.GzipStatic:
+    return serve.GzipStatic(routes.create_streamlit_static_handler(str(static), None), static)
+
+
+def test_a_bundle_is_sent_gzipped_and_compressed_once(static: Path) -> None:
+    app = handler(static)
+    js = sorted((static / "static" / "js").glob("*.js"), key=lambda p: -p.stat().st_size)[0]
+    path = f"/static/js/{js.name}"
+    status, headers, body = call(app, path)
+    assert status == 200
+    assert headers["content-encoding"] == "gzip"
+    assert headers["content-type"].startswith("text/javascript")
+    assert headers["cache-control"] == "public, immutable, max-age=31536000"
+    assert gzip.decompress(body) == js.read_bytes()
+    assert len(body) < js.stat().st_size / 2
+    assert app.reads == 1
+    again = call(app, path)
+    assert again == (status, headers, body)
+    assert app.reads == 1  # kept: not read nor compressed again
+    # A browser that does not take gzip gets Streamlit's own answer: the file as it is.
+    status, headers, body = call(app, path, [])
+    assert status == 200 and "content-encoding" not in headers
+    assert body == js.read_bytes()
+
+
+def test_fonts_are_sent_from_memory_as_they_are(static: Path) -> None:
+    app = handler(static)
+    font = sorted((static / "static" / "media").glob("*.woff2"))[0]
+    status, headers, body = call(app, f"/static/media/{font.name}")
+    assert (status, headers["content-type"], body) == (200, "font/woff2", font.read_bytes())
+    assert "content-encoding" not in headers
+    assert app.reads == 1
+
+
+def test_other_requests_get_streamlits_answer_and_nothing_is_kept(static: Path) -> None:
+    app = handler(static)
+    inner = routes.create_streamlit_static_handler(str(static), None)
+    for path in ["/static/js/no-such-bundle.js", "/static/../index.html",
+                 "/static/js/.hidden.js", "/", "/compare", "/manifest.json"]:  # fmt: skip
+        assert call(app, path) == call(inner, path), path
+    assert app.reads == 0 and app.kept == {}
+    # A conditional request is Streamlit's too (its handler answers 304).
+    js = sorted((static / "static" / "js").glob("*.js"))[0]
+    _, headers, _ = call(inner, f"/static/js/{js.name}")
+    status, _, body = call(
+        app, f"/static/js/{js.name}", [*GZIP, ("if-none-match", headers["etag"])]
+    )
+    assert (status, body) == (304, b"")
+    assert app.reads == 0
+
+
+def test_the_server_is_built_with_it(static: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sgpe app` (serve.main) wraps the handler Streamlit mounts for its static folder."""
+    monkeypatch.setattr(routes, "create_streamlit_static_handler", routes.create_streamlit_static_handler)  # fmt: skip
+    monkeypatch.setattr(file_util, "get_static_dir", lambda: str(static))
+    assert serve.install_gzip_static()
+    (mount,) = routes.create_streamlit_static_assets_routes(None)
+    assert isinstance(getattr(mount, "app", None), serve.GzipStatic)
