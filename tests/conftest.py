@@ -82,6 +82,30 @@ def python_syllabifier(script: str = "auto", leading_space: bool = False) -> Syl
 # ---------------------------------------------------------------------------- --runslow
 
 
+def assert_resumes_byte_identically(
+    train_settings: Any, docs: list[str], tmp_path: Path, *, every: int, tries: int
+) -> None:
+    """Train ``docs`` whole with a checkpoint every ``every`` merges, then resume from each
+    of the first ``tries`` checkpoints: every resumed vocabulary has the whole run's bytes."""
+    from sgpe.gpe import GPETrainer
+
+    checkpoints: dict[int, list[Any]] = {}
+    full = GPETrainer(train_settings)
+    full.fit(
+        full.count(docs),
+        checkpoint_every=every,
+        on_checkpoint=lambda step, m: checkpoints.__setitem__(step, m),
+    ).save(tmp_path / "full.json")
+    assert len(checkpoints) >= tries
+    for step in sorted(checkpoints)[:tries]:
+        trainer = GPETrainer(train_settings)
+        resumed = trainer.fit(trainer.count(docs), resume_merges=checkpoints[step])
+        resumed.save(tmp_path / f"resumed{step}.json")
+        assert (tmp_path / f"resumed{step}.json").read_bytes() == (
+            tmp_path / "full.json"
+        ).read_bytes()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--runslow", action="store_true", default=False, help="also run tests marked slow"

@@ -245,23 +245,11 @@ def test_whole_syllables_is_a_yes_or_no_in_a_schema(tmp_path):
 def test_a_thai_run_resumed_from_a_checkpoint_is_byte_identical(shared_corpora, tmp_path):
     """A checkpoint holds a prefix of the loop's merges; the resumed run learns the rest
     and then completes the syllables, as the run that saved it would have."""
-    from sgpe.gpe import GPETrainer
+    from conftest import assert_resumes_byte_identically
+
     from sgpe.settings import TrainSettings
 
     docs = _train_lines(shared_corpora)[:800]
-    settings = TrainSettings(vocab_size=3000)
-    checkpoints: dict[int, list] = {}
-    full = GPETrainer(settings)
-    full.fit(
-        full.count(docs),
-        checkpoint_every=700,
-        on_checkpoint=lambda step, m: checkpoints.__setitem__(step, m),
-    ).save(tmp_path / "full.json")
-    assert len(checkpoints) >= 2
-    for step in sorted(checkpoints)[:2]:
-        trainer = GPETrainer(settings)
-        resumed = trainer.fit(trainer.count(docs), resume_merges=checkpoints[step])
-        resumed.save(tmp_path / f"resumed{step}.json")
-        assert (tmp_path / f"resumed{step}.json").read_bytes() == (
-            tmp_path / "full.json"
-        ).read_bytes()
+    assert_resumes_byte_identically(
+        TrainSettings(vocab_size=3000), docs, tmp_path, every=700, tries=2
+    )

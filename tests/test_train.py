@@ -6,6 +6,7 @@ import json
 from collections import Counter
 
 import pytest
+from conftest import assert_resumes_byte_identically
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -177,22 +178,7 @@ def test_resume_from_checkpoint_is_byte_identical(tmp_path, shared_corpora):
     with open(shared_corpora / "si_dev.txt", encoding="utf-8") as f:
         docs = f.read().split("\n")[:800]
     settings_ = TrainSettings(vocab_size=4000, mode="paper", prune_freq=2)
-    checkpoints: dict[int, list] = {}
-    full = GPETrainer(settings_)
-    tok = full.fit(
-        full.count(docs),
-        checkpoint_every=250,
-        on_checkpoint=lambda step, m: checkpoints.__setitem__(step, m),
-    )
-    tok.save(tmp_path / "full.json")
-    assert len(checkpoints) >= 3
-    for step in sorted(checkpoints)[:3]:
-        trainer = GPETrainer(settings_)
-        resumed = trainer.fit(trainer.count(docs), resume_merges=checkpoints[step])
-        resumed.save(tmp_path / f"resumed{step}.json")
-        assert (tmp_path / f"resumed{step}.json").read_bytes() == (
-            tmp_path / "full.json"
-        ).read_bytes()
+    assert_resumes_byte_identically(settings_, docs, tmp_path, every=250, tries=3)
 
 
 def test_resume_with_foreign_checkpoint_is_refused():
