@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -416,14 +416,8 @@ class GPETrainer:
         learned = engine.merge_list()
         if whole:
             # Every syllable of theirs seen becomes a token (sgpe/hierarchical/whole.py).
-            kinds: dict[tuple[str, str], MergeKind] = {}
-
-            def kind(a: str, b: str) -> MergeKind:
-                k = kinds.get((a, b))
-                if k is None:
-                    k = kinds[(a, b)] = merge_kind(a, b, syll)
-                return k
-
+            # The plan asks the kind of the same few pairs for every prefix it tries.
+            kind = cache(partial(merge_kind, syll=syll))
             plan = completion_plan(
                 whole_units(state, base, whole), learned, base, target_symbols, kind
             )

@@ -222,7 +222,7 @@ def _run_meta(run_dir: Path) -> _RunMeta:
 # the visitor's is live: reading and parsing 50 finished statuses twice on each tick was
 # most of the listing's time (docs/app.md, section 11).
 _STATUS: dict[Path, tuple[tuple[int, int, int], RunStatus]] = {}
-#: status files read by :func:`kept_status` (tests/test_runs_records.py counts them)
+#: status files read by :func:`kept_status` (tests/test_app_classroom.py counts them)
 STATUS_READS = [0]
 
 
