@@ -155,6 +155,11 @@ class GPETrainer:
             settings.script, settings.leading_space, settings.pieces, settings.max_piece_units
         )
         self.corpus_info: CorpusInfo | None = None
+        # After fit: how many of the merges the loop learned (and ``progress`` reported)
+        # the tokenizer keeps, when whole syllables replaced the rest with merges of their
+        # own (sgpe/hierarchical/whole.py); None when the loop's merges are the
+        # tokenizer's. A run's record (sgpe/runs/worker.py) follows it.
+        self.loop_merges_kept: int | None = None
 
     # ---------------------------------------------------------------- phase 1
     def count(self, corpus: str | Path | Iterable[str], *, capped: bool = True) -> Counter[str]:
@@ -383,6 +388,7 @@ class GPETrainer:
         resume_merges: Sequence[tuple[str, str]],
     ) -> Tokenizer:
         s = self.settings
+        self.loop_merges_kept = None
         span_counts: Counter[str] = Counter()
         if s.superwords_from is not None:
             # The table counts superword spans as one key each: their words are counted as
@@ -423,6 +429,7 @@ class GPETrainer:
             )
             if plan is not None:
                 keep, extra = plan
+                self.loop_merges_kept = keep
                 del engine, state
                 engine, state = self._unit_engine(units, span_counts, base, syll)
                 # Replayed, not learned: every merge is applied whatever its count.

@@ -253,3 +253,36 @@ def test_a_thai_run_resumed_from_a_checkpoint_is_byte_identical(shared_corpora, 
     assert_resumes_byte_identically(
         TrainSettings(vocab_size=3000), docs, tmp_path, every=700, tries=2
     )
+
+
+def test_sgpe_train_makes_a_whole_thai_run_and_resumes_it(shared_corpora, tmp_path):
+    """``sgpe train`` (the run the app's Train page starts too) on Thai: the run records
+    the loop's merges as it goes, and whole syllables end the list with merges of their
+    own, so the run's record follows the trainer (sgpe/runs/worker.py). Before, every
+    Thai run failed at its end ("the trainer's merges differ from the ones recorded").
+    The vocabulary is the library's; the final merges file is the vocabulary's; a run
+    stopped after its last checkpoint resumes to the same bytes."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    import sgpe
+    from sgpe.cli import main
+
+    corpus = tmp_path / "th600.txt"
+    corpus.write_text("\n".join(_train_lines(shared_corpora)[:600]) + "\n", encoding="utf-8")
+    run = tmp_path / "run"
+    args = ["train", "--corpus", str(corpus), "--vocab-size", "2000", "--out", str(run)]
+    assert main([*args, "--checkpoint-every", "300"]) == 0
+    tok = sgpe.load(run / "vocab.json")
+    library = sgpe.train(corpus, vocab_size=2000)
+    assert (tok.vocab, tok.merges) == (library.vocab, library.merges)
+    table = pq.read_table(run / "merges.parquet")
+    assert list(zip(table["left"].to_pylist(), table["right"].to_pylist())) == tok.merges
+    stopped = tmp_path / "stopped"
+    shutil.copytree(run, stopped)
+    (stopped / "vocab.json").unlink()
+    (stopped / "merges.parquet").unlink()
+    assert main(["train", "--out", str(stopped), "--resume"]) == 0
+    for name in ("vocab.json", "merges.parquet"):
+        assert (stopped / name).read_bytes() == (run / name).read_bytes()

@@ -354,11 +354,22 @@ class RunWorker:
             raise _InputError(f"cannot resume: {err}") from None
         except ValueError as err:  # e.g. vocab_size below the base vocabulary
             raise _InputError(str(err)) from None
-        if [tuple(m) for m in tok.merges] != self.merges:
+        # Whole syllables (Thai, Lao) end the list with merges of their own in place of the
+        # loop's last ones (sgpe/hierarchical/whole.py): the loop's merges stay the
+        # checkpoint's (a resume replays them and completes the syllables again), and the
+        # final merges file is the vocabulary's.
+        kept = trainer.loop_merges_kept
+        final = [(a, b) for a, b in tok.merges]
+        loop = self.merges if kept is None else self.merges[:kept]
+        if final[: len(loop)] != loop or (kept is None and len(final) != len(loop)):
             raise RuntimeError("the trainer's merges differ from the ones recorded in this run")
         self._check_stop()
         self.status.update(phase="writing")
         self._write_checkpoint(final=True)
+        if kept is not None:
+            assert tok.merge_counts is not None  # a trained tokenizer has its counts
+            self.merges, self.counts = final, list(tok.merge_counts)
+            self.whole_part = None  # the loop's merges, not these
         self._write_final_merges()
         tok.save(self.run_dir / VOCAB)
         self.trained_size = tok.vocab_size
