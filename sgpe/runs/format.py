@@ -12,7 +12,11 @@ A run directory holds::
     checkpoint.json      merges so far (+ counts, checksum, config fingerprint)
     checkpoint.prev.json the checkpoint before that (fallback if the newest is damaged)
     merges/part-*.parquet  rows of the merges table, one part file per checkpoint
-    merges.parquet       one row per merge (step, left, right, merged, count), when done
+    merges.parquet       one row per merge (step, left, right, merged, count), when done:
+                         the vocabulary's merges (for Thai and Lao, whose syllables are
+                         kept whole, the loop's first merges and then the merges that
+                         complete the syllables; the checkpoint keeps the loop's:
+                         sgpe/hierarchical/whole.py)
     vocab.json           the final vocabulary, when done
     train.log            what happened, in words
 
