@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -229,3 +230,57 @@ def test_a_long_paste_draws_a_bounded_chip_list_and_says_how_many_tokens_are_not
         )
     assert any("the tokens below are those of its first 1,000 characters" in i.value
                for i in at.info)  # fmt: skip
+
+
+def test_only_the_visitors_own_runs_redraw_the_whole_train_page(tmp_path: Path) -> None:
+    """The runs panel redraws the whole Train page when its signature changes. Other
+    visitors' runs were in it, so each run of a classroom's queue that ended redrew every
+    waiting visitor's whole page (a third of the Train page's script runs in
+    ``python -m bench app``'s classroom). Now theirs redraw the panel alone; the
+    visitor's own runs appearing, starting and ending still redraw the page."""
+    from sgpe.runs.status import write_status
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.ui.train_form import is_mine, panel_signature
+
+    manager = RunManager(tmp_path / "runs")
+    sample = shipped.SAMPLE_DATA / "sinhala.txt"
+    mine = manager.start(RunRequest(sample, vocab_size=400, owner="me"))
+    theirs = manager.start(RunRequest(sample, vocab_size=400, owner="them"))
+    assert manager.wait(mine, timeout=120).state == "done"
+    assert manager.wait(theirs, timeout=120).state == "done"
+
+    def signature(me: str = "me", admin: bool = False) -> tuple[tuple[str, str], ...]:
+        return panel_signature([i for i in manager.list_runs() if is_mine(i, me, admin)])
+
+    assert signature() == ((mine.id, "done"),)
+    # Another visitor's run queues, trains and ends: the visitor's page stays as it is.
+    other = manager.root / "20260101-000001-abcdef"
+    shutil.copytree(theirs.path, other)
+    for state in ("queued", "counting", "merging", "done", "failed"):
+        status = json.loads((other / "status.json").read_text(encoding="utf-8"))
+        write_status(other, {**status, "state": state})
+        assert signature() == ((mine.id, "done"),), state
+    # The visitor's own run: queued, then ended, each once.
+    own = manager.root / "20260101-000002-abcdef"
+    shutil.copytree(mine.path, own)
+    seen = []
+    for state in ("queued", "done"):
+        status = json.loads((own / "status.json").read_text(encoding="utf-8"))
+        write_status(own, {**status, "state": state})
+        seen.append(dict(signature())[own.name])
+    assert seen == ["queued", "done"]
+    # Training: counting and merging read the same (a listed run is given the state, as a
+    # copied folder has no live worker and lists as interrupted).
+    info = next(i for i in manager.list_runs() if i.run.id == own.name)
+    training = [
+        panel_signature([replace(info, status=replace(info.status, state=s))])
+        for s in ("counting", "merging")
+    ]
+    assert training == [((own.name, "training"),)] * 2
+    # An administrator manages every run, so every run is theirs.
+    assert {run_id for run_id, _ in signature("admin", admin=True)} == {
+        mine.id,
+        theirs.id,
+        other.name,
+        own.name,
+    }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -34,6 +34,7 @@ from sgpe.settings import (
     info,
 )
 from sgpe.shipped import DEFAULT_VOCAB_SIZE
+from sgpe_explorer.runs.manager import RunInfo
 
 from . import state
 
@@ -290,3 +291,31 @@ def panel_every(states: list[str]) -> float | None:
     if any(s in ("counting", "merging") for s in states):
         return TRAINING_EVERY_S
     return QUEUED_EVERY_S if "queued" in states else None
+
+
+def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
+    """Whether this visitor manages the run: theirs, or any for an administrator. A run
+    without an owner (started on the server) is read-only to visitors. The run manager
+    checks the same again when a button acts."""
+    return admin or (info.owner is not None and info.owner == me)
+
+
+def panel_signature(own: Sequence[RunInfo]) -> tuple[tuple[str, str], ...]:
+    """What the Train page outside its runs panel shows of the visitor's own runs (``own``,
+    :func:`is_mine`): which exist, and whether each waits, trains or how it ended. The
+    panel redraws the whole page when this changes, and only itself otherwise.
+
+    * A run of the visitor's that ends changes it: the sidebar then offers its vocabulary
+      and the buttons follow.
+    * A queued run that starts counting changes it once (the panel's timer goes from 3 s
+      to 1 s, :func:`panel_every`); counting and merging read the same, as a whole-page
+      rerun for that step cost a classroom visitor a third of a second (docs/app.md,
+      section 11).
+    * Other visitors' and the server's runs are not in it. They are drawn in the panel
+      only (its read-only sections), and the sidebar's menus offer a finished one at the
+      visitor's next action: with them in it, each run of a classroom's queue that ended
+      redrew every waiting visitor's whole page."""
+    return tuple(
+        (i.run.id, "training" if i.status.state in ("counting", "merging") else i.status.state)
+        for i in own
+    )

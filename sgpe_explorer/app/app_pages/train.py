@@ -428,13 +428,6 @@ def fraction(info: RunInfo) -> float:
     return min(1.0, stt.step / goal) if goal > 0 else 0.0
 
 
-def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
-    """Whether this visitor manages the run: theirs, or any for an administrator. A run
-    without an owner (started on the server) is read-only to visitors. The run manager
-    checks the same again when a button acts."""
-    return admin or (info.owner is not None and info.owner == me)
-
-
 def read_only_runs(
     infos: list[RunInfo], title: str, key: str, caption: str, active_ids: set[str]
 ) -> None:
@@ -542,7 +535,7 @@ def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool)
         if i.status.state in ("done", "failed")
         and not i.status.alive
         and i.run.id not in active_ids
-        and is_mine(i, me, admin)
+        and train_form.is_mine(i, me, admin)
     ]
     with st.expander("Clean up disk"):
         st.button(
@@ -568,12 +561,6 @@ def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool)
         )
 
 
-def _live(state: str, *, mine: bool) -> str:
-    if state not in ACTIVE:
-        return state
-    return ("queued" if state == "queued" else "training") if mine else "live"
-
-
 def runs_panel() -> None:
     """The runs list; on its own timer it reruns only itself (a fragment)."""
     in_full_run = st.session_state.pop("train_in_full_run", False)
@@ -581,23 +568,14 @@ def runs_panel() -> None:
         st.rerun(scope="app")  # a button changed the sidebar's choice: redraw everything
     all_infos = mgr.list_runs()
     me, admin = owner.owner_id(), owner.is_admin()
-    infos = [i for i in all_infos if is_mine(i, me, admin)]
-    server = [i for i in all_infos if not is_mine(i, me, admin) and i.owner is None]
+    infos = [i for i in all_infos if train_form.is_mine(i, me, admin)]
+    server = [i for i in all_infos if not train_form.is_mine(i, me, admin) and i.owner is None]
     shared = [
         i
         for i in all_infos
-        if not is_mine(i, me, admin) and i.owner is not None and i.status.state == "done"
+        if not train_form.is_mine(i, me, admin) and i.owner is not None and i.status.state == "done"
     ]
-    # What the rest of the page shows of the runs: which exist, which are live (the panel's
-    # timer) and how each ended. A queued run that starts counting changes only this
-    # panel: a whole-page rerun for it cost a classroom visitor a third of a second more
-    # just after Start (docs/app.md, section 11).
-    # A run of the visitor's going from queued to training changes it too, once: the
-    # panel's timer then goes from every 3 s to every second (train_form.panel_every).
-    own = {i.run.id for i in infos}
-    signature = tuple(
-        (i.run.id, _live(i.status.state, mine=i.run.id in own)) for i in [*infos, *server, *shared]
-    )
+    signature = train_form.panel_signature(infos)  # when the whole page is redrawn
     previous = st.session_state.get("train_signature")
     st.session_state["train_signature"] = signature
     if not in_full_run and previous != signature:
@@ -706,7 +684,11 @@ state.sync_url(
     }
 )
 every = train_form.panel_every(
-    [i.status.state for i in mgr.list_runs() if is_mine(i, owner.owner_id(), owner.is_admin())]
+    [
+        i.status.state
+        for i in mgr.list_runs()
+        if train_form.is_mine(i, owner.owner_id(), owner.is_admin())
+    ]
 )
 st.session_state["train_in_full_run"] = True
 st.fragment(run_every=every)(runs_panel)()
