@@ -306,6 +306,11 @@ def test_count_charts_tick_whole_numbers_and_log_axes_write_numbers_out() -> Non
     assert list(fig.layout.xaxis.ticktext) == ["1", "10", "100"]
     assert list(fig.layout.yaxis.ticktext) == ["1", "10", "100"]
     fig = charts.merge_curve([1, 2, 3], [40, 12, 3], "t")
+    # One line of the exact counts, hovered in the axes' words (plotly 7.1.0; it was
+    # "step=…<br>count=…" from plotly express, which took ten times as long to build).
+    (line,) = fig.data
+    assert (list(line.x), list(line.y), line.mode) == ([1, 2, 3], [40, 12, 3], "lines")
+    assert line.hovertemplate == "merge step %{x:,}<br>pair count %{y:,}<extra></extra>"
     assert list(fig.layout.yaxis.ticktext) == ["2", "5", "10", "20", "50"]
     assert fig.layout.yaxis.title.text == "pair count (log scale)"
     assert charts.log_ticks(3, 40) == [2, 5, 10, 20, 50]
