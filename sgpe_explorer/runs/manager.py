@@ -693,10 +693,13 @@ class RunManager:
         runs = self._run_dirs()
         if as_owner is not None:
             runs = [r for r in runs if _owner(r) == as_owner]
-        used = self._upload_users()
         files = self._upload_files()
         if as_owner is not None:
             files = [p for p in files if as_owner in self._upload_owners(p)]
+        # Which runs use an upload reads every run's config: only when there is an upload
+        # to judge (a classroom's visitors, training on sample_data/, have none, and the
+        # Train page asks at each redraw of its runs panel).
+        used = self._upload_users() if files else {}
         unused = [p for p in files if p.name not in used]
         return DiskUse(
             runs=len(runs),

@@ -564,9 +564,12 @@ def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool)
 def runs_panel() -> None:
     """The runs list; on its own timer it reruns only itself (a fragment)."""
     in_full_run = st.session_state.pop("train_in_full_run", False)
+    # The runs the page listed a moment ago in this same script run (a whole-page run),
+    # else listed now (the panel's own redraw): each listing reads every run's files.
+    listed = st.session_state.pop("train_runs_listed", None)
     if st.session_state.pop("train_full_rerun", False) and not in_full_run:
         st.rerun(scope="app")  # a button changed the sidebar's choice: redraw everything
-    all_infos = mgr.list_runs()
+    all_infos = listed if in_full_run and listed is not None else mgr.list_runs()
     me, admin = owner.owner_id(), owner.is_admin()
     infos = [i for i in all_infos if train_form.is_mine(i, me, admin)]
     server = [i for i in all_infos if not train_form.is_mine(i, me, admin) and i.owner is None]
@@ -683,12 +686,10 @@ state.sync_url(
         "name": st.session_state.get("train_label") or None,
     }
 )
+listed = mgr.list_runs()
 every = train_form.panel_every(
-    [
-        i.status.state
-        for i in mgr.list_runs()
-        if train_form.is_mine(i, owner.owner_id(), owner.is_admin())
-    ]
+    [i.status.state for i in listed if train_form.is_mine(i, owner.owner_id(), owner.is_admin())]
 )
 st.session_state["train_in_full_run"] = True
+st.session_state["train_runs_listed"] = listed
 st.fragment(run_every=every)(runs_panel)()
