@@ -317,6 +317,7 @@ def _check_one_syllable(strings: Iterable[str], stride: int = 1) -> tuple[int, l
         # gets alone. One call and one list instead of a list per string: a fifth of the
         # native DFA's time (25 -> 5 s for Devanagari). Where the tokens are not
         # [s, "\n"] for each s, the chunk goes string by string to name the culprits.
+        assert native is not None
         tokens = native.syllabify("\n".join(chunk) + "\n")
         if tokens[0::2] != chunk or tokens[1::2] != ["\n"] * len(chunk):
             found = len(bad)
