@@ -312,9 +312,20 @@ def _check_one_syllable(strings: Iterable[str], stride: int = 1) -> tuple[int, l
     chunk: list[str] = []
 
     def check_native() -> None:
-        for s, got in zip(chunk, native.syllabify_batch(chunk)):
-            if got != [s] and len(bad) < 5:
-                bad.append(f"native: {s!r} -> {got!r}")
+        # The chunk as one text, a line break after each string: a line break is in no
+        # schema's classes, so no syllable runs over it and every string gets the tokens it
+        # gets alone. One call and one list instead of a list per string: a fifth of the
+        # native DFA's time (25 -> 5 s for Devanagari). Where the tokens are not
+        # [s, "\n"] for each s, the chunk goes string by string to name the culprits.
+        assert native is not None
+        tokens = native.syllabify("\n".join(chunk) + "\n")
+        if tokens[0::2] != chunk or tokens[1::2] != ["\n"] * len(chunk):
+            found = len(bad)
+            for s, got in zip(chunk, native.syllabify_batch(chunk)):
+                if got != [s] and len(bad) < 5:
+                    bad.append(f"native: {s!r} -> {got!r}")
+            if len(bad) == found < 5:
+                bad.append("native: a chunk joined by line breaks is not one token per string")
         chunk.clear()
 
     for s in strings:

@@ -142,11 +142,7 @@ def test_training_corpora_are_identical(shared_corpora: Path, name: str) -> None
 # ---------------------------------------------------------------------------- every character
 
 
-def test_every_code_point_alone_and_in_a_row() -> None:
-    """Each code point (no surrogates) as its own text and all of them in one text: covers
-    every class of every schema and Python's whitespace (str.isspace counts U+001C..U+001F,
-    which Rust's char::is_whitespace does not)."""
-    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+def _assert_each_alone_and_in_a_row(chars: list[str]) -> None:
     for leading_space in (False, True):
         native, python = _pair("auto", leading_space)
         batch = native._native.syllabify_batch(chars)
@@ -159,6 +155,54 @@ def test_every_code_point_alone_and_in_a_row() -> None:
     assert native.spans(whole) == python.spans(whole)
     kinds = [s.kind for c in "\x1c\x1d\x1e\x1f\x85\u2028\x0b" for s in native.spans(c)]
     assert kinds == ["whitespace"] * 7
+
+
+#: The default suite's sweeps of every code point: the BMP whole (no surrogates), and of the
+#: astral planes the first and last 256 code points of each and the Brahmic scripts of plane
+#: 1 (Brahmi to Sharada), whose vowel signs and viramas a class that grew past the BMP
+#: would take in. A fifteenth of all code points; the slow tests sweep all 17 planes.
+_SWEPT = [
+    *range(0xD800),
+    *range(0xE000, 0x10000),
+    *sorted(
+        {
+            c
+            for plane in range(1, 17)
+            for c in (
+                *range(plane << 16, (plane << 16) + 256),
+                *range((plane << 16) + 0xFF00, (plane + 1) << 16),
+            )
+        }
+        | set(range(0x11000, 0x11200))
+    ),
+]
+
+
+def _assert_nothing_past_the_bmp_is_classified() -> None:
+    """Why _SWEPT fails on what a sweep of all 17 planes fails on: every character a schema
+    names and every whitespace character (str.isspace, Python's \\s) is in the BMP, where
+    the native core's class table and its py_isspace end (native/src/syllables.rs). Past
+    U+FFFF every code point has no class and is one 4-byte UTF-8 character, so a wrong
+    answer there shows on the first code points of a plane (a class table or decoder that
+    runs past U+FFFF) or on any of them (4-byte decoding alone and in a row)."""
+    assert max(map(ord, _SCRIPT_CHARS)) < 0x10000
+    assert max(c for c in range(0x110000) if chr(c).isspace()) < 0x10000
+
+
+def test_every_bmp_code_point_and_each_planes_edges_alone_and_in_a_row() -> None:
+    """Each code point of _SWEPT as its own text and all of them in one text: covers every
+    class of every schema and Python's whitespace (str.isspace counts U+001C..U+001F, which
+    Rust's char::is_whitespace does not). test_every_code_point_alone_and_in_a_row (slow)
+    does the same over all 17 planes."""
+    _assert_nothing_past_the_bmp_is_classified()
+    _assert_each_alone_and_in_a_row([chr(c) for c in _SWEPT])
+
+
+@pytest.mark.slow
+def test_every_code_point_alone_and_in_a_row() -> None:
+    """Each code point (no surrogates) as its own text and all of them in one text: the
+    default suite's sweep above, over all 17 planes."""
+    _assert_each_alone_and_in_a_row([chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF])
 
 
 @pytest.mark.parametrize("script,leading_space", SETTINGS)
@@ -394,13 +438,24 @@ def test_pieces_are_identical_on_real_text(shared_corpora: Path, name: str) -> N
         _assert_same_pieces(text, setting)
 
 
-def test_pieces_of_every_code_point() -> None:
-    """Every code point after a space, after a letter and alone, in one text: Python's
-    ``\\s`` (str.isspace, with U+001C..U+001F) and each schema's word characters."""
-    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+def _assert_pieces_of_each(chars: list[str]) -> None:
     text = "".join(f" {c}ක{c}\t{c} " for c in chars)
     for setting in [PIECE_SETTINGS[1], PIECE_SETTINGS[2]]:
         _assert_same_pieces(text, setting)
+
+
+def test_pieces_of_every_bmp_code_point_and_each_planes_edges() -> None:
+    """Each code point of _SWEPT after a space, after a letter and alone, in one text:
+    Python's ``\\s`` (str.isspace, with U+001C..U+001F) and each schema's word characters.
+    test_pieces_of_every_code_point (slow) does the same over all 17 planes."""
+    _assert_nothing_past_the_bmp_is_classified()
+    _assert_pieces_of_each([chr(c) for c in _SWEPT])
+
+
+@pytest.mark.slow
+def test_pieces_of_every_code_point() -> None:
+    """Every code point after a space, after a letter and alone, in one text."""
+    _assert_pieces_of_each([chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF])
 
 
 @given(script_text, st.sampled_from(PIECE_SETTINGS))

@@ -84,14 +84,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     python = venv / "bin" / "python"
     # The wheel, then the app's lock (its pins and hashes, nothing unpinned). Without
     # PYTHONPATH: a checkout on it, with the egg-info an in-tree build leaves, would look
-    # installed to pip, which would then skip the wheel.
+    # installed to pip, which would then skip the wheel. --no-compile: pip's byte-compiling
+    # of every installed module (pandas, pyarrow, streamlit...) was half the install's CPU
+    # time; Python compiles what the tests import when they import it, so the same files are
+    # installed and run as a user's `pip install`.
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     _run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-          "--no-deps", str(wheel)], env=clean)  # fmt: skip
+          "--no-compile", "--no-deps", str(wheel)], env=clean)  # fmt: skip
     lock = tmp / "app-lock.txt"
     lock.write_text((ROOT / "requirements" / "app.txt").read_text(encoding="utf-8"))
     _run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-          "--no-deps", "--require-hashes", "-r", str(lock)], env=clean)  # fmt: skip
+          "--no-compile", "--no-deps", "--require-hashes", "-r", str(lock)], env=clean)  # fmt: skip
     cwd = tmp / "elsewhere"
     cwd.mkdir()
     env = {
