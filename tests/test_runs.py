@@ -329,6 +329,29 @@ def test_a_full_disk_at_the_word_counts_fails_the_run_without_a_partial_file(
     assert not (out / "checkpoint.json").exists() and not (out / "merges").exists()
 
 
+def test_a_small_write_failing_beside_the_word_counts_names_the_word_counts(
+    tiny_tmpfs: Path, tmp_path: Path
+) -> None:
+    """The race the test above can meet on a loaded machine: the word counts are written
+    beside the merge loop, and a status write at the moment their table fills the disk
+    fails too, first. The run names the file that took the space (it named status.json)."""
+    from sgpe.runs.worker import RunWorker, _Background
+
+    (tmp_path / "run").mkdir()
+    worker = RunWorker(tmp_path / "run", RunConfig(), None)
+    (tiny_tmpfs / "other-files.bin").write_bytes(b"x" * 1400 * 1024)
+    table = tiny_tmpfs / "word_counts.parquet"
+    worker.word_counts_write = _Background("counts", lambda: atomic_write(table, b"x" * 300 * 1024))
+    with pytest.raises(OSError) as small:  # the disk is as full as the table left it
+        atomic_write(tiny_tmpfs / "status.json", b"y" * 200 * 1024)
+    cause = worker._cause(small.value)
+    assert cause is worker.word_counts_write.error and cause.errno == small.value.errno == 28
+    assert not table.exists() and not list(tiny_tmpfs.glob(".*.tmp"))  # nothing half-written
+    # A word counts' write that went well leaves the error its own.
+    worker.word_counts_write = _Background("counts", lambda: None)
+    assert worker._cause(small.value) is small.value
+
+
 # ============================================================================ files and reader
 
 

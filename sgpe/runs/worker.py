@@ -219,7 +219,7 @@ class RunWorker:
         except (_InputError, CorpusError) as err:
             return self._end_failed(str(err), 2)
         except OSError as err:
-            return self._end_failed(_os_message(err), 1)
+            return self._end_failed(_os_message(self._cause(err)), 1)
         except Exception as err:
             self.log("internal error:\n" + traceback.format_exc().rstrip())
             return self._end_failed(f"internal error: {type(err).__name__}: {err}", 1)
@@ -412,6 +412,19 @@ class RunWorker:
             partial(write_word_counts, self.run_dir, counts, info, self.fingerprint, self.writes),
         )
         return counts, info
+
+    def _cause(self, err: OSError) -> OSError:
+        """The error a run that failed on ``err`` reports: the word counts' own, when their
+        write beside the merge loop failed the same way. On a full disk the large table
+        fills it, and a status write of a few hundred bytes at that moment failed first:
+        the run then named ``status.json``, not the file that took the space
+        (tests/test_runs.py, the full disk at the word counts)."""
+        job = self.word_counts_write
+        if job is None:
+            return err
+        job.thread.join()
+        cause = job.error
+        return cause if isinstance(cause, OSError) and cause.errno == err.errno else err
 
     def _wait_word_counts(self) -> None:
         """Wait for the word counts' write (started by :meth:`_count`); raise its error."""
