@@ -180,7 +180,10 @@ def test_truncated_checkpoint_falls_back_to_the_previous_one(
     assert read_status(out).state == "interrupted"
     newest = Checkpoint.parse((out / CHECKPOINT).read_bytes(), fingerprint(out), CHECKPOINT)
     previous = Checkpoint.parse((out / CHECKPOINT_PREV).read_bytes(), fingerprint(out), "prev")
-    assert previous.step < newest.step
+    # Equal when the kill fell inside a checkpoint's write: the old file is already linked
+    # as checkpoint.prev.json and the new one not yet renamed in (sgpe/_atomic.py,
+    # _keep_as); the fallback below is the same. Seen once in a full suite run (3500, 3500).
+    assert previous.step <= newest.step
     raw = (out / CHECKPOINT).read_bytes()
     cut = raw.index(b'"]', len(raw) // 2) + 2  # a torn write, by hand, between two merges
     (out / CHECKPOINT).write_bytes(raw[:cut])
