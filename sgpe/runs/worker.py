@@ -132,10 +132,15 @@ class _Background:
         self.thread = threading.Thread(target=run, name=name)
         self.thread.start()
 
-    def wait(self) -> None:
+    def join(self) -> BaseException | None:
+        """Wait for the call to end; what it raised (None: it returned)."""
         self.thread.join()
-        if self.error is not None:
-            raise self.error
+        return self.error
+
+    def wait(self) -> None:
+        error = self.join()
+        if error is not None:
+            raise error
 
 
 class RunWorker:
@@ -420,10 +425,7 @@ class RunWorker:
         the run then named ``status.json``, not the file that took the space
         (tests/test_runs.py, the full disk at the word counts)."""
         job = self.word_counts_write
-        if job is None:
-            return err
-        job.thread.join()
-        cause = job.error
+        cause = job.join() if job is not None else None
         return cause if isinstance(cause, OSError) and cause.errno == err.errno else err
 
     def _wait_word_counts(self) -> None:

@@ -283,10 +283,10 @@ def evaluate_bars(table: pd.DataFrame, metric: str, title: str) -> go.Figure:
 def merge_curve(steps: Sequence[int], counts: Sequence[int], title: str) -> go.Figure:
     """Training count of each merge against its step (log y).
 
-    One trace built with ``graph_objects``: ``plotly.express`` took about a tenth of a CPU
-    second to build this line of 4,000 merges (now about a hundredth), and the Train page
-    draws it again at each redraw of a training run's panel (docs/app.md, section 11). A
-    ``scatter`` trace is drawn in SVG, as the module says."""
+    One trace built with ``graph_objects``: ``plotly.express`` took ten times as long to
+    build this line, and the Train page draws it again at each redraw of a training run's
+    panel (docs/app.md, section 11, with how it was timed). A ``scatter`` trace is drawn in
+    SVG, as the module says."""
     import numpy as np
 
     fig = go.Figure(
