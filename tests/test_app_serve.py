@@ -25,6 +25,12 @@ GZIP = [("accept-encoding", "gzip, deflate, br")]
 def call(
     app: Any, path: str, headers: list[tuple[str, str]] = GZIP
 ) -> tuple[int, dict[str, str], bytes]:
+    return asyncio.run(acall(app, path, headers))
+
+
+async def acall(
+    app: Any, path: str, headers: list[tuple[str, str]] = GZIP
+) -> tuple[int, dict[str, str], bytes]:
     scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
              "root_path": "", "query_string": b"", "scheme": "http", "http_version": "1.1",
              "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 5000),
@@ -44,7 +50,7 @@ def call(
     async def send(message: Any) -> None:
         sent.append(dict(message))
 
-    asyncio.run(app(scope, receive, send))
+    await app(scope, receive, send)
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
@@ -79,6 +85,24 @@ def test_a_bundle_is_sent_gzipped_and_compressed_once(static: Path) -> None:
     status, headers, body = call(app, path, [])
     assert status == 200 and "content-encoding" not in headers
     assert body == js.read_bytes()
+
+
+def test_a_bundle_asked_for_by_many_at_once_is_compressed_once(static: Path) -> None:
+    """A classroom's first page loads: twenty browsers ask for the same bundles at the same
+    moment, and each bundle is read and compressed once, not once per browser."""
+    app = handler(static)
+    js = sorted((static / "static" / "js").glob("*.js"), key=lambda p: -p.stat().st_size)[:2]
+    paths = [f"/static/js/{p.name}" for p in js] * 20
+
+    async def everyone() -> list[tuple[int, dict[str, str], bytes]]:
+        return list(await asyncio.gather(*(acall(app, p) for p in paths)))
+
+    answers = asyncio.run(everyone())
+    assert app.reads == 2
+    for path, (status, headers, body) in zip(paths, answers, strict=True):
+        assert status == 200 and headers["content-encoding"] == "gzip"
+        assert gzip.decompress(body) == (static / path.lstrip("/")).read_bytes()
+    assert app._loading == {}
 
 
 def test_fonts_are_sent_from_memory_as_they_are(static: Path) -> None:

@@ -22,6 +22,7 @@ in one write.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gzip
 import hashlib
@@ -103,6 +104,10 @@ class GzipStatic:
         self.kept: dict[str, tuple[bytes, bytes, bool]] = {}
         self.reads = 0  # files read (and compressed) so far (tests/test_app_serve.py)
         self._lock = threading.Lock()
+        # path -> the one load under way. A classroom's first page loads ask for the same
+        # 140 bundles at once: each asker waited for its own compression of every bundle,
+        # twenty times the work (docs/app.md, section 11). Touched by the event loop only.
+        self._loading: dict[str, asyncio.Future[tuple[bytes, bytes, bool] | None]] = {}
 
     @staticmethod
     def _relative(scope: _Scope) -> str | None:
@@ -135,6 +140,24 @@ class GzipStatic:
                 self.reads += 1
         return entry
 
+    async def _load_once(self, relative: str) -> tuple[bytes, bytes, bool] | None:
+        """:meth:`_load` in a worker thread (the loop goes on meanwhile), once for every
+        request that asks for ``relative`` while it runs."""
+        loading = self._loading.get(relative)
+        if loading is None:
+            import anyio.to_thread
+
+            loading = asyncio.ensure_future(anyio.to_thread.run_sync(self._load, relative))
+            self._loading[relative] = loading
+
+            def finished(done: asyncio.Future[Any]) -> None:
+                if self._loading.get(relative) is done:
+                    del self._loading[relative]
+
+            loading.add_done_callback(finished)
+        # shield: a browser that goes away cancels its own wait, not the others' load.
+        return await asyncio.shield(loading)
+
     async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
         relative = self._relative(scope)
         if relative is None:
@@ -145,10 +168,8 @@ class GzipStatic:
             await self.inner(scope, receive, send)  # Streamlit's handler answers those
             return
         entry = self.kept.get(relative)
-        if entry is None:  # read and compressed in a worker thread: the loop goes on
-            import anyio.to_thread
-
-            entry = await anyio.to_thread.run_sync(self._load, relative)
+        if entry is None:
+            entry = await self._load_once(relative)
         if entry is None or (entry[2] and b"gzip" not in headers.get(b"accept-encoding", b"")):
             await self.inner(scope, receive, send)
             return
