@@ -131,10 +131,55 @@ def test_other_requests_get_streamlits_answer_and_nothing_is_kept(static: Path) 
     assert app.reads == 0
 
 
+def test_a_kept_bundle_is_sent_before_the_application(static: Path) -> None:
+    """KeptFirst: a bundle GzipStatic keeps is sent without entering the application (its
+    middleware and router); everything else, and the first ask, goes through it."""
+    gz = handler(static)
+    entered: list[str] = []
+
+    async def application(scope: Any, receive: Any, send: Any) -> None:
+        entered.append(scope["path"])
+        await gz(scope, receive, send)
+
+    app = serve.KeptFirst(application, gz, "")
+    js = sorted((static / "static" / "js").glob("*.js"), key=lambda p: -p.stat().st_size)[0]
+    path = f"/static/js/{js.name}"
+    first = call(app, path)
+    assert entered == [path] and gz.reads == 1  # the first ask: through the application
+    assert call(app, path) == first and entered == [path]  # kept: sent before it
+    status, headers, body = first
+    assert (status, headers["content-encoding"]) == (200, "gzip")
+    assert gzip.decompress(body) == js.read_bytes()
+    # Through the application: no gzip, a conditional request, another path.
+    assert call(app, path, [])[2] == js.read_bytes()
+    call(app, path, [*GZIP, ("if-none-match", '"x"')])
+    call(app, "/compare")
+    assert entered == [path, path, path, "/compare"]
+    # Under a base path only its own bundles are sent first.
+    based = serve.KeptFirst(application, gz, "/class/")
+    assert call(based, f"/class{path}") == first and len(entered) == 4
+    call(based, path)
+    assert entered[-1] == path
+
+
 def test_the_server_is_built_with_it(static: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`sgpe app` (serve.main) wraps the handler Streamlit mounts for its static folder."""
+    """`sgpe app` (serve.main) wraps the handler Streamlit mounts for its static folder,
+    and the application its server serves."""
+    from starlette.applications import Starlette
+    from streamlit.web.server.starlette import starlette_server
+
     monkeypatch.setattr(routes, "create_streamlit_static_handler", routes.create_streamlit_static_handler)  # fmt: skip
     monkeypatch.setattr(file_util, "get_static_dir", lambda: str(static))
+
+    def app_with_static(runtime: Any) -> Starlette:  # its static part, as Streamlit builds it
+        return Starlette(routes=routes.create_streamlit_static_assets_routes(None))
+
+    monkeypatch.setattr(starlette_server, "create_starlette_app", app_with_static)
     assert serve.install_gzip_static()
-    (mount,) = routes.create_streamlit_static_assets_routes(None)
-    assert isinstance(getattr(mount, "app", None), serve.GzipStatic)
+    app = starlette_server.create_starlette_app(None)
+    assert isinstance(app, serve.KeptFirst)
+    (mount,) = app.app.routes
+    assert getattr(mount, "app", None) is app.static
+    js = sorted((static / "static" / "js").glob("*.js"))[0]
+    status, headers, body = call(app, f"/static/js/{js.name}")
+    assert (status, gzip.decompress(body)) == (200, js.read_bytes()) and app.static.reads == 1

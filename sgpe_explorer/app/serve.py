@@ -17,7 +17,8 @@ sends uncompressed (it does not compress at its origin: compressing on every req
 costs more than it saves). Sending them was most of a classroom visitor's server-loop
 time (docs/app.md, section 11). :class:`GzipStatic` compresses each bundle once, keeps
 the result, and sends it to every browser that accepts gzip: a quarter of the bytes,
-in one write.
+in one write; :class:`KeptFirst` sends a kept bundle before the request enters
+Starlette's middleware and router.
 """
 
 from __future__ import annotations
@@ -158,22 +159,23 @@ class GzipStatic:
         # shield: a browser that goes away cancels its own wait, not the others' load.
         return await asyncio.shield(loading)
 
-    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
-        relative = self._relative(scope)
-        if relative is None:
-            await self.inner(scope, receive, send)
-            return
+    @staticmethod
+    def _headers(scope: _Scope) -> dict[bytes, bytes] | None:
+        """The request's headers, or None when Streamlit's handler must answer it (a
+        ranged or conditional request: it answers 206 and 304)."""
         headers = {k.lower(): v for k, v in scope.get("headers", [])}
         if any(h in headers for h in (b"range", b"if-none-match", b"if-modified-since")):
-            await self.inner(scope, receive, send)  # Streamlit's handler answers those
-            return
-        entry = self.kept.get(relative)
-        if entry is None:
-            entry = await self._load_once(relative)
-        if entry is None or (entry[2] and b"gzip" not in headers.get(b"accept-encoding", b"")):
-            await self.inner(scope, receive, send)
-            return
+            return None
+        return headers
+
+    @staticmethod
+    async def _send(
+        scope: _Scope, send: _Send, entry: tuple[bytes, bytes, bool], headers: dict[bytes, bytes]
+    ) -> bool:
+        """Send ``entry``; False (nothing sent) when the browser does not take gzip."""
         content_type, body, compressed = entry
+        if compressed and b"gzip" not in headers.get(b"accept-encoding", b""):
+            return False
         out = [(b"content-type", content_type), (b"cache-control", IMMUTABLE),
                (b"content-length", str(len(body)).encode())]  # fmt: skip
         if compressed:
@@ -181,23 +183,91 @@ class GzipStatic:
         await send({"type": "http.response.start", "status": 200, "headers": out})
         head = scope["method"] == "HEAD"
         await send({"type": "http.response.body", "body": b"" if head else body})
+        return True
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        relative = self._relative(scope)
+        headers = None if relative is None else self._headers(scope)
+        if relative is None or headers is None:
+            await self.inner(scope, receive, send)
+            return
+        entry = self.kept.get(relative)
+        if entry is None:
+            entry = await self._load_once(relative)
+        if entry is None or not await self._send(scope, send, entry, headers):
+            await self.inner(scope, receive, send)
+
+    async def answer_kept(self, scope: _Scope, path: str, send: _Send) -> bool:
+        """Send the kept bundle at ``path`` (the request's path without the server's base
+        path) when there is one to send; False: nothing was sent (:class:`KeptFirst`)."""
+        if not path.startswith("/static/"):
+            return False
+        entry = self.kept.get(path[len("/static/") :])
+        headers = None if entry is None else self._headers(scope)
+        if entry is None or headers is None:
+            return False
+        return await self._send(scope, send, entry, headers)
+
+
+class KeptFirst:
+    """The server's whole application ``app``, with the bundles :class:`GzipStatic` already
+    keeps sent before any of it.
+
+    A first page load asks for about 140 bundles, and each request went through Starlette's
+    error and exception layers, Streamlit's path checks, sessions and gzip middleware, and
+    its router's dozen routes before :class:`GzipStatic` answered it: about half of the
+    server loop's time for a classroom visitor (docs/app.md, section 11). A kept bundle
+    is a file that :meth:`GzipStatic._load` has read under Streamlit's static folder, by
+    a path made only of plain names, so those layers have nothing to check or add for it.
+    Any other request, and the first ask for each bundle, goes through all of them."""
+
+    def __init__(self, app: _App, static: GzipStatic, base_url_path: str) -> None:
+        self.app = app
+        self.static = static
+        base = base_url_path.strip("/")
+        self.base = f"/{base}" if base else ""
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope.get("type") == "http" and scope.get("method") in ("GET", "HEAD"):
+            path = str(scope.get("path", ""))
+            if path.startswith(self.base + "/static/") and await self.static.answer_kept(
+                scope, path[len(self.base) :], send
+            ):
+                return
+        await self.app(scope, receive, send)
 
 
 def install_gzip_static() -> bool:
-    """Wrap each static file handler Streamlit makes in :class:`GzipStatic` (False: this
-    Streamlit makes it elsewhere, and its own handler serves everything as before)."""
+    """Wrap each static file handler Streamlit makes in :class:`GzipStatic`, and the
+    application it serves in :class:`KeptFirst` (False: this Streamlit makes them
+    elsewhere, and its own handler serves everything as before)."""
     try:
+        from streamlit.web.server.starlette import starlette_server as server
         from streamlit.web.server.starlette import starlette_static_routes as routes
     except ImportError:
         return False
     make = getattr(routes, "create_streamlit_static_handler", None)
-    if make is None:
+    make_app = getattr(server, "create_starlette_app", None)
+    if make is None or make_app is None:
         return False
+    made: list[GzipStatic] = []
 
     def wrapped(directory: str, base_url: str | None) -> Any:
-        return GzipStatic(make(directory, base_url), directory)
+        static = GzipStatic(make(directory, base_url), directory)
+        made.append(static)
+        return static
+
+    def whole(runtime: Any) -> Any:
+        made.clear()
+        app = make_app(runtime)
+        if len(made) != 1:  # not one static folder as we know it: the app as it is
+            return app
+        from streamlit import config
+
+        return KeptFirst(app, made[0], str(config.get_option("server.baseUrlPath") or ""))
 
     routes.create_streamlit_static_handler = wrapped
+    server.create_starlette_app = whole  # type: ignore[attr-defined]  # the name its server calls
     return True
 
 
