@@ -33,6 +33,34 @@ def test_the_launcher_sets_what_the_checkouts_config_sets() -> None:
     assert STREAMLIT_OPTIONS["runner.postScriptGC"] == "false"
 
 
+def test_no_page_needs_streamlits_magic() -> None:
+    """Magic is off (runner.magicEnabled): a bare expression in a page script, which magic
+    would have drawn, would now draw nothing. No page or the frame has one (a docstring
+    is not one: magic never drew those)."""
+    import ast
+
+    scripts = [MAIN, *sorted((MAIN.parent / "app_pages").glob("*.py"))]
+    assert len(scripts) == 8
+    bare = []
+    for script in scripts:
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0])
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+        }
+        bare += [
+            f"{script.name}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr)
+            and not isinstance(node.value, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom))
+            and not (isinstance(node.value, ast.Constant) and id(node) in docstrings)
+        ]
+    assert STREAMLIT_OPTIONS["runner.magicEnabled"] == "false"
+    assert bare == []
+
+
 def test_streamlit_takes_the_settings_and_the_visitors_flags_win() -> None:
     """Streamlit itself reads the command line: every setting of the launcher is known to
     it, and a flag given after `sgpe app` overrides the launcher's."""

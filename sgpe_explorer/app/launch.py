@@ -41,6 +41,10 @@ STREAMLIT_OPTIONS: dict[str, str] = {
     # tokenizers and tables it took 0.125 CPU-s a run, a third of a classroom visitor's
     # script time (docs/app.md, section 11); Python's own collector still runs.
     "runner.postScriptGC": "false",
+    # No "magic": no page shows a bare expression, and rewriting each page's syntax tree
+    # for it cost 0.04-0.1 CPU-s whenever Streamlit compiled the page again (each time the
+    # server's last visitor left; docs/app.md, section 11).
+    "runner.magicEnabled": "false",
     "browser.gatherUsageStats": "false",
     # No "Deploy" button or developer menu items for the app's users.
     "client.toolbarMode": "minimal",
