@@ -18,6 +18,7 @@ import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -97,8 +98,42 @@ def test_finished_runs_follow_the_runs_folder(
     assert resources.CHOICE_BUILDS["sgpe"] == builds + 2  # named again: the run changed
 
 
+def test_a_script_run_lists_the_finished_runs_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each script run of a page (the sidebar's menus, the active tokenizers, the page,
+    the Train page's runs panel) scans the runs folder once, not 7 to 9 times; the next
+    script run sees a run that changed in between."""
+    from streamlit.testing.v1 import AppTest
+
+    from sgpe.runs.status import write_status
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.ui import resources
+
+    root = tmp_path / "runs"
+    monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
+    manager = RunManager(root)
+    run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=400))
+    assert manager.wait(run, timeout=120).state == "done"
+    app = Path(__file__).resolve().parents[1] / "sgpe_explorer" / "app" / "main.py"
+    at = AppTest.from_file(str(app), default_timeout=120)
+    stamps = []
+    for page in ("compare.py", "train.py", "compare.py"):
+        before = resources.STAMPS["finished"]
+        at.switch_page(f"app_pages/{page}").run()
+        assert not at.exception, [e.value for e in at.exception]
+        stamps.append(resources.STAMPS["finished"] - before)
+        assert len(at.sidebar.selectbox[0].options) == 2  # the shipped one and the run
+    assert stamps == [1, 1, 1]
+    status = json.loads((run.path / "status.json").read_text(encoding="utf-8"))
+    write_status(run.path, {**status, "state": "failed"})
+    at.run()
+    assert at.sidebar.selectbox[0].options == ["shipped: sample_data, 4,000 tokens"]
+    assert getattr(resources._SCRIPT_RUN, "memo", None) is None  # nothing kept after a run
+
+
 def test_a_finished_runs_status_is_read_once_while_its_file_is_unchanged(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The runs panel lists every run once a second while a run is live: each finished
     run's status.json was read and parsed twice on every tick (docs/app.md, section 11).
@@ -117,11 +152,23 @@ def test_a_finished_runs_status_is_read_once_while_its_file_is_unchanged(
     listed = [(i.run.id, i.status.state) for i in manager.list_runs()]
     assert sorted(listed) == sorted([(run.id, "done")] + [(c.name, "done") for c in copies])
     before = reads[0]
+    # Every read of a status file by the manager, whichever way it goes.
+    from sgpe_explorer.runs import manager as manager_module
+
+    parsed: list[str] = []
+    for module in (records, manager_module):
+
+        def counted(path: Path, read: Any = module.read_status) -> Any:
+            parsed.append(str(path))
+            return read(path)
+
+        monkeypatch.setattr(module, "read_status", counted)
     for _ in range(3):
         assert [(i.run.id, i.status.state) for i in manager.list_runs()] == listed
         assert manager.damaged_runs() == []
         manager.disk_use(as_owner="someone")
-    assert reads[0] == before  # nothing read again: no status file changed
+        assert manager.poll() == []  # the queue, as each Start looks at it
+    assert reads[0] == before and parsed == []  # nothing read again: no file changed
 
     status = json.loads((copies[0] / "status.json").read_text(encoding="utf-8"))
     write_status(copies[0], {**status, "state": "failed"})

@@ -41,7 +41,12 @@ def run() -> None:
 
     if get_script_run_ctx(suppress_warning=True) is None:
         return
+    with resources.one_script_run():  # the runs folder listed once for the run
+        _draw()
 
+
+def _draw() -> None:
+    """The frame and the page: :func:`run` inside a script run."""
     st.set_page_config(
         page_title="SGPE Explorer",
         # An emoji: the browser draws it from a data: URI. A ":material/…:" icon made

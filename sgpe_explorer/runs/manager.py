@@ -428,7 +428,9 @@ class RunManager:
             running = 0
             for run in self._run_dirs():
                 try:
-                    st = read_status(run.path)
+                    # A finished run's status as the listing keeps it: each Start polls,
+                    # and it read every run's status file (records.kept_status).
+                    st = kept_status(run.path)
                 except RunError:
                     continue
                 if status_suspect(st) and status_problem(run.path) is not None:

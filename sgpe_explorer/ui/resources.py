@@ -18,7 +18,7 @@ import functools
 import os
 import re
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,9 +182,59 @@ def finished_runs() -> list[RunInfo]:
     return list(_finished()[1])
 
 
+# ============================================================================ one script run
+
+_SCRIPT_RUN = threading.local()
+#: How many times the runs folder was stamped (:func:`_runs_stamp`) for the pages
+#: (tests/test_app_classroom.py).
+STAMPS = collections.Counter[str]()
+
+
+@contextlib.contextmanager
+def one_script_run() -> Iterator[None]:
+    """The runs folder as one script run sees it: inside, the finished runs are listed
+    (stamped) once, and the active tokenizers resolved once per pair of choices.
+
+    A script run asked for them 7 to 9 times (the sidebar's menus, the active
+    tokenizers, a page's catalogue, the runs panel), each with its own scan of every run
+    folder: a sixth of a classroom visitor's script time (docs/app.md, section 11). The
+    frame (sgpe_explorer/app/main.py) and the runs panel's own redraw open it; within
+    one, a run that ends is seen by the next script run, as a page drawn from one
+    listing then agrees with itself. Runs are changed in callbacks, before the script
+    runs. Nested, it is the outer one; elsewhere (other threads, the library) nothing
+    is kept."""
+    if getattr(_SCRIPT_RUN, "memo", None) is not None:
+        yield
+        return
+    _SCRIPT_RUN.memo = {}
+    try:
+        yield
+    finally:
+        _SCRIPT_RUN.memo = None
+
+
+def _kept_for_this_run() -> dict[Any, Any] | None:
+    memo: dict[Any, Any] | None = getattr(_SCRIPT_RUN, "memo", None)
+    return memo
+
+
 def _finished() -> tuple[tuple[Any, ...] | None, list[RunInfo]]:
-    """:func:`finished_runs` with the stamp it was read under (None: no readable root)."""
+    """:func:`finished_runs` with the stamp it was read under (None: no readable root),
+    once per script run (:func:`one_script_run`)."""
+    memo = _kept_for_this_run()
+    key = ("finished", str(runs_root()))
+    if memo is not None and key in memo:
+        found: tuple[tuple[Any, ...] | None, list[RunInfo]] = memo[key]
+        return found
+    found = _finished_now()
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
+def _finished_now() -> tuple[tuple[Any, ...] | None, list[RunInfo]]:
     root = runs_root()
+    STAMPS["finished"] += 1
     try:
         stamp = _runs_stamp(root)
     except OSError:
@@ -375,6 +425,18 @@ def resolve(tok_id: str, base_id: str) -> Active:
     too (it was the damaged run's 2,000-token baseline beside the shipped 4,000 tokens,
     and Evaluate compared them without a word). A baseline chosen by name stays, and
     ``base_matched`` then says it was not trained like the SGPE one."""
+    memo = _kept_for_this_run()
+    key = ("resolve", str(runs_root()), tok_id, base_id)
+    if memo is not None and key in memo:
+        kept: Active = memo[key]
+        return kept
+    found = _resolve_now(tok_id, base_id)
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
+def _resolve_now(tok_id: str, base_id: str) -> Active:
     sgpe_choices = choices("sgpe")
     base_choices = choices("bytebpe")
     problems: list[str] = []

@@ -562,7 +562,13 @@ def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool)
 
 
 def runs_panel() -> None:
-    """The runs list; on its own timer it reruns only itself (a fragment)."""
+    """The runs list; on its own timer it reruns only itself (a fragment), which lists
+    the finished runs once for all its parts (resources.one_script_run)."""
+    with resources.one_script_run():
+        _runs_panel()
+
+
+def _runs_panel() -> None:
     in_full_run = st.session_state.pop("train_in_full_run", False)
     # The runs the page listed a moment ago in this same script run (a whole-page run),
     # else listed now (the panel's own redraw): each listing reads every run's files.
