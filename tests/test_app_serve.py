@@ -181,5 +181,5 @@ def test_the_server_is_built_with_it(static: Path, monkeypatch: pytest.MonkeyPat
     (mount,) = app.app.routes
     assert getattr(mount, "app", None) is app.static
     js = sorted((static / "static" / "js").glob("*.js"))[0]
-    status, headers, body = call(app, f"/static/js/{js.name}")
+    status, _, body = call(app, f"/static/js/{js.name}")
     assert (status, gzip.decompress(body)) == (200, js.read_bytes()) and app.static.reads == 1
