@@ -155,6 +155,17 @@ def test_a_kept_bundle_is_sent_before_the_application(static: Path) -> None:
     call(app, path, [*GZIP, ("if-none-match", '"x"')])
     call(app, "/compare")
     assert entered == [path, path, path, "/compare"]
+    # Asks that come while the first is read wait for it, not through the application.
+    other = sorted((static / "static" / "js").glob("*.js"))[1]
+    many = f"/static/js/{other.name}"
+
+    async def classroom() -> list[tuple[int, dict[str, str], bytes]]:
+        return list(await asyncio.gather(*(acall(app, many) for _ in range(20))))
+
+    answers = asyncio.run(classroom())
+    assert entered[-1:] == [many] and entered.count(many) == 1 and gz.reads == 2
+    assert {gzip.decompress(a[2]) for a in answers} == {other.read_bytes()}
+    entered.remove(many)
     # Under a base path only its own bundles are sent first.
     based = serve.KeptFirst(application, gz, "/class/")
     assert call(based, f"/class{path}") == first and len(entered) == 4

@@ -199,14 +199,23 @@ class GzipStatic:
 
     async def answer_kept(self, scope: _Scope, path: str, send: _Send) -> bool:
         """Send the kept bundle at ``path`` (the request's path without the server's base
-        path) when there is one to send; False: nothing was sent (:class:`KeptFirst`)."""
+        path) when there is one to send, or one being read; False: nothing was sent
+        (:class:`KeptFirst`)."""
         if not path.startswith("/static/"):
             return False
-        entry = self.kept.get(path[len("/static/") :])
-        headers = None if entry is None else self._headers(scope)
-        if entry is None or headers is None:
+        relative = path[len("/static/") :]
+        loading = self._loading.get(relative)
+        if relative not in self.kept and loading is None:
             return False
-        return await self._send(scope, send, entry, headers)
+        headers = self._headers(scope)
+        if headers is None:
+            return False
+        # Being read for an earlier ask, which went through every layer: a classroom's
+        # browsers ask for each bundle at once, and all but the first wait for it here.
+        entry = self.kept.get(relative)
+        if entry is None and loading is not None:
+            entry = await asyncio.shield(loading)
+        return entry is not None and await self._send(scope, send, entry, headers)
 
 
 class KeptFirst:
@@ -219,7 +228,8 @@ class KeptFirst:
     server loop's time for a classroom visitor (docs/app.md, section 11). A kept bundle
     is a file that :meth:`GzipStatic._load` has read under Streamlit's static folder, by
     a path made only of plain names, so those layers have nothing to check or add for it.
-    Any other request, and the first ask for each bundle, goes through all of them."""
+    Any other request, and the first ask for each bundle, goes through all of them; asks
+    that come while that first one is read wait for it here."""
 
     def __init__(self, app: _App, static: GzipStatic, base_url_path: str) -> None:
         self.app = app
