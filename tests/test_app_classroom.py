@@ -98,6 +98,46 @@ def test_finished_runs_follow_the_runs_folder(
     assert resources.CHOICE_BUILDS["sgpe"] == builds + 2  # named again: the run changed
 
 
+def test_openais_encodings_are_warmed_only_once_the_pages_are_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The warm-up build (about 1.4 CPU-s) waits while pages run one after another, as in
+    a classroom, and starts once none has run for WARM_IDLE_S (docs/app.md, section 11)."""
+    import threading
+    import time
+
+    from sgpe.baselines import tiktoken_offline
+    from sgpe_explorer.ui import resources
+
+    built: list[tuple[str, float]] = []
+    load = tiktoken_offline.load_encoding
+
+    def recorded(name: str) -> Any:
+        built.append((name, time.monotonic()))
+        return load(name)
+
+    monkeypatch.setattr(tiktoken_offline, "load_encoding", recorded)
+    monkeypatch.setattr(resources, "WARM_DELAY_S", 0.0)
+    monkeypatch.setattr(resources, "WARM_IDLE_S", 2.0)
+    monkeypatch.setattr(resources, "_WARM_STARTED", False)
+    before = {t.ident for t in threading.enumerate()}
+    with resources.one_script_run():
+        resources.warm_encodings()
+    (warm,) = [t for t in threading.enumerate() if t.ident not in before]
+    assert warm.name == "sgpe-warm-encodings"
+    busy_until = time.monotonic() + 4.0
+    while time.monotonic() < busy_until:  # a page every 50 ms
+        with resources.one_script_run():
+            time.sleep(0.05)
+    quiet = time.monotonic()
+    assert built == []
+    warm.join(timeout=120)
+    assert [name for name, _ in built] == ["o200k_base", "cl100k_base"]
+    assert built[0][1] >= quiet + 2.0 - 0.1
+    resources.warm_encodings()  # once per process: no second thread
+    assert [t for t in threading.enumerate() if t.name == "sgpe-warm-encodings"] == []
+
+
 def test_a_script_run_lists_the_finished_runs_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

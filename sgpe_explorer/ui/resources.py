@@ -75,19 +75,36 @@ def _tiktoken(name: str) -> Any:
 
 
 WARM_DELAY_S = 3.0
+#: Seconds without a script run after which the server counts as idle (:func:`warm_encodings`).
+WARM_IDLE_S = 3.0
 _WARM_LOCK = threading.Lock()
 _WARM_STARTED = False
+_LAST_RUN = [0.0]  # time.monotonic() of the last script run's start or end (one_script_run)
+
+
+def idle_for() -> float:
+    """Seconds since a page's script last ran in this process (its start or its end)."""
+    import time
+
+    return time.monotonic() - _LAST_RUN[0]
 
 
 def warm_encodings() -> None:
-    """Build OpenAI's encodings in a background thread, once per server process.
+    """Build OpenAI's encodings in a background thread, once per server process, when
+    the server is idle.
 
     app.py calls this on every run (a no-op after the first): the first visitor's first
     page starts it, so Evaluate (whose default comparison has o200k_base) and a Compare
     that picks one find them built instead of waiting about a second.
     The thread only calls the library's :func:`~sgpe.baselines.tiktoken_offline.load_encoding`
     (its own cache; no Streamlit call), and a failure there is left for the page to report
-    when it loads the encoding itself."""
+    when it loads the encoding itself.
+
+    The build costs about 1.4 CPU-s. It waits until no page has run for
+    :data:`WARM_IDLE_S`: in a classroom the visitors' pages run back to back on two
+    cores, and the build took a tenth of a visitor's server time in the middle of them
+    (docs/app.md, section 11). A page that needs an encoding before then builds it
+    itself, as without the warm-up."""
     global _WARM_STARTED
     with _WARM_LOCK:
         if _WARM_STARTED:
@@ -95,6 +112,11 @@ def warm_encodings() -> None:
         _WARM_STARTED = True
 
     def build() -> None:
+        import time
+
+        time.sleep(WARM_DELAY_S)  # after the first page has drawn
+        while idle_for() < WARM_IDLE_S:
+            time.sleep(1.0)
         try:
             from sgpe.baselines.tiktoken_offline import load_encoding
 
@@ -103,10 +125,8 @@ def warm_encodings() -> None:
         except Exception:  # reported by the page that needs the encoding
             return
 
-    # After the first page has drawn: on two cores the build would slow that page down.
-    timer = threading.Timer(WARM_DELAY_S, build)
-    timer.name, timer.daemon = "sgpe-warm-encodings", True
-    timer.start()
+    thread = threading.Thread(target=build, name="sgpe-warm-encodings", daemon=True)
+    thread.start()
 
 
 def tiktoken(name: str) -> tuple[Any, str | None]:
@@ -203,14 +223,18 @@ def one_script_run() -> Iterator[None]:
     listing then agrees with itself. Runs are changed in callbacks, before the script
     runs. Nested, it is the outer one; elsewhere (other threads, the library) nothing
     is kept."""
+    import time
+
     if getattr(_SCRIPT_RUN, "memo", None) is not None:
         yield
         return
     _SCRIPT_RUN.memo = {}
+    _LAST_RUN[0] = time.monotonic()
     try:
         yield
     finally:
         _SCRIPT_RUN.memo = None
+        _LAST_RUN[0] = time.monotonic()
 
 
 def _kept_for_this_run() -> dict[Any, Any] | None:
