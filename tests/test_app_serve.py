@@ -105,6 +105,27 @@ def test_a_bundle_asked_for_by_many_at_once_is_compressed_once(static: Path) -> 
     assert app._loading == {}
 
 
+def test_a_new_server_process_takes_the_compressed_bundles_an_earlier_one_kept(
+    static: Path,
+) -> None:
+    """Bundles compressed once are kept beside the folder static_dir made, keyed by each
+    file's size and mtime; a handler over Streamlit's own folder keeps nothing."""
+    js = sorted((static / "static" / "js").glob("*.js"), key=lambda p: -p.stat().st_size)[0]
+    path = f"/static/js/{js.name}"
+    cache = serve.gz_cache(static)
+    assert cache == static.with_name(static.name + "-gz")
+    assert serve.gz_cache(Path(file_util.get_static_dir())) is None
+    make = routes.create_streamlit_static_handler
+    first = serve.GzipStatic(make(str(static), None), static, cache)
+    answer = call(first, path)
+    assert first.compressions == 1 and gzip.decompress(answer[2]) == js.read_bytes()
+    (kept,) = (cache / "js").glob(f"{js.name}.*.gz")
+    stat = js.stat()
+    assert kept.name == f"{js.name}.{stat.st_size}-{stat.st_mtime_ns}.gz"
+    second = serve.GzipStatic(make(str(static), None), static, cache)
+    assert call(second, path) == answer and second.compressions == 0 and second.reads == 1
+
+
 def test_fonts_are_sent_from_memory_as_they_are(static: Path) -> None:
     app = handler(static)
     font = sorted((static / "static" / "media").glob("*.woff2"))[0]

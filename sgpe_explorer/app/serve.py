@@ -37,6 +37,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from sgpe.runs import atomic_write
+
 MARK = "<!-- sgpe: window.__streamlit -->"
 
 
@@ -97,9 +99,12 @@ class GzipStatic:
     paths, unknown types, a conditional, ranged or uncompressed request) goes to ``inner``
     unchanged."""
 
-    def __init__(self, inner: _App, directory: str | Path) -> None:
+    def __init__(self, inner: _App, directory: str | Path, gz_cache: Path | None = None) -> None:
         self.inner = inner
         self.root = Path(directory) / "static"
+        # Where compressed bundles are kept between server processes (None: nowhere).
+        self.gz_cache = gz_cache
+        self.compressions = 0  # bundles compressed by this process (tests/test_app_serve.py)
         # path under static/ -> (content type, body, compressed): only files that exist
         # under the folder, so what is kept is bounded by Streamlit's own folder.
         self.kept: dict[str, tuple[bytes, bytes, bool]] = {}
@@ -128,18 +133,37 @@ class GzipStatic:
         safe = "\\" not in relative and all(p and not p.startswith(".") for p in parts)
         if safe and (suffix in COMPRESSED_TYPES or suffix in RAW_TYPES):
             file = self.root.joinpath(*parts)
-            if file.is_file():
-                data = file.read_bytes()
-                if suffix in COMPRESSED_TYPES:
-                    data = gzip.compress(data, compresslevel=6, mtime=0)
-                    entry = (COMPRESSED_TYPES[suffix].encode(), data, True)
-                else:
-                    entry = (RAW_TYPES[suffix].encode(), data, False)
+            if file.is_file() and suffix in COMPRESSED_TYPES:
+                entry = (COMPRESSED_TYPES[suffix].encode(), self._compressed(file, parts), True)
+            elif file.is_file():
+                entry = (RAW_TYPES[suffix].encode(), file.read_bytes(), False)
         if entry is not None:
             with self._lock:
                 self.kept[relative] = entry
                 self.reads += 1
         return entry
+
+    def _compressed(self, file: Path, parts: list[str]) -> bytes:
+        """``file`` gzip-compressed: from :attr:`gz_cache` when an earlier server process
+        compressed the same file (its size and mtime in the name), else compressed now
+        and kept there. About 0.5 CPU-s for a first page's bundles, which each new server
+        process paid again during its first visitors' page loads (docs/app.md, section 11)."""
+        stat = file.stat()
+        kept = None
+        if self.gz_cache is not None:
+            kept = self.gz_cache.joinpath(
+                *parts[:-1], f"{parts[-1]}.{stat.st_size}-{stat.st_mtime_ns}.gz"
+            )
+            with contextlib.suppress(OSError):
+                return kept.read_bytes()
+        data = gzip.compress(file.read_bytes(), compresslevel=6, mtime=0)
+        with self._lock:
+            self.compressions += 1
+        if kept is not None:
+            with contextlib.suppress(OSError):  # a read-only cache: compressed again next time
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(kept, data, sync=False)
+        return data
 
     async def _load_once(self, relative: str) -> tuple[bytes, bytes, bool] | None:
         """:meth:`_load` in a worker thread (the loop goes on meanwhile), once for every
@@ -247,6 +271,16 @@ class KeptFirst:
         await self.app(scope, receive, send)
 
 
+def gz_cache(directory: Path) -> Path | None:
+    """Where the bundles of ``directory`` are kept compressed: beside it, when it is a
+    folder :func:`static_dir` made (never inside Streamlit's own)."""
+    try:
+        made = MARK in (directory / "index.html").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return directory.with_name(directory.name + "-gz") if made else None
+
+
 def install_gzip_static() -> bool:
     """Wrap each static file handler Streamlit makes in :class:`GzipStatic`, and the
     application it serves in :class:`KeptFirst` (False: this Streamlit makes them
@@ -263,7 +297,7 @@ def install_gzip_static() -> bool:
     made: list[GzipStatic] = []
 
     def wrapped(directory: str, base_url: str | None) -> Any:
-        static = GzipStatic(make(directory, base_url), directory)
+        static = GzipStatic(make(directory, base_url), directory, gz_cache(Path(directory)))
         made.append(static)
         return static
 
