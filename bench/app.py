@@ -1,7 +1,7 @@
 """The app's speed budgets: page times with many runs, and a classroom.
 
     python -m bench app [--runs 50] [--owners 10] [--repeats 3] [--visitors 20]
-        [--only pages,classroom,memory] [--cache DIR] [--profile FILE]
+        [--only pages,classroom,memory] [--cache DIR] [--profile FILE] [--cpu-log FILE]
 
 * **runs**: ``--runs`` real finished runs of ``--owners`` visitors (owner keys drawn from
   the visitor's number, so the same on every machine), trained by the run manager on
@@ -25,7 +25,9 @@
 * **memory** (bench/app_memory.py): the server's RSS after a tour of 43 runs, 7 pages,
   two visitors and one 16 MB upload checked; budget 500 MB.
 
-``--profile FILE`` runs the classroom's server under cProfile (bench/app_profile.py).
+``--profile FILE`` runs the classroom's server under cProfile (bench/app_profile.py);
+``--cpu-log FILE`` runs one classroom with the server logging each script run's and each
+thread's CPU (bench/app_cpu.py, no profiler) and prints them per visitor.
 Medians of ``--repeats``; the load average (``os.getloadavg``) is printed beside each
 table, since the machine is shared. Writes ``app.json`` and ``app.md`` in ``--out``.
 """
@@ -39,6 +41,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -100,6 +103,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         default=None,
         help="the classroom's server under cProfile (bench/app_profile.py) into this file; "
         "its CPU figures are then the profiler's, not the budget's",
+    )
+    ap.add_argument(
+        "--cpu-log",
+        type=Path,
+        default=None,
+        help="one classroom, its server logging each script run's and each thread's CPU "
+        "(bench/app_cpu.py) into this file, summed per visitor at the end",
     )
     ap.add_argument(
         "--cache",
@@ -251,16 +261,23 @@ PAGE_MARKERS = {"compare": ".st-key-cmp_columns [data-testid=stHtml]"}
 
 
 @contextlib.contextmanager
-def serve(runs_dir: Path, log_path: Path, profile: Path | None = None) -> Iterator[tuple[str, Any]]:
+def serve(
+    runs_dir: Path, log_path: Path, profile: Path | None = None, cpu_log: Path | None = None
+) -> Iterator[tuple[str, Any]]:
     """``sgpe app`` on a free loopback port over ``runs_dir``: its URL and psutil process.
-    With ``profile``, the server runs under cProfile (bench/app_profile.py) into that file."""
+    With ``profile``, the server runs under cProfile (bench/app_profile.py) into that file;
+    with ``cpu_log``, it logs its CPU into that one (bench/app_cpu.py)."""
     import psutil
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "SGPE_RUNS_DIR": str(runs_dir),
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
-    start = ["-m", "sgpe", "app"] if profile is None else ["-m", "bench.app_profile", str(profile)]
+    start = ["-m", "sgpe", "app"]
+    if profile is not None:
+        start = ["-m", "bench.app_profile", str(profile)]
+    elif cpu_log is not None:
+        start = ["-m", "bench.app_cpu", str(cpu_log)]
     command = [sys.executable, *start, "--server.port", str(port), "--server.address", "127.0.0.1"]
     with log_path.open("ab") as log_file:
         server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log_file,
@@ -522,7 +539,13 @@ def _classroom_once(root: Path, args: argparse.Namespace, work: Path) -> dict[st
     shutil.copytree(root, runs_dir)
     manager = RunManager(runs_dir)
     before = {i.run.id for i in manager.list_runs()}
-    with serve(runs_dir, work / "streamlit.log", getattr(args, "profile", None)) as (url, proc):
+    cpu_log = getattr(args, "cpu_log", None)
+    with serve(runs_dir, work / "streamlit.log", getattr(args, "profile", None), cpu_log) as (
+        url,
+        proc,
+    ):
+        if cpu_log is not None:
+            proc.send_signal(signal.SIGUSR1)  # bench/app_cpu.py: the window starts
         cpu0, main0 = sum(proc.cpu_times()[:2]), _main_thread_cpu(proc)
         load_before = os.getloadavg()[0]
         t0 = time.perf_counter()
@@ -530,6 +553,8 @@ def _classroom_once(root: Path, args: argparse.Namespace, work: Path) -> dict[st
         pages_s = time.perf_counter() - t0
         cpu_pages = sum(proc.cpu_times()[:2]) - cpu0
         main_pages = _main_thread_cpu(proc) - main0
+        if cpu_log is not None:
+            proc.send_signal(signal.SIGUSR1)  # and ends with the pages
         load_after = os.getloadavg()[0]
         deadline = time.monotonic() + (RUNS_TIMEOUT_S if args.wait_runs else 0.0)
         while True:  # the runs queue behind each other: wait for the last (bounded)
@@ -565,7 +590,10 @@ def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[st
         raise SystemExit(f"bench app: {CHROMIUM} not found (scripts/install_browser.sh)")
     global STEP_TIMEOUT_MS
     STEP_TIMEOUT_MS = round(1000 * getattr(args, "step_timeout", STEP_TIMEOUT_MS / 1000))
-    repeats = 1 if getattr(args, "profile", None) else args.repeats
+    one = getattr(args, "profile", None) or getattr(args, "cpu_log", None)
+    repeats = 1 if one else args.repeats
+    if getattr(args, "cpu_log", None) is not None:
+        args.cpu_log.unlink(missing_ok=True)  # the log of this classroom only
     rounds = [_classroom_once(root, args, work) for _ in range(repeats)]
     visits = [v for r in rounds for v in r["visits"]]
     errors = [e for v in visits for e in v["errors"]]
@@ -601,6 +629,11 @@ def bench_classroom(root: Path, args: argparse.Namespace, work: Path) -> dict[st
         if s["n"]:
             print(f"{step:>13}: median {s['median']:6.2f} | p95 {s['p95']:6.2f} | n {s['n']}")
     print(_classroom_line(result))
+    if getattr(args, "cpu_log", None) is not None:
+        from .app_cpu import summary
+
+        print(f"\n== the server's CPU ({args.cpu_log})\n")
+        print(summary(args.cpu_log, args.visitors))
     if getattr(args, "profile", None):
         from .app_profile import top
 

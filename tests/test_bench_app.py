@@ -85,3 +85,74 @@ def test_the_bench_runs_end_to_end_on_a_tiny_configuration(
     # The trained runs are kept: a second build finds them and trains nothing.
     root = app.build_runs(tmp_path / "cache", 2, 2, log=pytest.fail)
     assert len([p for p in root.iterdir() if p.is_dir() and p.name[0].isdigit()]) == 2
+
+
+def test_the_cpu_log_sums_each_thread_group_between_the_two_signals(tmp_path: Path) -> None:
+    """bench/app_cpu.py's hooks in a real process: a thread that works inside the window
+    counts, one that worked and ended before it does not, and one that ends inside it
+    counts up to its end."""
+    log = tmp_path / "cpu.jsonl"
+    script = f"""
+import os, signal, threading, time
+from bench import app_cpu
+app_cpu.install({str(log)!r})
+
+def work(seconds):
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+before = threading.Thread(target=work, args=(0.3,), name="before-1")
+before.start(); before.join()
+idle = threading.Event()
+long = threading.Thread(target=lambda: (work(0.2), idle.wait(), work(0.2)), name="long-2")
+long.start()
+time.sleep(0.5)
+os.kill(os.getpid(), signal.SIGUSR1)
+inside = threading.Thread(target=work, args=(0.4,), name="inside-3")
+inside.start(); inside.join()
+idle.set()
+time.sleep(0.5)
+os.kill(os.getpid(), signal.SIGUSR1)
+long.join()
+"""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(app.ROOT)}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=tmp_path, timeout=60)
+    from bench import app_cpu
+
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    groups, runs = app_cpu.window(records)
+    assert runs == []
+    assert "before" not in groups
+    assert 0.35 <= groups["inside"] <= 0.6
+    assert 0.15 <= groups["long"] <= 0.4  # its second half only
+    assert app_cpu._group("ThreadPoolExecutor-0_3") == "ThreadPoolExecutor"
+    assert app_cpu._group("Thread-12 (build)") == "Thread"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_classroom_with_a_cpu_log_says_where_the_servers_cpu_went(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not app.CHROMIUM.exists():
+        pytest.skip(f"{app.CHROMIUM} not found: run scripts/install_browser.sh")
+    pytest.importorskip("playwright.sync_api")
+    log = tmp_path / "cpu.jsonl"
+    argv = ["app", "--only", "classroom", "--runs", "2", "--owners", "2", "--visitors", "2",
+            "--cache", str(tmp_path / "cache"), "--out", str(tmp_path), "--cpu-log", str(log)]  # fmt: skip
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH") or str(app.ROOT))
+    assert main(argv) == 0
+    from bench import app_cpu
+
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    groups, runs = app_cpu.window(records)
+    assert groups["MainThread"] > 0 and groups["ScriptRunner.scriptThread"] > 0
+    pages = Counter(r["page"] for r in runs if not r["fragment"])
+    # Each visitor: Compare opened and pasted into, Train opened and Start pressed.
+    assert pages["Compare"] >= 4 and pages["Train"] >= 4, pages
+    text = app_cpu.summary(log, 2)
+    assert "| MainThread |" in text and "| whole page (Compare) |" in text

@@ -1,0 +1,169 @@
+"""The app's server with a CPU log: each script run's CPU and each thread's, by name.
+
+    python -m bench.app_cpu LOG [streamlit flags...]
+
+Runs what ``sgpe app`` runs (``sgpe_explorer.app.serve`` with the app's settings), as
+bench/app_profile.py does, but without a profiler: the figures are the real ones. It
+appends to ``LOG``, one JSON object a line:
+
+* ``{"event": "run", ...}`` after each script run: its thread's CPU seconds
+  (``time.thread_time``), whether it was a fragment's own run, its page's hash and its
+  session's id;
+* ``{"event": "exit", ...}`` as each thread ends: its name and CPU seconds;
+* ``{"event": "snap", ...}`` on SIGUSR1: every live thread's name and CPU seconds (read
+  with ``time.pthread_getcpuclockid``).
+
+``python -m bench app --cpu-log LOG`` signals the server when a classroom starts and
+when its pages are done, and prints :func:`summary`: the script runs by kind, and each
+group of threads' CPU between the two signals (docs/app.md, section 11). Linux only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+_lock = threading.Lock()
+
+
+def _write(log: str, record: dict[str, Any]) -> None:
+    line = json.dumps({**record, "time": time.time()}) + "\n"
+    with _lock, open(log, "a", encoding="utf-8") as out:
+        out.write(line)
+
+
+def _thread_cpu(thread: threading.Thread) -> float | None:
+    try:
+        clock = time.pthread_getcpuclockid(thread.ident or 0)
+        return time.clock_gettime(clock)
+    except (OSError, OverflowError):  # the thread ended meanwhile
+        return None
+
+
+def snapshot(log: str) -> None:
+    """Every live thread's CPU seconds, as one ``snap`` line."""
+    threads = [
+        {"ident": t.ident, "name": t.name, "cpu": cpu}
+        for t in threading.enumerate()
+        if (cpu := _thread_cpu(t)) is not None
+    ]
+    _write(log, {"event": "snap", "threads": threads})
+
+
+def install(log: str) -> None:
+    """The hooks: each thread's CPU at its end, and a snapshot on SIGUSR1."""
+    run = threading.Thread.run
+
+    def logged_run(self: threading.Thread) -> None:
+        try:
+            run(self)
+        finally:
+            _write(log, {"event": "exit", "ident": self.ident, "name": self.name,
+                         "cpu": time.thread_time()})  # fmt: skip
+
+    threading.Thread.run = logged_run  # type: ignore[method-assign]
+    signal.signal(signal.SIGUSR1, lambda *_: snapshot(log))
+
+
+def install_script_runs(log: str) -> None:
+    """Each script run's CPU (Streamlit's ScriptRunner: one thread per run, or one run
+    after another in the same thread)."""
+    from streamlit.runtime.scriptrunner import script_runner
+
+    run_script = script_runner.ScriptRunner._run_script
+
+    def logged(self: Any, rerun_data: Any, *a: Any, **k: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return run_script(self, rerun_data, *a, **k)
+        finally:
+            cpu = time.thread_time() - start
+            _write(log, {"event": "run", "cpu": cpu, "page": _page(self),
+                         "fragment": bool(getattr(rerun_data, "fragment_id_queue", None)),
+                         "session": str(getattr(self, "_session_id", ""))})  # fmt: skip
+
+    script_runner.ScriptRunner._run_script = logged  # type: ignore[method-assign]
+
+
+def _page(runner: Any) -> str:
+    """The page the run drew (its title in the app's navigation), or "?"."""
+    try:
+        pages = runner._pages_manager
+        info = pages.get_pages().get(pages.current_page_script_hash) or {}
+        return str(info.get("page_name") or "?")
+    except Exception:  # another Streamlit: the runs are still counted
+        return "?"
+
+
+def main(log: str, args: list[str]) -> None:
+    from sgpe_explorer.app import launch, serve
+
+    install(log)
+    install_script_runs(log)
+    command = launch.streamlit_command(args)
+    sys.argv = ["serve", *command[3:]]  # drop "python -m sgpe_explorer.app.serve"
+    serve.main()
+
+
+def _group(name: str) -> str:
+    """A thread's group: its name without the numbers Python and pools add."""
+    return re.sub(r"[-_ ]?\d+(_\d+)?(\s*\(.*\))?$", "", name) or name
+
+
+def window(records: list[dict[str, Any]]) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Each thread group's CPU seconds between the log's first two snapshots, and the
+    script runs that ended between them."""
+    snaps = [r for r in records if r["event"] == "snap"]
+    if len(snaps) < 2:
+        raise ValueError("the log has fewer than two snapshots (SIGUSR1)")
+    first, last = snaps[0], snaps[1]
+    begin = {t["ident"]: t["cpu"] for t in first["threads"]}
+    end = {t["ident"]: (t["name"], t["cpu"]) for t in last["threads"]}
+    # A thread that ended in the window: its CPU at its end (idents can be reused later).
+    for r in records:
+        if r["event"] == "exit" and first["time"] <= r["time"] <= last["time"]:
+            end.setdefault(r["ident"], (r["name"], r["cpu"]))
+    groups: dict[str, float] = defaultdict(float)
+    for ident, (name, cpu) in end.items():
+        groups[_group(name)] += cpu - begin.get(ident, 0.0)
+    runs = [
+        r for r in records if r["event"] == "run" and first["time"] <= r["time"] <= last["time"]
+    ]
+    return dict(groups), runs
+
+
+def summary(path: Path, visitors: int) -> str:
+    """The log at ``path`` as a table: CPU seconds per visitor, by thread group and by
+    kind of script run, between the first two snapshots."""
+    import statistics
+
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    groups, runs = window(records)
+    lines = [f"CPU seconds per visitor ({visitors} visitors), between the two signals:", ""]
+    lines += ["| threads | CPU-s per visitor |", "|---|---:|"]
+    for name, cpu in sorted(groups.items(), key=lambda kv: -kv[1]):
+        if cpu >= 0.0005 * visitors:
+            lines.append(f"| {name} | {cpu / visitors:.3f} |")
+    lines.append(f"| all | {sum(groups.values()) / visitors:.3f} |")
+    kinds: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in runs:
+        kinds[("fragment" if r["fragment"] else "whole page", r["page"])].append(r["cpu"])
+    lines += ["", "| script run (page) | runs | median CPU-s | CPU-s per visitor |",
+              "|---|---:|---:|---:|"]  # fmt: skip
+    for (kind, page), cpus in sorted(kinds.items(), key=lambda kv: -sum(kv[1])):
+        lines.append(
+            f"| {kind} ({page}) | {len(cpus)} | {statistics.median(cpus):.3f} | "
+            f"{sum(cpus) / visitors:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
