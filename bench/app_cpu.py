@@ -50,7 +50,7 @@ def _thread_cpu(thread: threading.Thread) -> float | None:
 def snapshot(log: str) -> None:
     """Every live thread's CPU seconds, as one ``snap`` line."""
     threads = [
-        {"ident": t.ident, "name": t.name, "cpu": cpu}
+        {"ident": t.native_id, "name": t.name, "cpu": cpu}
         for t in threading.enumerate()
         if (cpu := _thread_cpu(t)) is not None
     ]
@@ -65,7 +65,7 @@ def install(log: str) -> None:
         try:
             run(self)
         finally:
-            _write(log, {"event": "exit", "ident": self.ident, "name": self.name,
+            _write(log, {"event": "exit", "ident": threading.get_native_id(), "name": self.name,
                          "cpu": time.thread_time()})  # fmt: skip
 
     threading.Thread.run = logged_run  # type: ignore[method-assign]
@@ -126,7 +126,9 @@ def window(records: list[dict[str, Any]]) -> tuple[dict[str, float], list[dict[s
     first, last = snaps[0], snaps[1]
     begin = {t["ident"]: t["cpu"] for t in first["threads"]}
     end = {t["ident"]: (t["name"], t["cpu"]) for t in last["threads"]}
-    # A thread that ended in the window: its CPU at its end (idents can be reused later).
+    # A thread that ended in the window: its CPU at its end. Threads are told apart by
+    # their system ids, which Linux does not give again soon (Python's idents are reused
+    # at once, and lost most script runs' threads).
     for r in records:
         if r["event"] == "exit" and first["time"] <= r["time"] <= last["time"]:
             end.setdefault(r["ident"], (r["name"], r["cpu"]))

@@ -76,7 +76,7 @@ def _tiktoken(name: str) -> Any:
 
 WARM_DELAY_S = 3.0
 #: Seconds without a script run after which the server counts as idle (:func:`warm_encodings`).
-WARM_IDLE_S = 3.0
+WARM_IDLE_S = 10.0
 _WARM_LOCK = threading.Lock()
 _WARM_STARTED = False
 _LAST_RUN = [0.0]  # time.monotonic() of the last script run's start or end (one_script_run)
@@ -100,10 +100,11 @@ def warm_encodings() -> None:
     (its own cache; no Streamlit call), and a failure there is left for the page to report
     when it loads the encoding itself.
 
-    The build costs about 1.4 CPU-s. It waits until no page has run for
-    :data:`WARM_IDLE_S`: in a classroom the visitors' pages run back to back on two
-    cores, and the build took a tenth of a visitor's server time in the middle of them
-    (docs/app.md, section 11). A page that needs an encoding before then builds it
+    The build costs about 0.8 CPU-s. It waits until no page has run for
+    :data:`WARM_IDLE_S`: in a classroom the visitors' pages run close together on two
+    cores, and the build (then 1.4 CPU-s) took a tenth of a visitor's server time in the
+    middle of them; with 3 s it still started in a pause of the rush (docs/app.md,
+    section 11). A page that needs an encoding before then builds it
     itself, as without the warm-up."""
     global _WARM_STARTED
     with _WARM_LOCK:
