@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +126,32 @@ def test_a_new_server_process_takes_the_compressed_bundles_an_earlier_one_kept(
     assert kept.name == f"{js.name}.{stat.st_size}-{stat.st_mtime_ns}.gz"
     second = serve.GzipStatic(make(str(static), None), static, cache)
     assert call(second, path) == answer and second.compressions == 0 and second.reads == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and modes")
+def test_a_static_folder_another_user_could_write_is_not_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What static_dir makes is sent to every visitor: it is made in a folder of this
+    user's alone, never in one someone else made or can write to."""
+    source = Path(file_util.get_static_dir())
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = serve.static_dir(source, "")
+    assert made.parent == tmp_path / f"sgpe-explorer-static-{os.getuid()}"
+    assert made.parent.stat().st_mode & 0o077 == 0
+    assert marked(made)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    open_to_all = shared / f"sgpe-explorer-static-{os.getuid()}"
+    open_to_all.mkdir()
+    open_to_all.chmod(0o777)
+    assert serve.static_dir(source, "") == source  # Streamlit's own folder, as it is
+    assert list(open_to_all.iterdir()) == []
+
+
+def marked(folder: Path) -> bool:
+    return serve.MARK in (folder / "index.html").read_text(encoding="utf-8")
 
 
 def test_fonts_are_sent_from_memory_as_they_are(static: Path) -> None:

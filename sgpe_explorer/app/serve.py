@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import getpass
 import gzip
 import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -59,24 +61,48 @@ def static_dir(source: Path, base_url_path: str, cache: Path | None = None) -> P
     if "<head>" not in index:  # a Streamlit whose page we do not know: serve it as is
         return source
     digest = hashlib.sha256((str(source) + index + script).encode("utf-8")).hexdigest()[:16]
-    cache = cache or Path(tempfile.gettempdir()) / f"sgpe-explorer-static-{os.getuid()}"
+    cache = cache or _own_cache()
+    if cache is None:
+        return source
     out = cache / digest
     if (out / "index.html").is_file():
         return out
-    cache.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="making-", dir=cache))
     try:
-        for entry in source.iterdir():
-            if entry.name != "index.html":
-                (work / entry.name).symlink_to(entry)
-        (work / "index.html").write_text(
-            index.replace("<head>", "<head>\n    " + script, 1), encoding="utf-8"
-        )
-        with contextlib.suppress(OSError):  # another server made it meanwhile
-            work.rename(out)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        cache.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="making-", dir=cache))
+        try:
+            for entry in source.iterdir():
+                if entry.name != "index.html":
+                    (work / entry.name).symlink_to(entry)
+            (work / "index.html").write_text(
+                index.replace("<head>", "<head>\n    " + script, 1), encoding="utf-8"
+            )
+            with contextlib.suppress(OSError):  # another server made it meanwhile
+                work.rename(out)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    except OSError:  # e.g. no symbolic links for this user (Windows): Streamlit's own folder
+        return source
     return out if (out / "index.html").is_file() else source
+
+
+def _own_cache() -> Path | None:
+    """The folder :func:`static_dir` makes its folders in: one per user under the system's
+    temporary folder, or None when it is not this user's alone. The server sends what is
+    there (an ``index.html``, the compressed bundles) to every visitor, so a folder
+    another user made, or could write to, is not used."""
+    user = str(os.getuid()) if hasattr(os, "getuid") else getpass.getuser()
+    cache = Path(tempfile.gettempdir()) / f"sgpe-explorer-static-{user}"
+    try:
+        cache.mkdir(mode=0o700, exist_ok=True)
+        info = cache.lstat()
+    except OSError:
+        return None
+    if hasattr(os, "getuid") and (
+        not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022
+    ):
+        return None
+    return cache
 
 
 _Scope = MutableMapping[str, Any]
@@ -148,11 +174,11 @@ class GzipStatic:
         compressed the same file (its size and mtime in the name), else compressed now
         and kept there. About 0.5 CPU-s for a first page's bundles, which each new server
         process paid again during its first visitors' page loads (docs/app.md, section 11)."""
-        stat = file.stat()
+        info = file.stat()
         kept = None
         if self.gz_cache is not None:
             kept = self.gz_cache.joinpath(
-                *parts[:-1], f"{parts[-1]}.{stat.st_size}-{stat.st_mtime_ns}.gz"
+                *parts[:-1], f"{parts[-1]}.{info.st_size}-{info.st_mtime_ns}.gz"
             )
             with contextlib.suppress(OSError):
                 return kept.read_bytes()
