@@ -50,6 +50,13 @@ def test_the_report_says_each_budget_met_or_missed() -> None:
     assert "| train | 5 own runs only | 3.00 | 1.60 | 1.00 | 0.50 | 0.40 | ≤ 1.5 s: missed | 2.5 |" in lines  # fmt: skip
 
 
+def _needs_chromium() -> None:
+    """Skip unless Debian's Chromium and Playwright are there (the classroom drives them)."""
+    if not app.CHROMIUM.exists():
+        pytest.skip(f"{app.CHROMIUM} not found: run scripts/install_browser.sh")
+    pytest.importorskip("playwright.sync_api")
+
+
 # Slow (about 95 s: two app servers, browsers and training runs): the default suite stays
 # under the 15 minutes CI gives it; the bench's parts above run by default.
 @pytest.mark.slow
@@ -57,9 +64,7 @@ def test_the_report_says_each_budget_met_or_missed() -> None:
 def test_the_bench_runs_end_to_end_on_a_tiny_configuration(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if not app.CHROMIUM.exists():
-        pytest.skip(f"{app.CHROMIUM} not found: run scripts/install_browser.sh")
-    pytest.importorskip("playwright.sync_api")
+    _needs_chromium()
     argv = ["app", "--runs", "2", "--owners", "2", "--repeats", "1", "--visitors", "2",
             "--cache", str(tmp_path / "cache"), "--out", str(tmp_path), "--label", "tiny"]  # fmt: skip
     monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH") or str(app.ROOT))
@@ -138,9 +143,7 @@ long.join()
 def test_a_classroom_with_a_cpu_log_says_where_the_servers_cpu_went(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if not app.CHROMIUM.exists():
-        pytest.skip(f"{app.CHROMIUM} not found: run scripts/install_browser.sh")
-    pytest.importorskip("playwright.sync_api")
+    _needs_chromium()
     log = tmp_path / "cpu.jsonl"
     argv = ["app", "--only", "classroom", "--runs", "2", "--owners", "2", "--visitors", "2",
             "--cache", str(tmp_path / "cache"), "--out", str(tmp_path), "--cpu-log", str(log)]  # fmt: skip

@@ -18,6 +18,7 @@ import functools
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,8 +85,6 @@ _LAST_RUN = [0.0]  # time.monotonic() of the last script run's start or end (one
 
 def idle_for() -> float:
     """Seconds since a page's script last ran in this process (its start or its end)."""
-    import time
-
     return time.monotonic() - _LAST_RUN[0]
 
 
@@ -113,8 +112,6 @@ def warm_encodings() -> None:
         _WARM_STARTED = True
 
     def build() -> None:
-        import time
-
         time.sleep(WARM_DELAY_S)  # after the first page has drawn
         while idle_for() < WARM_IDLE_S:
             time.sleep(1.0)
@@ -224,8 +221,6 @@ def one_script_run() -> Iterator[None]:
     listing then agrees with itself. Runs are changed in callbacks, before the script
     runs. Nested, it is the outer one; elsewhere (other threads, the library) nothing
     is kept."""
-    import time
-
     if getattr(_SCRIPT_RUN, "memo", None) is not None:
         yield
         return
@@ -238,22 +233,22 @@ def one_script_run() -> Iterator[None]:
         _LAST_RUN[0] = time.monotonic()
 
 
-def _kept_for_this_run() -> dict[Any, Any] | None:
+def _once_per_run(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept under ``key`` for the rest of the script run
+    (:func:`one_script_run`); outside one, computed on every call."""
     memo: dict[Any, Any] | None = getattr(_SCRIPT_RUN, "memo", None)
-    return memo
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def _finished() -> tuple[tuple[Any, ...] | None, list[RunInfo]]:
     """:func:`finished_runs` with the stamp it was read under (None: no readable root),
     once per script run (:func:`one_script_run`)."""
-    memo = _kept_for_this_run()
-    key = ("finished", str(runs_root()))
-    if memo is not None and key in memo:
-        found: tuple[tuple[Any, ...] | None, list[RunInfo]] = memo[key]
-        return found
-    found = _finished_now()
-    if memo is not None:
-        memo[key] = found
+    found: tuple[tuple[Any, ...] | None, list[RunInfo]]
+    found = _once_per_run(("finished", str(runs_root())), _finished_now)
     return found
 
 
@@ -450,14 +445,9 @@ def resolve(tok_id: str, base_id: str) -> Active:
     too (it was the damaged run's 2,000-token baseline beside the shipped 4,000 tokens,
     and Evaluate compared them without a word). A baseline chosen by name stays, and
     ``base_matched`` then says it was not trained like the SGPE one."""
-    memo = _kept_for_this_run()
-    key = ("resolve", str(runs_root()), tok_id, base_id)
-    if memo is not None and key in memo:
-        kept: Active = memo[key]
-        return kept
-    found = _resolve_now(tok_id, base_id)
-    if memo is not None:
-        memo[key] = found
+    found: Active = _once_per_run(
+        ("resolve", str(runs_root()), tok_id, base_id), lambda: _resolve_now(tok_id, base_id)
+    )
     return found
 
 
