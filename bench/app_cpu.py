@@ -20,6 +20,7 @@ group of threads' CPU between the two signals (docs/app.md, section 11). Linux o
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import signal
@@ -47,14 +48,31 @@ def _thread_cpu(thread: threading.Thread) -> float | None:
         return None
 
 
+#: CPU seconds of the garbage collector's passes so far, by generation, and their count.
+_gc_cpu = [0.0, 0.0, 0.0]
+_gc_passes = [0, 0, 0]
+_gc_start = threading.local()
+
+
+def _gc_timed(phase: str, info: dict[str, Any]) -> None:
+    """A ``gc.callbacks`` hook: each pass's CPU seconds, in whichever thread it ran."""
+    if phase == "start":
+        _gc_start.t = time.thread_time()
+    elif (t := getattr(_gc_start, "t", None)) is not None:
+        generation = int(info.get("generation", 2))
+        _gc_cpu[generation] += time.thread_time() - t
+        _gc_passes[generation] += 1
+
+
 def snapshot(log: str) -> None:
-    """Every live thread's CPU seconds, as one ``snap`` line."""
+    """Every live thread's CPU seconds, and the garbage collector's, as one ``snap`` line."""
     threads = [
         {"ident": t.native_id, "name": t.name, "cpu": cpu}
         for t in threading.enumerate()
         if (cpu := _thread_cpu(t)) is not None
     ]
-    _write(log, {"event": "snap", "threads": threads})
+    _write(log, {"event": "snap", "threads": threads, "gc_cpu": list(_gc_cpu),
+                 "gc_passes": list(_gc_passes)})  # fmt: skip
 
 
 def install(log: str) -> None:
@@ -69,26 +87,39 @@ def install(log: str) -> None:
                          "cpu": time.thread_time()})  # fmt: skip
 
     threading.Thread.run = logged_run  # type: ignore[method-assign]
+    gc.callbacks.append(_gc_timed)
     signal.signal(signal.SIGUSR1, lambda *_: snapshot(log))
 
 
 def install_script_runs(log: str) -> None:
     """Each script run's CPU (Streamlit's ScriptRunner: one thread per run, or one run
     after another in the same thread)."""
+    from streamlit.navigation.page import Page
     from streamlit.runtime.scriptrunner import script_runner
 
     run_script = script_runner.ScriptRunner._run_script
+    run_page = Page.run
+    pages = threading.local()  # the page scripts a script run has executed so far
+
+    def counted_page(self: Any) -> None:
+        pages.n = getattr(pages, "n", 0) + 1
+        run_page(self)
 
     def logged(self: Any, rerun_data: Any, *a: Any, **k: Any) -> Any:
         start = time.thread_time()
+        pages.n = 0
         try:
             return run_script(self, rerun_data, *a, **k)
         finally:
             cpu = time.thread_time() - start
+            # A fragment's run that asks for the whole page (st.rerun(scope="app")) goes
+            # on in the same call: "pages" is then 1.
             _write(log, {"event": "run", "cpu": cpu, "page": _page(self),
                          "fragment": bool(getattr(rerun_data, "fragment_id_queue", None)),
+                         "pages": pages.n,
                          "session": str(getattr(self, "_session_id", ""))})  # fmt: skip
 
+    Page.run = counted_page  # type: ignore[method-assign]
     script_runner.ScriptRunner._run_script = logged  # type: ignore[method-assign]
 
 
@@ -141,6 +172,16 @@ def window(records: list[dict[str, Any]]) -> tuple[dict[str, float], list[dict[s
     return dict(groups), runs
 
 
+def gc_window(records: list[dict[str, Any]]) -> list[tuple[int, float]]:
+    """The garbage collector's passes and CPU seconds by generation between the first two
+    snapshots (a log without them: none)."""
+    snaps = [r for r in records if r["event"] == "snap" and "gc_cpu" in r]
+    if len(snaps) < 2:
+        return []
+    a, b = snaps[0], snaps[1]
+    return [(b["gc_passes"][g] - a["gc_passes"][g], b["gc_cpu"][g] - a["gc_cpu"][g]) for g in range(3)]  # fmt: skip
+
+
 def summary(path: Path, visitors: int) -> str:
     """The log at ``path`` as a table: CPU seconds per visitor, by thread group and by
     kind of script run, between the first two snapshots."""
@@ -156,7 +197,10 @@ def summary(path: Path, visitors: int) -> str:
     lines.append(f"| all | {sum(groups.values()) / visitors:.3f} |")
     kinds: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in runs:
-        kinds[("fragment" if r["fragment"] else "whole page", r["page"])].append(r["cpu"])
+        kind = "whole page" if not r["fragment"] else "fragment"
+        if r["fragment"] and r.get("pages"):
+            kind = "fragment, then its whole page"
+        kinds[(kind, r["page"])].append(r["cpu"])
     lines += ["", "| script run (page) | runs | median CPU-s | CPU-s per visitor |",
               "|---|---:|---:|---:|"]  # fmt: skip
     for (kind, page), cpus in sorted(kinds.items(), key=lambda kv: -sum(kv[1])):
@@ -164,6 +208,12 @@ def summary(path: Path, visitors: int) -> str:
             f"| {kind} ({page}) | {len(cpus)} | {statistics.median(cpus):.3f} | "
             f"{sum(cpus) / visitors:.3f} |"
         )
+    passes = gc_window(records)
+    if passes:  # inside the threads' figures above, wherever each pass ran
+        lines += ["", "| garbage collector (within the above) | passes | CPU-s per visitor |",
+                  "|---|---:|---:|"]  # fmt: skip
+        for generation, (n, cpu) in enumerate(passes):
+            lines.append(f"| generation {generation} | {n} | {cpu / visitors:.3f} |")
     return "\n".join(lines)
 
 

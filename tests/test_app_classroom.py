@@ -376,3 +376,40 @@ def test_only_the_visitors_own_runs_redraw_the_whole_train_page(tmp_path: Path) 
         other.name,
         own.name,
     }
+
+
+def test_a_server_prepares_before_its_first_visitor_and_says_nothing_of_it() -> None:
+    """`sgpe app` (serve.prepare) loads the shipped vocabularies into the pages' cache,
+    builds OpenAI's encodings, imports the pages' libraries and freezes all of it out of
+    the garbage collector's passes, before it listens, with nothing in the log: a
+    classroom's first visitors paid for it in their rush (docs/app.md, section 11). Run
+    in a fresh process, as a server starts."""
+    import subprocess
+    import sys
+
+    probe = """
+import gc, json, sys
+from sgpe_explorer.app import serve
+serve.prepare()
+import sgpe
+from sgpe import shipped
+from sgpe.baselines.tiktoken_offline import load_encoding
+from sgpe_explorer.ui import resources
+loads = []
+real = sgpe.load
+sgpe.load = lambda *a, **k: loads.append(a) or real(*a, **k)
+for path in (shipped.DEFAULT_SGPE, shipped.DEFAULT_BYTEBPE):
+    resources.load_vocab(path)
+print(json.dumps({"loads": len(loads), "encodings": load_encoding.cache_info().currsize,
+                  "warm_thread": resources._WARM_STARTED, "frozen": gc.get_freeze_count(),
+                  "modules": sorted(m for m in ("pandas", "plotly.express", "pyarrow") if m in sys.modules)}))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
+    )
+    facts = json.loads(done.stdout)
+    assert facts["loads"] == 0  # the pages' cache already holds both shipped vocabularies
+    assert facts["encodings"] == 2 and facts["warm_thread"]  # no idle-time warm-up left
+    assert facts["frozen"] > 100_000  # what it loaded, out of the collector's passes
+    assert facts["modules"] == ["pandas", "plotly.express", "pyarrow"]
+    assert done.stderr == ""  # no "No runtime found" or "missing ScriptRunContext"

@@ -243,3 +243,25 @@ def test_the_server_is_built_with_it(static: Path, monkeypatch: pytest.MonkeyPat
     js = sorted((static / "static" / "js").glob("*.js"))[0]
     status, _, body = call(app, f"/static/js/{js.name}")
     assert (status, gzip.decompress(body)) == (200, js.read_bytes()) and app.static.reads == 1
+
+
+@pytest.mark.parametrize("watcher", ["none", "poll"])
+def test_config_files_are_polled_only_when_files_are_watched(
+    watcher: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Streamlit 1.67 polls each config.toml five times a second, whatever
+    server.fileWatcherType says; `sgpe app` (fileWatcherType "none") starts no polling,
+    and any other setting keeps Streamlit's watchers (its own install, called as it is)."""
+    from streamlit import config
+    from streamlit.testing.v1.util import patch_config_options
+    from streamlit.web import bootstrap
+
+    watched: list[str] = []
+    monkeypatch.setattr(bootstrap, "_install_config_watchers", bootstrap._install_config_watchers)
+    # What Streamlit's install calls for each file: recorded, so no thread polls after the test.
+    monkeypatch.setattr(bootstrap, "watch_file", lambda path, *a, **k: watched.append(path))
+    assert serve.watch_no_config()
+    with patch_config_options({"server.fileWatcherType": watcher}):
+        bootstrap._install_config_watchers({})
+    expected = config.get_config_files("config.toml") if watcher != "none" else []
+    assert watched == expected and (watcher == "none" or len(watched) == 2)

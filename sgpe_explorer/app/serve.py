@@ -341,6 +341,61 @@ def install_gzip_static() -> bool:
     return True
 
 
+def watch_no_config() -> bool:
+    """Streamlit polls each ``config.toml`` it could read (the user's and the folder's)
+    five times a second from its own threads, whatever ``server.fileWatcherType`` says.
+    A served app watches no files (sgpe_explorer/app/launch.py): with that setting at
+    "none" the polling is not started, and an edited config.toml takes effect at the next
+    start. Any other setting keeps Streamlit's watchers. In a classroom the polling
+    threads took 0.03-0.06 CPU-s per visitor (docs/app.md, section 11). False: this
+    Streamlit starts its watchers elsewhere, and they run as before."""
+    try:
+        from streamlit.web import bootstrap
+    except ImportError:
+        return False
+    install = getattr(bootstrap, "_install_config_watchers", None)
+    if install is None:
+        return False
+
+    def when_watched(flag_options: dict[str, Any]) -> None:
+        from streamlit import config
+
+        if config.get_option("server.fileWatcherType") != "none":
+            install(flag_options)
+
+    bootstrap._install_config_watchers = when_watched
+    return True
+
+
+#: Streamlit's loggers that warn about a cache or a spinner used before its server runs
+#: ("No runtime found", "missing ScriptRunContext"): :func:`prepare` does both on purpose.
+_BEFORE_RUNTIME = (
+    "streamlit.runtime.caching.cache_data_api",
+    "streamlit.runtime.scriptrunner_utils.script_run_context",
+)
+
+
+def prepare() -> None:
+    """:func:`sgpe_explorer.ui.resources.prepare_server`, before the server listens, with
+    Streamlit's warnings about doing so left out of the log (the caches and spinners
+    find the runtime when a page first calls them)."""
+    import logging
+
+    import streamlit  # noqa: F401  # its loggers exist, and keep the levels set here
+
+    loggers = [logging.getLogger(name) for name in _BEFORE_RUNTIME]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        from sgpe_explorer.ui import resources
+
+        resources.prepare_server()
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
 def main() -> None:
     """``streamlit`` with its arguments from the command line, serving :func:`static_dir`."""
     from streamlit import config, file_util
@@ -355,6 +410,8 @@ def main() -> None:
 
     file_util.get_static_dir = ours
     install_gzip_static()
+    watch_no_config()
+    prepare()
     sys.argv = ["streamlit", *sys.argv[1:]]
     cli.main()
 

@@ -127,6 +127,50 @@ def warm_encodings() -> None:
     thread.start()
 
 
+def prepare_server() -> None:
+    """Before a server's first visitor: what every page needs, once per process.
+
+    ``sgpe app`` (sgpe_explorer/app/serve.py) calls this before it listens. A page's
+    first run in a fresh server paid for importing the page modules and their pandas,
+    Plotly and Arrow code, loading the shipped vocabularies and building OpenAI's
+    encodings. A classroom's first visitors paid it in the middle of their rush, on a
+    server they shared (docs/app.md, section 11). The encodings were built in an idle
+    pause (:func:`warm_encodings`), which a busy class may not leave.
+
+    Then everything loaded so far is moved out of the garbage collector's sight
+    (``gc.freeze``): it lives as long as the process, and each full collection walked
+    all of it again (0.12 CPU-s a pass with the tokenizers and tables loaded).
+
+    A failure here is not fatal: the page that needs the missing part loads it and says
+    what is wrong, as it does without this."""
+    global _WARM_STARTED
+    import gc
+
+    import pandas as pd
+    import pyarrow as pa
+
+    from sgpe_explorer.ui import analysis, charts, downloads, train_form, vocabulary  # noqa: F401
+
+    for path in (defaults.DEFAULT_SGPE, defaults.DEFAULT_BYTEBPE):
+        with contextlib.suppress(ValueError, OSError):
+            load_vocab(path).encode("ශ්‍රී ලංකා नमस्ते")
+    # Plotly imports each property's checks when a figure first sets it, and Arrow its
+    # pandas conversion when a table is first drawn.
+    table = pd.DataFrame({"tokenizer": ["SGPE"], "tokens": [1.0]})
+    charts.prepare(table)
+    pa.Table.from_pandas(table)
+    with _WARM_LOCK:
+        started, _WARM_STARTED = _WARM_STARTED, True
+    if not started:
+        from sgpe.baselines.tiktoken_offline import load_encoding
+
+        for name in ("o200k_base", "cl100k_base"):
+            with contextlib.suppress(Exception):  # the page that needs it says why
+                load_encoding(name)
+    gc.collect()
+    gc.freeze()
+
+
 def tiktoken(name: str) -> tuple[Any, str | None]:
     """tiktoken's ``o200k_base`` or ``cl100k_base`` built offline, or ``(None, why not)``."""
     try:
