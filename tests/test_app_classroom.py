@@ -4,7 +4,7 @@
 * Compare's figures are built once per data, and the finished runs are read once while
   no run changes (the classroom's server time, docs/app.md section 11);
 * a finished run's status file is read once while it is unchanged, and the Train page's
-  runs panel redraws every 3 s while the visitor's runs only wait in the queue;
+  runs panel redraws every 2 s while a run of the visitor's is live, queued or training;
 * a large upload's size check runs in a child process that answers as the library does
   and is gone afterwards;
 * the favicon is an emoji (the browser draws it; no third-party host).
@@ -225,14 +225,14 @@ def test_a_finished_runs_status_is_read_once_while_its_file_is_unchanged(
     assert reads[0] == before + 3  # the queued run's, read afresh on every listing
 
 
-def test_the_runs_panel_waits_3_s_between_redraws_while_the_visitors_runs_are_queued() -> None:
-    """In a classroom one run trains and the others wait: each waiting visitor's panel
-    redrew every second, listing every run each time (docs/app.md, section 11)."""
+def test_the_runs_panel_redraws_every_2_s_while_a_run_of_the_visitors_is_live() -> None:
+    """One timer for queued and training runs: a timer is fixed when the panel is drawn,
+    and changing it (3 s while queued, 1 s while training) redrew each waiting
+    classroom visitor's whole page once (docs/app.md, section 11)."""
     from sgpe_explorer.ui import train_form
 
-    assert train_form.panel_every(["queued", "done"]) == 3.0
-    assert train_form.panel_every(["queued", "counting"]) == 1.0
-    assert train_form.panel_every(["merging"]) == 1.0
+    for live in (["queued", "done"], ["queued", "counting"], ["merging"], ["counting"]):
+        assert train_form.panel_every(live) == 2.0, live
     assert train_form.panel_every(["done", "failed", "cancelled", "interrupted"]) is None
     assert train_form.panel_every([]) is None
 
@@ -352,7 +352,7 @@ def test_only_the_visitors_own_runs_redraw_the_whole_train_page(tmp_path: Path) 
         status = json.loads((other / "status.json").read_text(encoding="utf-8"))
         write_status(other, {**status, "state": state})
         assert signature() == ((mine.id, "done"),), state
-    # The visitor's own run: queued, then ended, each once.
+    # The visitor's own run: live, then ended, each once.
     own = manager.root / "20260101-000002-abcdef"
     shutil.copytree(mine.path, own)
     seen = []
@@ -360,15 +360,16 @@ def test_only_the_visitors_own_runs_redraw_the_whole_train_page(tmp_path: Path) 
         status = json.loads((own / "status.json").read_text(encoding="utf-8"))
         write_status(own, {**status, "state": state})
         seen.append(dict(signature())[own.name])
-    assert seen == ["queued", "done"]
-    # Training: counting and merging read the same (a listed run is given the state, as a
-    # copied folder has no live worker and lists as interrupted).
+    assert seen == ["live", "done"]
+    # Queued, counting and merging read the same: no whole-page run when a queued run
+    # starts training (a listed run is given the state, as a copied folder has no live
+    # worker and lists as interrupted).
     info = next(i for i in manager.list_runs() if i.run.id == own.name)
-    training = [
+    live = [
         panel_signature([replace(info, status=replace(info.status, state=s))])
-        for s in ("counting", "merging")
+        for s in ("queued", "counting", "merging")
     ]
-    assert training == [((own.name, "training"),)] * 2
+    assert live == [((own.name, "live"),)] * 3
     # An administrator manages every run, so every run is theirs.
     assert {run_id for run_id, _ in signature("admin", admin=True)} == {
         mine.id,
@@ -413,3 +414,33 @@ print(json.dumps({"loads": len(loads), "encodings": load_encoding.cache_info().c
     assert facts["frozen"] > 100_000  # what it loaded, out of the collector's passes
     assert facts["modules"] == ["pandas", "plotly.express", "pyarrow"]
     assert done.stderr == ""  # no "No runtime found" or "missing ScriptRunContext"
+
+
+def test_the_merge_curve_is_built_again_only_when_a_checkpoint_writes(tmp_path: Path) -> None:
+    """The runs panel redraws a training run every second or two; its merge curve is
+    read and built again only when the run's merges files change (sgpe.runs.merges_stamp)."""
+    import os
+
+    from sgpe.runs import merges_stamp, read_merges
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
+    from sgpe_explorer.ui import resources
+
+    manager = RunManager(tmp_path / "runs")
+    run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=400, owner="me"))
+    assert manager.wait(run, timeout=120).state == "done"
+    first = resources.merge_curve(run.path, "curve")
+    assert first is not None and resources.merge_curve(run.path, "curve") is first
+    steps = read_merges(run.path)["step"]
+    assert list(first.data[0].x) == steps and len(steps) > 50
+    (final,) = [p for p in run.path.iterdir() if p.name.startswith("merges.")]
+    stamp = merges_stamp(run.path)
+    os.utime(final, ns=(final.stat().st_atime_ns, final.stat().st_mtime_ns + 1_000_000))
+    assert merges_stamp(run.path) != stamp
+    again = resources.merge_curve(run.path, "curve")
+    assert again is not first and list(again.data[0].x) == steps
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert merges_stamp(fresh) == () and resources.merge_curve(fresh, "curve") is None
+    final.write_bytes(b"not a table")  # damaged: said by name, as read_merges says it
+    with pytest.raises(ValueError, match=final.name):
+        resources.merge_curve(run.path, "curve")

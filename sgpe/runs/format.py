@@ -100,7 +100,7 @@ from .creation import (
 )
 from .files import decode_table, encode_table
 from .locks import run_lock
-from .merges_table import MERGE_COLUMNS, read_merges
+from .merges_table import MERGE_COLUMNS, merges_stamp, read_merges
 from .status import RunStatus, lock_held, pid_alive, pid_stopped, read_status, write_status
 from .word_counts import read_word_counts, write_word_counts
 
@@ -143,6 +143,7 @@ __all__ = [
     "encode_table",
     "init_run_dir",
     "lock_held",
+    "merges_stamp",
     "min_freq_default",
     "pick_checkpoint",
     "pid_alive",

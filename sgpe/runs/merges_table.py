@@ -4,6 +4,7 @@ a run works, ``merges.parquet`` (or ``.json``) when it is done; :func:`read_merg
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,28 @@ def read_merges(run_dir: str | Path) -> dict[str, list[Any]]:
             out[k].extend(columns[k])
         expected = last + 1
     return out
+
+
+def merges_stamp(run_dir: str | Path) -> tuple[tuple[str, str, int, int], ...]:
+    """What :func:`read_merges` reads, stamped: each merges file of ``run_dir`` and of its
+    parts folder, by name, mtime and size (empty: no merges written yet). The same stamp
+    means the same table, so a reader that redraws a training run every second or two
+    (the explorer's runs panel) decodes and draws it only when a checkpoint wrote a part."""
+    run_dir = Path(run_dir)
+    found = []
+    for folder, prefix in ((run_dir, MERGE_PARTS), (run_dir / MERGE_PARTS, "")):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # no parts folder (yet, or any more)
+            continue
+        for entry in entries:
+            if entry.name.startswith(prefix) and entry.is_file():
+                try:
+                    stat = entry.stat()
+                except OSError:  # replaced meanwhile: the next stamp sees the new one
+                    continue
+                found.append((folder.name, entry.name, stat.st_mtime_ns, stat.st_size))
+    return tuple(sorted(found))
 
 
 MERGE_COLUMNS = ("step", "left", "right", "merged", "count")

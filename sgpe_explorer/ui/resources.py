@@ -171,6 +171,38 @@ def prepare_server() -> None:
     gc.freeze()
 
 
+#: Merge curves kept (:func:`merge_curve`): a figure of a few thousand points each.
+KEPT_CURVES = 32
+_CURVES: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
+_CURVES_LOCK = threading.Lock()
+
+
+def merge_curve(run_dir: Path, title: str) -> Any | None:
+    """A run's merge curve (:func:`sgpe_explorer.ui.charts.merge_curve`), or None before
+    its first checkpoint; kept while its merges files are unchanged
+    (:func:`sgpe.runs.merges_stamp`). The runs panel redraws itself every second or two
+    while a run of the visitor's is live, and read the merges table and built the figure
+    each time: the panel's largest part (docs/app.md, section 11). A damaged merges file
+    raises ``ValueError`` naming it, as :func:`sgpe.runs.read_merges` does."""
+    from sgpe.runs import merges_stamp, read_merges
+    from sgpe_explorer.ui import charts
+
+    key = (str(run_dir), merges_stamp(run_dir), title)
+    with _CURVES_LOCK:
+        if key in _CURVES:
+            _CURVES.move_to_end(key)
+            return _CURVES[key]
+    if not key[1]:
+        return None
+    merges = read_merges(run_dir)
+    fig = charts.merge_curve(merges["step"], merges["count"], title) if merges["step"] else None
+    with _CURVES_LOCK:
+        _CURVES[key] = fig
+        while len(_CURVES) > KEPT_CURVES:
+            _CURVES.popitem(last=False)
+    return fig
+
+
 def tiktoken(name: str) -> tuple[Any, str | None]:
     """tiktoken's ``o200k_base`` or ``cl100k_base`` built offline, or ``(None, why not)``."""
     try:

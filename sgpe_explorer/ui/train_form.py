@@ -276,21 +276,20 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
 
 
 # How often the Train page's runs panel redraws itself while a run of the visitor's is
-# live. Training shows its progress each second. A queued run only waits for a slot (one
-# run trains at a time, so in a classroom nearly every run waits), and each redraw lists
-# every run and draws the panel again: while the visitor's runs are all queued, the panel
-# looks every 3 s. A queued run that starts training redraws the page once, which puts
-# the panel back on the one-second timer (the panel's signature, app_pages/train.py).
-TRAINING_EVERY_S = 1.0
-QUEUED_EVERY_S = 3.0
+# live (queued or training): every 2 s either way. It was every second while training and
+# every 3 s while queued (one run trains at a time, so in a classroom nearly every run
+# waits, and each redraw lists every run). But a timer is fixed when the panel is drawn,
+# so a queued run that started training redrew the whole page to change it: in a
+# classroom that was one whole-page run per visitor, 0.09 CPU-s of the 0.6 s budget
+# (docs/app.md, section 11). A run that ends still redraws the page once (the sidebar then
+# offers its vocabulary).
+LIVE_EVERY_S = 2.0
 
 
 def panel_every(states: list[str]) -> float | None:
     """Seconds between the runs panel's own redraws for the visitor's runs in ``states``
     (None: no run of theirs is live, and the panel waits for the visitor)."""
-    if any(s in ("counting", "merging") for s in states):
-        return TRAINING_EVERY_S
-    return QUEUED_EVERY_S if "queued" in states else None
+    return LIVE_EVERY_S if any(s in ("queued", "counting", "merging") for s in states) else None
 
 
 def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
@@ -307,15 +306,17 @@ def panel_signature(own: Sequence[RunInfo]) -> tuple[tuple[str, str], ...]:
 
     * A run of the visitor's that ends changes it: the sidebar then offers its vocabulary
       and the buttons follow.
-    * A queued run that starts counting changes it once (the panel's timer goes from 3 s
-      to 1 s, :func:`panel_every`); counting and merging read the same, as a whole-page
-      rerun for that step cost a classroom visitor a third of a second (docs/app.md,
-      section 11).
+    * Queued, counting and merging read the same ("live"): the panel's timer is the same
+      for all three (:func:`panel_every`), and a whole-page run when a queued run started
+      training cost each waiting visitor of a classroom one more (docs/app.md, section 11).
     * Other visitors' and the server's runs are not in it. They are drawn in the panel
       only (its read-only sections), and the sidebar's menus offer a finished one at the
       visitor's next action: with them in it, each run of a classroom's queue that ended
       redrew every waiting visitor's whole page."""
     return tuple(
-        (i.run.id, "training" if i.status.state in ("counting", "merging") else i.status.state)
+        (
+            i.run.id,
+            "live" if i.status.state in ("queued", "counting", "merging") else i.status.state,
+        )
         for i in own
     )

@@ -20,7 +20,7 @@ from typing import Any
 import streamlit as st
 
 from sgpe.corpus import CorpusError
-from sgpe.runs import RunError, RunStatus, read_merges
+from sgpe.runs import RunError, RunStatus
 from sgpe.settings import RunMechanics, TrainSettings, default
 from sgpe_explorer.runs.manager import (
     GZIP_EXPANSION_LIMIT,
@@ -31,7 +31,6 @@ from sgpe_explorer.runs.manager import (
     read_owner,
 )
 from sgpe_explorer.ui import (
-    charts,
     downloads,
     own_schema,
     owner,
@@ -663,21 +662,18 @@ def _runs_panel() -> None:
     picked = str(
         st.selectbox("Merge curve of run", ids, format_func=names.__getitem__, key="train_curve")
     )
+    curve = None
     try:
-        merges = read_merges(mgr.run(picked).path)
+        curve = resources.merge_curve(
+            mgr.run(picked).path, f"Pair count of each merge, {names[picked]}"
+        )
     except (ValueError, OSError) as err:  # a damaged merges file: say which, keep the page
         st.warning(
             render.md_escape(owner.shown(f"The merge curve cannot be shown: {err}")),
             icon=":material/warning:",
         )
-        merges = {}
-    if merges.get("step"):
-        st.plotly_chart(
-            charts.merge_curve(
-                merges["step"], merges["count"], f"Pair count of each merge, {names[picked]}"
-            ),
-            width="stretch",
-        )
+    if curve is not None:
+        st.plotly_chart(curve, width="stretch")
     else:
         st.caption("No merges written yet (they appear at each checkpoint).")
     st.caption(f"Updated {time.strftime('%H:%M:%S')}")
