@@ -279,10 +279,10 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
 # live (queued or training): every 2 s either way. It was every second while training and
 # every 3 s while queued (one run trains at a time, so in a classroom nearly every run
 # waits, and each redraw lists every run). But a timer is fixed when the panel is drawn,
-# so a queued run that started training redrew the whole page to change it: in a
-# classroom that was one whole-page run per visitor, 0.09 CPU-s of the 0.6 s budget
-# (docs/app.md, section 11). A run that ends still redraws the page once (the sidebar then
-# offers its vocabulary).
+# so a queued run that started training redrew the whole Train page to change it: one
+# more whole-page run (about 0.07 CPU-s in a classroom's server) for every visitor whose
+# run had waited. A run that ends still redraws the page once, as the sidebar then offers
+# its vocabulary (docs/app.md, section 11).
 LIVE_EVERY_S = 2.0
 
 
