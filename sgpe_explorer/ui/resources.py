@@ -157,8 +157,9 @@ def prepare_server() -> None:
     # Plotly imports each property's checks when a figure first sets it, and Arrow its
     # pandas conversion when a table is first drawn.
     table = pd.DataFrame({"tokenizer": ["SGPE"], "tokens": [1.0]})
-    charts.prepare(table)
-    pa.Table.from_pandas(table)
+    with contextlib.suppress(Exception):  # a page drawing a chart reports what is wrong
+        charts.prepare(table)
+        pa.Table.from_pandas(table)
     with _WARM_LOCK:
         started, _WARM_STARTED = _WARM_STARTED, True
     if not started:
