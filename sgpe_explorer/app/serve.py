@@ -388,7 +388,9 @@ def prepare() -> None:
     for logger in loggers:
         logger.setLevel(logging.ERROR)
     try:
-        from sgpe_explorer.ui import resources
+        # The pages' helpers and their libraries, imported here: resources may not
+        # import them (tests/test_import_graph.py, no cycles).
+        from sgpe_explorer.ui import analysis, downloads, resources, train_form, vocabulary  # noqa: F401
 
         resources.prepare_server()
     finally:

@@ -130,7 +130,8 @@ def warm_encodings() -> None:
 def prepare_server() -> None:
     """Before a server's first visitor: what every page needs, once per process.
 
-    ``sgpe app`` (sgpe_explorer/app/serve.py) calls this before it listens. A page's
+    ``sgpe app`` (sgpe_explorer/app/serve.py, which first imports the page modules'
+    helpers) calls this before it listens. A page's
     first run in a fresh server paid for importing the page modules and their pandas,
     Plotly and Arrow code, loading the shipped vocabularies and building OpenAI's
     encodings. A classroom's first visitors paid it in the middle of their rush, on a
@@ -149,7 +150,7 @@ def prepare_server() -> None:
     import pandas as pd
     import pyarrow as pa
 
-    from sgpe_explorer.ui import analysis, charts, downloads, train_form, vocabulary  # noqa: F401
+    from sgpe_explorer.ui import charts
 
     for path in (defaults.DEFAULT_SGPE, defaults.DEFAULT_BYTEBPE):
         with contextlib.suppress(ValueError, OSError):
