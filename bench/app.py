@@ -546,9 +546,10 @@ def _classroom_once(root: Path, args: argparse.Namespace, work: Path) -> dict[st
     ):
         if cpu_log is not None:
             proc.send_signal(signal.SIGUSR1)  # bench/app_cpu.py: the window starts
+        # cpu0 is also what the server spent before it answered (its start and what it
+        # prepares for every page, resources.prepare_server): shown beside the per-visitor
+        # figure, not in it.
         cpu0, main0 = sum(proc.cpu_times()[:2]), _main_thread_cpu(proc)
-        # What the server spent before it answered (its start and what it prepares for
-        # every page, resources.prepare_server): not in the per-visitor figure, shown beside.
         load_before = os.getloadavg()[0]
         t0 = time.perf_counter()
         visits = asyncio.run(_classroom(url, args.visitors, classroom_text()))

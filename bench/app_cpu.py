@@ -197,9 +197,10 @@ def summary(path: Path, visitors: int) -> str:
     lines.append(f"| all | {sum(groups.values()) / visitors:.3f} |")
     kinds: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in runs:
-        kind = "whole page" if not r["fragment"] else "fragment"
-        if r["fragment"] and r.get("pages"):
-            kind = "fragment, then its whole page"
+        if not r["fragment"]:
+            kind = "whole page"
+        else:
+            kind = "fragment, then its whole page" if r.get("pages") else "fragment"
         kinds[(kind, r["page"])].append(r["cpu"])
     lines += ["", "| script run (page) | runs | median CPU-s | CPU-s per visitor |",
               "|---|---:|---:|---:|"]  # fmt: skip

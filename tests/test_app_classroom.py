@@ -444,3 +444,30 @@ def test_the_merge_curve_is_built_again_only_when_a_checkpoint_writes(tmp_path: 
     final.write_bytes(b"not a table")  # damaged: said by name, as read_merges says it
     with pytest.raises(ValueError, match=final.name):
         resources.merge_curve(run.path, "curve")
+
+
+def test_the_merges_stamp_follows_the_parts_then_the_final_table(tmp_path: Path) -> None:
+    """While a run trains, read_merges reads the part files a checkpoint writes; the
+    stamp changes with each part, and names only the final table once it is written."""
+    from sgpe.runs import merges_stamp, read_merges
+    from sgpe.runs.format import MERGE_PARTS
+    from sgpe.runs.merges_table import encode_merges
+    from sgpe_explorer.ui import resources
+
+    merges = [("a", "b"), ("ab", "c"), ("c", "d"), ("abc", "cd")]
+    counts = [9, 7, 5, 3]
+    parts = tmp_path / MERGE_PARTS
+    parts.mkdir()
+    assert merges_stamp(tmp_path) == () and resources.merge_curve(tmp_path, "t") is None
+    (parts / "part-000001-000002.parquet").write_bytes(encode_merges(merges, counts, 1, 2, True))
+    one = merges_stamp(tmp_path)
+    first = resources.merge_curve(tmp_path, "t")
+    assert len(one) == 1 and list(first.data[0].y) == [9, 7]
+    (parts / "part-000003-000004.parquet").write_bytes(encode_merges(merges, counts, 3, 4, True))
+    two = merges_stamp(tmp_path)
+    assert len(two) == 2 and two[0] == one[0]
+    assert list(resources.merge_curve(tmp_path, "t").data[0].y) == [9, 7, 5, 3]
+    (tmp_path / "merges.parquet").write_bytes(encode_merges(merges, counts, 1, 4, True))
+    (final,) = merges_stamp(tmp_path)
+    assert final[0] == str(tmp_path / "merges.parquet")
+    assert read_merges(tmp_path)["count"] == counts

@@ -116,6 +116,8 @@ time.sleep(0.5)
 os.kill(os.getpid(), signal.SIGUSR1)
 inside = threading.Thread(target=work, args=(0.4,), name="inside-3")
 inside.start(); inside.join()
+import gc
+gc.collect(); gc.collect()  # two full passes inside the window
 idle.set()
 time.sleep(0.5)
 os.kill(os.getpid(), signal.SIGUSR1)
@@ -136,6 +138,8 @@ long.join()
     assert 0.15 <= groups["long"] <= 0.4  # its second half only
     assert app_cpu._group("ThreadPoolExecutor-0_3") == "ThreadPoolExecutor"
     assert app_cpu._group("Thread-12 (build)") == "Thread"
+    full_passes, full_cpu = app_cpu.gc_window(records)[2]
+    assert full_passes >= 2 and full_cpu > 0  # the collector's passes, counted too
 
 
 @pytest.mark.slow

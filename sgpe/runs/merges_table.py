@@ -4,7 +4,6 @@ a run works, ``merges.parquet`` (or ``.json``) when it is done; :func:`read_merg
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,26 +73,22 @@ def read_merges(run_dir: str | Path) -> dict[str, list[Any]]:
     return out
 
 
-def merges_stamp(run_dir: str | Path) -> tuple[tuple[str, str, int, int], ...]:
-    """What :func:`read_merges` reads, stamped: each merges file of ``run_dir`` and of its
-    parts folder, by name, mtime and size (empty: no merges written yet). The same stamp
-    means the same table, so a reader that redraws a training run every second or two
-    (the explorer's runs panel) decodes and draws it only when a checkpoint wrote a part."""
+def merges_stamp(run_dir: str | Path) -> tuple[tuple[str, int, int], ...]:
+    """What :func:`read_merges` reads, stamped: the final table, else each part file, by
+    path, mtime and size (empty: no merges written yet). The same stamp means the same
+    table, so a reader that redraws a training run every second or two (the explorer's
+    runs panel) decodes and draws it only when a checkpoint wrote a part."""
     run_dir = Path(run_dir)
+    final = _find_table(run_dir, "merges")
+    paths = [final] if final is not None else [path for _, _, path in _parts(run_dir)]
     found = []
-    for folder, prefix in ((run_dir, MERGE_PARTS), (run_dir / MERGE_PARTS, "")):
+    for path in paths:
         try:
-            entries = list(os.scandir(folder))
-        except OSError:  # no parts folder (yet, or any more)
+            stat = path.stat()
+        except OSError:  # replaced meanwhile: the next stamp sees the new one
             continue
-        for entry in entries:
-            if entry.name.startswith(prefix) and entry.is_file():
-                try:
-                    stat = entry.stat()
-                except OSError:  # replaced meanwhile: the next stamp sees the new one
-                    continue
-                found.append((folder.name, entry.name, stat.st_mtime_ns, stat.st_size))
-    return tuple(sorted(found))
+        found.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(found)
 
 
 MERGE_COLUMNS = ("step", "left", "right", "merged", "count")

@@ -390,8 +390,9 @@ def empty(title: str) -> Any:
 def prepare(table: pd.DataFrame) -> None:
     """Build and serialise, then drop, the kinds of figure the pages draw, for one small
     ``table`` (``tokenizer``, ``tokens``): Plotly imports the code that checks each
-    property the first time a figure sets it, 0.3-0.4 CPU-s in a fresh process
-    (resources.prepare_server calls this before a server's first visitor). Nothing is kept."""
+    property the first time a figure sets it: about 0.4 CPU-s of a fresh process's first
+    Compare run (AppTest, timed by hand, docs/app.md section 11). resources.prepare_server
+    calls this before a server's first visitor. Nothing is kept."""
     import plotly.io as pio
 
     summary = table.set_index("tokenizer")

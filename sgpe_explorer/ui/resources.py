@@ -104,7 +104,9 @@ def warm_encodings() -> None:
     cores, and the build (then 1.4 CPU-s) took a tenth of a visitor's server time in the
     middle of them; with 3 s it still started in a pause of the rush (docs/app.md,
     section 11). A page that needs an encoding before then builds it
-    itself, as without the warm-up."""
+    itself, as without the warm-up. ``sgpe app`` builds them before it listens
+    (:func:`prepare_server`), and this is then a no-op; it remains for a server started
+    otherwise (``streamlit run app.py`` in a checkout)."""
     global _WARM_STARTED
     with _WARM_LOCK:
         if _WARM_STARTED:
@@ -115,16 +117,20 @@ def warm_encodings() -> None:
         time.sleep(WARM_DELAY_S)  # after the first page has drawn
         while idle_for() < WARM_IDLE_S:
             time.sleep(1.0)
-        try:
-            from sgpe.baselines.tiktoken_offline import load_encoding
-
-            for name in ("o200k_base", "cl100k_base"):
-                load_encoding(name)
-        except Exception:  # reported by the page that needs the encoding
-            return
+        _build_encodings()
 
     thread = threading.Thread(target=build, name="sgpe-warm-encodings", daemon=True)
     thread.start()
+
+
+def _build_encodings() -> None:
+    """OpenAI's two encodings, into the library's own cache (``load_encoding``); a failure
+    is left for the page that needs the encoding, which reports it."""
+    from sgpe.baselines.tiktoken_offline import load_encoding
+
+    for name in ("o200k_base", "cl100k_base"):
+        with contextlib.suppress(Exception):
+            load_encoding(name)
 
 
 def prepare_server() -> None:
@@ -164,19 +170,9 @@ def prepare_server() -> None:
     with _WARM_LOCK:
         started, _WARM_STARTED = _WARM_STARTED, True
     if not started:
-        from sgpe.baselines.tiktoken_offline import load_encoding
-
-        for name in ("o200k_base", "cl100k_base"):
-            with contextlib.suppress(Exception):  # the page that needs it says why
-                load_encoding(name)
+        _build_encodings()
     gc.collect()
     gc.freeze()
-
-
-#: Merge curves kept (:func:`merge_curve`): a figure of a few thousand points each.
-KEPT_CURVES = 32
-_CURVES: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
-_CURVES_LOCK = threading.Lock()
 
 
 def merge_curve(run_dir: Path, title: str) -> Any | None:
@@ -186,23 +182,19 @@ def merge_curve(run_dir: Path, title: str) -> Any | None:
     while a run of the visitor's is live, and read the merges table and built the figure
     each time: the panel's largest part (docs/app.md, section 11). A damaged merges file
     raises ``ValueError`` naming it, as :func:`sgpe.runs.read_merges` does."""
-    from sgpe.runs import merges_stamp, read_merges
+    from sgpe.runs import merges_stamp
+
+    stamp = merges_stamp(run_dir)
+    return _merge_curve(str(run_dir), stamp, title) if stamp else None
+
+
+@functools.lru_cache(maxsize=32)  # a figure of a few thousand points each
+def _merge_curve(run_dir: str, stamp: tuple[Any, ...], title: str) -> Any | None:
+    from sgpe.runs import read_merges
     from sgpe_explorer.ui import charts
 
-    key = (str(run_dir), merges_stamp(run_dir), title)
-    with _CURVES_LOCK:
-        if key in _CURVES:
-            _CURVES.move_to_end(key)
-            return _CURVES[key]
-    if not key[1]:
-        return None
     merges = read_merges(run_dir)
-    fig = charts.merge_curve(merges["step"], merges["count"], title) if merges["step"] else None
-    with _CURVES_LOCK:
-        _CURVES[key] = fig
-        while len(_CURVES) > KEPT_CURVES:
-            _CURVES.popitem(last=False)
-    return fig
+    return charts.merge_curve(merges["step"], merges["count"], title) if merges["step"] else None
 
 
 def tiktoken(name: str) -> tuple[Any, str | None]:

@@ -25,6 +25,7 @@ from typing import Any
 
 import streamlit as st
 
+from sgpe.runs import ACTIVE_STATES
 from sgpe.settings import (
     MAX_VOCAB_SIZE,
     TrainSettings,
@@ -284,12 +285,14 @@ def corpus_range(corpus: Any, name: str, settings: TrainSettings) -> Any:
 # run had waited. A run that ends still redraws the page once, as the sidebar then offers
 # its vocabulary (docs/app.md, section 11).
 LIVE_EVERY_S = 2.0
+#: A run that waits for a slot or trains: it can still change on its own.
+LIVE_STATES = frozenset({"queued"}) | ACTIVE_STATES
 
 
 def panel_every(states: list[str]) -> float | None:
     """Seconds between the runs panel's own redraws for the visitor's runs in ``states``
     (None: no run of theirs is live, and the panel waits for the visitor)."""
-    return LIVE_EVERY_S if any(s in ("queued", "counting", "merging") for s in states) else None
+    return LIVE_EVERY_S if any(s in LIVE_STATES for s in states) else None
 
 
 def is_mine(info: RunInfo, me: str, admin: bool) -> bool:
@@ -314,9 +317,5 @@ def panel_signature(own: Sequence[RunInfo]) -> tuple[tuple[str, str], ...]:
       visitor's next action: with them in it, each run of a classroom's queue that ended
       redrew every waiting visitor's whole page."""
     return tuple(
-        (
-            i.run.id,
-            "live" if i.status.state in ("queued", "counting", "merging") else i.status.state,
-        )
-        for i in own
+        (i.run.id, "live" if i.status.state in LIVE_STATES else i.status.state) for i in own
     )

@@ -40,7 +40,6 @@ from sgpe_explorer.ui import (
     train_form,
 )
 
-ACTIVE = ("queued", "counting", "merging")
 STATE_ICONS = {
     "queued": ":material/schedule:",
     "counting": ":material/functions:",
@@ -652,7 +651,7 @@ def _runs_panel() -> None:
     for info in infos:
         show_run(info, active_ids, mine=True)
     ids = [i.run.id for i in infos]
-    live = [i.run.id for i in infos if i.status.state in ACTIVE]
+    live = [i.run.id for i in infos if i.status.state in train_form.LIVE_STATES]
     if st.session_state.get("train_curve") not in ids:
         st.session_state["train_curve"] = live[0] if live else ids[0]
     names = {
