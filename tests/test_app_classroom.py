@@ -471,3 +471,88 @@ def test_the_merges_stamp_follows_the_parts_then_the_final_table(tmp_path: Path)
     (final,) = merges_stamp(tmp_path)
     assert final[0] == str(tmp_path / "merges.parquet")
     assert read_merges(tmp_path)["count"] == counts
+
+
+def test_the_train_page_scans_the_runs_folder_once_per_draw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Train page's list, its warnings of damaged runs and folders it does not list,
+    and its disk use come from one scan of the runs folder (RunManager.survey); they were
+    four, on each whole-page draw and each redraw of the runs panel (docs/app.md, section
+    11). The frame's stamp of the finished runs is the other scan."""
+    import os
+
+    from streamlit.testing.v1 import AppTest
+
+    from sgpe_explorer.runs.manager import RunManager, RunRequest
+
+    root = tmp_path / "runs"
+    monkeypatch.setenv("SGPE_RUNS_DIR", str(root))
+    manager = RunManager(root)
+    run = manager.start(RunRequest(shipped.SAMPLE_DATA / "sinhala.txt", vocab_size=400))
+    assert manager.wait(run, timeout=120).state == "done"
+    (root / "notes").mkdir()  # a folder that is not a run: named on the page
+    damaged = root / "broken-run"
+    shutil.copytree(run.path, damaged)
+    (damaged / "status.json").write_text("{", encoding="utf-8")
+    survey = manager.survey()
+    assert [i.run.id for i in survey.runs] == [i.run.id for i in manager.list_runs()] == [run.id]
+    assert (
+        survey.skipped
+        == manager.skipped_dirs()
+        == [("notes", "not a run directory: it has no config.json")]
+    )
+    assert [r.id for r, _ in survey.damaged] == [r.id for r, _ in manager.damaged_runs()]
+    assert [r.id for r, _ in survey.damaged] == ["broken-run"]
+    assert [r.id for r in survey.folders] == [run.id, "broken-run"]  # by name
+    assert manager.disk_use(survey=survey) == manager.disk_use()
+
+    scans: list[str] = []
+    real = os.scandir
+
+    def counted(path: Any = ".") -> Any:
+        if os.fspath(path) == os.fspath(root):
+            scans.append(os.fspath(path))
+        return real(path)
+
+    app = Path(__file__).resolve().parents[1] / "sgpe_explorer" / "app" / "main.py"
+    at = AppTest.from_file(str(app), default_timeout=120)
+    at.switch_page("app_pages/train.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    monkeypatch.setattr(os, "scandir", counted)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(scans) == 2  # the frame's stamp and the page's survey
+    (listed,) = [c.value for c in at.caption if c.value.startswith("Not listed: ")]
+    assert "notes" in listed and "it has no config" in listed
+    assert any("broken-run cannot be shown" in w.value.replace("\\", "") for w in at.warning)
+
+
+def test_the_default_corpus_figures_are_made_before_the_first_visitor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `sgpe app` makes before it listens includes Compare's default corpus table
+    (the shipped SGPE vocabulary and its baseline on the first sample file), under the
+    keys the page asks for: the page then evaluates nothing. A classroom's first visitors
+    evaluated it in their rush (docs/app.md, section 11)."""
+    from streamlit.testing.v1 import AppTest
+
+    from sgpe import metrics
+    from sgpe_explorer.ui import analysis, resources
+
+    monkeypatch.setenv("SGPE_RUNS_DIR", str(tmp_path / "runs"))
+    resources._prepare_corpus_figures()
+    made = analysis.FIGURES_MADE[0]
+    main = Path(__file__).resolve().parents[1] / "sgpe_explorer" / "app" / "main.py"
+    at = AppTest.from_file(str(main), default_timeout=120).run()
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert analysis.FIGURES_MADE[0] == made  # nothing evaluated by the page
+    table = at.dataframe[-1].value
+    lines = list(metrics.read_lines(shipped.SAMPLE_DATA / "sinhala.txt"))
+    expected = [
+        metrics.evaluate(resources.load_vocab(path), lines)["tokens"]
+        for path in (shipped.DEFAULT_SGPE, shipped.DEFAULT_BYTEBPE)
+    ]
+    assert list(table["tokenizer"]) == ["SGPE", "Byte-level BPE"]
+    assert list(table["tokens"]) == expected

@@ -40,8 +40,9 @@ output to ``<dir>/train.log``.
   :meth:`RunManager.start` writes), and so does :meth:`RunManager.poll`, which the app
   calls once when it starts (queued runs whose trainer was killed outright, or that were
   left when the machine restarted, start then).
-* **Reading has no side effects.** :meth:`list_runs`, :meth:`status`, :meth:`wait` and
-  :meth:`damaged_runs` only read files: they never launch, signal or kill a trainer.
+* **Reading has no side effects.** :meth:`list_runs`, :meth:`status`, :meth:`wait`,
+  :meth:`damaged_runs` and :meth:`survey` (the listing, the damaged runs and the skipped
+  folders from one scan) only read files: they never launch, signal or kill a trainer.
 * **Ownership.** A run may record an owner (the app records a digest of the visitor's
   owner key, see :mod:`sgpe_explorer.ui.owner`). :meth:`cancel`, :meth:`resume`, :meth:`delete`
   and :meth:`delete_finished` take ``as_owner``: given, they refuse a run whose recorded
@@ -229,27 +230,28 @@ class RunManager:
             raise RunError(f"no run {run} under {self.root}")
         return Run(run, path)
 
-    def _run_dirs(self) -> list[Run]:
-        """The run directories under the root (the module docstring's "Which folders")."""
+    def _folders(self) -> tuple[list[Run], list[tuple[str, str]]]:
+        """The run directories under the root (the module docstring's "Which folders"),
+        and the visible folders that are not runs, each with why, from one scan."""
         if not self.root.is_dir():
-            return []
+            return [], []
         with os.scandir(self.root) as entries:  # scandir: no stat for the folders' type
             names = sorted(e.name for e in entries if is_run_name(e.name) and e.is_dir())
-        return [
-            Run(name, self.root / name)
-            for name in names
-            if os.path.exists(os.path.join(self.root, name, CONFIG))
-        ]
+        runs, skipped = [], []
+        for name in names:
+            if os.path.exists(os.path.join(self.root, name, CONFIG)):
+                runs.append(Run(name, self.root / name))
+            else:
+                skipped.append((name, f"not a run directory: it has no {CONFIG}"))
+        return runs, skipped
+
+    def _run_dirs(self) -> list[Run]:
+        """The run directories under the root (the module docstring's "Which folders")."""
+        return self._folders()[0]
 
     def skipped_dirs(self) -> list[tuple[str, str]]:
         """The visible folders under the root that are not runs, each with why (read only)."""
-        if not self.root.is_dir():
-            return []
-        return [
-            (p.name, f"not a run directory: it has no {CONFIG}")
-            for p in sorted(self.root.iterdir())
-            if is_run_name(p.name) and p.is_dir() and not (p / CONFIG).exists()
-        ]
+        return self._folders()[1]
 
     def vocab_path(self, run: Run | str) -> Path | None:
         """``vocab.json`` of a finished run, else None."""
@@ -512,40 +514,40 @@ class RunManager:
         self._reap()
         return read_status(run.path)
 
-    def list_runs(self) -> list[RunInfo]:
-        """Every run under the root, newest first, from their files (nothing is launched
-        or stopped; finished child processes of this manager are reaped)."""
+    def survey(self) -> Survey:
+        """The runs folder in one scan: what :meth:`list_runs`, :meth:`damaged_runs`
+        and :meth:`skipped_dirs` each give, and every run directory (for
+        :meth:`disk_use`). The Train page drew its runs panel from four scans of every
+        run folder, once a second while a visitor's run was live (docs/app.md, section
+        11). Read only, like them."""
         self._reap()
-        out = []
-        runs = self._run_dirs()
+        runs, skipped = self._folders()
+        listed, damaged = [], []
         for run in runs:
             try:
                 config, owner, label, reachable = _run_meta(run.path)
                 status = kept_status(run.path)
-            except RunError:
+            except RunError as err:
+                damaged.append((run, str(err)))
                 continue
-            if status_suspect(status) and status_problem(run.path) is not None:
-                continue  # named by damaged_runs
-            info = RunInfo(run, config, status, owner, label, reachable)
-            out.append(info)
+            problem = status_problem(run.path) if status_suspect(status) else None
+            if problem is not None:
+                damaged.append((run, problem))
+                continue
+            listed.append(RunInfo(run, config, status, owner, label, reachable))
         _forget_meta(self.root, {run.path for run in runs})
-        return sorted(out, key=lambda i: (i.config.created, i.run.id), reverse=True)
+        listed.sort(key=lambda i: (i.config.created, i.run.id), reverse=True)
+        return Survey(listed, damaged, skipped, runs)
+
+    def list_runs(self) -> list[RunInfo]:
+        """Every run under the root, newest first, from their files (nothing is launched
+        or stopped; finished child processes of this manager are reaped)."""
+        return self.survey().runs
 
     def damaged_runs(self) -> list[tuple[Run, str]]:
         """Run directories that :meth:`list_runs` leaves out because their ``config.json``
         or ``status.json`` cannot be read, each with the reason (nothing is changed)."""
-        out = []
-        for run in self._run_dirs():
-            try:
-                _run_meta(run.path)  # the config as list_runs keeps it: parsed once
-                status = kept_status(run.path)
-            except RunError as err:
-                out.append((run, str(err)))
-                continue
-            problem = status_problem(run.path) if status_suspect(status) else None
-            if problem is not None:
-                out.append((run, problem))
-        return out
+        return self.survey().damaged
 
     def wait(self, run: Run | str, timeout: float = 60.0, interval: float = 0.1) -> RunStatus:
         """Read the run's state until it is done, failed, cancelled or interrupted (or
@@ -686,13 +688,15 @@ class RunManager:
             self._children.pop(run.id, None)
 
     # ------------------------------------------------------------------ disk
-    def disk_use(self, *, as_owner: str | None = None) -> DiskUse:
+    def disk_use(self, *, as_owner: str | None = None, survey: Survey | None = None) -> DiskUse:
         """Bytes on disk of the run directories and of the stored uploads (read only).
 
         With ``as_owner``, only what that owner manages: their runs (as :meth:`delete`;
         not ownerless ones) and the uploads they stored (as :meth:`delete_unused_uploads`).
+        With ``survey`` (:meth:`survey`, just made), its run directories instead of a
+        scan of their own.
         """
-        runs = self._run_dirs()
+        runs = survey.folders if survey is not None else self._run_dirs()
         if as_owner is not None:
             runs = [r for r in runs if _owner(r) == as_owner]
         files = self._upload_files()
@@ -850,6 +854,16 @@ class RunManager:
             deleted.append(run.id)
             freed += size
         return deleted, freed
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What :meth:`RunManager.survey` found in one scan of the runs folder."""
+
+    runs: list[RunInfo]  # as list_runs: readable runs, newest first
+    damaged: list[tuple[Run, str]]  # as damaged_runs
+    skipped: list[tuple[str, str]]  # as skipped_dirs
+    folders: list[Run]  # every run directory, damaged ones too (disk_use counts them)
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,10 @@ most ``limit`` characters that ends on a unit boundary (:func:`prefix_end`).
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,6 +157,58 @@ def char_rows(unit: str, script: str = "auto", leading_space: bool = False) -> l
 
 
 # ============================================================================ coverage
+
+
+def corpus_digest(lines: Sequence[str]) -> str:
+    """What names a corpus in :func:`corpus_figures` (its lines' sha256)."""
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+#: The corpus figures kept per process (:func:`corpus_figures`), newest last.
+_FIGURES: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
+_FIGURES_LOCK = threading.Lock()
+_FIGURES_MAKING: dict[tuple[str, str, str], threading.Lock] = {}
+FIGURES_KEPT = 16
+#: How many times :func:`corpus_figures` evaluated a corpus (tests/test_app_classroom.py).
+FIGURES_MADE = [0]
+
+
+def figures_kept(key: str, digest: str, script: str = "auto") -> bool:
+    """Whether :func:`corpus_figures` has these figures already."""
+    with _FIGURES_LOCK:
+        return (key, digest, script) in _FIGURES
+
+
+def corpus_figures(
+    key: str, digest: str, tokenizer: Any, lines: Sequence[str], script: str = "auto"
+) -> dict[str, Any]:
+    """:func:`sgpe.metrics.evaluate` of one tokenizer (``key``, which changes with its
+    vocabulary file) on the corpus ``digest`` names (:func:`corpus_digest`), kept for the
+    process (the last :data:`FIGURES_KEPT`): Compare's corpus table.
+
+    Kept here rather than in a page's Streamlit cache so that the server can make the
+    default page's figures before its first visitor (``resources.prepare_server``): in a
+    classroom, the first visitors' pages evaluated the shipped corpus in the middle of
+    their rush (docs/app.md, section 11). Visitors asking for the same figures at once
+    wait for one evaluation. The caller gets its own copy."""
+    name = (key, digest, script)
+    with _FIGURES_LOCK:
+        if name in _FIGURES:
+            _FIGURES.move_to_end(name)
+            return dict(_FIGURES[name])
+        making = _FIGURES_MAKING.setdefault(name, threading.Lock())
+    with making:
+        with _FIGURES_LOCK:
+            if name in _FIGURES:
+                return dict(_FIGURES[name])
+        figures = metrics.evaluate(tokenizer, list(lines), script=script)
+        with _FIGURES_LOCK:
+            FIGURES_MADE[0] += 1
+            _FIGURES[name] = figures
+            while len(_FIGURES) > FIGURES_KEPT:
+                _FIGURES.popitem(last=False)
+            _FIGURES_MAKING.pop(name, None)
+    return dict(figures)
 
 
 def vocabulary_grammar(tokenizer: Any) -> str:

@@ -161,6 +161,8 @@ def prepare_server() -> None:
     for path in (defaults.DEFAULT_SGPE, defaults.DEFAULT_BYTEBPE):
         with contextlib.suppress(ValueError, OSError):
             load_vocab(path).encode("ශ්‍රී ලංකා नमस्ते")
+    with contextlib.suppress(Exception):  # Compare reports what is wrong when it draws them
+        _prepare_corpus_figures()
     # Plotly imports each property's checks when a figure first sets it, and Arrow its
     # pandas conversion when a table is first drawn.
     table = pd.DataFrame({"tokenizer": ["SGPE"], "tokens": [1.0]})
@@ -173,6 +175,25 @@ def prepare_server() -> None:
         _build_encodings()
     gc.collect()
     gc.freeze()
+
+
+def _prepare_corpus_figures() -> None:
+    """The figures Compare's corpus table shows by default (the shipped SGPE vocabulary
+    and its baseline on the first sample file), made as the page makes them
+    (:func:`sgpe_explorer.ui.analysis.corpus_figures`, the same keys)."""
+    from sgpe import metrics
+
+    from . import analysis
+
+    files = sample_files()
+    if not files:
+        return
+    lines = tuple(metrics.read_lines(files[0]))
+    digest = analysis.corpus_digest(lines)
+    # Both judged by the SGPE vocabulary's syllables, as the page judges every column.
+    grammar = analysis.vocabulary_grammar(load_vocab(defaults.DEFAULT_SGPE))
+    for path in (defaults.DEFAULT_SGPE, defaults.DEFAULT_BYTEBPE):
+        analysis.corpus_figures(_file_key(path), digest, load_vocab(path), lines, grammar)
 
 
 def merge_curve(run_dir: Path, title: str) -> Any | None:

@@ -12,7 +12,7 @@ piles up. An earlier page showed "SGPE: 5 broken boundaries" next to "cl100k: 20
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -57,19 +57,6 @@ def column(
     ids = " ".join(map(str, result.ids[:5000])) if show_ids else ""
     superword = any(render.is_superword(v.data.decode("utf-8", "ignore")) for v in result.views)
     return dict(result.counts), chips, ids, superword, len(result.views)
-
-
-@st.cache_data(show_spinner="Evaluating on the corpus…", max_entries=16)
-def evaluate(
-    key: str, corpus: str, _tokenizer: Any, _lines: tuple[str, ...], script: str = "auto"
-) -> dict[str, Any]:
-    """The corpus figures of one tokenizer (``key``) on the corpus ``corpus`` names (its
-    digest): Streamlit hashed the corpus's thousands of lines on every rerun."""
-    return metrics.evaluate(_tokenizer, _lines, script=script)
-
-
-def corpus_digest(lines: tuple[str, ...]) -> str:
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 @st.cache_data(show_spinner=False, max_entries=24)
@@ -264,9 +251,15 @@ else:
 
 if lines is not None and chosen:
     rows = []
-    digest = corpus_digest(lines)
+    # Kept per corpus digest, for the process (analysis.corpus_figures): Streamlit hashed
+    # the corpus's thousands of lines on every rerun, and the server makes the default
+    # page's figures before its first visitor.
+    digest = analysis.corpus_digest(lines)
     for entry in chosen:
-        m = evaluate(entry.cache_key, digest, entry.tokenizer, lines, grammar_of)
+        kept = analysis.figures_kept(entry.cache_key, digest, grammar_of)
+        # A spinner starts a timer thread: only for figures still to be made.
+        with contextlib.nullcontext() if kept else st.spinner("Evaluating on the corpus…"):
+            m = analysis.corpus_figures(entry.cache_key, digest, entry.tokenizer, lines, grammar_of)
         rows.append({"tokenizer": entry.name, **m})
     table = pd.DataFrame(rows)
     names = {  # the rule, the budget, then the cuts of both kinds (see the docstring)

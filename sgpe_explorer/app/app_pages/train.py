@@ -27,6 +27,7 @@ from sgpe_explorer.runs.manager import (
     LABEL_MAX,
     RunInfo,
     RunRequest,
+    Survey,
     check_label,
     read_owner,
 )
@@ -517,10 +518,11 @@ def show_run(info: RunInfo, active_ids: set[str], mine: bool) -> None:
                         )
 
 
-def disk_panel(infos: list[RunInfo], active_ids: set[str], me: str, admin: bool) -> None:
+def disk_panel(survey: Survey, active_ids: set[str], me: str, admin: bool) -> None:
     """What the visitor's runs and uploads take on disk (the whole server's for an admin),
     and the two cleanups, which remove only what the visitor owns."""
-    use_ = mgr.disk_use(as_owner=None if admin else me)
+    use_ = mgr.disk_use(as_owner=None if admin else me, survey=survey)
+    infos = survey.runs
     whose = "every visitor's (administrator)" if admin else "yours"
     st.caption(
         f"Disk use, {whose}: runs {_bytes(use_.runs_bytes)} ({use_.runs} runs) · uploads "
@@ -569,11 +571,13 @@ def runs_panel() -> None:
 def _runs_panel() -> None:
     in_full_run = st.session_state.pop("train_in_full_run", False)
     # The runs the page listed a moment ago in this same script run (a whole-page run),
-    # else listed now (the panel's own redraw): each listing reads every run's files.
+    # else listed now (the panel's own redraw): each listing reads every run's files,
+    # and one survey serves the panel's lists, its warnings and its disk use.
     listed = st.session_state.pop("train_runs_listed", None)
     if st.session_state.pop("train_full_rerun", False) and not in_full_run:
         st.rerun(scope="app")  # a button changed the sidebar's choice: redraw everything
-    all_infos = listed if in_full_run and listed is not None else mgr.list_runs()
+    survey = listed if in_full_run and listed is not None else mgr.survey()
+    all_infos = survey.runs
     me, admin = owner.owner_id(), owner.is_admin()
     infos = [i for i in all_infos if train_form.is_mine(i, me, admin)]
     server = [i for i in all_infos if not train_form.is_mine(i, me, admin) and i.owner is None]
@@ -599,14 +603,14 @@ def _runs_panel() -> None:
         "Listed: every folder in the runs folder that holds a config.json, whatever its name "
         "(a run made with `sgpe train --out <runs folder>/<name>` too)."
     )
-    skipped = mgr.skipped_dirs()
+    skipped = survey.skipped
     if skipped:
         st.caption(
             "Not listed: "
             + "; ".join(render.md_escape(f"{name} ({why})") for name, why in skipped)
             + "."
         )
-    for run, reason in mgr.damaged_runs():
+    for run, reason in survey.damaged:
         if not (admin or read_owner(run.path) in (None, me)):
             continue  # another visitor's run: theirs to see
         fix = (
@@ -625,7 +629,7 @@ def _runs_panel() -> None:
         )
     act = resources.active()
     active_ids = {act.sgpe_choice.id, act.base_choice.id}
-    disk_panel(all_infos, active_ids, me, admin)
+    disk_panel(survey, active_ids, me, admin)
     # Runs the visitor may only use, each group collapsed: drawing every other run made the
     # page's time grow with the whole server's runs (docs/app.md).
     read_only_runs(
@@ -687,9 +691,13 @@ state.sync_url(
         "name": st.session_state.get("train_label") or None,
     }
 )
-listed = mgr.list_runs()
+listed = mgr.survey()
 every = train_form.panel_every(
-    [i.status.state for i in listed if train_form.is_mine(i, owner.owner_id(), owner.is_admin())]
+    [
+        i.status.state
+        for i in listed.runs
+        if train_form.is_mine(i, owner.owner_id(), owner.is_admin())
+    ]
 )
 st.session_state["train_in_full_run"] = True
 st.session_state["train_runs_listed"] = listed
