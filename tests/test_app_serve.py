@@ -265,3 +265,26 @@ def test_config_files_are_polled_only_when_files_are_watched(
         bootstrap._install_config_watchers({})
     expected = config.get_config_files("config.toml") if watcher != "none" else []
     assert watched == expected and (watcher == "none" or len(watched) == 2)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="uvloop has no Windows build (pyproject.toml)")
+def test_the_server_loop_and_its_http_parser_are_the_compiled_ones() -> None:
+    """The extra `app` installs uvloop and httptools, and the server takes them: its
+    event loop from Streamlit's bootstrap (uvloop's when it can be made, Streamlit
+    1.67), its HTTP parser from uvicorn's "auto". In pure Python, the loop's own work and
+    the parsing of ~140 bundle requests a page load were much of a classroom visitor's
+    server loop (docs/app.md, section 11)."""
+    import uvloop
+    from streamlit.web import bootstrap
+    from uvicorn.config import Config
+
+    factory = bootstrap._get_uvloop_loop_factory()
+    assert factory is not None
+    loop = factory()
+    try:
+        assert isinstance(loop, uvloop.Loop)
+    finally:
+        loop.close()
+    config = Config(app=lambda scope, receive, send: None, http="auto")
+    config.load()
+    assert config.http_protocol_class.__module__ == "uvicorn.protocols.http.httptools_impl"
