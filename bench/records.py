@@ -21,6 +21,20 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def _cpu_model() -> str:
+    """`` (<model>)`` of the processor, where the system names it: two machines of the
+    same kind ran the app's classroom 2-3 times apart in CPU seconds (docs/app.md,
+    section 11), and "2 CPUs" alone did not tell their records apart."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            names = [
+                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
+            ]
+    except OSError:
+        names = [platform.processor()]
+    return f" ({names[0]})" if names and names[0] else ""
+
+
 def run_meta(command: str, started: float, **extra: Any) -> dict[str, Any]:
     """What a reader needs to weigh a run's numbers: how it was run, how long it took,
     on what machine, with which versions."""
@@ -29,7 +43,7 @@ def run_meta(command: str, started: float, **extra: Any) -> dict[str, Any]:
     return {
         "command": command,
         "wall_s": time.perf_counter() - started,
-        "machine": f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}",
+        "machine": f"{os.cpu_count()} CPUs{_cpu_model()}, {platform.system()} {platform.machine()}",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "versions": ", ".join(f"{k} {v}" for k, v in versions().items()),
         **extra,
