@@ -167,7 +167,7 @@ def corpus_digest(lines: Sequence[str]) -> str:
 #: The corpus figures kept per process (:func:`corpus_figures`), newest last.
 _FIGURES: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
 _FIGURES_LOCK = threading.Lock()
-_FIGURES_MAKING: dict[tuple[str, str, str], threading.Lock] = {}
+_FIGURES_MAKING = threading.Lock()  # one evaluation at a time, as charts.kept builds
 FIGURES_KEPT = 16
 #: How many times :func:`corpus_figures` evaluated a corpus (tests/test_app_classroom.py).
 FIGURES_MADE = [0]
@@ -189,15 +189,14 @@ def corpus_figures(
     Kept here rather than in a page's Streamlit cache so that the server can make the
     default page's figures before its first visitor (``resources.prepare_server``): in a
     classroom, the first visitors' pages evaluated the shipped corpus in the middle of
-    their rush (docs/app.md, section 11). Visitors asking for the same figures at once
-    wait for one evaluation. The caller gets its own copy."""
+    their rush (docs/app.md, section 11). One evaluation runs at a time, so visitors
+    asking for the same figures at once wait for it. The caller gets its own copy."""
     name = (key, digest, script)
     with _FIGURES_LOCK:
         if name in _FIGURES:
             _FIGURES.move_to_end(name)
             return dict(_FIGURES[name])
-        making = _FIGURES_MAKING.setdefault(name, threading.Lock())
-    with making:
+    with _FIGURES_MAKING:
         with _FIGURES_LOCK:
             if name in _FIGURES:
                 return dict(_FIGURES[name])
@@ -207,7 +206,6 @@ def corpus_figures(
             _FIGURES[name] = figures
             while len(_FIGURES) > FIGURES_KEPT:
                 _FIGURES.popitem(last=False)
-            _FIGURES_MAKING.pop(name, None)
     return dict(figures)
 
 

@@ -570,13 +570,13 @@ def runs_panel() -> None:
 
 def _runs_panel() -> None:
     in_full_run = st.session_state.pop("train_in_full_run", False)
-    # The runs the page listed a moment ago in this same script run (a whole-page run),
-    # else listed now (the panel's own redraw): each listing reads every run's files,
-    # and one survey serves the panel's lists, its warnings and its disk use.
-    listed = st.session_state.pop("train_runs_listed", None)
+    # The runs folder as the page surveyed it a moment ago in this same script run (a
+    # whole-page run), else surveyed now (the panel's own redraw): each survey reads every
+    # run's files, and one serves the panel's lists, its warnings and its disk use.
+    surveyed = st.session_state.pop("train_survey", None)
     if st.session_state.pop("train_full_rerun", False) and not in_full_run:
         st.rerun(scope="app")  # a button changed the sidebar's choice: redraw everything
-    survey = listed if in_full_run and listed is not None else mgr.survey()
+    survey = surveyed if in_full_run and surveyed is not None else mgr.survey()
     all_infos = survey.runs
     me, admin = owner.owner_id(), owner.is_admin()
     infos = [i for i in all_infos if train_form.is_mine(i, me, admin)]
@@ -691,14 +691,14 @@ state.sync_url(
         "name": st.session_state.get("train_label") or None,
     }
 )
-listed = mgr.survey()
+survey = mgr.survey()
 every = train_form.panel_every(
     [
         i.status.state
-        for i in listed.runs
+        for i in survey.runs
         if train_form.is_mine(i, owner.owner_id(), owner.is_admin())
     ]
 )
 st.session_state["train_in_full_run"] = True
-st.session_state["train_runs_listed"] = listed
+st.session_state["train_survey"] = survey
 st.fragment(run_every=every)(runs_panel)()
